@@ -1,0 +1,225 @@
+// The one internal interface every backend plugin implements (CUDA, OpenCL, Kokkos).
+//
+// Three levels, as in ggml's registry: a plugin exports one entry point that creates a
+// BackendImpl; the backend lists DeviceImpls; a device makes queues, allocates memory,
+// compiles and launches the kernels the core generates (or, without a run-time compiler,
+// executes the core's plans through the block interpreter), and runs matmul.
+//
+// The core (src/) owns everything above this line: arrays, the expression graph, code
+// generation, caches, hazard tracking between queues. A backend only does device work.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <porta/device.hpp>
+#include <porta/dtype.hpp>
+#include <porta/error.hpp>
+
+#include "plan.hpp"
+
+namespace porta::detail {
+
+// Bumped whenever anything in this file or plan.hpp changes layout or meaning.
+inline constexpr int kBackendApiVersion = 1;
+
+// The source language generated kernels are written in for a device.
+enum class Dialect : std::uint8_t { cuda, opencl, none };
+
+// How generated elementwise kernels should be shaped on a device (GPU.md: generate for the device).
+struct LaunchStyle {
+  bool grid_stride = true;        // false: one element (or vector) per work-item, no loop
+  int vector_bytes = 16;          // width of vector loads on the contiguous path; 0: scalar only
+  std::size_t group_size = 256;   // work-group / block size; 0: let the runtime choose
+  std::size_t max_groups = 1024;  // grid cap for grid-stride kernels
+};
+
+struct DeviceInfo {
+  std::string name;
+  std::string vendor;
+  std::string platform;         // OpenCL platform; "CUDA" / "Kokkos" elsewhere
+  std::string driver_version;
+  std::string pci_bus_id;       // "0000:3b:00.0", empty when unknown
+  std::string arch;             // "sm_90"; OpenCL C version; Kokkos execution space
+  DeviceKind kind = DeviceKind::other;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t max_alloc_bytes = 0;
+  int compute_units = 0;
+  std::array<bool, kDTypeCount> dtypes{};  // storage and elementwise compute, by DType index
+  Dialect dialect = Dialect::none;
+  LaunchStyle launch;
+  bool host_memory = false;     // device memory is host-addressable (CPU devices): see map()
+  bool caching_allocator = true;  // false: the backend pools memory itself (CUDA stream-ordered)
+};
+
+class QueueImpl;
+
+// A point in a queue. Waited on by other queues (cross-thread hazards) and by the host.
+class EventImpl {
+ public:
+  virtual ~EventImpl() = default;
+  virtual bool done() = 0;         // completed (non-blocking)
+  virtual void synchronize() = 0;  // block the host until completed
+  // Milliseconds between `start` and this event; both recorded with timing = true.
+  virtual double elapsed_ms_since(EventImpl& start) = 0;
+};
+
+// An in-order stream of work: one per (host thread, device), made by the core on first use.
+// Destroying a queue waits for its work first.
+class QueueImpl {
+ public:
+  virtual ~QueueImpl() = default;
+  // A marker at the current end of the queue. May be called from any thread.
+  virtual std::shared_ptr<EventImpl> record(bool timing = false) = 0;
+  // Work queued here after this call starts only once `e` (from any queue of the device) is done.
+  virtual void wait(EventImpl& e) = 0;
+  virtual void synchronize() = 0;
+  virtual void* native() = 0;  // CUstream, cl_command_queue, nullptr
+};
+
+// A device allocation, as the backend knows it: a CUdeviceptr (cast), a cl_mem, a host pointer.
+using Handle = void*;
+
+// One argument of a kernel launch. Memory arguments carry a byte offset (CUDA adds it to the
+// pointer; OpenCL accepts only 0, so generated kernels pass element offsets as scalars).
+struct KernelArg {
+  enum class Kind : std::uint8_t { memory, scalar, local_memory };
+  Kind kind = Kind::scalar;
+  Handle handle = nullptr;
+  std::size_t offset_bytes = 0;
+  std::size_t size = 0;                      // scalar size in bytes (<= 8), or local_memory bytes
+  alignas(8) std::array<std::uint8_t, 8> value{};
+
+  static KernelArg memory(Handle h, std::size_t offset_bytes = 0);
+  static KernelArg local(std::size_t bytes);
+  template <class T> static KernelArg scalar(T v) {
+    static_assert(sizeof(T) <= 8);
+    KernelArg a;
+    a.kind = Kind::scalar;
+    a.size = sizeof(T);
+    std::memcpy(a.value.data(), &v, sizeof(T));
+    return a;
+  }
+};
+
+// OpenCL's NDRange words: `global` work-items in total per dimension (a multiple of `local`
+// where local is given); `local` all zero lets the runtime choose (OpenCL only).
+struct LaunchDims {
+  std::array<std::size_t, 3> global{1, 1, 1};
+  std::array<std::size_t, 3> local{0, 0, 0};
+  std::size_t dynamic_local_bytes = 0;  // CUDA dynamic shared memory
+};
+
+struct KernelSource {
+  std::string source;
+  std::string entry;                 // kernel function name
+  std::vector<std::string> options;  // passed to NVRTC / clBuildProgram as given
+};
+
+// A compiled kernel. Backends make launches of one Kernel from many threads safe.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+};
+
+// C = op(A) * op(B) per batch, row-major: A is m x k (k x m when trans_a), B is k x n
+// (n x k when trans_b), C is m x n with row stride ldc. Batch strides may be 0 (broadcast).
+struct MatmulArgs {
+  DType dtype = DType::float32;  // of A, B and C
+  std::int64_t batch = 1, m = 0, n = 0, k = 0;
+  Handle a = nullptr, b = nullptr, c = nullptr;
+  std::int64_t a_offset = 0, b_offset = 0, c_offset = 0;  // elements
+  std::int64_t lda = 0, ldb = 0, ldc = 0;                 // row strides in elements
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // batch strides in elements
+  bool trans_a = false, trans_b = false;
+  bool allow_tf32 = false;
+};
+
+class DeviceContext;  // the core's per-device state (kernel cache, allocator); defined in src/
+
+class DeviceImpl {
+ public:
+  DeviceImpl(Backend backend, int index);
+  virtual ~DeviceImpl();
+  DeviceImpl(const DeviceImpl&) = delete;
+  DeviceImpl& operator=(const DeviceImpl&) = delete;
+
+  Backend backend() const { return backend_; }
+  int index() const { return index_; }
+  virtual const DeviceInfo& info() const = 0;
+
+  virtual std::shared_ptr<QueueImpl> create_queue() = 0;
+
+  // Memory. `allocate` throws OutOfMemory with the sizes (the core then frees its caches and
+  // retries once). The queue is the one the memory will first be used on.
+  virtual Handle allocate(std::size_t bytes, QueueImpl& q) = 0;
+  // Frees memory once the work queued on `q` so far is done (stream-ordered; CUDA's
+  // cuMemFreeAsync) or at once; q is null when no work on it is pending.
+  virtual void deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcept = 0;
+  virtual void release_cached_memory() {}  // pools the backend keeps (CUDA's memory pool)
+  virtual std::uint64_t free_memory() const { return info().memory_bytes; }
+
+  // Host <-> device and device -> device copies, ordered on `q`. `write` returns once `src`
+  // may be reused; `read` returns once `dst` holds the data.
+  virtual void write(QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) = 0;
+  virtual void read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) = 0;
+  virtual void copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+                    std::size_t bytes) = 0;
+  // Fills `bytes` at `dst + offset` with a repeated `pattern_size`-byte pattern (1, 2, 4 or 8).
+  virtual void fill(QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
+                    std::size_t bytes) = 0;
+
+  // Host address of device memory, for devices with info().host_memory (PoCL, Kokkos on the host).
+  // Valid until unmap(); the queue's earlier work is finished first.
+  virtual void* map(QueueImpl& q, Handle h, std::size_t bytes) { (void)q; (void)h; (void)bytes; return nullptr; }
+  virtual void unmap(QueueImpl& q, Handle h, void* p) { (void)q; (void)h; (void)p; }
+
+  // Run-time compiled kernels (info().dialect != none). Throws CompileError with the log.
+  virtual std::shared_ptr<Kernel> compile(const KernelSource& src);
+  virtual void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args);
+
+  // Plans executed directly (info().dialect == none): the block interpreter of src/interpreter.
+  virtual void execute(QueueImpl& q, const ElementwisePlan& plan);
+  virtual void execute(QueueImpl& q, const ReductionPlan& plan);
+
+  // Matrix product; the backend picks its library or kernel. Throws DTypeError for a dtype it lacks.
+  virtual void matmul(QueueImpl& q, const MatmulArgs& args) = 0;
+
+  // The core's state for this device, created on first use.
+  DeviceContext& context();
+
+ private:
+  Backend backend_;
+  int index_;
+  std::once_flag context_once_;
+  std::unique_ptr<DeviceContext> context_;
+};
+
+class BackendImpl {
+ public:
+  virtual ~BackendImpl() = default;
+  virtual Backend kind() const = 0;
+  virtual std::string version() const = 0;  // driver / runtime version text
+  // The devices, enumerated when the backend was created; indices match DeviceImpl::index().
+  virtual const std::vector<std::shared_ptr<DeviceImpl>>& devices() const = 0;
+};
+
+// What a plugin exports, as `extern "C" const PluginEntry* porta_plugin_entry()`.
+struct PluginEntry {
+  int api_version;
+  Backend backend;
+  // Creates the backend. Throws BackendUnavailable with the reason when the driver is missing
+  // or there is no device.
+  std::unique_ptr<BackendImpl> (*create)();
+};
+
+}  // namespace porta::detail
+
+#define PORTA_PLUGIN_ENTRY_NAME "porta_plugin_entry"

@@ -1,0 +1,117 @@
+// What the core hands a device to compute: an elementwise tree flattened to a list of
+// instructions over one shape, optionally reduced along one axis. Code generation (src/codegen*)
+// turns a plan into CUDA C++ or OpenCL C; the block interpreter (src/interpreter) runs it on
+// the host for backends without a run-time compiler. Both follow the semantics written here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <porta/dtype.hpp>
+
+namespace porta::detail {
+
+using Handle = void*;
+
+// Operand rules: the builder (src/elementwise.cpp) inserts casts so that the operands of an
+// arithmetic instruction have the instruction's dtype, except where noted. float16 and
+// bfloat16 values are computed in float32 and rounded when stored.
+enum class Op : std::uint8_t {
+  // Leaves
+  load,    // inputs[arg] at this element; dtype = the input's dtype
+  scalar,  // scalars[arg]; dtype = the scalar's dtype
+  index,   // this element's linear index in the plan's shape (int64)
+  // Unary, operand a. Math functions take and give floating dtypes.
+  cast,         // a converted to dtype: C rules; to bool: a != 0; float->int out of range: undefined
+  neg, abs,
+  sign,         // -1, 0, +1 (NaN stays NaN)
+  square,
+  exp, log, log1p, expm1, sqrt, rsqrt, sin, cos, tan, tanh,
+  sigmoid,      // 1 / (1 + exp(-a))
+  erf, floor, ceil,
+  round,        // half to even (rint), as NumPy
+  isnan, isinf, isfinite,  // bool from a floating or integral a
+  logical_not,  // bool from bool
+  bit_not,      // ~a for integers; logical not for bool
+  // Binary, operands a and b
+  add, sub, mul,
+  div,          // true division (floating dtypes)
+  mod,          // NumPy remainder: sign of the divisor; integer x % 0 is 0
+  pow,          // integers: exact by squaring, negative exponents give 0
+  maximum, minimum,  // NaN propagates, as NumPy
+  eq, ne, lt, le, gt, ge,          // bool; operands share a dtype (not the instruction's)
+  logical_and, logical_or, logical_xor,  // bool from bool
+  bit_and, bit_or, bit_xor,        // integers or bool
+  // Ternary
+  where,        // a (bool) ? b : c
+  fma,          // a * b + c rounded once (floating dtypes)
+  // Counter-based random numbers, Philox4x32-10. a = index instruction; scalars[arg] is the
+  // 64-bit key (seed), scalars[arg + 1] the 64-bit stream. Counter = (index lo, index hi,
+  // stream lo, stream hi), key = (seed lo, seed hi). dtype float32 or float64.
+  //  uniform: [0, 1): float32 from (x0 >> 8) * 2^-24; float64 from ((x0 >> 5) * 2^26 + (x1 >> 6)) * 2^-53
+  //  normal:  Box-Muller: sqrt(-2 log(1 - u1)) * cos(2 pi u2) with u1, u2 uniform from (x0, x1)
+  //           for float32 and from (x0, x1), (x2, x3) as above for float64
+  uniform, normal,
+};
+
+inline constexpr int kOpCount = static_cast<int>(Op::normal) + 1;
+
+struct Instr {
+  Op op = Op::load;
+  DType dtype = DType::float32;  // the dtype of the value this instruction produces
+  std::int32_t a = -1, b = -1, c = -1;  // earlier instructions
+  std::int32_t arg = -1;                // input or scalar index for leaves
+};
+
+// A buffer view read by the plan. strides are in elements, one per dimension of the plan's
+// shape (0 where the input is broadcast); offset is in elements.
+struct PlanInput {
+  DType dtype = DType::float32;
+  Handle handle = nullptr;
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> strides;
+};
+
+struct ScalarValue {
+  DType dtype = DType::float64;
+  double f = 0;        // floating dtypes (float16/bfloat16/float32 values are exact in double)
+  std::int64_t i = 0;  // bool, int32, int64
+};
+
+struct PlanOutput {
+  DType dtype = DType::float32;
+  Handle handle = nullptr;
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> strides;  // per dimension in elements; empty: contiguous
+};
+
+// out[e] = code[result](e) for every element e of `shape`, in row-major order.
+struct ElementwisePlan {
+  std::vector<std::int64_t> shape;  // the core merges dimensions where every operand allows
+  std::vector<Instr> code;
+  std::int32_t result = -1;
+  std::vector<PlanInput> inputs;
+  std::vector<ScalarValue> scalars;
+  PlanOutput output;  // unused inside a ReductionPlan
+};
+
+enum class ReduceOp : std::uint8_t { sum, prod, min, max, argmin, argmax, all, any };
+
+// The input plan's shape, in row-major linear order, is viewed as [outer, extent, inner];
+// out[o * inner + i] = reduce over r of value(o * extent * inner + r * inner + i).
+// value dtype = input.code[input.result].dtype. Accumulation is in float32 for float16 and
+// bfloat16, in the value dtype otherwise; argmin/argmax give the first index of the extreme
+// (the first NaN when there is one), min/max propagate NaN. The order of accumulation is
+// fixed per device (no atomics), so the same input gives the same bits on every run.
+// extent == 0 gives the identity (sum 0, prod 1, all true, any false); the core rejects
+// min/max/argmin/argmax of nothing before it gets here.
+struct ReductionPlan {
+  ElementwisePlan input;
+  ReduceOp op = ReduceOp::sum;
+  std::int64_t outer = 1, extent = 1, inner = 1;
+  DType out_dtype = DType::float32;  // contiguous [outer, inner]
+  Handle out = nullptr;
+  std::int64_t out_offset = 0;       // elements
+};
+
+}  // namespace porta::detail

@@ -1,0 +1,98 @@
+// Backends, devices, and how a thread chooses the device its work runs on.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <porta/dtype.hpp>
+
+namespace porta {
+
+enum class Backend : std::uint8_t { cuda, opencl, kokkos };
+enum class DeviceKind : std::uint8_t { gpu, cpu, accelerator, other };
+
+std::string_view name(Backend b);
+std::string_view name(DeviceKind k);
+
+namespace detail {
+class DeviceImpl;
+}
+
+struct BackendStatus {
+  Backend backend;
+  bool built = false;        // the plugin was built with this copy of porta
+  bool loaded = false;       // the plugin opened and its driver answered
+  int device_count = 0;
+  std::string plugin_path;   // the file porta tried to open
+  std::string reason;        // why it is not loaded (dlerror text, missing driver), else empty
+  std::string version;       // driver / runtime version reported by the backend
+};
+
+// One device of one backend. Cheap to copy; compares equal when it is the same device.
+class Device {
+ public:
+  Device() = default;  // no device; valid() is false
+
+  bool valid() const { return impl_ != nullptr; }
+  Backend backend() const;
+  int index() const;               // within its backend
+  std::string spec() const;        // "opencl:1", "cuda:0", "kokkos:0"
+  std::string name() const;
+  std::string vendor() const;
+  std::string platform() const;    // OpenCL platform name; the backend's name elsewhere
+  std::string driver_version() const;
+  DeviceKind kind() const;
+  std::uint64_t memory_bytes() const;
+  int compute_units() const;
+  // PCI bus id "0000:3b:00.0" when the driver tells it; the same GPU seen through CUDA and OpenCL
+  // reports the same id. Empty for CPU devices and drivers that do not say.
+  std::string pci_bus_id() const;
+  bool supports(DType t) const;    // can arrays of this dtype live and compute here
+  bool compiles_at_runtime() const;  // ElementwiseKernel and RawKernel need this
+
+  friend bool operator==(const Device& a, const Device& b) { return a.impl_ == b.impl_; }
+  friend bool operator!=(const Device& a, const Device& b) { return !(a == b); }
+
+  // Internal: the backend object behind the device.
+  detail::DeviceImpl& impl() const;
+  explicit Device(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<detail::DeviceImpl> impl_;
+};
+
+// Every backend porta knows, built or not, with why it is not loaded.
+std::vector<BackendStatus> backends();
+// Every device of every loaded backend allowed by PORTA_BACKEND, in preference order.
+std::vector<Device> devices();
+// "cuda:0", "opencl:1", "kokkos", "opencl" (its first device), "gpu", "cpu".
+// Throws DeviceError listing the devices that exist when nothing matches.
+Device device(std::string_view spec);
+// PORTA_DEVICE if set, else the first of: a CUDA GPU, an OpenCL GPU, an OpenCL CPU device, Kokkos.
+Device default_device();
+// This thread's device: the innermost DeviceScope, else default_device().
+Device current_device();
+
+// Makes `d` this thread's current device until the scope ends (cp.cuda.Device(i).use()).
+class DeviceScope {
+ public:
+  explicit DeviceScope(Device d);
+  explicit DeviceScope(std::string_view spec) : DeviceScope(device(spec)) {}
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  Device previous_;
+  bool had_previous_;
+};
+
+// Waits until all work this thread queued on `d` has finished.
+void synchronize(const Device& d);
+// Waits for this thread's work on every device it used.
+void synchronize();
+
+}  // namespace porta

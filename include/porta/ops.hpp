@@ -1,0 +1,127 @@
+// Elementwise operations with NumPy's broadcasting and type promotion. Host numbers in an
+// expression are weakly typed, as Python scalars in NumPy 2: float32_array * 2.0 is float32,
+// int32_array * 2.5 is float64, int32_array + 1 is int32.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <porta/array.hpp>
+
+namespace porta {
+
+// An Array or a host number, where an operation accepts either.
+class Operand {
+ public:
+  Operand(const Array& a) : array_(a) {}  // NOLINT(google-explicit-constructor)
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Operand(T v) {  // NOLINT(google-explicit-constructor)
+    if constexpr (std::is_same_v<T, bool>) {
+      kind_ = Kind::boolean;
+      i_ = v ? 1 : 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      kind_ = Kind::integer;
+      i_ = static_cast<std::int64_t>(v);
+    } else {
+      kind_ = Kind::floating;
+      f_ = static_cast<double>(v);
+    }
+  }
+  enum class Kind { array, boolean, integer, floating };
+  Kind kind() const { return kind_; }
+  const Array& array() const { return array_; }
+  double floating() const { return f_; }
+  std::int64_t integer() const { return i_; }
+
+ private:
+  Kind kind_ = Kind::array;
+  Array array_;
+  double f_ = 0;
+  std::int64_t i_ = 0;
+};
+
+// Arithmetic. `divide` is true division (integers give float64); `remainder` has the sign of
+// the divisor; `power` of integers is exact.
+Array add(const Operand& a, const Operand& b);
+Array subtract(const Operand& a, const Operand& b);
+Array multiply(const Operand& a, const Operand& b);
+Array divide(const Operand& a, const Operand& b);
+Array remainder(const Operand& a, const Operand& b);
+Array power(const Operand& a, const Operand& b);
+Array maximum(const Operand& a, const Operand& b);  // NaN propagates
+Array minimum(const Operand& a, const Operand& b);
+Array clip(const Operand& a, const Operand& lo, const Operand& hi);  // minimum(maximum(a, lo), hi)
+Array where(const Operand& cond, const Operand& x, const Operand& y);
+
+// Comparisons give bool arrays.
+Array equal(const Operand& a, const Operand& b);
+Array not_equal(const Operand& a, const Operand& b);
+Array less(const Operand& a, const Operand& b);
+Array less_equal(const Operand& a, const Operand& b);
+Array greater(const Operand& a, const Operand& b);
+Array greater_equal(const Operand& a, const Operand& b);
+
+// Logical ops take any dtype (nonzero is true) and give bool; bitwise ops take bool or integers.
+Array logical_and(const Operand& a, const Operand& b);
+Array logical_or(const Operand& a, const Operand& b);
+Array logical_xor(const Operand& a, const Operand& b);
+Array logical_not(const Array& a);
+Array bitwise_and(const Operand& a, const Operand& b);
+Array bitwise_or(const Operand& a, const Operand& b);
+Array bitwise_xor(const Operand& a, const Operand& b);
+Array bitwise_not(const Array& a);
+
+// Unary math. Integer and bool inputs give float64 where the result is not an integer
+// (exp of int32 is float64, as NumPy); float16 stays float16.
+Array negative(const Array& a);
+Array abs(const Array& a);
+Array sign(const Array& a);
+Array square(const Array& a);
+Array exp(const Array& a);
+Array log(const Array& a);
+Array log1p(const Array& a);
+Array expm1(const Array& a);
+Array sqrt(const Array& a);
+Array rsqrt(const Array& a);
+Array sin(const Array& a);
+Array cos(const Array& a);
+Array tan(const Array& a);
+Array tanh(const Array& a);
+Array sigmoid(const Array& a);
+Array erf(const Array& a);
+Array floor(const Array& a);  // integers stay integers
+Array ceil(const Array& a);
+Array round(const Array& a);  // half to even
+Array isnan(const Array& a);
+Array isinf(const Array& a);
+Array isfinite(const Array& a);
+Array pow(const Operand& a, const Operand& b);  // power()
+
+#define PORTA_BINARY_OPERATOR(OP, FN)                                                         \
+  inline Array operator OP(const Array& a, const Array& b) { return FN(a, b); }              \
+  template <class T>                                                                          \
+    requires std::is_arithmetic_v<T>                                                          \
+  Array operator OP(const Array& a, T b) { return FN(a, Operand(b)); }                        \
+  template <class T>                                                                          \
+    requires std::is_arithmetic_v<T>                                                          \
+  Array operator OP(T a, const Array& b) { return FN(Operand(a), b); }
+
+PORTA_BINARY_OPERATOR(+, add)
+PORTA_BINARY_OPERATOR(-, subtract)
+PORTA_BINARY_OPERATOR(*, multiply)
+PORTA_BINARY_OPERATOR(/, divide)
+PORTA_BINARY_OPERATOR(%, remainder)
+PORTA_BINARY_OPERATOR(==, equal)
+PORTA_BINARY_OPERATOR(!=, not_equal)
+PORTA_BINARY_OPERATOR(<, less)
+PORTA_BINARY_OPERATOR(<=, less_equal)
+PORTA_BINARY_OPERATOR(>, greater)
+PORTA_BINARY_OPERATOR(>=, greater_equal)
+PORTA_BINARY_OPERATOR(&, bitwise_and)
+PORTA_BINARY_OPERATOR(|, bitwise_or)
+PORTA_BINARY_OPERATOR(^, bitwise_xor)
+
+#undef PORTA_BINARY_OPERATOR
+
+}  // namespace porta

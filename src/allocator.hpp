@@ -1,0 +1,54 @@
+// The caching allocator for backends that do not pool memory themselves (OpenCL, Kokkos):
+// CuPy's idea. Sizes are rounded up to 512 bytes; freed blocks are kept per device and handed
+// out again best-fit. A block remembers the queue that last used it: the same queue reuses it
+// at once (its queue is in order); another queue first waits for that queue's work.
+// PORTA_ALLOC=direct turns caching off, so sanitizers and leak checkers see every allocation.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "backend.hpp"
+
+namespace porta::detail {
+
+class CachingAllocator {
+ public:
+  explicit CachingAllocator(DeviceImpl& device);
+  ~CachingAllocator();
+
+  // Rounds `bytes` up and returns memory usable on `q`. On out-of-memory it frees the cache
+  // (and the backend's) and retries once before throwing OutOfMemory.
+  Handle allocate(std::size_t bytes, QueueImpl& q);
+  // `last` is the queue on whose order the block becomes free (null: no work pending).
+  void release(Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last);
+  void free_cached();
+
+  std::size_t cached_bytes() const;
+  std::size_t in_use_bytes() const;
+  static std::size_t round_size(std::size_t bytes);
+
+ private:
+  struct Block {
+    Handle handle;
+    std::weak_ptr<QueueImpl> queue;
+    QueueImpl* queue_id;
+  };
+  Handle allocate_from_device(std::size_t bytes, QueueImpl& q);
+
+  DeviceImpl& device_;
+  bool caching_;
+  mutable std::mutex m_;
+  std::multimap<std::size_t, Block> free_;
+  std::size_t cached_bytes_ = 0;
+  std::size_t in_use_bytes_ = 0;
+};
+
+// Memory for the core: through the caching allocator where the backend asks for it, else
+// straight from the backend (CUDA's stream-ordered pool).
+Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q);
+void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last);
+
+}  // namespace porta::detail

@@ -1,0 +1,49 @@
+// Defaults of the backend interface: what a backend that lacks a capability answers.
+#include "backend.hpp"
+
+#include "context.hpp"
+#include "strings.hpp"
+
+namespace porta::detail {
+
+KernelArg KernelArg::memory(Handle h, std::size_t offset_bytes) {
+  KernelArg a;
+  a.kind = Kind::memory;
+  a.handle = h;
+  a.offset_bytes = offset_bytes;
+  return a;
+}
+
+KernelArg KernelArg::local(std::size_t bytes) {
+  KernelArg a;
+  a.kind = Kind::local_memory;
+  a.size = bytes;
+  return a;
+}
+
+DeviceImpl::DeviceImpl(Backend backend, int index) : backend_(backend), index_(index) {}
+
+DeviceImpl::~DeviceImpl() = default;
+
+DeviceContext& DeviceImpl::context() {
+  std::call_once(context_once_, [this] { context_ = std::make_unique<DeviceContext>(*this); });
+  return *context_;
+}
+
+std::shared_ptr<Kernel> DeviceImpl::compile(const KernelSource&) {
+  throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot compile kernels at run time"));
+}
+
+void DeviceImpl::launch(QueueImpl&, Kernel&, const LaunchDims&, std::span<const KernelArg>) {
+  throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot launch compiled kernels"));
+}
+
+void DeviceImpl::execute(QueueImpl&, const ElementwisePlan&) {
+  throw BackendUnavailable(cat(name(backend()), ":", index(), " does not interpret plans; it compiles kernels"));
+}
+
+void DeviceImpl::execute(QueueImpl&, const ReductionPlan&) {
+  throw BackendUnavailable(cat(name(backend()), ":", index(), " does not interpret plans; it compiles kernels"));
+}
+
+}  // namespace porta::detail

@@ -1,0 +1,61 @@
+// Buffers and the ordering of work on them across queues.
+#include "buffer.hpp"
+
+#include "allocator.hpp"
+#include "context.hpp"
+#include "log.hpp"
+
+namespace porta::detail {
+
+Buffer::Buffer(Device device, std::size_t bytes) : device_(std::move(device)), bytes_(bytes), owned_(true) {
+  const auto& q = thread_queue_shared(device_);
+  handle_ = allocate_memory(device_.impl(), bytes_, *q);
+  writer_ = {q, q.get()};
+  readers_.push_back(writer_);
+}
+
+Buffer::Buffer(Device device, Handle handle, std::size_t bytes, bool owned)
+    : device_(std::move(device)), handle_(handle), bytes_(bytes), owned_(owned) {}
+
+Buffer::~Buffer() {
+  if (!owned_) return;
+  try {
+    // Free on the order of one queue that used the buffer, after the others' work.
+    std::shared_ptr<QueueImpl> last = writer_.queue.lock();
+    for (auto& r : readers_) {
+      auto q = r.queue.lock();
+      if (!q || q == last) continue;
+      if (!last) last = q;
+      else last->wait(*q->record());
+    }
+    release_memory(device_.impl(), handle_, bytes_, last);
+  } catch (const std::exception& e) {
+    PORTA_LOG(error, "freeing ", bytes_, " bytes on ", device_.spec(), " failed: ", e.what());
+  }
+}
+
+void Buffer::before_read(const std::shared_ptr<QueueImpl>& q) {
+  std::lock_guard lock(m_);
+  for (auto& r : readers_)
+    if (r.id == q.get() && !r.queue.expired()) return;  // already ordered after the last write
+  if (auto w = writer_.queue.lock(); w && w != q) q->wait(*w->record());
+  readers_.push_back({q, q.get()});
+}
+
+void Buffer::before_write(const std::shared_ptr<QueueImpl>& q) {
+  std::lock_guard lock(m_);
+  if (auto w = writer_.queue.lock(); w && w != q) q->wait(*w->record());
+  for (auto& r : readers_) {
+    auto rq = r.queue.lock();
+    if (rq && rq != q) q->wait(*rq->record());
+  }
+}
+
+void Buffer::after_write(const std::shared_ptr<QueueImpl>& q) {
+  std::lock_guard lock(m_);
+  writer_ = {q, q.get()};
+  readers_.clear();
+  readers_.push_back(writer_);
+}
+
+}  // namespace porta::detail

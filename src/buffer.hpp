@@ -1,0 +1,52 @@
+// A device allocation shared by the arrays that view it, with the bookkeeping that orders work
+// on it across queues (DESIGN.md section 6): the queue that last wrote it, and the queues
+// that have read it since. A queue that reads after another queue's write first waits on an
+// event recorded on the writer's queue; a write waits for the earlier readers and writer.
+// Events are recorded only when a second queue appears, so one thread's work pays nothing.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <porta/device.hpp>
+
+#include "backend.hpp"
+
+namespace porta::detail {
+
+class Buffer {
+ public:
+  // Allocates `bytes` on `device` for first use on `q` (this thread's queue).
+  Buffer(Device device, std::size_t bytes);
+  // Wraps memory the caller owns; it is not freed here.
+  Buffer(Device device, Handle handle, std::size_t bytes, bool owned);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  const Device& device() const { return device_; }
+  Handle handle() const { return handle_; }
+  std::size_t bytes() const { return bytes_; }
+
+  // Call before queueing work on `q` that reads (or writes) this buffer, and after_write once
+  // the writing work is queued.
+  void before_read(const std::shared_ptr<QueueImpl>& q);
+  void before_write(const std::shared_ptr<QueueImpl>& q);
+  void after_write(const std::shared_ptr<QueueImpl>& q);
+
+ private:
+  struct QueueRef {
+    std::weak_ptr<QueueImpl> queue;
+    QueueImpl* id;
+  };
+  Device device_;
+  Handle handle_;
+  std::size_t bytes_;
+  bool owned_;
+  std::mutex m_;
+  QueueRef writer_{};
+  std::vector<QueueRef> readers_;  // queues ordered after the last write (the writer included)
+};
+
+}  // namespace porta::detail

@@ -1,0 +1,47 @@
+// Per-device core state and the per-(thread, device) queues.
+#include "context.hpp"
+
+#include <deque>
+
+namespace porta::detail {
+
+DeviceContext::DeviceContext(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
+
+namespace {
+
+// This thread's queues. Declared so that each queue is destroyed (waiting for its work)
+// before the device it belongs to is released.
+struct ThreadQueues {
+  struct Entry {
+    Device device;
+    std::shared_ptr<QueueImpl> queue;
+  };
+  std::deque<Entry> entries;  // a deque: references stay valid as it grows
+  ~ThreadQueues() {
+    for (auto& e : entries) e.queue.reset();
+  }
+};
+
+ThreadQueues& queues() {
+  thread_local ThreadQueues q;
+  return q;
+}
+
+}  // namespace
+
+const std::shared_ptr<QueueImpl>& thread_queue_shared(const Device& device) {
+  auto& tq = queues();
+  DeviceImpl* key = &device.impl();
+  for (auto& e : tq.entries)
+    if (&e.device.impl() == key) return e.queue;
+  tq.entries.push_back({device, key->create_queue()});
+  return tq.entries.back().queue;
+}
+
+QueueImpl& thread_queue(const Device& device) { return *thread_queue_shared(device); }
+
+void synchronize_thread_queues() {
+  for (auto& e : queues().entries) e.queue->synchronize();
+}
+
+}  // namespace porta::detail

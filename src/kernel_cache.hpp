@@ -1,0 +1,45 @@
+// Compiled kernels per device, keyed by the structure they were generated from (CuPy's and
+// ArrayFire's JIT caches). A hit costs a hash and a lookup under a shared lock; a miss
+// generates the source and compiles it outside the lock, once per key even when many threads
+// ask at the same time.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+#include "backend.hpp"
+
+namespace porta::detail {
+
+class KernelCache {
+ public:
+  explicit KernelCache(DeviceImpl& device) : device_(device) {}
+
+  // The kernel for `key`; on a miss `make_source` is called and its result compiled.
+  // A compile error is remembered for the key and thrown again on later requests.
+  std::shared_ptr<Kernel> get(const std::string& key, const std::function<KernelSource()>& make_source);
+
+  std::uint64_t compiles() const { return compiles_.load(std::memory_order_relaxed); }
+  std::uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+  std::size_t size() const;
+
+ private:
+  struct Entry {
+    std::mutex m;
+    bool done = false;
+    std::shared_ptr<Kernel> kernel;
+    std::exception_ptr error;
+  };
+  DeviceImpl& device_;
+  mutable std::shared_mutex m_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;
+  std::atomic<std::uint64_t> compiles_{0};
+  std::atomic<std::uint64_t> hits_{0};
+};
+
+}  // namespace porta::detail

@@ -1,0 +1,41 @@
+// PORTA_LOG: read once; messages go to stderr, one line each, prefixed "porta: ".
+#include "log.hpp"
+
+#include <cstdio>
+#include <mutex>
+
+#include "env.hpp"
+
+namespace porta::detail {
+namespace {
+
+LogLevel level_from_env() {
+  auto v = env("PORTA_LOG");
+  if (!v) return LogLevel::warn;
+  std::string s = lower(*v);
+  if (s == "error") return LogLevel::error;
+  if (s == "warn" || s == "warning") return LogLevel::warn;
+  if (s == "info") return LogLevel::info;
+  if (s == "debug") return LogLevel::debug;
+  std::fprintf(stderr, "porta: PORTA_LOG=%s is not one of error, warn, info, debug; using warn\n", v->c_str());
+  return LogLevel::warn;
+}
+
+LogLevel configured_level() {
+  static const LogLevel level = level_from_env();
+  return level;
+}
+
+}  // namespace
+
+bool log_enabled(LogLevel level) { return static_cast<int>(level) <= static_cast<int>(configured_level()); }
+
+void log(LogLevel level, std::string_view message) {
+  static const char* names[] = {"error", "warn", "info", "debug"};
+  static std::mutex m;
+  std::lock_guard lock(m);
+  std::fprintf(stderr, "porta [%s]: %.*s\n", names[static_cast<int>(level)], static_cast<int>(message.size()),
+               message.data());
+}
+
+}  // namespace porta::detail

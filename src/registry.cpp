@@ -1,0 +1,208 @@
+// Plugin loading (dlopen, RTLD_NOW | RTLD_LOCAL) and the backend registry.
+#include "registry.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <memory>
+
+#include "backend.hpp"
+#include "env.hpp"
+#include "log.hpp"
+
+namespace porta::detail {
+namespace {
+
+constexpr std::array<Backend, 3> kAllBackends{Backend::cuda, Backend::opencl, Backend::kokkos};
+
+// A plugin's library handle and the backend it made. The backend is destroyed before the
+// library is closed; devices hold this alive through aliasing shared_ptrs.
+struct LoadedPlugin {
+  void* library = nullptr;
+  std::unique_ptr<BackendImpl> backend;
+  ~LoadedPlugin() {
+    backend.reset();
+    if (library) dlclose(library);
+  }
+};
+
+bool is_built(Backend b) {
+  switch (b) {
+#ifdef PORTA_BUILT_CUDA
+    case Backend::cuda: return true;
+#endif
+#ifdef PORTA_BUILT_OPENCL
+    case Backend::opencl: return true;
+#endif
+#ifdef PORTA_BUILT_KOKKOS
+    case Backend::kokkos: return true;
+#endif
+    default: return false;
+  }
+}
+
+std::string libporta_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&libporta_dir), &info) && info.dli_fname)
+    return std::filesystem::path(info.dli_fname).parent_path().string();
+  return {};
+}
+
+std::optional<Backend> parse_backend(std::string_view s) {
+  for (Backend b : kAllBackends)
+    if (lower(trim(s)) == name(b)) return b;
+  return std::nullopt;
+}
+
+const char* install_hint(Backend b) {
+  switch (b) {
+    case Backend::cuda: return "an NVIDIA driver (libcuda.so.1) and a CUDA GPU";
+    case Backend::opencl: return "an OpenCL driver: pocl-opencl-icd for the CPU, or a GPU vendor's ICD";
+    case Backend::kokkos: return "libtrilinos-kokkos-dev (Kokkos)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<Backend> built_backends() {
+  std::vector<Backend> out;
+  for (Backend b : kAllBackends)
+    if (is_built(b)) out.push_back(b);
+  return out;
+}
+
+const Registry& Registry::get() {
+  static const Registry registry;
+  return registry;
+}
+
+Registry::Registry() {
+  if (auto p = env("PORTA_PLUGIN_PATH"))
+    for (auto& d : split(*p, ':'))
+      if (!d.empty()) plugin_dirs_.push_back(d);
+  if (auto d = libporta_dir(); !d.empty()) plugin_dirs_.push_back(d);
+
+  std::array<std::shared_ptr<LoadedPlugin>, kAllBackends.size()> loaded;
+  std::vector<Backend> wanted(kAllBackends.begin(), kAllBackends.end());
+  std::string wanted_text;
+  if (auto v = env("PORTA_BACKEND")) {
+    wanted.clear();
+    wanted_text = *v;
+    for (auto& part : split(*v, ',')) {
+      if (trim(part).empty()) continue;
+      auto b = parse_backend(part);
+      if (!b) {
+        config_error_ = cat("PORTA_BACKEND=", *v, ": '", trim(part),
+                            "' names no backend. porta knows cuda, opencl, kokkos; this build has ",
+                            [&] {
+                              std::vector<std::string> names;
+                              for (Backend x : built_backends()) names.emplace_back(name(x));
+                              return names.empty() ? std::string("none") : join(names, ", ");
+                            }());
+        wanted.clear();
+        break;
+      }
+      wanted.push_back(*b);
+    }
+  }
+  order_ = wanted;
+
+  for (Backend b : kAllBackends) {
+    BackendStatus st;
+    st.backend = b;
+    st.built = is_built(b);
+    std::string file = cat("libporta_", name(b), ".so");
+    bool is_wanted = std::find(wanted.begin(), wanted.end(), b) != wanted.end();
+    if (!st.built) {
+      st.reason = cat("not built: configure porta with -DPORTA_", b == Backend::cuda ? "CUDA" : b == Backend::opencl ? "OPENCL" : "KOKKOS",
+                      "=ON where its SDK is installed");
+      statuses_.push_back(st);
+      continue;
+    }
+    if (!is_wanted) {
+      st.reason = cat("not selected: PORTA_BACKEND=", wanted_text);
+      statuses_.push_back(st);
+      continue;
+    }
+    std::string path;
+    for (auto& d : plugin_dirs_) {
+      auto p = std::filesystem::path(d) / file;
+      if (std::filesystem::exists(p)) {
+        path = p.string();
+        break;
+      }
+    }
+    if (path.empty()) {
+      st.plugin_path = file;
+      st.reason = cat(file, " was not found in ", plugin_dirs_.empty() ? std::string("(no directory)") : join(plugin_dirs_, ":"),
+                      "; set PORTA_PLUGIN_PATH to the directory that holds it");
+      statuses_.push_back(st);
+      continue;
+    }
+    st.plugin_path = path;
+    auto plugin = std::make_shared<LoadedPlugin>();
+    plugin->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!plugin->library) {
+      const char* err = dlerror();
+      st.reason = cat("cannot open ", path, ": ", err ? err : "unknown error", ". It needs ", install_hint(b));
+      PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
+      statuses_.push_back(st);
+      continue;
+    }
+    using EntryFn = const PluginEntry* (*)();
+    auto entry_fn = reinterpret_cast<EntryFn>(dlsym(plugin->library, PORTA_PLUGIN_ENTRY_NAME));
+    const PluginEntry* entry = entry_fn ? entry_fn() : nullptr;
+    if (!entry) {
+      st.reason = cat(path, " has no ", PORTA_PLUGIN_ENTRY_NAME, " entry point: it is not a porta plugin");
+      statuses_.push_back(st);
+      continue;
+    }
+    if (entry->api_version != kBackendApiVersion || entry->backend != b) {
+      st.reason = cat(path, " was built for backend interface version ", entry->api_version, " but libporta has ",
+                      kBackendApiVersion, ": rebuild porta and its plugins together");
+      statuses_.push_back(st);
+      continue;
+    }
+    try {
+      plugin->backend = entry->create();
+    } catch (const std::exception& e) {
+      st.reason = cat(e.what(), ". It needs ", install_hint(b));
+      PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
+      statuses_.push_back(st);
+      continue;
+    }
+    st.loaded = true;
+    st.version = plugin->backend->version();
+    st.device_count = static_cast<int>(plugin->backend->devices().size());
+    statuses_.push_back(st);
+    PORTA_LOG(info, name(b), " backend loaded from ", path, " with ", st.device_count, " device(s)");
+    loaded[static_cast<int>(b)] = std::move(plugin);
+  }
+
+  // Devices in the preference order of PORTA_BACKEND (or cuda, opencl, kokkos). Each Device
+  // keeps its plugin loaded (an aliasing shared_ptr), so arrays may outlive the registry.
+  for (Backend b : wanted) {
+    auto& plugin = loaded[static_cast<int>(b)];
+    if (!plugin) continue;
+    for (auto& d : plugin->backend->devices()) devices_.emplace_back(std::shared_ptr<DeviceImpl>(plugin, d.get()));
+  }
+  if (!config_error_ && env("PORTA_BACKEND") && devices_.empty()) {
+    std::vector<std::string> why;
+    for (auto& st : statuses_)
+      if (std::find(wanted.begin(), wanted.end(), st.backend) != wanted.end())
+        why.push_back(cat(name(st.backend), ": ", st.loaded ? std::string("no devices") : st.reason));
+    config_error_ = cat("PORTA_BACKEND=", wanted_text, " but none of those backends has a device (", join(why, "; "), ")");
+  }
+}
+
+std::string describe_devices(const std::vector<Device>& devices) {
+  if (devices.empty()) return "no devices";
+  std::vector<std::string> parts;
+  for (auto& d : devices) parts.push_back(cat(d.spec(), " (", d.name(), ")"));
+  return join(parts, ", ");
+}
+
+}  // namespace porta::detail
