@@ -1,0 +1,20 @@
+# porta_host_blas: a static library with host_matmul (backends/host/blas.cpp) over OpenBLAS,
+# linked into the plugins of CPU devices. Sets PORTA_HOST_BLAS_FOUND.
+if(TARGET porta_host_blas)
+  return()
+endif()
+find_path(PORTA_CBLAS_INCLUDE cblas.h PATH_SUFFIXES openblas-pthread openblas x86_64-linux-gnu/openblas-pthread
+          HINTS /usr/include/x86_64-linux-gnu/openblas-pthread)
+find_library(PORTA_OPENBLAS_LIBRARY NAMES openblas HINTS /usr/lib/x86_64-linux-gnu/openblas-pthread)
+if(PORTA_CBLAS_INCLUDE AND PORTA_OPENBLAS_LIBRARY)
+  set(PORTA_HOST_BLAS_FOUND TRUE)
+  add_library(porta_host_blas STATIC ${PROJECT_SOURCE_DIR}/backends/host/blas.cpp)
+  target_include_directories(porta_host_blas PRIVATE ${PROJECT_SOURCE_DIR}/backends ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(porta_host_blas SYSTEM PRIVATE ${PORTA_CBLAS_INCLUDE})
+  target_link_libraries(porta_host_blas PUBLIC porta ${PORTA_OPENBLAS_LIBRARY})
+  porta_warnings(porta_host_blas)
+  message(STATUS "porta: host BLAS ${PORTA_OPENBLAS_LIBRARY}")
+else()
+  set(PORTA_HOST_BLAS_FOUND FALSE)
+  message(STATUS "porta: OpenBLAS not found (libopenblas-dev): CPU devices lose their BLAS matmul")
+endif()
