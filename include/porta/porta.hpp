@@ -1,0 +1,13 @@
+// porta: one array API over every GPU a machine has (CUDA, OpenCL, Kokkos).
+#pragma once
+
+#include <porta/array.hpp>
+#include <porta/device.hpp>
+#include <porta/dtype.hpp>
+#include <porta/error.hpp>
+#include <porta/event.hpp>
+#include <porta/kernel.hpp>
+#include <porta/linalg.hpp>
+#include <porta/ops.hpp>
+#include <porta/random.hpp>
+#include <porta/reduce.hpp>

@@ -1,0 +1,204 @@
+// Elementwise kernels: the source for one plan, its launch shape and arguments, through the
+// device's kernel cache.
+#include <algorithm>
+#include <limits>
+
+#include "codegen.hpp"
+#include "codegen_layout.hpp"
+#include "context.hpp"
+#include "kernel_args.hpp"
+#include "strings.hpp"
+
+namespace porta::detail {
+namespace {
+
+struct Layout {
+  InputLayout in;
+  Access output = Access::contiguous;
+  bool grid_stride = true;
+  int vec = 1;
+  std::string key;
+  bool any_strided() const { return output == Access::strided || in.any_strided(); }
+};
+
+Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
+  constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max() - 16;
+  Layout l;
+  l.in = analyse_inputs(plan);
+  std::int64_t n = 1;
+  for (auto s : plan.shape) n *= s;
+  if (!plan.output.strides.empty()) {
+    l.output = classify_access(plan.shape, plan.output.strides);
+    if (l.output == Access::uniform) l.output = n > 1 ? Access::strided : Access::contiguous;
+    if (max_position(plan.shape, plan.output.offset, plan.output.strides) > kNarrow) l.in.wide = true;
+  } else if (plan.output.offset > kNarrow - n) {
+    l.in.wide = true;
+  }
+  l.grid_stride = info.launch.grid_stride;
+  // Vector accesses: every array operand contiguous (or one broadcast value) and aligned.
+  if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided()) {
+    std::size_t widest = itemsize(plan.output.dtype);
+    for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+      if (l.in.access[k] == Access::contiguous) widest = std::max(widest, itemsize(plan.inputs[k].dtype));
+    int v = static_cast<int>(static_cast<std::size_t>(info.launch.vector_bytes) / widest);
+    bool aligned = plan.output.offset % std::max(v, 1) == 0;
+    for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+      if (l.in.access[k] == Access::contiguous && plan.inputs[k].offset % std::max(v, 1) != 0) aligned = false;
+    if (v >= 2 && aligned && n >= v) l.vec = v;
+  }
+  l.key = cat("ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(), "|",
+              static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
+  return l;
+}
+
+std::string vec_struct_name(DType t, int v) { return cat("porta_vec_", static_cast<int>(t), "_", v); }
+
+std::string lane_name(int l) { return cat("s", "0123456789abcdef"[l]); }
+
+// Lane l of a vector loaded from storage of dtype t, as a compute value.
+std::string lane_value(const DialectText& d, DType t, const std::string& var, int l) {
+  std::string raw = d.cuda() ? cat(var, ".v[", l, "]") : cat(var, ".", lane_name(l));
+  if (!d.cuda() && t == DType::float16) return raw;  // vload_halfN gave floats
+  switch (t) {
+    case DType::boolean: return cat("(", raw, " != 0)");
+    case DType::float16: return cat("porta_h2f(", raw, ")");
+    case DType::bfloat16: return cat("porta_bf2f(", raw, ")");
+    default: return raw;
+  }
+}
+
+std::string lane_store_value(const DialectText& d, DType t, const std::string& v) {
+  switch (t) {
+    case DType::boolean: return cat("(", d.storage_type(t), ")(", v, ")");
+    case DType::float16: return cat("porta_f2h(", v, ")");  // CUDA only; OpenCL uses vstore_halfN
+    case DType::bfloat16: return cat("porta_f2bf(", v, ")");
+    default: return v;
+  }
+}
+
+// The vectorised loop body: V lanes per iteration, 16-byte loads and stores.
+std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const DialectText& d, const std::string& idx) {
+  const int V = l.vec;
+  const DType out_t = plan.output.dtype;
+  std::string s = cat("  const ", idx, " nv = n / ", V, ";\n  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx,
+                      " e = t * ", V, ";\n");
+  std::vector<std::vector<std::string>> lanes(static_cast<std::size_t>(V));
+  for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
+    DType t = plan.inputs[k].dtype;
+    if (l.in.access[k] != Access::contiguous) {
+      for (auto& lane : lanes) lane.push_back(cat("u", k));
+      continue;
+    }
+    std::string var = cat("x", k), at = cat("in", k, " + off", k, " + e");
+    if (d.cuda()) {
+      std::string vs = vec_struct_name(t, V);
+      s += cat("    const ", vs, " ", var, " = *(const ", vs, "*)(", at, ");\n");
+    } else if (t == DType::float16) {
+      s += cat("    const float", V, " ", var, " = vload_half", V, "(0, ", at, ");\n");
+    } else {
+      std::string vt = cat(d.storage_type(t), V);
+      s += cat("    const ", vt, " ", var, " = *((__global const ", vt, "*)(", at, "));\n");
+    }
+    for (int ln = 0; ln < V; ++ln) lanes[static_cast<std::size_t>(ln)].push_back(lane_value(d, t, var, ln));
+  }
+  for (int ln = 0; ln < V; ++ln)
+    s += emit_instructions(d, plan, lanes[static_cast<std::size_t>(ln)], cat("(e + ", ln, ")"), cat("_", ln));
+  std::vector<std::string> results;
+  for (int ln = 0; ln < V; ++ln) results.push_back(cat("v", plan.result, "_", ln));
+  if (!d.cuda() && out_t == DType::float16) {
+    s += cat("    vstore_half", V, "_rte((float", V, ")(", join(results, ", "), "), 0, out + off_out + e);\n  }\n");
+    return s;
+  }
+  std::string vt = d.cuda() ? vec_struct_name(out_t, V) : cat(d.storage_type(out_t), V);
+  s += cat("    ", vt, " y;\n");
+  for (int ln = 0; ln < V; ++ln)
+    s += cat("    y.", d.cuda() ? cat("v[", ln, "]") : lane_name(ln), " = ", lane_store_value(d, out_t, results[static_cast<std::size_t>(ln)]), ";\n");
+  s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + e) = y;\n  }\n") : cat("    *((__global ", vt, "*)(out + off_out + e)) = y;\n  }\n");
+  return s;
+}
+
+KernelSource generate(const ElementwisePlan& plan, const Layout& l, const DialectText& d) {
+  const std::string idx = d.index_type(l.in.wide);
+  const int nd = static_cast<int>(plan.shape.size());
+  const bool strided_out = l.output == Access::strided;
+  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
+  if (d.cuda() && l.vec > 1) {  // CUDA vector accesses go through aligned structs
+    std::vector<DType> types{plan.output.dtype};
+    for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+      if (l.in.access[k] == Access::contiguous) types.push_back(plan.inputs[k].dtype);
+    std::sort(types.begin(), types.end());
+    types.erase(std::unique(types.begin(), types.end()), types.end());
+    for (DType t : types)
+      src += cat("struct __align__(", itemsize(t) * static_cast<std::size_t>(l.vec), ") ", vec_struct_name(t, l.vec), " { ",
+                 d.storage_type(t), " v[", l.vec, "]; };\n");
+  }
+  InputCode ic = input_code(d, plan, l.in, "e", "    ", strided_out);
+  std::vector<std::string> params = ic.params;
+  params.push_back(cat(d.global_out_ptr(plan.output.dtype), " out"));
+  params.push_back(cat("const ", idx, " off_out"));
+  if (strided_out)
+    for (int dd = 0; dd < nd; ++dd) params.push_back(cat("const ", idx, " sto_", dd));
+  params.push_back(cat("const ", idx, " n"));
+  if (l.any_strided())
+    for (auto& p : dim_params(d, plan, l.in.wide)) params.push_back(p);
+
+  src += cat(d.kernel_prefix(), "porta_elementwise(", join(params, ", "), ") {\n", ic.uniform_loads);
+  std::string body = ic.position_code + emit_instructions(d, plan, ic.reads, "e", "") + "    " +
+                     d.store(plan.output.dtype, "out", strided_out ? "po" : "off_out + e", cat("v", plan.result)) + "\n";
+  if (!l.grid_stride) {
+    src += cat("  const ", idx, " e = (", idx, ")", d.global_id(), ";\n  if (e < n) {\n", body, "  }\n}\n");
+    return {src, "porta_elementwise", {}};
+  }
+  src += cat("  const ", idx, " gid = (", idx, ")", d.global_id(), ";\n  const ", idx, " gsz = (", idx, ")", d.global_size(), ";\n");
+  std::string tail_start = "gid";
+  if (l.vec > 1) {
+    src += vector_loop(plan, l, d, idx);
+    tail_start = cat("nv * ", l.vec, " + gid");
+  }
+  src += cat("  for (", idx, " e = ", tail_start, "; e < n; e += gsz) {\n", body, "  }\n}\n");
+  return {src, "porta_elementwise", {}};
+}
+
+}  // namespace
+
+void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan) {
+  std::int64_t n = 1;
+  for (auto s : plan.shape) n *= s;
+  if (n == 0) return;
+  const DeviceInfo& info = device.info();
+  if (info.dialect == Dialect::none) {
+    device.execute(*q, plan);
+    return;
+  }
+  Layout l = analyse(plan, info);
+  DialectText d{info.dialect};
+  auto kernel = device.context().kernels().get(l.key, [&] { return generate(plan, l, d); });
+
+  KernelArgs args(l.in.wide);
+  push_input_args(args, plan, l.in);
+  args.memory(plan.output.handle);
+  args.index(plan.output.offset);
+  if (l.output == Access::strided)
+    for (auto st : plan.output.strides) args.index(st);
+  args.index(n);
+  if (l.any_strided())
+    for (auto s : plan.shape) args.index(s);
+
+  LaunchDims dims;
+  if (l.grid_stride) {
+    std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
+    std::int64_t items = l.vec > 1 ? std::max<std::int64_t>(n / l.vec, 1) : n;
+    std::size_t groups = static_cast<std::size_t>((items + static_cast<std::int64_t>(group) - 1) / static_cast<std::int64_t>(group));
+    groups = std::clamp<std::size_t>(groups, 1, std::max<std::size_t>(info.launch.max_groups, 1));
+    dims.global[0] = groups * group;
+    dims.local[0] = group;
+  } else {
+    std::size_t group = info.launch.group_size;
+    std::size_t round = group ? group : 256;
+    dims.global[0] = (static_cast<std::size_t>(n) + round - 1) / round * round;
+    dims.local[0] = group;
+  }
+  device.launch(*q, *kernel, dims, args.args());
+}
+
+}  // namespace porta::detail

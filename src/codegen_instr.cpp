@@ -1,0 +1,166 @@
+// Instructions to source text: one statement per instruction, with the semantics of plan.hpp.
+#include <stdexcept>
+
+#include "codegen.hpp"
+#include "strings.hpp"
+
+namespace porta::detail {
+namespace {
+
+
+std::string fsuffix(DType t) { return t == DType::float64 ? "f64" : "f32"; }
+
+std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a) {
+  DType t = in.dtype;
+  std::string ct = d.compute_type(t);
+  auto fn = [&](const char* f) { return cat(d.math(f, t), "(", a, ")"); };
+  switch (in.op) {
+    case Op::cast: {
+      if (t == DType::boolean) return cat("((", a, ") != 0)");
+      std::string v = cat("(", ct, ")(", a, ")");
+      if (t == DType::float16) return cat("porta_round_h(", v, ")");
+      if (t == DType::bfloat16) return cat("porta_round_bf(", v, ")");
+      return v;
+    }
+    case Op::neg: return cat("(-(", a, "))");
+    case Op::abs: return is_floating(t) ? fn("fabs") : cat("((", a, ") < 0 ? -(", a, ") : (", a, "))");
+    case Op::sign:
+      if (is_floating(t)) return cat("((", a, ") != (", a, ") ? (", a, ") : (", ct, ")(((", a, ") > 0) - ((", a, ") < 0)))");
+      return cat("(", ct, ")(((", a, ") > 0) - ((", a, ") < 0))");
+    case Op::square: return cat("((", a, ") * (", a, "))");
+    case Op::exp: return fn("exp");
+    case Op::log: return fn("log");
+    case Op::log1p: return fn("log1p");
+    case Op::expm1: return fn("expm1");
+    case Op::sqrt: return fn("sqrt");
+    case Op::rsqrt: return fn("rsqrt");
+    case Op::sin: return fn("sin");
+    case Op::cos: return fn("cos");
+    case Op::tan: return fn("tan");
+    case Op::tanh: return fn("tanh");
+    case Op::sigmoid:
+      return cat("(", d.literal(1, t), " / (", d.literal(1, t), " + ", d.math("exp", t), "(-(", a, "))))");
+    case Op::erf: return fn("erf");
+    case Op::floor: return fn("floor");
+    case Op::ceil: return fn("ceil");
+    case Op::round: return fn("rint");
+    case Op::isnan: return is_floating(src) ? cat("((", a, ") != (", a, "))") : "false";
+    case Op::isinf: return is_floating(src) ? cat("(", d.cuda() ? "isinf" : "isinf", "(", a, ") != 0)") : "false";
+    case Op::isfinite: return is_floating(src) ? cat("(", "isfinite", "(", a, ") != 0)") : "true";
+    case Op::logical_not: return cat("(!(", a, "))");
+    case Op::bit_not: return t == DType::boolean ? cat("(!(", a, "))") : cat("(~(", a, "))");
+    default: break;
+  }
+  throw std::logic_error("codegen: not a unary op");
+}
+
+std::string binary(const DialectText& d, const Instr& in, DType src, const std::string& a, const std::string& b) {
+  DType t = in.dtype;
+  auto infix = [&](const char* op) { return cat("((", a, ") ", op, " (", b, "))"); };
+  switch (in.op) {
+    case Op::add: return infix("+");
+    case Op::sub: return infix("-");
+    case Op::mul: return infix("*");
+    case Op::div: return infix("/");
+    case Op::mod:
+      if (is_floating(t)) return cat("porta_mod_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat(t == DType::int64 ? "porta_mod_i64(" : "porta_mod_i32(", a, ", ", b, ")");
+    case Op::pow:
+      if (is_floating(t)) return cat(d.math("pow", t), "(", a, ", ", b, ")");
+      return cat(t == DType::int64 ? "porta_pow_i64(" : "porta_pow_i32(", a, ", ", b, ")");
+    case Op::maximum:
+      if (is_floating(t)) return cat("porta_max_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat("((", a, ") > (", b, ") ? (", a, ") : (", b, "))");
+    case Op::minimum:
+      if (is_floating(t)) return cat("porta_min_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat("((", a, ") < (", b, ") ? (", a, ") : (", b, "))");
+    case Op::eq: return infix("==");
+    case Op::ne: return infix("!=");
+    case Op::lt: return infix("<");
+    case Op::le: return infix("<=");
+    case Op::gt: return infix(">");
+    case Op::ge: return infix(">=");
+    case Op::logical_and: return infix("&&");
+    case Op::logical_or: return infix("||");
+    case Op::logical_xor: return infix("!=");
+    case Op::bit_and: return t == DType::boolean ? infix("&&") : infix("&");
+    case Op::bit_or: return t == DType::boolean ? infix("||") : infix("|");
+    case Op::bit_xor: return t == DType::boolean ? infix("!=") : infix("^");
+    default: break;
+  }
+  (void)src;
+  throw std::logic_error("codegen: not a binary op");
+}
+
+}  // namespace
+
+std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
+                              const std::vector<std::string>& input_exprs, const std::string& index_expr,
+                              const std::string& suffix) {
+  std::string out;
+  auto v = [&](int j) { return cat("v", j, suffix); };
+  for (std::size_t j = 0; j < plan.code.size(); ++j) {
+    const Instr& in = plan.code[j];
+    std::string rhs;
+    switch (in.op) {
+      case Op::load: rhs = input_exprs.at(static_cast<std::size_t>(in.arg)); break;
+      case Op::scalar:
+        // float16/bfloat16 scalars arrive already rounded to their dtype (the builder does it).
+        rhs = in.dtype == DType::boolean ? cat("(s", in.arg, " != 0)") : cat("s", in.arg);
+        break;
+      case Op::index: rhs = cat("(", d.compute_type(DType::int64), ")(", index_expr, ")"); break;
+      case Op::where: rhs = cat("((", v(in.a), ") ? (", v(in.b), ") : (", v(in.c), "))"); break;
+      case Op::fma: rhs = cat(d.math("fma", in.dtype), "(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
+      case Op::uniform:
+      case Op::normal: {
+        std::string fn = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype));
+        rhs = cat(fn, "((porta_u64)", v(in.a), ", (porta_u64)s", in.arg + 1, ", (porta_u64)s", in.arg, ")");
+        if (in.dtype == DType::float16) rhs = cat("porta_round_h(", rhs, ")");
+        if (in.dtype == DType::bfloat16) rhs = cat("porta_round_bf(", rhs, ")");
+        break;
+      }
+      default:
+        if (in.b < 0) {
+          DType src = plan.code[static_cast<std::size_t>(in.a)].dtype;
+          rhs = unary(d, in, src, v(in.a));
+        } else {
+          DType src = plan.code[static_cast<std::size_t>(in.a)].dtype;
+          rhs = binary(d, in, src, v(in.a), v(in.b));
+        }
+    }
+    out += cat("    const ", d.compute_type(in.dtype), " ", v(static_cast<int>(j)), " = ", rhs, ";\n");
+  }
+  return out;
+}
+
+std::string instruction_key(const ElementwisePlan& plan) {
+  std::string k;
+  k.reserve(plan.code.size() * 8 + 16);
+  for (const Instr& in : plan.code) {
+    k += static_cast<char>('A' + static_cast<int>(in.op) % 26);
+    k += cat(static_cast<int>(in.op), ".", static_cast<int>(in.dtype), ".", in.a, ".", in.b, ".", in.c, ".", in.arg, ";");
+  }
+  k += "|s";
+  for (auto& s : plan.scalars) k += static_cast<char>('0' + static_cast<int>(s.dtype));
+  k += "|i";
+  for (auto& in : plan.inputs) k += static_cast<char>('0' + static_cast<int>(in.dtype));
+  return k;
+}
+
+bool plan_uses_fp64(const ElementwisePlan& plan) {
+  for (auto& in : plan.code)
+    if (in.dtype == DType::float64) return true;
+  for (auto& s : plan.scalars)
+    if (s.dtype == DType::float64) return true;
+  for (auto& i : plan.inputs)
+    if (i.dtype == DType::float64) return true;
+  return plan.output.dtype == DType::float64;
+}
+
+bool plan_uses_random(const ElementwisePlan& plan) {
+  for (auto& in : plan.code)
+    if (in.op == Op::uniform || in.op == Op::normal) return true;
+  return false;
+}
+
+}  // namespace porta::detail

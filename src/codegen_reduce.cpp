@@ -1,0 +1,285 @@
+// Reduction kernels. The input tree is fused into the first pass. Layout: the input in linear
+// order is [outer, extent, inner]. With inner == 1 ("row") a work-group reduces a chunk of one
+// row and combines its threads in local memory in a fixed tree; with inner > 1 ("column") each
+// thread loops over a chunk of one column. When there are too few rows or columns to fill the
+// device, the extent is split into chunks whose partial results a second pass combines. Every
+// order is fixed by the launch shape, so results are the same bits on every run.
+#include <algorithm>
+
+#include "allocator.hpp"
+#include "codegen.hpp"
+#include "codegen_layout.hpp"
+#include "context.hpp"
+#include "kernel_args.hpp"
+#include "strings.hpp"
+
+namespace porta::detail {
+namespace {
+
+bool is_arg(ReduceOp op) { return op == ReduceOp::argmin || op == ReduceOp::argmax; }
+
+DType accumulator(DType value) {
+  return (value == DType::float16 || value == DType::bfloat16) ? DType::float32 : value;
+}
+
+std::string identity(const DialectText& d, ReduceOp op, DType acc) {
+  bool lowest = op == ReduceOp::max || op == ReduceOp::argmax;
+  switch (op) {
+    case ReduceOp::sum: return d.literal(0, acc);
+    case ReduceOp::prod: return d.literal(1, acc);
+    case ReduceOp::all: return "true";
+    case ReduceOp::any: return "false";
+    default: break;
+  }
+  switch (acc) {
+    case DType::boolean: return lowest ? "false" : "true";
+    case DType::int32: return lowest ? "(-2147483647 - 1)" : "2147483647";
+    case DType::int64: return d.cuda() ? (lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL")
+                                       : (lowest ? "(-9223372036854775807L - 1)" : "9223372036854775807L");
+    case DType::float64:
+      return d.cuda() ? (lowest ? "(-__longlong_as_double(0x7ff0000000000000LL))" : "__longlong_as_double(0x7ff0000000000000LL)")
+                      : (lowest ? "(-as_double(0x7ff0000000000000UL))" : "as_double(0x7ff0000000000000UL)");
+    default:
+      return d.cuda() ? (lowest ? "(-__int_as_float(0x7f800000))" : "__int_as_float(0x7f800000)")
+                      : (lowest ? "(-as_float(0x7f800000u))" : "as_float(0x7f800000u)");
+  }
+}
+
+// Statement folding value `v` (with axis index `i` for arg ops) into accumulator `a` (`ai`).
+std::string combine(ReduceOp op, DType acc, const std::string& a, const std::string& ai, const std::string& v,
+                    const std::string& i) {
+  bool fl = is_floating(acc);
+  std::string fs = acc == DType::float64 ? "f64" : "f32";
+  switch (op) {
+    case ReduceOp::sum: return acc == DType::boolean ? cat(a, " = ", a, " || ", v, ";") : cat(a, " += ", v, ";");
+    case ReduceOp::prod: return acc == DType::boolean ? cat(a, " = ", a, " && ", v, ";") : cat(a, " *= ", v, ";");
+    case ReduceOp::all: return cat(a, " = ", a, " && ", v, ";");
+    case ReduceOp::any: return cat(a, " = ", a, " || ", v, ";");
+    case ReduceOp::min:
+      if (fl) return cat(a, " = porta_min_", fs, "(", a, ", ", v, ");");
+      if (acc == DType::boolean) return cat(a, " = ", a, " && ", v, ";");
+      return cat("if (", v, " < ", a, ") ", a, " = ", v, ";");
+    case ReduceOp::max:
+      if (fl) return cat(a, " = porta_max_", fs, "(", a, ", ", v, ");");
+      if (acc == DType::boolean) return cat(a, " = ", a, " || ", v, ";");
+      return cat("if (", v, " > ", a, ") ", a, " = ", v, ";");
+    case ReduceOp::argmin:
+    case ReduceOp::argmax: {
+      const char* cmp = op == ReduceOp::argmin ? "<" : ">";
+      std::string better;
+      if (fl)
+        better = cat("((", v, ") != (", v, ") ? ((", a, ") == (", a, ") || ", i, " < ", ai, ") : ((", a, ") == (", a, ") && (", v,
+                     " ", cmp, " ", a, " || (", v, " == ", a, " && ", i, " < ", ai, "))))");
+      else
+        better = cat("(", v, " ", cmp, " ", a, " || (", v, " == ", a, " && ", i, " < ", ai, "))");
+      return cat("if (", i, " >= 0 && (", ai, " < 0 || ", better, ")) { ", a, " = ", v, "; ", ai, " = ", i, "; }");
+    }
+  }
+  return "";
+}
+
+struct Geometry {
+  bool row = true;
+  std::int64_t outer = 1, extent = 1, inner = 1, chunks = 1, chunk = 1;
+  std::size_t group = 256;
+};
+
+Geometry choose_geometry(const ReductionPlan& rp, const DeviceInfo& info) {
+  Geometry g;
+  g.outer = rp.outer;
+  g.extent = rp.extent;
+  g.inner = rp.inner;
+  g.row = rp.inner == 1;
+  bool gpu = info.kind == DeviceKind::gpu;
+  g.group = info.launch.group_size ? info.launch.group_size : 64;
+  std::int64_t cu = std::max(info.compute_units, 1);
+  std::int64_t chunks = 1;
+  if (g.row) {
+    std::int64_t target_groups = gpu ? cu * 8 : cu * 4;
+    std::int64_t max_chunks = std::max<std::int64_t>(1, g.extent / (static_cast<std::int64_t>(g.group) * 4));
+    chunks = std::clamp<std::int64_t>((target_groups + g.outer - 1) / g.outer, 1, max_chunks);
+  } else {
+    std::int64_t target_threads = gpu ? cu * 1024 : cu * 64;
+    std::int64_t columns = g.outer * g.inner;
+    std::int64_t max_chunks = std::max<std::int64_t>(1, g.extent / 64);
+    chunks = std::clamp<std::int64_t>((target_threads + columns - 1) / columns, 1, max_chunks);
+  }
+  g.chunk = std::max<std::int64_t>(1, (g.extent + chunks - 1) / chunks);
+  g.chunks = std::max<std::int64_t>(1, (g.extent + g.chunk - 1) / g.chunk);
+  return g;
+}
+
+// Where a pass reads its values: the fused input tree, or the previous pass's partials.
+struct Source {
+  const ElementwisePlan* plan = nullptr;  // null: partials
+  InputLayout layout;
+};
+
+KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out, bool row, std::size_t group,
+                      bool wide, const DialectText& d) {
+  const DType value_t = src.plan ? src.plan->code[static_cast<std::size_t>(src.plan->result)].dtype : accumulator(
+      rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype);
+  const DType acc_t = accumulator(value_t);
+  const bool arg = is_arg(rp.op);
+  const std::string idx = d.index_type(wide), i64 = d.compute_type(DType::int64);
+  const std::string act = d.compute_type(acc_t);
+  bool fp64 = acc_t == DType::float64 || rp.out_dtype == DType::float64 || (src.plan && plan_uses_fp64(*src.plan));
+  std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan));
+
+  std::vector<std::string> params;
+  InputCode ic;
+  if (src.plan) {
+    ic = input_code(d, *src.plan, src.layout, "e", "      ");
+    params = ic.params;
+  } else {
+    params.push_back(cat(d.global_ptr(acc_t), " qv"));
+    if (arg) params.push_back(cat(d.global_ptr(DType::int64), " qi"));
+  }
+  if (final_out) {
+    params.push_back(cat(d.global_out_ptr(rp.out_dtype), " out"));
+    params.push_back(cat("const ", idx, " off_out"));
+  } else {
+    params.push_back(cat(d.global_out_ptr(acc_t), " pv"));
+    if (arg) params.push_back(cat(d.global_out_ptr(DType::int64), " pi"));
+  }
+  for (const char* p : {"extent", "inner", "chunk", "chunks", "total"}) params.push_back(cat("const ", idx, " ", p));
+  if (src.plan && src.layout.any_strided())
+    for (auto& p : dim_params(d, *src.plan, wide)) params.push_back(p);
+
+  s += cat(d.kernel_prefix(), "porta_reduce(", join(params, ", "), ") {\n", ic.uniform_loads);
+  // The value (and axis index) at position (o, r, i).
+  std::string value_code;
+  std::string val = "val_", vidx = "r";
+  if (src.plan) {
+    value_code = cat("      const ", idx, " e = (o * extent + r) * inner + i;\n", ic.position_code,
+                     emit_instructions(d, *src.plan, ic.reads, "e", ""), "      const ", act, " val_ = (", act, ")(v",
+                     src.plan->result, ");\n");
+  } else {
+    value_code = cat("      const ", idx, " q_ = (o * extent + r) * inner + i;\n      const ", act, " val_ = ",
+                     d.load(acc_t, "qv", "q_"), ";\n");
+    if (arg) {
+      value_code += cat("      const ", i64, " qi_ = qi[q_];\n");
+      vidx = "qi_";
+    }
+  }
+  std::string fold = cat("      ", combine(rp.op, acc_t, "acc", "ai", val, arg ? cat("(", i64, ")", vidx) : "0"), "\n");
+  std::string write_pos = final_out ? "off_out + (o * inner + i)" : "((o * chunks + c) * inner + i)";
+  auto write = [&](const std::string& a, const std::string& ai) {
+    if (!final_out) {
+      std::string w = d.store(acc_t, "pv", write_pos, a);
+      if (arg) w += cat(" pi[", write_pos, "] = ", ai, ";");
+      return w;
+    }
+    std::string v = arg ? ai : cat("(", d.compute_type(rp.out_dtype), ")(", a, ")");
+    return d.store(rp.out_dtype, "out", write_pos, v);
+  };
+
+  if (row) {
+    s += cat("  ", d.local_array(act, "sh_v", cat(group)), "\n");
+    if (arg) s += cat("  ", d.local_array(i64, "sh_i", cat(group)), "\n");
+    s += cat("  const ", idx, " lid = (", idx, ")", d.local_id(), ";\n  const ", idx, " grp = (", idx, ")", d.group_id(),
+             ";\n  const ", idx, " o = grp / chunks;\n  const ", idx, " c = grp - o * chunks;\n  const ", idx,
+             " i = 0;\n  const ", idx, " r0 = c * chunk;\n  ", idx, " r1 = r0 + chunk;\n  if (r1 > extent) r1 = extent;\n  ", act,
+             " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n  for (", idx, " r = r0 + lid; r < r1; r += ", group,
+             ") {\n", value_code, fold, "  }\n  sh_v[lid] = acc;\n");
+    if (arg) s += "  sh_i[lid] = ai;\n";
+    s += cat("  ", d.barrier(), "\n  for (int h = ", group / 2, "; h > 0; h >>= 1) {\n    if (lid < h) {\n      ", act,
+             " a = sh_v[lid];\n      ", i64, " aj = ", arg ? "sh_i[lid]" : "0", ";\n      ",
+             combine(rp.op, acc_t, "a", "aj", "sh_v[lid + h]", arg ? "sh_i[lid + h]" : "0"), "\n      sh_v[lid] = a;\n");
+    if (arg) s += "      sh_i[lid] = aj;\n";
+    s += cat("    }\n    ", d.barrier(), "\n  }\n  if (lid == 0) {\n    ", write("sh_v[0]", arg ? "sh_i[0]" : "0"), "\n  }\n}\n");
+  } else {
+    s += cat("  const ", idx, " t = (", idx, ")", d.global_id(), ";\n  if (t >= total) return;\n  const ", idx,
+             " i = t % inner;\n  const ", idx, " rest = t / inner;\n  const ", idx, " c = rest % chunks;\n  const ", idx,
+             " o = rest / chunks;\n  const ", idx, " r0 = c * chunk;\n  ", idx, " r1 = r0 + chunk;\n  if (r1 > extent) r1 = extent;\n  ",
+             act, " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n  for (", idx, " r = r0; r < r1; ++r) {\n",
+             value_code, fold, "  }\n  ", write("acc", "ai"), "\n}\n");
+  }
+  return {s, "porta_reduce", {}};
+}
+
+std::string reduce_key(const ReductionPlan& rp, const Source& src, bool final_out, bool row, std::size_t group, bool wide) {
+  std::string k = cat("rd|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', row ? 'r' : 'c',
+                      group, wide ? 'w' : 'n', "|");
+  if (src.plan) k += cat(src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
+  else k += cat("partials", static_cast<int>(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype));
+  return k;
+}
+
+// One pass: `extent` positions per output reduced in `chunks` chunks of `chunk`.
+void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, const Source& src, const Geometry& g,
+                 std::int64_t extent, std::int64_t chunks, std::int64_t chunk, bool final_out, Handle pv, Handle pi,
+                 Handle qv, Handle qi) {
+  const DeviceInfo& info = device.info();
+  DialectText d{info.dialect};
+  std::int64_t total = g.outer * chunks * g.inner;
+  bool wide = (src.plan && src.layout.wide) || g.outer * extent * g.inner > 0x7ffffff0LL || total * static_cast<std::int64_t>(g.group) > 0x7ffffff0LL ||
+              rp.out_offset + g.outer * g.inner > 0x7ffffff0LL;
+  std::string key = reduce_key(rp, src, final_out, g.row, g.group, wide);
+  auto kernel = device.context().kernels().get(key, [&] { return generate(rp, src, final_out, g.row, g.group, wide, d); });
+  KernelArgs args(wide);
+  if (src.plan) {
+    push_input_args(args, *src.plan, src.layout);
+  } else {
+    args.memory(qv);
+    if (is_arg(rp.op)) args.memory(qi);
+  }
+  if (final_out) {
+    args.memory(rp.out);
+    args.index(rp.out_offset);
+  } else {
+    args.memory(pv);
+    if (is_arg(rp.op)) args.memory(pi);
+  }
+  for (std::int64_t v : {extent, g.inner, chunk, chunks, total}) args.index(v);
+  if (src.plan && src.layout.any_strided())
+    for (auto s : src.plan->shape) args.index(s);
+  LaunchDims dims;
+  if (g.row) {
+    dims.global[0] = static_cast<std::size_t>(g.outer * chunks) * g.group;
+  } else {
+    dims.global[0] = (static_cast<std::size_t>(total) + g.group - 1) / g.group * g.group;
+  }
+  dims.local[0] = g.group;
+  device.launch(q, *kernel, dims, args.args());
+}
+
+}  // namespace
+
+void run_reduction(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, const ReductionPlan& rp) {
+  QueueImpl& q = *qp;
+  if (rp.outer * rp.inner == 0) return;
+  const DeviceInfo& info = device.info();
+  if (info.dialect == Dialect::none) {
+    device.execute(q, rp);
+    return;
+  }
+  Geometry g = choose_geometry(rp, info);
+  Source first{&rp.input, analyse_inputs(rp.input)};
+  if (g.chunks == 1) {
+    launch_pass(device, q, rp, first, g, g.extent, 1, std::max<std::int64_t>(g.extent, 1), true, nullptr, nullptr, nullptr,
+                nullptr);
+    return;
+  }
+  DType acc_t = accumulator(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype);
+  std::size_t count = static_cast<std::size_t>(g.outer * g.chunks * g.inner);
+  std::size_t vbytes = count * itemsize(acc_t), ibytes = is_arg(rp.op) ? count * 8 : 0;
+  Handle pv = allocate_memory(device, vbytes, q);
+  Handle pi = ibytes ? allocate_memory(device, ibytes, q) : nullptr;
+  auto release = [&] {
+    // Stream-ordered: other queues reuse the partials only after this queue's second pass.
+    release_memory(device, pv, vbytes, qp);
+    if (pi) release_memory(device, pi, ibytes, qp);
+  };
+  try {
+    launch_pass(device, q, rp, first, g, g.extent, g.chunks, g.chunk, false, pv, pi, nullptr, nullptr);
+    Source partials{nullptr, {}};
+    launch_pass(device, q, rp, partials, g, g.chunks, 1, g.chunks, true, nullptr, nullptr, pv, pi);
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
+
+}  // namespace porta::detail

@@ -1,0 +1,201 @@
+// The dialect text of generated kernels: types, loads and stores, math names, helper functions.
+#include <cmath>
+#include <cstdio>
+
+#include "codegen.hpp"
+#include "strings.hpp"
+
+namespace porta::detail {
+
+std::string DialectText::kernel_prefix() const { return cuda() ? "extern \"C\" __global__ void " : "__kernel void "; }
+
+std::string DialectText::storage_type(DType t) const {
+  switch (t) {
+    case DType::boolean: return cuda() ? "unsigned char" : "uchar";
+    case DType::int32: return "int";
+    case DType::int64: return cuda() ? "long long" : "long";
+    case DType::float16: return cuda() ? "unsigned short" : "half";
+    case DType::bfloat16: return cuda() ? "unsigned short" : "ushort";
+    case DType::float32: return "float";
+    case DType::float64: return "double";
+  }
+  return "?";
+}
+
+std::string DialectText::compute_type(DType t) const {
+  switch (t) {
+    case DType::boolean: return "bool";
+    case DType::int32: return "int";
+    case DType::int64: return cuda() ? "long long" : "long";
+    case DType::float16:
+    case DType::bfloat16:
+    case DType::float32: return "float";
+    case DType::float64: return "double";
+  }
+  return "?";
+}
+
+std::string DialectText::scalar_param_type(DType t) const {
+  // OpenCL forbids bool parameters; pass bools as int.
+  return t == DType::boolean ? "int" : compute_type(t);
+}
+
+std::string DialectText::global_ptr(DType t) const {
+  return cuda() ? cat("const ", storage_type(t), "* __restrict__") : cat("__global const ", storage_type(t), "* restrict");
+}
+
+std::string DialectText::global_out_ptr(DType t) const {
+  return cuda() ? cat(storage_type(t), "* __restrict__") : cat("__global ", storage_type(t), "* restrict");
+}
+
+std::string DialectText::index_type(bool wide) const { return wide ? (cuda() ? "long long" : "long") : "int"; }
+
+std::string DialectText::global_id() const {
+  return cuda() ? "(blockIdx.x * (long long)blockDim.x + threadIdx.x)" : "get_global_id(0)";
+}
+std::string DialectText::global_size() const {
+  return cuda() ? "((long long)gridDim.x * blockDim.x)" : "get_global_size(0)";
+}
+std::string DialectText::local_id() const { return cuda() ? "threadIdx.x" : "get_local_id(0)"; }
+std::string DialectText::group_id() const { return cuda() ? "blockIdx.x" : "get_group_id(0)"; }
+std::string DialectText::local_size() const { return cuda() ? "blockDim.x" : "get_local_size(0)"; }
+std::string DialectText::barrier() const { return cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE);"; }
+std::string DialectText::local_array(const std::string& type, const std::string& name, const std::string& count) const {
+  return cuda() ? cat("__shared__ ", type, " ", name, "[", count, "];") : cat("__local ", type, " ", name, "[", count, "];");
+}
+
+std::string DialectText::load(DType t, const std::string& ptr, const std::string& index) const {
+  switch (t) {
+    case DType::boolean: return cat("(", ptr, "[", index, "] != 0)");
+    case DType::float16: return cuda() ? cat("porta_h2f(", ptr, "[", index, "])") : cat("vload_half(", index, ", ", ptr, ")");
+    case DType::bfloat16: return cat("porta_bf2f(", ptr, "[", index, "])");
+    default: return cat(ptr, "[", index, "]");
+  }
+}
+
+std::string DialectText::store(DType t, const std::string& ptr, const std::string& index, const std::string& value) const {
+  switch (t) {
+    case DType::boolean: return cat(ptr, "[", index, "] = (", storage_type(t), ")(", value, ");");
+    case DType::float16:
+      return cuda() ? cat(ptr, "[", index, "] = porta_f2h(", value, ");") : cat("vstore_half_rte(", value, ", ", index, ", ", ptr, ");");
+    case DType::bfloat16: return cat(ptr, "[", index, "] = porta_f2bf(", value, ");");
+    default: return cat(ptr, "[", index, "] = ", value, ";");
+  }
+}
+
+std::string DialectText::math(const std::string& fn, DType compute) const {
+  if (!cuda()) return fn;
+  bool single = compute != DType::float64;
+  return single ? fn + "f" : fn;
+}
+
+std::string DialectText::literal(double v, DType t) const {
+  char buf[64];
+  switch (t) {
+    case DType::boolean: return v != 0 ? "true" : "false";
+    case DType::int32: std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v)); return buf;
+    case DType::int64: std::snprintf(buf, sizeof buf, cuda() ? "%lldLL" : "%lldL", static_cast<long long>(v)); return buf;
+    case DType::float64: std::snprintf(buf, sizeof buf, "%.17g", v); break;
+    default: std::snprintf(buf, sizeof buf, "%.9gf", v); return buf;
+  }
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string DialectText::prelude(bool fp64, bool random) const {
+  std::string p;
+  if (cuda()) {
+    p += R"(typedef unsigned int porta_u32;
+typedef unsigned long long porta_u64;
+__device__ __forceinline__ float porta_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short porta_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ float porta_bf2f(unsigned short b) { return __uint_as_float(((porta_u32)b) << 16); }
+__device__ __forceinline__ unsigned short porta_f2bf(float f) {
+  porta_u32 u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+__device__ __forceinline__ float porta_round_h(float f) { return porta_h2f(porta_f2h(f)); }
+__device__ __forceinline__ float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
+__device__ __forceinline__ porta_u32 porta_mulhi(porta_u32 a, porta_u32 b) { return __umulhi(a, b); }
+#define PORTA_FN __device__ __forceinline__
+#define PORTA_I64 long long
+)";
+  } else {
+    if (fp64) p += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    p += R"(typedef uint porta_u32;
+typedef ulong porta_u64;
+inline float porta_bf2f(ushort b) { return as_float(((uint)b) << 16); }
+inline ushort porta_f2bf(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+inline float porta_round_h(float f) { half h; vstore_half_rte(f, 0, &h); return vload_half(0, &h); }
+inline float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
+inline uint porta_mulhi(uint a, uint b) { return mul_hi(a, b); }
+#define PORTA_FN inline
+#define PORTA_I64 long
+)";
+  }
+  // NumPy's remainder (sign of the divisor), integer power, NaN-propagating max/min.
+  p += R"(PORTA_FN int porta_mod_i32(int a, int b) { if (b == 0) return 0; if (b == -1) return 0; int r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
+PORTA_FN PORTA_I64 porta_mod_i64(PORTA_I64 a, PORTA_I64 b) { if (b == 0) return 0; if (b == -1) return 0; PORTA_I64 r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
+PORTA_FN int porta_pow_i32(int a, int b) { if (b < 0) return 0; porta_u32 r = 1u, x = (porta_u32)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (int)r; }
+PORTA_FN PORTA_I64 porta_pow_i64(PORTA_I64 a, PORTA_I64 b) { if (b < 0) return 0; porta_u64 r = 1u, x = (porta_u64)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (PORTA_I64)r; }
+PORTA_FN float porta_mod_f32(float a, float b) { float m = FMODF(a, b); if (b == 0.0f) return m; if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) m += b; } else { m = COPYSIGNF(0.0f, b); } return m; }
+PORTA_FN float porta_max_f32(float a, float b) { return (a > b || a != a) ? a : b; }
+PORTA_FN float porta_min_f32(float a, float b) { return (a < b || a != a) ? a : b; }
+)";
+  if (fp64 || cuda()) {
+    p += R"(PORTA_FN double porta_mod_f64(double a, double b) { double m = fmod(a, b); if (b == 0.0) return m; if (m != 0.0) { if ((b < 0.0) != (m < 0.0)) m += b; } else { m = copysign(0.0, b); } return m; }
+PORTA_FN double porta_max_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+PORTA_FN double porta_min_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+)";
+  }
+  if (cuda()) {
+    // FMODF/COPYSIGNF name the float versions.
+    p = "#define FMODF fmodf\n#define COPYSIGNF copysignf\n" + p;
+  } else {
+    p = "#define FMODF fmod\n#define COPYSIGNF copysign\n" + p;
+  }
+  if (random) {
+    // Philox4x32-10, as src/philox.hpp.
+    p += R"(PORTA_FN void porta_philox(porta_u64 index, porta_u64 stream, porta_u64 seed, porta_u32* x) {
+  porta_u32 c0 = (porta_u32)index, c1 = (porta_u32)(index >> 32), c2 = (porta_u32)stream, c3 = (porta_u32)(stream >> 32);
+  porta_u32 k0 = (porta_u32)seed, k1 = (porta_u32)(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    porta_u32 hi0 = porta_mulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
+    porta_u32 hi1 = porta_mulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
+    c0 = hi1 ^ c1 ^ k0; c1 = lo1; c2 = hi0 ^ c3 ^ k1; c3 = lo0;
+    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+  }
+  x[0] = c0; x[1] = c1; x[2] = c2; x[3] = c3;
+}
+PORTA_FN float porta_u01_f32(porta_u32 x) { return (float)(x >> 8) * 5.9604644775390625e-08f; }
+PORTA_FN float porta_uniform_f32(porta_u64 i, porta_u64 s, porta_u64 k) { porta_u32 x[4]; porta_philox(i, s, k, x); return porta_u01_f32(x[0]); }
+PORTA_FN float porta_normal_f32(porta_u64 i, porta_u64 s, porta_u64 k) {
+  porta_u32 x[4]; porta_philox(i, s, k, x);
+  float u1 = porta_u01_f32(x[0]), u2 = porta_u01_f32(x[1]);
+  return SQRTF(-2.0f * LOGF(1.0f - u1)) * COSF(6.2831853071795864769f * u2);
+}
+)";
+    if (fp64 || cuda()) {
+      p += R"(PORTA_FN double porta_u01_f64(porta_u32 a, porta_u32 b) { return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16; }
+PORTA_FN double porta_uniform_f64(porta_u64 i, porta_u64 s, porta_u64 k) { porta_u32 x[4]; porta_philox(i, s, k, x); return porta_u01_f64(x[0], x[1]); }
+PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) {
+  porta_u32 x[4]; porta_philox(i, s, k, x);
+  double u1 = porta_u01_f64(x[0], x[1]), u2 = porta_u01_f64(x[2], x[3]);
+  return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586476925286766559 * u2);
+}
+)";
+    }
+    p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n" : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n") + p;
+  }
+  return p;
+}
+
+}  // namespace porta::detail

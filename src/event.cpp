@@ -1,0 +1,30 @@
+// Events for device-side timing.
+#include <porta/event.hpp>
+#include <porta/error.hpp>
+
+#include "context.hpp"
+
+namespace porta {
+
+Event Event::record(const Device& d) {
+  Event e;
+  e.impl_ = detail::thread_queue(d).record(true);
+  return e;
+}
+
+void Event::synchronize() const {
+  if (!impl_) throw InvalidArgument("Event: not recorded");
+  impl_->synchronize();
+}
+
+bool Event::done() const {
+  if (!impl_) throw InvalidArgument("Event: not recorded");
+  return impl_->done();
+}
+
+double Event::elapsed_ms(const Event& start) const {
+  if (!impl_ || !start.impl_) throw InvalidArgument("Event::elapsed_ms: both events must be recorded");
+  return impl_->elapsed_ms_since(*start.impl_);
+}
+
+}  // namespace porta

@@ -1,0 +1,75 @@
+// ArrayNode construction and state.
+#include "node.hpp"
+
+#include <algorithm>
+
+namespace porta::detail {
+
+ArrayNode::ArrayNode(Shape shape, DType dtype, Device device, View view)
+    : shape_(std::move(shape)), dtype_(dtype), device_(std::move(device)), size_(element_count(shape_)),
+      view_(std::move(view)) {
+  held_bytes_ = view_.buffer ? view_.buffer->bytes() : 0;
+  evaluated_.store(true, std::memory_order_release);
+}
+
+ArrayNode::ArrayNode(Shape shape, DType dtype, Device device, Expr expr)
+    : shape_(std::move(shape)), dtype_(dtype), device_(std::move(device)), size_(element_count(shape_)),
+      expr_(std::move(expr)) {
+  int h = 0, leaves = 0;
+  bool any = false;
+  for (auto& a : expr_.args) {
+    if (!a) continue;
+    any = true;
+    h = std::max(h, a->height() + 1);
+    leaves += a->leaves();
+    held_bytes_ += a->held_bytes();
+  }
+  height_ = h;
+  leaves_ = any ? leaves : 1;
+}
+
+ArrayNode::Snapshot ArrayNode::snapshot() const {
+  std::lock_guard lock(mutex_);
+  if (evaluated_.load(std::memory_order_relaxed)) return {true, view_, {}};
+  return {false, {}, expr_};
+}
+
+void ArrayNode::set_result(View v) {
+  view_ = std::move(v);
+  expr_ = Expr{};
+  evaluated_.store(true, std::memory_order_release);
+}
+
+std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<std::int64_t> s(shape.size());
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return s;
+}
+
+bool is_contiguous_view(const Shape& shape, const std::vector<std::int64_t>& strides) {
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != acc) return false;
+    acc *= shape[i];
+  }
+  return true;
+}
+
+NodePtr make_view(const NodePtr& base, Shape shape, std::int64_t offset, std::vector<std::int64_t> strides) {
+  const View& v = evaluate(base);
+  return std::make_shared<ArrayNode>(std::move(shape), base->dtype(), base->device(),
+                                     View{v.buffer, offset, std::move(strides)});
+}
+
+NodePtr make_buffer_node(Shape shape, DType dtype, const Device& device) {
+  std::int64_t n = element_count(shape);
+  auto buffer = std::make_shared<Buffer>(device, static_cast<std::size_t>(n) * itemsize(dtype));
+  auto strides = contiguous_strides(shape);
+  return std::make_shared<ArrayNode>(std::move(shape), dtype, device, View{std::move(buffer), 0, std::move(strides)});
+}
+
+}  // namespace porta::detail

@@ -1,0 +1,190 @@
+// The public elementwise operations: NumPy's result dtypes, then one lazy node each.
+#include <porta/ops.hpp>
+
+#include <porta/error.hpp>
+
+#include "expr.hpp"
+#include "strings.hpp"
+
+namespace porta {
+
+using detail::cat;
+using detail::make_node;
+using detail::NodePtr;
+using detail::Op;
+using detail::resolve;
+
+namespace {
+
+Array wrap(NodePtr n) { return Array(std::move(n)); }
+
+[[noreturn]] void bad_dtype(const char* op, DType t, const char* need) {
+  throw DTypeError(cat(op, " does not take ", name(t), " operands: it needs ", need));
+}
+
+Array arithmetic(Op op, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  if (r.dtype == DType::boolean) {
+    if (op == Op::add) op = Op::logical_or;
+    else if (op == Op::mul) op = Op::logical_and;
+    else if (op == Op::sub) throw DTypeError("subtract of two bool arrays is not defined (as NumPy); use logical_xor or astype(int32)");
+    else if (op == Op::mod || op == Op::pow) r = resolve({&a, &b}, DType::int32);
+  }
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array comparison(Op op, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+}
+
+Array logical(Op op, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b}, DType::boolean);
+  return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+}
+
+Array bitwise(Op op, const char* fname, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  if (is_floating(r.dtype)) bad_dtype(fname, r.dtype, "bool or integer arrays");
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+NodePtr operand(const Array& a, const char* fname) { return detail::node_of(a, fname); }
+
+// Math functions: floating inputs keep their dtype; integers become float64, bool float16 (NumPy).
+Array math(Op op, const Array& a, const char* fname) {
+  NodePtr n = operand(a, fname);
+  DType t = n->dtype();
+  DType out = is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64);
+  if (!n->device().supports(out) && out == DType::float16) out = DType::float32;
+  return wrap(make_node(op, out, detail::cast(n, out)));
+}
+
+}  // namespace
+
+Array add(const Operand& a, const Operand& b) { return arithmetic(Op::add, a, b); }
+Array subtract(const Operand& a, const Operand& b) { return arithmetic(Op::sub, a, b); }
+Array multiply(const Operand& a, const Operand& b) { return arithmetic(Op::mul, a, b); }
+Array remainder(const Operand& a, const Operand& b) { return arithmetic(Op::mod, a, b); }
+Array power(const Operand& a, const Operand& b) { return arithmetic(Op::pow, a, b); }
+Array pow(const Operand& a, const Operand& b) { return power(a, b); }
+
+Array divide(const Operand& a, const Operand& b) {
+  DType t = detail::result_dtype({&a, &b});
+  auto r = resolve({&a, &b}, is_floating(t) ? t : DType::float64);
+  return wrap(make_node(Op::div, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array maximum(const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  return wrap(make_node(r.dtype == DType::boolean ? Op::logical_or : Op::maximum, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array minimum(const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  return wrap(make_node(r.dtype == DType::boolean ? Op::logical_and : Op::minimum, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array clip(const Operand& a, const Operand& lo, const Operand& hi) {
+  auto r = resolve({&a, &lo, &hi});
+  if (r.dtype == DType::boolean) throw DTypeError("clip does not take bool arrays; use astype(int32) first");
+  NodePtr m = make_node(Op::maximum, r.dtype, r.nodes[0], r.nodes[1]);
+  return wrap(make_node(Op::minimum, r.dtype, m, r.nodes[2]));
+}
+
+Array where(const Operand& cond, const Operand& x, const Operand& y) {
+  DType t = detail::result_dtype({&x, &y});
+  auto r = resolve({&cond, &x, &y}, t);
+  // The condition is tested as bool, whatever its dtype.
+  auto c = resolve({&cond, &x, &y}, DType::boolean);
+  return wrap(make_node(Op::where, t, c.nodes[0], r.nodes[1], r.nodes[2]));
+}
+
+Array equal(const Operand& a, const Operand& b) { return comparison(Op::eq, a, b); }
+Array not_equal(const Operand& a, const Operand& b) { return comparison(Op::ne, a, b); }
+Array less(const Operand& a, const Operand& b) { return comparison(Op::lt, a, b); }
+Array less_equal(const Operand& a, const Operand& b) { return comparison(Op::le, a, b); }
+Array greater(const Operand& a, const Operand& b) { return comparison(Op::gt, a, b); }
+Array greater_equal(const Operand& a, const Operand& b) { return comparison(Op::ge, a, b); }
+
+Array logical_and(const Operand& a, const Operand& b) { return logical(Op::logical_and, a, b); }
+Array logical_or(const Operand& a, const Operand& b) { return logical(Op::logical_or, a, b); }
+Array logical_xor(const Operand& a, const Operand& b) { return logical(Op::logical_xor, a, b); }
+Array logical_not(const Array& a) {
+  return wrap(make_node(Op::logical_not, DType::boolean, detail::cast(operand(a, "logical_not"), DType::boolean)));
+}
+Array bitwise_and(const Operand& a, const Operand& b) { return bitwise(Op::bit_and, "bitwise_and", a, b); }
+Array bitwise_or(const Operand& a, const Operand& b) { return bitwise(Op::bit_or, "bitwise_or", a, b); }
+Array bitwise_xor(const Operand& a, const Operand& b) { return bitwise(Op::bit_xor, "bitwise_xor", a, b); }
+Array bitwise_not(const Array& a) {
+  NodePtr n = operand(a, "bitwise_not");
+  if (is_floating(n->dtype())) bad_dtype("bitwise_not", n->dtype(), "a bool or integer array");
+  return wrap(make_node(Op::bit_not, n->dtype(), n));
+}
+
+Array negative(const Array& a) {
+  NodePtr n = operand(a, "negative");
+  if (n->dtype() == DType::boolean) throw DTypeError("negative of a bool array is not defined (as NumPy); use logical_not");
+  return wrap(make_node(Op::neg, n->dtype(), n));
+}
+
+Array abs(const Array& a) {
+  NodePtr n = operand(a, "abs");
+  if (n->dtype() == DType::boolean) return a;
+  return wrap(make_node(Op::abs, n->dtype(), n));
+}
+
+Array sign(const Array& a) {
+  NodePtr n = operand(a, "sign");
+  if (n->dtype() == DType::boolean) throw DTypeError("sign of a bool array is not defined (as NumPy); use astype(int32)");
+  return wrap(make_node(Op::sign, n->dtype(), n));
+}
+
+Array square(const Array& a) {
+  NodePtr n = operand(a, "square");
+  if (n->dtype() == DType::boolean) return a;
+  return wrap(make_node(Op::square, n->dtype(), n));
+}
+
+Array exp(const Array& a) { return math(Op::exp, a, "exp"); }
+Array log(const Array& a) { return math(Op::log, a, "log"); }
+Array log1p(const Array& a) { return math(Op::log1p, a, "log1p"); }
+Array expm1(const Array& a) { return math(Op::expm1, a, "expm1"); }
+Array sqrt(const Array& a) { return math(Op::sqrt, a, "sqrt"); }
+Array rsqrt(const Array& a) { return math(Op::rsqrt, a, "rsqrt"); }
+Array sin(const Array& a) { return math(Op::sin, a, "sin"); }
+Array cos(const Array& a) { return math(Op::cos, a, "cos"); }
+Array tan(const Array& a) { return math(Op::tan, a, "tan"); }
+Array tanh(const Array& a) { return math(Op::tanh, a, "tanh"); }
+Array sigmoid(const Array& a) { return math(Op::sigmoid, a, "sigmoid"); }
+Array erf(const Array& a) { return math(Op::erf, a, "erf"); }
+
+namespace {
+// floor/ceil/round leave integers as they are (NumPy 2).
+Array rounding(Op op, const Array& a, const char* fname) {
+  NodePtr n = operand(a, fname);
+  if (is_integral(n->dtype())) return a;
+  return math(op, a, fname);
+}
+Array classify(Op op, const Array& a, const char* fname) {
+  NodePtr n = operand(a, fname);
+  return wrap(make_node(op, DType::boolean, n));
+}
+}  // namespace
+
+Array floor(const Array& a) { return rounding(Op::floor, a, "floor"); }
+Array ceil(const Array& a) { return rounding(Op::ceil, a, "ceil"); }
+Array round(const Array& a) { return rounding(Op::round, a, "round"); }
+Array isnan(const Array& a) { return classify(Op::isnan, a, "isnan"); }
+Array isinf(const Array& a) { return classify(Op::isinf, a, "isinf"); }
+Array isfinite(const Array& a) { return classify(Op::isfinite, a, "isfinite"); }
+
+Array Array::operator-() const { return negative(*this); }
+Array Array::operator!() const { return logical_not(*this); }
+Array Array::operator~() const { return bitwise_not(*this); }
+Array& Array::operator+=(const Array& b) { return *this = add(*this, b); }
+Array& Array::operator-=(const Array& b) { return *this = subtract(*this, b); }
+Array& Array::operator*=(const Array& b) { return *this = multiply(*this, b); }
+Array& Array::operator/=(const Array& b) { return *this = divide(*this, b); }
+
+}  // namespace porta
