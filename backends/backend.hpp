@@ -192,8 +192,10 @@ class DeviceImpl {
   // Matrix product; the backend picks its library or kernel. Throws DTypeError for a dtype it lacks.
   virtual void matmul(QueueImpl& q, const MatmulArgs& args) = 0;
 
-  // The core's state for this device, created on first use.
+  // The core's state for this device, created on first use. The core releases it (cached
+  // memory, compiled kernels) before the backend is destroyed.
   DeviceContext& context();
+  void release_context();
 
  private:
   Backend backend_;

@@ -30,6 +30,10 @@ DeviceContext& DeviceImpl::context() {
   return *context_;
 }
 
+void DeviceImpl::release_context() {
+  if (context_) context_->release();
+}
+
 std::shared_ptr<Kernel> DeviceImpl::compile(const KernelSource&) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot compile kernels at run time"));
 }

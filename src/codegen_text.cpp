@@ -96,11 +96,11 @@ std::string DialectText::literal(double v, DType t) const {
     case DType::int32: std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v)); return buf;
     case DType::int64: std::snprintf(buf, sizeof buf, cuda() ? "%lldLL" : "%lldL", static_cast<long long>(v)); return buf;
     case DType::float64: std::snprintf(buf, sizeof buf, "%.17g", v); break;
-    default: std::snprintf(buf, sizeof buf, "%.9gf", v); return buf;
+    default: std::snprintf(buf, sizeof buf, "%.9g", v); break;
   }
   std::string s = buf;
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
+  return t == DType::float64 ? s : s + "f";
 }
 
 std::string DialectText::prelude(bool fp64, bool random) const {
@@ -134,7 +134,7 @@ inline ushort porta_f2bf(float f) {
   u += 0x7fffu + ((u >> 16) & 1u);
   return (ushort)(u >> 16);
 }
-inline float porta_round_h(float f) { half h; vstore_half_rte(f, 0, &h); return vload_half(0, &h); }
+inline float porta_round_h(float f) { ushort h; vstore_half_rte(f, 0, (__private half*)&h); return vload_half(0, (__private const half*)&h); }
 inline float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
 inline uint porta_mulhi(uint a, uint b) { return mul_hi(a, b); }
 #define PORTA_FN inline

@@ -7,6 +7,11 @@ namespace porta::detail {
 
 DeviceContext::DeviceContext(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
 
+void DeviceContext::release() {
+  allocator_.free_cached();
+  kernels_.clear();
+}
+
 namespace {
 
 // This thread's queues. Declared so that each queue is destroyed (waiting for its work)

@@ -16,6 +16,8 @@ class DeviceContext {
   DeviceImpl& device() { return device_; }
   KernelCache& kernels() { return kernels_; }
   CachingAllocator& allocator() { return allocator_; }
+  // Frees cached memory and compiled kernels while the backend can still free them.
+  void release();
 
  private:
   DeviceImpl& device_;

@@ -48,4 +48,9 @@ std::size_t KernelCache::size() const {
   return entries_.size();
 }
 
+void KernelCache::clear() {
+  std::unique_lock lock(m_);
+  entries_.clear();
+}
+
 }  // namespace porta::detail

@@ -27,6 +27,7 @@ class KernelCache {
   std::uint64_t compiles() const { return compiles_.load(std::memory_order_relaxed); }
   std::uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
   std::size_t size() const;
+  void clear();
 
  private:
   struct Entry {

@@ -23,6 +23,10 @@ struct LoadedPlugin {
   void* library = nullptr;
   std::unique_ptr<BackendImpl> backend;
   ~LoadedPlugin() {
+    // The core's per-device state holds backend objects (cached memory, kernels): release it
+    // while the backend is whole.
+    if (backend)
+      for (auto& d : backend->devices()) d->release_context();
     backend.reset();
     if (library) dlclose(library);
   }
