@@ -1,0 +1,75 @@
+// porta-info: what porta sees on this machine, in the spirit of clinfo and nvidia-smi: every
+// backend (built? loaded? why not), every device, and the default device. Exits with status 2
+// and the message when PORTA_BACKEND or PORTA_DEVICE names something that does not exist.
+#include <porta/porta.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "strings.hpp"
+
+namespace {
+
+std::string dtypes_of(const porta::Device& d) {
+  std::vector<std::string> names;
+  for (int i = 0; i < porta::kDTypeCount; ++i) {
+    auto t = static_cast<porta::DType>(i);
+    if (d.supports(t)) names.emplace_back(porta::name(t));
+  }
+  return porta::detail::join(names, " ");
+}
+
+void print_env(const char* var) {
+  const char* v = std::getenv(var);
+  std::printf("  %-18s %s\n", var, v && *v ? v : "(unset)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::printf("usage: porta-info\nLists porta's backends, devices and default device. Environment: PORTA_BACKEND, "
+                  "PORTA_DEVICE, PORTA_PLUGIN_PATH, PORTA_LOG.\n");
+      return 0;
+    }
+    std::fprintf(stderr, "porta-info: unknown argument '%s' (try --help)\n", a.c_str());
+    return 2;
+  }
+  std::printf("porta %s\n\nBackends:\n", PORTA_VERSION);
+  for (const auto& b : porta::backends()) {
+    std::string state = !b.built ? "not built" : b.loaded ? "loaded" : "unavailable";
+    std::printf("  %-7s %-12s", std::string(porta::name(b.backend)).c_str(), state.c_str());
+    if (b.loaded)
+      std::printf("%d device%s  %s\n", b.device_count, b.device_count == 1 ? "" : "s", b.version.c_str());
+    else
+      std::printf("%s\n", b.reason.rfind("not built: ", 0) == 0 ? b.reason.c_str() + 11 : b.reason.c_str());
+    if (b.loaded && !b.plugin_path.empty()) std::printf("          plugin %s\n", b.plugin_path.c_str());
+  }
+  std::printf("\nEnvironment:\n");
+  for (const char* v : {"PORTA_BACKEND", "PORTA_DEVICE", "PORTA_PLUGIN_PATH", "PORTA_LOG", "PORTA_MATMUL", "PORTA_ALLOC"})
+    print_env(v);
+  try {
+    auto devs = porta::devices();
+    std::printf("\nDevices:\n");
+    if (devs.empty()) std::printf("  (none)\n");
+    for (const auto& d : devs) {
+      std::printf("  %-9s %s\n", d.spec().c_str(), d.name().c_str());
+      std::printf("            kind %s, vendor %s, platform %s, driver %s\n", std::string(porta::name(d.kind())).c_str(),
+                  d.vendor().c_str(), d.platform().c_str(), d.driver_version().c_str());
+      std::printf("            memory %s, compute units %d%s%s\n", porta::detail::format_bytes(d.memory_bytes()).c_str(),
+                  d.compute_units(), d.pci_bus_id().empty() ? "" : ", PCI ", d.pci_bus_id().c_str());
+      std::printf("            dtypes %s; %s\n", dtypes_of(d).c_str(),
+                  d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
+    }
+    auto def = porta::default_device();
+    std::printf("\nDefault device: %s (%s)\n", def.spec().c_str(), def.name().c_str());
+  } catch (const porta::Error& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "porta-info: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
