@@ -1,0 +1,101 @@
+// matmul through cuBLAS on the calling thread's stream. porta's matrices are row-major and
+// cuBLAS's column-major: a row-major X with row stride ld is the column-major X^T with leading
+// dimension ld, so C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T, that is, with the
+// operands swapped and m and n exchanged.
+#include <limits>
+
+#include "cuda.hpp"
+#include "strings.hpp"
+
+namespace porta::cuda {
+namespace {
+
+struct GemmTypes {
+  cudaDataType data;
+  cublasComputeType_t compute;
+  bool double_scalars;  // alpha and beta are double (else float)
+};
+
+GemmTypes gemm_types(const detail::MatmulArgs& a, const std::string& where) {
+  switch (a.dtype) {
+    case DType::float32:
+      return {CUDA_R_32F, a.allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, false};
+    case DType::float64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F, true};
+    case DType::float16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F, false};  // accumulates in float
+    case DType::bfloat16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, false};
+    default:
+      throw DTypeError(detail::cat(where, ": matmul of ", name(a.dtype),
+                                   " arrays is not supported; cuBLAS multiplies float16, bfloat16, float32 and float64 "
+                                   "(convert with astype first)"));
+  }
+}
+
+// The row stride of a row-major rows x cols matrix. With a single row it is never used to step,
+// so a caller's 0 is fixed up to what cuBLAS insists on.
+std::int64_t leading_dimension(std::int64_t ld, std::int64_t rows, std::int64_t cols, const char* which,
+                               const std::string& where) {
+  std::int64_t least = std::max<std::int64_t>(cols, 1);
+  if (ld >= least) return ld;
+  if (rows <= 1) return least;
+  throw InvalidArgument(detail::cat(where, ": matmul: ", which, " is ", rows, " x ", cols, " but its row stride is ", ld,
+                                    "; it must be at least ", cols));
+}
+
+}  // namespace
+
+void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
+  Queue& queue = own(q);
+  if (a.batch < 0 || a.m < 0 || a.n < 0 || a.k < 0)
+    throw InvalidArgument(detail::cat(label(), ": matmul with negative sizes: batch ", a.batch, ", m ", a.m, ", n ", a.n,
+                                      ", k ", a.k));
+  GemmTypes types = gemm_types(a, label());
+  if (a.batch == 0 || a.m == 0 || a.n == 0) return;
+  if (a.batch > 1 && a.stride_c == 0)
+    throw InvalidArgument(detail::cat(label(), ": matmul of ", a.batch, " batches into one C (stride_c 0)"));
+  const std::size_t elem = itemsize(a.dtype);
+  std::int64_t ldc = leading_dimension(a.ldc, a.m, a.n, "C", label());
+  ctx_->make_current();
+
+  if (a.k == 0) {  // an empty sum: C = 0
+    for (std::int64_t i = 0; i < a.batch; ++i)
+      PORTA_CU_AT(label(), cuMemsetD2D8Async(device_ptr(a.c, static_cast<std::size_t>(a.c_offset + i * a.stride_c) * elem),
+                                             static_cast<std::size_t>(ldc) * elem, 0,
+                                             static_cast<std::size_t>(a.n) * elem, static_cast<std::size_t>(a.m),
+                                             queue.stream()));
+    return;
+  }
+  std::int64_t lda = leading_dimension(a.lda, a.trans_a ? a.k : a.m, a.trans_a ? a.m : a.k, "A", label());
+  std::int64_t ldb = leading_dimension(a.ldb, a.trans_b ? a.n : a.k, a.trans_b ? a.k : a.n, "B", label());
+
+  const void* pa = reinterpret_cast<const void*>(device_ptr(a.a, static_cast<std::size_t>(a.a_offset) * elem));
+  const void* pb = reinterpret_cast<const void*>(device_ptr(a.b, static_cast<std::size_t>(a.b_offset) * elem));
+  void* pc = reinterpret_cast<void*>(device_ptr(a.c, static_cast<std::size_t>(a.c_offset) * elem));
+  // op(B)^T: B as stored is column-major n x k (ld ldb) when not transposed, so no transpose.
+  cublasOperation_t op_b = a.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t op_a = a.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  float alpha_f = 1.0f, beta_f = 0.0f;
+  double alpha_d = 1.0, beta_d = 0.0;
+  const void* alpha = types.double_scalars ? static_cast<const void*>(&alpha_d) : static_cast<const void*>(&alpha_f);
+  const void* beta = types.double_scalars ? static_cast<const void*>(&beta_d) : static_cast<const void*>(&beta_f);
+
+  constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+  bool fits_int = a.m <= kIntMax && a.n <= kIntMax && a.k <= kIntMax && lda <= kIntMax && ldb <= kIntMax &&
+                  ldc <= kIntMax && a.batch <= kIntMax;
+
+  std::lock_guard lock(queue.blas_mutex());
+  cublasHandle_t handle = queue.blas();
+  if (fits_int) {
+    PORTA_CUBLAS_AT(label(), cublasGemmStridedBatchedEx(
+                                 handle, op_b, op_a, static_cast<int>(a.n), static_cast<int>(a.m), static_cast<int>(a.k),
+                                 alpha, pb, types.data, static_cast<int>(ldb), a.stride_b, pa, types.data,
+                                 static_cast<int>(lda), a.stride_a, beta, pc, types.data, static_cast<int>(ldc),
+                                 a.stride_c, static_cast<int>(a.batch), types.compute, CUBLAS_GEMM_DEFAULT));
+  } else {
+    PORTA_CUBLAS_AT(label(), cublasGemmStridedBatchedEx_64(handle, op_b, op_a, a.n, a.m, a.k, alpha, pb, types.data, ldb,
+                                                           a.stride_b, pa, types.data, lda, a.stride_a, beta, pc,
+                                                           types.data, ldc, a.stride_c, a.batch, types.compute,
+                                                           CUBLAS_GEMM_DEFAULT));
+  }
+}
+
+}  // namespace porta::cuda

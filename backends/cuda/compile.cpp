@@ -1,0 +1,171 @@
+// Run-time compilation: NVRTC turns CUDA C++ into a cubin for the device's own architecture
+// (sm_90 on an H200), the driver loads it into the device's primary context, and a Kernel is
+// one function of the loaded module.
+#include <algorithm>
+#include <nvrtc.h>
+
+#include "cuda.hpp"
+#include "log.hpp"
+#include "strings.hpp"
+
+namespace porta::cuda {
+namespace {
+
+struct Program {
+  nvrtcProgram p = nullptr;
+  ~Program() {
+    if (p) nvrtcDestroyProgram(&p);
+  }
+};
+
+// The real architectures this NVRTC can emit cubins for, ascending (75, 80, ... 120).
+const std::vector<int>& supported_archs() {
+  static const std::vector<int> archs = [] {
+    std::vector<int> out;
+    int count = 0;
+    if (nvrtcGetNumSupportedArchs(&count) == NVRTC_SUCCESS && count > 0) {
+      out.resize(static_cast<std::size_t>(count));
+      if (nvrtcGetSupportedArchs(out.data()) != NVRTC_SUCCESS) out.clear();
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  return archs;
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "?";
+  return detail::cat(major, ".", minor);
+}
+
+bool has_option(const std::vector<std::string>& options, std::initializer_list<const char*> prefixes) {
+  for (const auto& o : options)
+    for (const char* p : prefixes)
+      if (o.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+std::string program_log(nvrtcProgram p) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(p, &size) != NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  if (nvrtcGetProgramLog(p, log.data()) != NVRTC_SUCCESS) return {};
+  log.resize(size - 1);  // the terminating NUL
+  return log;
+}
+
+}  // namespace
+
+std::string nvrtc_version_text() { return nvrtc_version(); }
+
+Module::~Module() {
+  if (ctx_->make_current_noexcept()) log_failure(cuModuleUnload(module_), "cuModuleUnload", ctx_->label());
+}
+
+Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source)
+    : module_(std::move(module)), entry_(entry) {
+  CUresult r = cuModuleGetFunction(&function_, module_->get(), entry.c_str());
+  if (r == CUDA_SUCCESS) return;
+  if (r != CUDA_ERROR_NOT_FOUND) throw_error(r, "cuModuleGetFunction", module_->context().label());
+  // List what the module does have: a C++ kernel's name is mangled unless it is extern "C".
+  std::vector<std::string> names;
+  unsigned count = 0;
+  if (cuModuleGetFunctionCount(&count, module_->get()) == CUDA_SUCCESS && count > 0) {
+    std::vector<CUfunction> functions(count);
+    if (cuModuleEnumerateFunctions(functions.data(), count, module_->get()) == CUDA_SUCCESS)
+      for (CUfunction f : functions) {
+        const char* name = nullptr;
+        if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name) names.emplace_back(name);
+      }
+  }
+  std::string message = detail::cat(
+      module_->context().label(), ": the compiled program has no kernel named '", entry,
+      "'. Kernels are looked up by their symbol name: declare the kernel extern \"C\" __global__, or give its mangled "
+      "name. The program's kernels are: ",
+      names.empty() ? std::string("(none)") : detail::join(names, ", "), "\nSource:\n", detail::number_lines(source));
+  throw CompileError(message, "", source);
+}
+
+void Kernel::reserve_shared_memory(std::size_t bytes) {
+  if (bytes <= shared_limit_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(shared_m_);
+  if (bytes <= shared_limit_.load(std::memory_order_relaxed)) return;
+  PORTA_CU_AT(module_->context().label(),
+              cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes)));
+  shared_limit_.store(bytes, std::memory_order_release);
+}
+
+std::shared_ptr<Module> Device::build(const std::string& source, const std::string& entry,
+                                      const std::vector<std::string>& given) {
+  std::vector<std::string> options = given;
+  int arch = cc_major_ * 10 + cc_minor_;
+  if (!has_option(options, {"-arch", "--gpu-architecture"})) {
+    const auto& archs = supported_archs();
+    if (std::find(archs.begin(), archs.end(), arch) != archs.end()) {
+      options.push_back(detail::cat("--gpu-architecture=sm_", arch));
+    } else if (!archs.empty() && arch > archs.back()) {
+      // A GPU newer than this NVRTC: PTX for the newest architecture it knows, which the
+      // driver compiles for the device when it loads the module.
+      options.push_back(detail::cat("--gpu-architecture=compute_", archs.back()));
+      PORTA_LOG(info, label(), ": NVRTC ", nvrtc_version(), " does not know sm_", arch, "; compiling PTX for compute_",
+                archs.back());
+    } else {
+      throw DeviceError(detail::cat(label(), " (", info_.name, ", sm_", arch, "): NVRTC ", nvrtc_version(),
+                                    " cannot compile for this GPU",
+                                    archs.empty() ? std::string() : detail::cat(" (it supports sm_", archs.front(), " and newer)"),
+                                    ". Use a CUDA toolkit that supports the GPU"));
+    }
+  }
+  if (!has_option(options, {"-std", "--std"})) options.emplace_back("-std=c++17");
+
+  Program program;
+  std::string file = detail::cat(entry.empty() ? std::string("kernel") : entry, ".cu");
+  PORTA_NVRTC(nvrtcCreateProgram(&program.p, source.c_str(), file.c_str(), 0, nullptr, nullptr));
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  nvrtcResult result = nvrtcCompileProgram(program.p, static_cast<int>(argv.size()), argv.data());
+  std::string log = program_log(program.p);
+  if (result != NVRTC_SUCCESS) {
+    std::string message = detail::cat("NVRTC ", nvrtc_version(), " could not compile '", entry, "' for ", label(), " (",
+                                      info_.name, ", sm_", arch, "): ", describe(result),
+                                      "\nOptions: ", detail::join(options, " "), "\nLog:\n", log, "\nSource:\n",
+                                      detail::number_lines(source));
+    throw CompileError(message, log, source);
+  }
+  if (!log.empty()) PORTA_LOG(debug, "NVRTC messages for ", entry, " on ", label(), ":\n", log);
+
+  // A cubin when compiled for a real architecture (sm_XY), else PTX (compute_XY).
+  std::string image;
+  std::size_t size = 0;
+  if (nvrtcGetCUBINSize(program.p, &size) == NVRTC_SUCCESS && size > 0) {
+    image.resize(size);
+    PORTA_NVRTC(nvrtcGetCUBIN(program.p, image.data()));
+  } else {
+    PORTA_NVRTC(nvrtcGetPTXSize(program.p, &size));
+    image.resize(size);
+    PORTA_NVRTC(nvrtcGetPTX(program.p, image.data()));
+  }
+
+  ctx_->make_current();
+  char jit_log[8192] = {};
+  CUjit_option jit_options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* jit_values[] = {jit_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof jit_log))};
+  CUmodule module = nullptr;
+  CUresult r = cuModuleLoadDataEx(&module, image.data(), 2, jit_options, jit_values);
+  if (r != CUDA_SUCCESS) {
+    std::string why = jit_log[0] ? detail::cat(": ", jit_log) : std::string();
+    throw DeviceError(detail::cat(label(), ": cuModuleLoadDataEx failed for '", entry, "': ", describe(r), why,
+                                  r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION || r == CUDA_ERROR_NO_BINARY_FOR_GPU
+                                      ? ". The driver is older than NVRTC " + nvrtc_version() + ": update the NVIDIA driver"
+                                      : std::string()));
+  }
+  return std::make_shared<Module>(ctx_, module);
+}
+
+std::shared_ptr<detail::Kernel> Device::compile(const detail::KernelSource& src) {
+  auto module = build(src.source, src.entry, src.options);
+  return std::make_shared<Kernel>(std::move(module), src.entry, src.source);
+}
+
+}  // namespace porta::cuda

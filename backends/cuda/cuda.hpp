@@ -1,0 +1,233 @@
+// The CUDA backend's objects: a device's primary context, its streams and events, compiled
+// modules and kernels, the device itself and the backend that lists the devices. Each .cpp of
+// this directory implements one concern of these classes (see the header comment of each).
+//
+// Ownership: queues, events and kernels hold the context (a shared_ptr), so the context is
+// released only after the last of them is gone, whatever order the core destroys them in (its
+// kernel cache, for one, outlives the derived part of the device).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda.h>
+
+#include "backend.hpp"
+#include "error.hpp"
+
+namespace porta::cuda {
+
+using detail::Handle;
+
+inline CUdeviceptr device_ptr(Handle h, std::size_t offset_bytes = 0) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(h)) + offset_bytes;
+}
+inline Handle to_handle(CUdeviceptr p) { return reinterpret_cast<Handle>(static_cast<std::uintptr_t>(p)); }
+
+// A device's primary context (the one the CUDA runtime, cuBLAS and other libraries share),
+// retained on first use and released when its last owner goes away.
+class Context {
+ public:
+  Context(CUdevice device, int index);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  CUdevice device() const { return device_; }
+  int index() const { return index_; }
+  const std::string& label() const { return label_; }  // "cuda:0", for messages
+
+  // Makes the context current on the calling thread (any thread may call into porta), retaining
+  // it first if needed. Cheap when it is current already. Throws DeviceError.
+  void make_current();
+  // For destructors: false when it failed (logged, except while the driver shuts down).
+  bool make_current_noexcept() noexcept;
+
+ private:
+  CUcontext retain();
+
+  CUdevice device_;
+  int index_;
+  std::string label_;
+  std::mutex retain_m_;
+  std::atomic<CUcontext> ctx_{nullptr};
+};
+
+// Reused CUevents of one device: recording an event per cross-queue hazard would otherwise
+// create and destroy one each time.
+class EventPool {
+ public:
+  explicit EventPool(std::shared_ptr<Context> ctx) : ctx_(std::move(ctx)) {}
+  ~EventPool();
+  EventPool(const EventPool&) = delete;
+  EventPool& operator=(const EventPool&) = delete;
+
+  CUevent acquire(bool timing);
+  void release(CUevent e, bool timing) noexcept;
+  Context& context() { return *ctx_; }
+
+ private:
+  static constexpr std::size_t kKeep = 256;  // per kind; more are destroyed
+  std::shared_ptr<Context> ctx_;
+  std::mutex m_;
+  std::vector<CUevent> free_[2];  // [timing]
+};
+
+class Event final : public detail::EventImpl {
+ public:
+  Event(std::shared_ptr<EventPool> pool, CUevent e, bool timing) : pool_(std::move(pool)), event_(e), timing_(timing) {}
+  ~Event() override;
+  bool done() override;
+  void synchronize() override;
+  double elapsed_ms_since(detail::EventImpl& start) override;
+  CUevent native() const { return event_; }
+
+ private:
+  std::shared_ptr<EventPool> pool_;
+  CUevent event_;
+  bool timing_;
+};
+
+// A non-blocking stream, one per (host thread, device), and its cuBLAS handle.
+class Queue final : public detail::QueueImpl {
+ public:
+  Queue(std::shared_ptr<Context> ctx, std::shared_ptr<EventPool> events);
+  ~Queue() override;
+  std::shared_ptr<detail::EventImpl> record(bool timing) override;
+  void wait(detail::EventImpl& e) override;
+  void synchronize() override;
+  void* native() override { return stream_; }
+
+  CUstream stream() const { return stream_; }
+  Context& context() { return *ctx_; }
+  // The queue's cuBLAS handle, bound to its stream, created on first use. Callers hold
+  // blas_mutex() while they use it: a handle must not be used by two threads at once.
+  cublasHandle_t blas();
+  std::mutex& blas_mutex() { return blas_m_; }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  std::shared_ptr<EventPool> events_;
+  CUstream stream_ = nullptr;
+  std::mutex blas_m_;
+  cublasHandle_t blas_ = nullptr;
+};
+
+// A loaded CUmodule, unloaded when the last kernel taken from it goes away.
+class Module {
+ public:
+  Module(std::shared_ptr<Context> ctx, CUmodule module) : ctx_(std::move(ctx)), module_(module) {}
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  CUmodule get() const { return module_; }
+  Context& context() { return *ctx_; }
+
+ private:
+  std::shared_ptr<Context> ctx_;
+  CUmodule module_;
+};
+
+// One __global__ function of a module. cuLaunchKernel is thread-safe, so one Kernel may be
+// launched from many threads at once.
+class Kernel final : public detail::Kernel {
+ public:
+  // Throws CompileError when the module has no function named `entry`; `source` is for that message.
+  Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source);
+
+  CUfunction function() const { return function_; }
+  const std::string& entry() const { return entry_; }
+  Context& context() { return module_->context(); }
+  // Raises the function's dynamic shared memory limit when a launch needs more than the default 48 KiB.
+  void reserve_shared_memory(std::size_t bytes);
+
+ private:
+  std::shared_ptr<Module> module_;
+  CUfunction function_ = nullptr;
+  std::string entry_;
+  std::mutex shared_m_;
+  std::atomic<std::size_t> shared_limit_{48 * 1024};
+};
+
+class Device final : public detail::DeviceImpl {
+ public:
+  Device(CUdevice device, int index, int driver_version);
+  ~Device() override;
+
+  const detail::DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<detail::QueueImpl> create_queue() override;
+
+  // memory.cpp
+  Handle allocate(std::size_t bytes, detail::QueueImpl& q) override;
+  void deallocate(Handle h, std::size_t bytes, detail::QueueImpl* q) noexcept override;
+  void release_cached_memory() override;
+  std::uint64_t free_memory() const override;
+  void write(detail::QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) override;
+  void read(detail::QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) override;
+  void copy(detail::QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+            std::size_t bytes) override;
+  void fill(detail::QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
+            std::size_t bytes) override;
+
+  // compile.cpp
+  std::shared_ptr<detail::Kernel> compile(const detail::KernelSource& src) override;
+  // launch.cpp
+  void launch(detail::QueueImpl& q, detail::Kernel& k, const detail::LaunchDims& dims,
+              std::span<const detail::KernelArg> args) override;
+  // blas.cpp
+  void matmul(detail::QueueImpl& q, const detail::MatmulArgs& args) override;
+
+  const std::string& label() const { return ctx_->label(); }
+
+ private:
+  // This device's queue, or InvalidArgument for a queue of another device.
+  Queue& own(detail::QueueImpl& q);
+  Kernel& own(detail::Kernel& k);
+  // The memory pool (memory.cpp), created on first use; null where the device has no pools.
+  CUmemoryPool pool();
+  // What can still be allocated: the driver's free memory plus what the pool keeps unused.
+  std::uint64_t available_bytes(std::uint64_t* total) const;
+  // NVRTC, then cuModuleLoadData (compile.cpp).
+  std::shared_ptr<Module> build(const std::string& source, const std::string& entry,
+                                const std::vector<std::string>& options);
+  // Kernels for fill patterns that cuMemsetD* cannot do (memory.cpp), compiled once.
+  Kernel& fill_kernel(bool bytewise);
+  void launch_1d(Queue& q, Kernel& k, std::uint64_t items, void** params);
+
+  std::shared_ptr<Context> ctx_;
+  std::shared_ptr<EventPool> events_;
+  detail::DeviceInfo info_;
+  int cc_major_ = 0, cc_minor_ = 0;
+  bool memory_pools_ = false;
+  bool keep_freed_memory_ = true;  // PORTA_ALLOC=cached (the default)
+  std::mutex pool_m_;
+  std::atomic<bool> pool_ready_{false};
+  CUmemoryPool pool_ = nullptr;
+  std::mutex fill_m_;
+  std::shared_ptr<Kernel> fill_words_, fill_bytes_;
+};
+
+class CudaBackend final : public detail::BackendImpl {
+ public:
+  CudaBackend();
+  porta::Backend kind() const override { return porta::Backend::cuda; }
+  std::string version() const override { return version_; }
+  const std::vector<std::shared_ptr<detail::DeviceImpl>>& devices() const override { return devices_; }
+
+ private:
+  std::string version_;
+  std::vector<std::shared_ptr<detail::DeviceImpl>> devices_;
+};
+
+// "13.0" from cuDriverGetVersion's 13000.
+std::string format_cuda_version(int version);
+// NVRTC's version, "13.0".
+std::string nvrtc_version_text();
+
+}  // namespace porta::cuda

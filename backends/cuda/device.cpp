@@ -1,0 +1,139 @@
+// A CUDA device: its primary context, what it reports about itself (DeviceInfo), and its queues.
+#include <cstdio>
+
+#include "cuda.hpp"
+#include "env.hpp"
+#include "log.hpp"
+#include "strings.hpp"
+
+namespace porta::cuda {
+namespace {
+
+int attribute(CUdevice dev, CUdevice_attribute attr, const std::string& where) {
+  int value = 0;
+  PORTA_CU_AT(where, cuDeviceGetAttribute(&value, attr, dev));
+  return value;
+}
+
+// "0000:3b:00.0", the form OpenCL's side reports, from the driver's "0000:3B:00.0" (some
+// drivers print an 8-digit domain).
+std::string pci_bus_id(CUdevice dev) {
+  char text[64] = {};
+  if (cuDeviceGetPCIBusId(text, sizeof text, dev) != CUDA_SUCCESS) return {};
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  if (std::sscanf(text, "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4) return detail::lower(text);
+  char out[32];
+  std::snprintf(out, sizeof out, "%04x:%02x:%02x.%x", domain, bus, device, function);
+  return out;
+}
+
+}  // namespace
+
+std::string format_cuda_version(int version) { return detail::cat(version / 1000, ".", (version % 1000) / 10); }
+
+Context::Context(CUdevice device, int index) : device_(device), index_(index), label_(detail::cat("cuda:", index)) {}
+
+Context::~Context() {
+  if (ctx_.load(std::memory_order_acquire)) log_failure(cuDevicePrimaryCtxRelease(device_), "cuDevicePrimaryCtxRelease", label_);
+}
+
+CUcontext Context::retain() {
+  std::lock_guard lock(retain_m_);
+  CUcontext ctx = ctx_.load(std::memory_order_acquire);
+  if (ctx) return ctx;
+  PORTA_CU_AT(label_, cuDevicePrimaryCtxRetain(&ctx, device_));
+  ctx_.store(ctx, std::memory_order_release);
+  return ctx;
+}
+
+// The current context is asked of the driver (a thread-local read there) rather than cached in
+// a thread_local here: a program that also uses the CUDA runtime, CuPy or PyTorch on the same
+// thread may switch contexts behind porta's back, and a stale cache would send work to the
+// wrong device.
+void Context::make_current() {
+  CUcontext ctx = ctx_.load(std::memory_order_acquire);
+  if (!ctx) ctx = retain();
+  CUcontext current = nullptr;
+  if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return;
+  PORTA_CU_AT(label_, cuCtxSetCurrent(ctx));
+}
+
+bool Context::make_current_noexcept() noexcept {
+  CUcontext ctx = ctx_.load(std::memory_order_acquire);
+  if (!ctx) return false;  // never used: nothing of it to destroy
+  CUcontext current = nullptr;
+  if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == ctx) return true;
+  return log_failure(cuCtxSetCurrent(ctx), "cuCtxSetCurrent", label_);
+}
+
+Device::Device(CUdevice device, int index, int driver_version)
+    : DeviceImpl(porta::Backend::cuda, index),
+      ctx_(std::make_shared<Context>(device, index)),
+      events_(std::make_shared<EventPool>(ctx_)) {
+  const std::string& where = ctx_->label();
+  char name[256] = {};
+  PORTA_CU_AT(where, cuDeviceGetName(name, sizeof name, device));
+  std::size_t memory = 0;
+  PORTA_CU_AT(where, cuDeviceTotalMem(&memory, device));
+  cc_major_ = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, where);
+  cc_minor_ = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, where);
+  int sms = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, where);
+  memory_pools_ = attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, where) != 0;
+  if (auto alloc = detail::env("PORTA_ALLOC"); alloc && detail::lower(*alloc) == "direct") keep_freed_memory_ = false;
+
+  info_.name = name;
+  info_.vendor = "NVIDIA";
+  info_.platform = "CUDA";
+  info_.driver_version = format_cuda_version(driver_version);
+  info_.pci_bus_id = pci_bus_id(device);
+  info_.arch = detail::cat("sm_", cc_major_, cc_minor_);
+  info_.kind = DeviceKind::gpu;
+  info_.memory_bytes = memory;
+  info_.max_alloc_bytes = memory;
+  info_.compute_units = sms;
+  info_.dtypes.fill(true);  // bfloat16 is stored and converted with bit operations: any GPU
+  info_.dtypes[static_cast<int>(DType::float16)] = cc_major_ * 10 + cc_minor_ >= 53;
+  info_.dialect = detail::Dialect::cuda;
+  info_.launch.grid_stride = true;
+  info_.launch.vector_bytes = 16;
+  info_.launch.group_size = 256;
+  // 32 blocks of 256 threads per SM: four times what an SM holds at once (2048 threads), enough
+  // to keep every SM busy through a bandwidth-bound grid-stride loop while the loop, not the
+  // launch, covers large arrays.
+  info_.launch.max_groups = static_cast<std::size_t>(sms) * 32;
+  info_.host_memory = false;
+  info_.caching_allocator = false;  // memory comes from the stream-ordered pool (memory.cpp)
+  PORTA_LOG(debug, where, ": ", info_.name, ", ", info_.arch, ", ", detail::format_bytes(memory), ", ", sms,
+            " SMs, PCI ", info_.pci_bus_id, memory_pools_ ? "" : ", no memory pools (cuMemAlloc is used)");
+}
+
+Device::~Device() {
+  {
+    std::lock_guard lock(fill_m_);
+    fill_words_.reset();
+    fill_bytes_.reset();
+  }
+  // Allocations still pending release do not block this: the driver frees the pool after them.
+  if (pool_ && ctx_->make_current_noexcept()) log_failure(cuMemPoolDestroy(pool_), "cuMemPoolDestroy", label());
+}
+
+std::shared_ptr<detail::QueueImpl> Device::create_queue() { return std::make_shared<Queue>(ctx_, events_); }
+
+Queue& Device::own(detail::QueueImpl& q) {
+  auto* queue = dynamic_cast<Queue*>(&q);
+  if (!queue || &queue->context() != ctx_.get())
+    throw InvalidArgument(detail::cat(label(), ": a queue of another device was passed (",
+                                      queue ? queue->context().label() : std::string("not a CUDA queue"), ")"));
+  return *queue;
+}
+
+Kernel& Device::own(detail::Kernel& k) {
+  auto* kernel = dynamic_cast<Kernel*>(&k);
+  if (!kernel) throw InvalidArgument(detail::cat(label(), ": the kernel was not compiled by the CUDA backend"));
+  if (&kernel->context() != ctx_.get())
+    throw InvalidArgument(detail::cat(label(), ": kernel '", kernel->entry(), "' was compiled for ",
+                                      kernel->context().label(), "; compile it for this device"));
+  return *kernel;
+}
+
+}  // namespace porta::cuda

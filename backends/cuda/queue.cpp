@@ -1,0 +1,117 @@
+// Streams and events: a non-blocking CUstream per (host thread, device) with its cuBLAS handle,
+// and the events that order work between streams and with the host.
+#include "cuda.hpp"
+#include "log.hpp"
+#include "strings.hpp"
+
+namespace porta::cuda {
+
+EventPool::~EventPool() {
+  if (!ctx_->make_current_noexcept()) return;
+  for (auto& list : free_)
+    for (CUevent e : list) log_failure(cuEventDestroy(e), "cuEventDestroy", ctx_->label());
+}
+
+CUevent EventPool::acquire(bool timing) {
+  {
+    std::lock_guard lock(m_);
+    auto& list = free_[timing ? 1 : 0];
+    if (!list.empty()) {
+      CUevent e = list.back();
+      list.pop_back();
+      return e;
+    }
+  }
+  ctx_->make_current();
+  CUevent e = nullptr;
+  PORTA_CU_AT(ctx_->label(), cuEventCreate(&e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING));
+  return e;
+}
+
+void EventPool::release(CUevent e, bool timing) noexcept {
+  {
+    std::lock_guard lock(m_);
+    auto& list = free_[timing ? 1 : 0];
+    if (list.size() < kKeep) {
+      list.push_back(e);  // re-recording it later is fine: waits already queued keep their point
+      return;
+    }
+  }
+  if (ctx_->make_current_noexcept()) log_failure(cuEventDestroy(e), "cuEventDestroy", ctx_->label());
+}
+
+Event::~Event() { pool_->release(event_, timing_); }
+
+bool Event::done() {
+  CUresult r = cuEventQuery(event_);
+  if (r == CUDA_SUCCESS) return true;
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  throw_error(r, "cuEventQuery", pool_->context().label());
+}
+
+void Event::synchronize() {
+  pool_->context().make_current();
+  PORTA_CU_AT(pool_->context().label(), cuEventSynchronize(event_));
+}
+
+double Event::elapsed_ms_since(detail::EventImpl& start) {
+  auto* begin = dynamic_cast<Event*>(&start);
+  if (!begin) throw InvalidArgument("elapsed_ms_since: the start event is not a CUDA event");
+  if (!timing_ || !begin->timing_)
+    throw InvalidArgument("elapsed_ms_since: both events must be recorded with timing = true");
+  pool_->context().make_current();
+  float ms = 0;
+  PORTA_CU_AT(pool_->context().label(), cuEventElapsedTime(&ms, begin->event_, event_));
+  return ms;
+}
+
+Queue::Queue(std::shared_ptr<Context> ctx, std::shared_ptr<EventPool> events)
+    : ctx_(std::move(ctx)), events_(std::move(events)) {
+  ctx_->make_current();
+  // Non-blocking: no implicit ordering with the legacy default stream that other libraries use.
+  PORTA_CU_AT(ctx_->label(), cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING));
+}
+
+Queue::~Queue() {
+  if (!ctx_->make_current_noexcept()) return;  // the driver is gone (process exit)
+  log_failure(cuStreamSynchronize(stream_), "cuStreamSynchronize", ctx_->label());
+  if (blas_) log_failure(cublasDestroy(blas_), "cublasDestroy", ctx_->label());
+  log_failure(cuStreamDestroy(stream_), "cuStreamDestroy", ctx_->label());
+}
+
+std::shared_ptr<detail::EventImpl> Queue::record(bool timing) {
+  ctx_->make_current();  // record may come from a thread other than the queue's owner
+  CUevent e = events_->acquire(timing);
+  auto event = std::make_shared<Event>(events_, e, timing);  // returns e to the pool if recording fails
+  PORTA_CU_AT(ctx_->label(), cuEventRecord(e, stream_));
+  return event;
+}
+
+void Queue::wait(detail::EventImpl& e) {
+  auto* event = dynamic_cast<Event*>(&e);
+  if (!event) throw InvalidArgument(detail::cat(ctx_->label(), ": wait() was given an event of another backend"));
+  ctx_->make_current();
+  PORTA_CU_AT(ctx_->label(), cuStreamWaitEvent(stream_, event->native(), CU_EVENT_WAIT_DEFAULT));
+}
+
+void Queue::synchronize() {
+  ctx_->make_current();
+  PORTA_CU_AT(ctx_->label(), cuStreamSynchronize(stream_));
+}
+
+cublasHandle_t Queue::blas() {
+  // Called with blas_m_ held.
+  if (blas_) return blas_;
+  ctx_->make_current();  // cuBLAS binds the handle to the current (primary) context's device
+  cublasHandle_t handle = nullptr;
+  PORTA_CUBLAS_AT(ctx_->label(), cublasCreate(&handle));
+  cublasStatus_t r = cublasSetStream(handle, stream_);
+  if (r != CUBLAS_STATUS_SUCCESS) {
+    cublasDestroy(handle);
+    throw_error(r, "cublasSetStream", ctx_->label());
+  }
+  blas_ = handle;
+  return blas_;
+}
+
+}  // namespace porta::cuda
