@@ -127,6 +127,9 @@ struct KernelSource {
 class Kernel {
  public:
   virtual ~Kernel() = default;
+  // The compiled program (a cubin, an OpenCL program binary) for the disk cache; empty when
+  // the backend cannot give one.
+  virtual std::vector<std::uint8_t> binary() const { return {}; }
 };
 
 // C = op(A) * op(B) per batch, row-major: A is m x k (k x m when trans_a), B is k x n
@@ -183,6 +186,11 @@ class DeviceImpl {
 
   // Run-time compiled kernels (info().dialect != none). Throws CompileError with the log.
   virtual std::shared_ptr<Kernel> compile(const KernelSource& src);
+  // A kernel from what binary() gave in an earlier process, for the same source; nullptr when
+  // the backend does not take it (the core then compiles the source).
+  virtual std::shared_ptr<Kernel> load_binary(const KernelSource& src, std::span<const std::uint8_t> binary);
+  // Names the compiler and driver that made binaries, for disk-cache keys ("NVRTC 13.0, driver 580.95").
+  virtual std::string compiler_id() const { return info().driver_version; }
   virtual void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args);
 
   // Plans executed directly (info().dialect == none): the block interpreter of src/interpreter.

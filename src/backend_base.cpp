@@ -38,6 +38,8 @@ std::shared_ptr<Kernel> DeviceImpl::compile(const KernelSource&) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot compile kernels at run time"));
 }
 
+std::shared_ptr<Kernel> DeviceImpl::load_binary(const KernelSource&, std::span<const std::uint8_t>) { return nullptr; }
+
 void DeviceImpl::launch(QueueImpl&, Kernel&, const LaunchDims&, std::span<const KernelArg>) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot launch compiled kernels"));
 }

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "disk_cache.hpp"
 #include "log.hpp"
 
 namespace porta::detail {
@@ -28,6 +29,28 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
   }
   KernelSource src = make_source();
   auto t0 = std::chrono::steady_clock::now();
+  auto ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(); };
+  const DiskCache& disk = DiskCache::get();
+  std::string disk_key;
+  if (disk.enabled()) {
+    // The whole source is in the key: a hit can only be this very program.
+    disk_key = cat("porta-kernel-v1\n", name(device_.backend()), "\n", device_.info().name, "\n", device_.compiler_id(), "\n",
+                   src.entry, "\n", join(src.options, " "), "\n", src.source);
+    if (auto bin = disk.load(disk_key)) {
+      try {
+        entry->kernel = device_.load_binary(src, *bin);
+      } catch (const std::exception& e) {
+        PORTA_LOG(info, "kernel cache entry for ", src.entry, " was not accepted (", e.what(), "); recompiling");
+      }
+      if (entry->kernel) {
+        entry->done = true;
+        disk_hits_.fetch_add(1, std::memory_order_relaxed);
+        PORTA_LOG(info, "loaded ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " from the disk cache in ",
+                  ms(), " ms");
+        return entry->kernel;
+      }
+    }
+  }
   try {
     entry->kernel = device_.compile(src);
   } catch (const CompileError&) {
@@ -37,9 +60,9 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
   }
   entry->done = true;
   compiles_.fetch_add(1, std::memory_order_relaxed);
-  PORTA_LOG(info, "compiled ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " in ",
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
-  PORTA_LOG(debug, "source of ", src.entry, ":\n", src.source);
+  PORTA_LOG(info, "compiled ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " in ", ms(), " ms");
+  PORTA_LOG(debug, "source of ", src.entry, ":\n", number_lines(src.source));
+  if (disk.enabled()) disk.store(disk_key, entry->kernel->binary());
   return entry->kernel;
 }
 

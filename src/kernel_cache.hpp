@@ -26,6 +26,7 @@ class KernelCache {
 
   std::uint64_t compiles() const { return compiles_.load(std::memory_order_relaxed); }
   std::uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+  std::uint64_t disk_hits() const { return disk_hits_.load(std::memory_order_relaxed); }
   std::size_t size() const;
   void clear();
 
@@ -41,6 +42,7 @@ class KernelCache {
   std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;
   std::atomic<std::uint64_t> compiles_{0};
   std::atomic<std::uint64_t> hits_{0};
+  std::atomic<std::uint64_t> disk_hits_{0};
 };
 
 }  // namespace porta::detail

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "disk_cache.hpp"
 #include "strings.hpp"
 
 namespace {
@@ -48,8 +49,17 @@ int main(int argc, char** argv) {
       std::printf("%s\n", b.reason.rfind("not built: ", 0) == 0 ? b.reason.c_str() + 11 : b.reason.c_str());
     if (b.loaded && !b.plugin_path.empty()) std::printf("          plugin %s\n", b.plugin_path.c_str());
   }
+  const auto& cache = porta::detail::DiskCache::get();
+  if (cache.enabled()) {
+    auto u = cache.usage();
+    std::printf("\nKernel cache: %s (%llu files, %s)\n", cache.directory().c_str(), static_cast<unsigned long long>(u.files),
+                porta::detail::format_bytes(u.bytes).c_str());
+  } else {
+    std::printf("\nKernel cache: off (%s)\n", cache.why_disabled().c_str());
+  }
   std::printf("\nEnvironment:\n");
-  for (const char* v : {"PORTA_BACKEND", "PORTA_DEVICE", "PORTA_PLUGIN_PATH", "PORTA_LOG", "PORTA_MATMUL", "PORTA_ALLOC"})
+  for (const char* v : {"PORTA_BACKEND", "PORTA_DEVICE", "PORTA_PLUGIN_PATH", "PORTA_LOG", "PORTA_CACHE_DIR", "PORTA_CACHE",
+                        "PORTA_MATMUL", "PORTA_ALLOC", "PORTA_OPENCL_GEMM"})
     print_env(v);
   try {
     auto devs = porta::devices();

@@ -147,6 +147,10 @@ std::shared_ptr<Module> Device::build(const std::string& source, const std::stri
     PORTA_NVRTC(nvrtcGetPTX(program.p, image.data()));
   }
 
+  return load_image(std::move(image), entry);
+}
+
+std::shared_ptr<Module> Device::load_image(std::string image, const std::string& entry) {
   ctx_->make_current();
   char jit_log[8192] = {};
   CUjit_option jit_options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -160,12 +164,31 @@ std::shared_ptr<Module> Device::build(const std::string& source, const std::stri
                                       ? ". The driver is older than NVRTC " + nvrtc_version() + ": update the NVIDIA driver"
                                       : std::string()));
   }
-  return std::make_shared<Module>(ctx_, module);
+  return std::make_shared<Module>(ctx_, module, std::move(image));
 }
 
 std::shared_ptr<detail::Kernel> Device::compile(const detail::KernelSource& src) {
   auto module = build(src.source, src.entry, src.options);
   return std::make_shared<Kernel>(std::move(module), src.entry, src.source);
+}
+
+std::vector<std::uint8_t> Kernel::binary() const {
+  const std::string& image = module_->image();
+  return {image.begin(), image.end()};
+}
+
+std::shared_ptr<detail::Kernel> Device::load_binary(const detail::KernelSource& src, std::span<const std::uint8_t> binary) {
+  try {
+    auto module = load_image(std::string(binary.begin(), binary.end()), src.entry);
+    return std::make_shared<Kernel>(std::move(module), src.entry, src.source);
+  } catch (const Error& e) {
+    PORTA_LOG(info, label(), ": cached binary of '", src.entry, "' not loaded (", e.what(), ")");
+    return nullptr;
+  }
+}
+
+std::string Device::compiler_id() const {
+  return detail::cat("NVRTC ", nvrtc_version(), ", driver ", info_.driver_version, ", ", info_.arch);
 }
 
 }  // namespace porta::cuda

@@ -118,20 +118,24 @@ class Queue final : public detail::QueueImpl {
   cublasHandle_t blas_ = nullptr;
 };
 
-// A loaded CUmodule, unloaded when the last kernel taken from it goes away.
+// A loaded CUmodule, unloaded when the last kernel taken from it goes away. Keeps the image it
+// was loaded from (a cubin, or PTX) for the disk cache.
 class Module {
  public:
-  Module(std::shared_ptr<Context> ctx, CUmodule module) : ctx_(std::move(ctx)), module_(module) {}
+  Module(std::shared_ptr<Context> ctx, CUmodule module, std::string image)
+      : ctx_(std::move(ctx)), module_(module), image_(std::move(image)) {}
   ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   CUmodule get() const { return module_; }
   Context& context() { return *ctx_; }
+  const std::string& image() const { return image_; }
 
  private:
   std::shared_ptr<Context> ctx_;
   CUmodule module_;
+  std::string image_;
 };
 
 // One __global__ function of a module. cuLaunchKernel is thread-safe, so one Kernel may be
@@ -143,6 +147,7 @@ class Kernel final : public detail::Kernel {
 
   CUfunction function() const { return function_; }
   const std::string& entry() const { return entry_; }
+  std::vector<std::uint8_t> binary() const override;
   Context& context() { return module_->context(); }
   // Raises the function's dynamic shared memory limit when a launch needs more than the default 48 KiB.
   void reserve_shared_memory(std::size_t bytes);
@@ -177,6 +182,9 @@ class Device final : public detail::DeviceImpl {
 
   // compile.cpp
   std::shared_ptr<detail::Kernel> compile(const detail::KernelSource& src) override;
+  std::shared_ptr<detail::Kernel> load_binary(const detail::KernelSource& src,
+                                              std::span<const std::uint8_t> binary) override;
+  std::string compiler_id() const override;
   // launch.cpp
   void launch(detail::QueueImpl& q, detail::Kernel& k, const detail::LaunchDims& dims,
               std::span<const detail::KernelArg> args) override;
@@ -196,6 +204,8 @@ class Device final : public detail::DeviceImpl {
   // NVRTC, then cuModuleLoadData (compile.cpp).
   std::shared_ptr<Module> build(const std::string& source, const std::string& entry,
                                 const std::vector<std::string>& options);
+  // cuModuleLoadDataEx of a cubin or PTX image; throws DeviceError with the JIT log.
+  std::shared_ptr<Module> load_image(std::string image, const std::string& entry);
   // Kernels for fill patterns that cuMemsetD* cannot do (memory.cpp), compiled once.
   Kernel& fill_kernel(bool bytewise);
   void launch_1d(Queue& q, Kernel& k, std::uint64_t items, void** params);

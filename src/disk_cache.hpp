@@ -1,0 +1,48 @@
+// The compiled-kernel cache on disk (CuPy's compiler cache). A kernel is code that will run, so
+// the directory must belong to this user and be writable by nobody else (it is created 0700),
+// and so must each file. Each file holds its key and a checksum of key and payload; a file
+// that does not match (corrupt, truncated, another key) is ignored and rewritten. Files are
+// written to a temporary name in the directory and renamed into place, so processes sharing
+// the directory never read half a file.
+//
+// PORTA_CACHE_DIR sets the directory (default $XDG_CACHE_HOME/porta, else ~/.cache/porta);
+// PORTA_CACHE=off turns the disk cache off.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace porta::detail {
+
+class DiskCache {
+ public:
+  static DiskCache& get();
+
+  bool enabled() const { return enabled_; }
+  const std::string& directory() const { return dir_; }
+  const std::string& why_disabled() const { return why_; }
+
+  std::optional<std::vector<std::uint8_t>> load(const std::string& key) const;
+  void store(const std::string& key, std::span<const std::uint8_t> payload) const;
+
+  struct Usage {
+    std::uint64_t files = 0, bytes = 0;
+  };
+  Usage usage() const;
+
+  // Public for tests: where `key` is stored.
+  std::string path_for(const std::string& key) const;
+
+ private:
+  DiskCache();
+  bool enabled_ = false;
+  std::string dir_;
+  std::string why_;
+};
+
+std::uint64_t fnv1a64(std::span<const std::uint8_t> data, std::uint64_t h = 0xcbf29ce484222325ULL);
+
+}  // namespace porta::detail
