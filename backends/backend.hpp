@@ -28,7 +28,7 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 1;
+inline constexpr int kBackendApiVersion = 2;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };

@@ -116,7 +116,7 @@ struct Source {
 };
 
 KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out, bool row, std::size_t group,
-                      bool wide, const DialectText& d) {
+                      bool wide, int unroll, const DialectText& d) {
   const DType value_t = src.plan ? src.plan->code[static_cast<std::size_t>(src.plan->result)].dtype : accumulator(
       rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype);
   const DType acc_t = accumulator(value_t);
@@ -162,7 +162,10 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
       vidx = "qi_";
     }
   }
-  std::string fold = cat("      ", combine(rp.op, acc_t, "acc", "ai", val, arg ? cat("(", i64, ")", vidx) : "0"), "\n");
+  auto fold_into = [&](const std::string& a, const std::string& ai) {
+    return cat("      ", combine(rp.op, acc_t, a, ai, val, arg ? cat("(", i64, ")", vidx) : "0"), "\n");
+  };
+  std::string fold = fold_into("acc", "ai");
   std::string write_pos = final_out ? "off_out + (o * inner + i)" : "((o * chunks + c) * inner + i)";
   auto write = [&](const std::string& a, const std::string& ai) {
     if (!final_out) {
@@ -180,8 +183,22 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
     s += cat("  const ", idx, " lid = (", idx, ")", d.local_id(), ";\n  const ", idx, " grp = (", idx, ")", d.group_id(),
              ";\n  const ", idx, " o = grp / chunks;\n  const ", idx, " c = grp - o * chunks;\n  const ", idx,
              " i = 0;\n  const ", idx, " r0 = c * chunk;\n  ", idx, " r1 = r0 + chunk;\n  if (r1 > extent) r1 = extent;\n  ", act,
-             " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n  for (", idx, " r = r0 + lid; r < r1; r += ", group,
-             ") {\n", value_code, fold, "  }\n  sh_v[lid] = acc;\n");
+             " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n  ", idx, " r = r0 + lid;\n");
+    if (unroll > 1) {
+      // `unroll` independent loads in flight per thread, each into its own accumulator, merged
+      // in a fixed order afterwards.
+      for (int k = 1; k < unroll; ++k)
+        s += cat("  ", act, " acc_", k, " = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai_", k, " = -1;\n");
+      s += cat("  for (; r + ", (unroll - 1) * static_cast<int>(group), " < r1; r += ", unroll * static_cast<int>(group), ") {\n");
+      for (int k = 0; k < unroll; ++k)
+        s += cat("    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx, " r = rk_;\n", value_code,
+                 k == 0 ? fold : fold_into(cat("acc_", k), cat("ai_", k)), "    } }\n");
+      s += "  }\n";
+    }
+    s += cat("  for (; r < r1; r += ", group, ") {\n", value_code, fold, "  }\n");
+    for (int k = 1; k < unroll; ++k)
+      s += cat("  ", combine(rp.op, acc_t, "acc", "ai", cat("acc_", k), arg ? cat("ai_", k) : "0"), "\n");
+    s += "  sh_v[lid] = acc;\n";
     if (arg) s += "  sh_i[lid] = ai;\n";
     s += cat("  ", d.barrier(), "\n  for (int h = ", group / 2, "; h > 0; h >>= 1) {\n    if (lid < h) {\n      ", act,
              " a = sh_v[lid];\n      ", i64, " aj = ", arg ? "sh_i[lid]" : "0", ";\n      ",
@@ -198,9 +215,10 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
   return {s, "porta_reduce", {}};
 }
 
-std::string reduce_key(const ReductionPlan& rp, const Source& src, bool final_out, bool row, std::size_t group, bool wide) {
+std::string reduce_key(const ReductionPlan& rp, const Source& src, bool final_out, bool row, std::size_t group, bool wide,
+                       int unroll) {
   std::string k = cat("rd|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', row ? 'r' : 'c',
-                      group, wide ? 'w' : 'n', "|");
+                      group, wide ? 'w' : 'n', unroll, "|");
   if (src.plan) k += cat(src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
   else k += cat("partials", static_cast<int>(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype));
   return k;
@@ -215,8 +233,10 @@ void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, cons
   std::int64_t total = g.outer * chunks * g.inner;
   bool wide = (src.plan && src.layout.wide) || g.outer * extent * g.inner > 0x7ffffff0LL || total * static_cast<std::int64_t>(g.group) > 0x7ffffff0LL ||
               rp.out_offset + g.outer * g.inner > 0x7ffffff0LL;
-  std::string key = reduce_key(rp, src, final_out, g.row, g.group, wide);
-  auto kernel = device.context().kernels().get(key, [&] { return generate(rp, src, final_out, g.row, g.group, wide, d); });
+  // GPUs need several loads in flight per thread to reach their memory bandwidth.
+  int unroll = (g.row && info.launch.grid_stride) ? 4 : 1;
+  std::string key = reduce_key(rp, src, final_out, g.row, g.group, wide, unroll);
+  auto kernel = device.context().kernels().get(key, [&] { return generate(rp, src, final_out, g.row, g.group, wide, unroll, d); });
   KernelArgs args(wide);
   if (src.plan) {
     push_input_args(args, *src.plan, src.layout);
