@@ -18,6 +18,8 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
     case Op::cast: {
       if (t == DType::boolean) return cat("((", a, ") != 0)");
       std::string v = cat("(", ct, ")(", a, ")");
+      // From float64, round to odd in float32 first so that the value is rounded only once.
+      if ((t == DType::float16 || t == DType::bfloat16) && src == DType::float64) v = cat("porta_odd_f32(", a, ")");
       if (t == DType::float16) return cat("porta_round_h(", v, ")");
       if (t == DType::bfloat16) return cat("porta_round_bf(", v, ")");
       return v;

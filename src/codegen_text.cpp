@@ -151,6 +151,12 @@ PORTA_FN float porta_max_f32(float a, float b) { return (a > b || a != a) ? a : 
 PORTA_FN float porta_min_f32(float a, float b) { return (a < b || a != a) ? a : b; }
 )";
   if (fp64 || cuda()) {
+    // float64 -> float32 rounded to odd (truncate, then set the last bit when inexact): a later
+    // rounding to float16/bfloat16 is then the correctly rounded one.
+    p += cuda() ? R"(PORTA_FN float porta_odd_f32(double d) { float f = __double2float_rz(d); if ((double)f != d && f == f) f = __uint_as_float(__float_as_uint(f) | 1u); return f; }
+)"
+                : R"(PORTA_FN float porta_odd_f32(double d) { float f = convert_float_rtz(d); if ((double)f != d && f == f) f = as_float(as_uint(f) | 1u); return f; }
+)";
     p += R"(PORTA_FN double porta_mod_f64(double a, double b) { double m = fmod(a, b); if (b == 0.0) return m; if (m != 0.0) { if ((b < 0.0) != (m < 0.0)) m += b; } else { m = copysign(0.0, b); } return m; }
 PORTA_FN double porta_max_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 PORTA_FN double porta_min_f64(double a, double b) { return (a < b || a != a) ? a : b; }

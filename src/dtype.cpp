@@ -42,6 +42,21 @@ half::half(float f) {
   bits = static_cast<std::uint16_t>(sign | result);
 }
 
+namespace {
+// float64 to float32 rounded to odd: truncated toward zero, last bit set when inexact. A later
+// rounding to a format of at most 22 significant bits is then correctly rounded.
+float round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || static_cast<double>(f) == d) return f;
+  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --u;  // rounded away from zero: step back
+  return std::bit_cast<float>(u | 1u);
+}
+}  // namespace
+
+half::half(double d) : half(round_to_odd(d)) {}
+bfloat16::bfloat16(double d) : bfloat16(round_to_odd(d)) {}
+
 half::operator float() const {
   std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
   std::uint32_t exp = (bits >> 10) & 0x1fu;

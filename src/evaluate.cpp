@@ -14,8 +14,8 @@ void scalar_storage(const ScalarValue& v, DType t, void* out) {
     case DType::boolean: { std::uint8_t b = v.i != 0 || v.f != 0; std::memcpy(out, &b, 1); return; }
     case DType::int32: { auto x = static_cast<std::int32_t>(v.i); std::memcpy(out, &x, 4); return; }
     case DType::int64: std::memcpy(out, &v.i, 8); return;
-    case DType::float16: { half h(static_cast<float>(v.f)); std::memcpy(out, &h.bits, 2); return; }
-    case DType::bfloat16: { bfloat16 h(static_cast<float>(v.f)); std::memcpy(out, &h.bits, 2); return; }
+    case DType::float16: { half h(v.f); std::memcpy(out, &h.bits, 2); return; }
+    case DType::bfloat16: { bfloat16 h(v.f); std::memcpy(out, &h.bits, 2); return; }
     case DType::float32: { auto x = static_cast<float>(v.f); std::memcpy(out, &x, 4); return; }
     case DType::float64: std::memcpy(out, &v.f, 8); return;
   }

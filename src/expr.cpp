@@ -64,8 +64,8 @@ NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device
     case DType::boolean: e.scalar.i = (i != 0 || f != 0) ? 1 : 0; break;
     case DType::int32:
     case DType::int64: e.scalar.i = i; break;
-    case DType::float16: e.scalar.f = static_cast<float>(half(static_cast<float>(f))); break;
-    case DType::bfloat16: e.scalar.f = static_cast<float>(bfloat16(static_cast<float>(f))); break;
+    case DType::float16: e.scalar.f = static_cast<float>(half(f)); break;
+    case DType::bfloat16: e.scalar.f = static_cast<float>(bfloat16(f)); break;
     case DType::float32: e.scalar.f = static_cast<float>(f); break;
     case DType::float64: e.scalar.f = f; break;
   }

@@ -2,6 +2,11 @@
 #include "node.hpp"
 
 #include <algorithm>
+#include <limits>
+
+#include <porta/error.hpp>
+
+#include "strings.hpp"
 
 namespace porta::detail {
 
@@ -67,6 +72,9 @@ NodePtr make_view(const NodePtr& base, Shape shape, std::int64_t offset, std::ve
 
 NodePtr make_buffer_node(Shape shape, DType dtype, const Device& device) {
   std::int64_t n = element_count(shape);
+  if (static_cast<std::uint64_t>(n) > std::numeric_limits<std::size_t>::max() / itemsize(dtype))
+    throw ShapeError(cat("an array of shape ", porta::to_string(shape), " and dtype ", name(dtype),
+                         " needs more than 2^64 bytes"));
   auto buffer = std::make_shared<Buffer>(device, static_cast<std::size_t>(n) * itemsize(dtype));
   auto strides = contiguous_strides(shape);
   return std::make_shared<ArrayNode>(std::move(shape), dtype, device, View{std::move(buffer), 0, std::move(strides)});

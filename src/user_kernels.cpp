@@ -247,6 +247,9 @@ namespace {
 
 std::shared_ptr<detail::Kernel> raw_compile(const RawKernel&, const Device& d, Backend backend, const std::string& key,
                                              const detail::KernelSource& src) {
+  if (!d.compiles_at_runtime())
+    throw BackendUnavailable(cat("RawKernel needs a device that compiles kernels at run time; ", d.spec(), " does not. Devices that do: ",
+                                 detail::join(compiling_devices(), ", ")));
   if (d.backend() != backend)
     throw InvalidArgument(cat("this RawKernel holds ", name(backend), " source but ", d.spec(), " runs ", name(d.backend()),
                               "; make a RawKernel with that backend's source, or launch on a ", name(backend), " device"));

@@ -17,6 +17,7 @@ struct half {
   std::uint16_t bits = 0;
   half() = default;
   explicit half(float f);
+  explicit half(double d);  // rounded once (not through float32)
   explicit operator float() const;
   static half from_bits(std::uint16_t b) { half h; h.bits = b; return h; }
 };
@@ -26,6 +27,7 @@ struct bfloat16 {
   std::uint16_t bits = 0;
   bfloat16() = default;
   explicit bfloat16(float f);
+  explicit bfloat16(double d);  // rounded once (not through float32)
   explicit operator float() const;
   static bfloat16 from_bits(std::uint16_t b) { bfloat16 h; h.bits = b; return h; }
 };
