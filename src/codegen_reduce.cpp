@@ -224,6 +224,156 @@ std::string reduce_key(const ReductionPlan& rp, const Source& src, bool final_ou
   return k;
 }
 
+// The interleaved style for CPU devices (PoCL): no local memory, no barriers, no loops with a
+// data-dependent trip count, which PoCL's work-group vectoriser handles poorly. Work-item
+// (o, c, i) folds the kLanes positions r = c + k * C (k < kLanes) of its output, so neighbouring
+// work-items read neighbouring elements; C = ceil(extent / kLanes). Passes repeat on the partials
+// until C is 1.
+constexpr int kLanes = 16;
+
+KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bool final_out, bool wide, bool full_lanes,
+                                  const DialectText& d) {
+  // Integer division per work-item is what this kernel would spend most on: leave out the
+  // divisions for a single row or column.
+  const bool one_outer = rp.outer == 1, one_inner = rp.inner == 1;
+  const DType value_t = src.plan ? src.plan->code[static_cast<std::size_t>(src.plan->result)].dtype
+                                 : accumulator(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype);
+  const DType acc_t = accumulator(value_t);
+  const bool arg = is_arg(rp.op);
+  const std::string idx = d.index_type(wide), i64 = d.compute_type(DType::int64), act = d.compute_type(acc_t);
+  bool fp64 = acc_t == DType::float64 || rp.out_dtype == DType::float64 || (src.plan && plan_uses_fp64(*src.plan));
+  std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan));
+  std::vector<std::string> params;
+  InputCode ic;
+  if (src.plan) {
+    ic = input_code(d, *src.plan, src.layout, "e", "      ");
+    params = ic.params;
+  } else {
+    params.push_back(cat(d.global_ptr(acc_t), " qv"));
+    if (arg) params.push_back(cat(d.global_ptr(DType::int64), " qi"));
+  }
+  if (final_out) {
+    params.push_back(cat(d.global_out_ptr(rp.out_dtype), " out"));
+    params.push_back(cat("const ", idx, " off_out"));
+  } else {
+    params.push_back(cat(d.global_out_ptr(acc_t), " pv"));
+    if (arg) params.push_back(cat(d.global_out_ptr(DType::int64), " pi"));
+  }
+  for (const char* p : {"extent", "inner", "C", "base"}) params.push_back(cat("const ", idx, " ", p));
+  if (src.plan && src.layout.any_strided())
+    for (auto& p : dim_params(d, *src.plan, wide)) params.push_back(p);
+  s += cat(d.kernel_prefix(), "porta_reduce_lanes(", join(params, ", "), ") {\n", ic.uniform_loads, "  const ", idx, " t = base + (", idx,
+           ")", d.global_id(), ";\n");
+  s += one_inner ? cat("  const ", idx, " i = 0;\n  const ", idx, " rest = t;\n")
+                 : cat("  const ", idx, " i = t % inner;\n  const ", idx, " rest = t / inner;\n");
+  s += one_outer ? cat("  const ", idx, " c = rest;\n  const ", idx, " o = 0;\n")
+                 : cat("  const ", idx, " c = rest % C;\n  const ", idx, " o = rest / C;\n");
+  s += cat("  ", act, " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n");
+  for (int k = 0; k < kLanes; ++k) {
+    // With C >= kLanes every lane but the last is inside the extent, and its loads are plain
+    // consecutive loads the vectoriser widens. Positions past the extent read the last element
+    // (a clamped index, no branch around the load) and are left out of the fold by a select.
+    bool guard = !full_lanes || k == kLanes - 1;
+    s += cat("  {\n    const ", idx, " rk = c + ", k, " * C;\n    const ", idx, " r = ", guard ? "rk < extent ? rk : extent - 1" : "rk", ";\n");
+    std::string v = "val_", vi = "(" + i64 + ")r";
+    if (src.plan) {
+      s += cat("    const ", idx, " e = (o * extent + r) * inner + i;\n", ic.position_code, emit_instructions(d, *src.plan, ic.reads, "e", ""),
+               "    const ", act, " val_ = (", act, ")(v", src.plan->result, ");\n");
+    } else {
+      s += cat("    const ", idx, " q_ = (o * extent + r) * inner + i;\n    const ", act, " val_ = ", d.load(acc_t, "qv", "q_"), ";\n");
+      if (arg) {
+        s += cat("    const ", i64, " qi_ = qi[q_];\n");
+        vi = "qi_";
+      }
+    }
+    if (guard)
+      s += cat("    ", act, " na = acc;\n    ", i64, " nj = ai;\n    ", combine(rp.op, acc_t, "na", "nj", v, arg ? vi : "0"),
+               "\n    const bool in_ = rk < extent;\n    acc = in_ ? na : acc;\n    ai = in_ ? nj : ai;\n  }\n");
+    else
+      s += cat("    ", combine(rp.op, acc_t, "acc", "ai", v, arg ? vi : "0"), "\n  }\n");
+  }
+  std::string pos = "((o * C + c) * inner + i)";
+  if (final_out) s += cat("  ", d.store(rp.out_dtype, "out", "off_out + " + pos, arg ? std::string("ai") : cat("(", d.compute_type(rp.out_dtype), ")(acc)")), "\n}\n");
+  else s += cat("  ", d.store(acc_t, "pv", pos, "acc"), arg ? cat(" pi[", pos, "] = ai;") : std::string(), "\n}\n");
+  return {s, "porta_reduce_lanes", {}};
+}
+
+// Runs the interleaved passes; partials alternate between two buffers.
+void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, const ReductionPlan& rp) {
+  const DeviceInfo& info = device.info();
+  DialectText d{info.dialect};
+  DType acc_t = accumulator(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype);
+  const bool arg = is_arg(rp.op);
+  std::int64_t extent = rp.extent;
+  Source src{&rp.input, analyse_inputs(rp.input)};
+  Handle qv = nullptr, qi = nullptr;
+  std::vector<std::pair<Handle, std::size_t>> held;
+  auto release = [&] {
+    for (auto& [h, bytes] : held) release_memory(device, h, bytes, qp);
+  };
+  try {
+    while (true) {
+      std::int64_t C = (extent + kLanes - 1) / kLanes;
+      bool final_out = C == 1;
+      std::int64_t total = rp.outer * C * rp.inner;
+      bool wide = (src.plan && src.layout.wide) || rp.outer * extent * rp.inner > 0x7ffffff0LL || rp.out_offset + total > 0x7ffffff0LL;
+      bool full_lanes = C >= kLanes;
+      std::string key = cat("rl|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', wide ? 'w' : 'n',
+                            rp.outer == 1 ? 'O' : 'o', rp.inner == 1 ? 'I' : 'i', full_lanes ? 'F' : 'g', "|",
+                            src.plan ? cat(src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan))
+                                     : cat("partials", static_cast<int>(acc_t)));
+      auto kernel = device.context().kernels().get(key, [&] { return generate_interleaved(rp, src, final_out, wide, full_lanes, d); });
+      Handle pv = nullptr, pi = nullptr;
+      std::size_t count = static_cast<std::size_t>(total);
+      if (!final_out) {
+        pv = allocate_memory(device, count * itemsize(acc_t), *qp);
+        held.emplace_back(pv, count * itemsize(acc_t));
+        if (arg) {
+          pi = allocate_memory(device, count * 8, *qp);
+          held.emplace_back(pi, count * 8);
+        }
+      }
+      KernelArgs args(wide);
+      if (src.plan) {
+        push_input_args(args, *src.plan, src.layout);
+      } else {
+        args.memory(qv);
+        if (arg) args.memory(qi);
+      }
+      if (final_out) {
+        args.memory(rp.out);
+        args.index(rp.out_offset);
+      } else {
+        args.memory(pv);
+        if (arg) args.memory(pi);
+      }
+      for (std::int64_t v : {extent, rp.inner, C}) args.index(v);
+      // One work-item per output, launched as a multiple of 256 then the rest (no bounds test).
+      std::int64_t main_part = total / 256 * 256;
+      for (auto [base, count_part] : {std::pair{std::int64_t{0}, main_part}, std::pair{main_part, total - main_part}}) {
+        if (count_part == 0) continue;
+        KernelArgs part = args;
+        part.index(base);
+        if (src.plan && src.layout.any_strided())
+          for (auto sh : src.plan->shape) part.index(sh);
+        LaunchDims dims;
+        dims.global[0] = static_cast<std::size_t>(count_part);
+        dims.local[0] = 0;
+        device.launch(*qp, *kernel, dims, part.args());
+      }
+      if (final_out) break;
+      src = Source{nullptr, {}};
+      qv = pv;
+      qi = pi;
+      extent = C;
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
+}
+
 // One pass: `extent` positions per output reduced in `chunks` chunks of `chunk`.
 void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, const Source& src, const Geometry& g,
                  std::int64_t extent, std::int64_t chunks, std::int64_t chunk, bool final_out, Handle pv, Handle pi,
@@ -272,6 +422,10 @@ void run_reduction(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, con
   const DeviceInfo& info = device.info();
   if (info.dialect == Dialect::none) {
     device.execute(q, rp);
+    return;
+  }
+  if (!info.launch.grid_stride && rp.extent > 0) {
+    run_interleaved(device, qp, rp);
     return;
   }
   Geometry g = choose_geometry(rp, info);
