@@ -12,6 +12,8 @@ if(PORTA_CBLAS_INCLUDE AND PORTA_OPENBLAS_LIBRARY)
   target_include_directories(porta_host_blas PRIVATE ${PROJECT_SOURCE_DIR}/backends ${PROJECT_SOURCE_DIR}/src)
   target_include_directories(porta_host_blas SYSTEM PRIVATE ${PORTA_CBLAS_INCLUDE})
   target_link_libraries(porta_host_blas PUBLIC porta ${PORTA_OPENBLAS_LIBRARY})
+  # Hidden, so that two plugins linking it do not interpose each other's copy.
+  set_target_properties(porta_host_blas PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   porta_warnings(porta_host_blas)
   message(STATUS "porta: host BLAS ${PORTA_OPENBLAS_LIBRARY}")
 else()

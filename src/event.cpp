@@ -9,6 +9,7 @@ namespace porta {
 Event Event::record(const Device& d) {
   Event e;
   e.impl_ = detail::thread_queue(d).record(true);
+  e.device_ = d;
   return e;
 }
 

@@ -22,6 +22,7 @@ class Event {
   double elapsed_ms(const Event& start) const;
 
  private:
+  Device device_;  // keeps the backend (and its plugin) loaded while the event lives
   std::shared_ptr<detail::EventImpl> impl_;
 };
 

@@ -1,0 +1,151 @@
+// What an OpenCL device is: its DeviceInfo (name, memory, dtypes, PCI identity, how generated
+// kernels should be shaped for it) read once from clGetDeviceInfo, and the device's lifetime.
+#include <CL/cl_ext.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "log.hpp"
+#include "opencl/opencl.hpp"
+
+namespace porta::opencl {
+namespace {
+
+// NVIDIA's cl_nv_device_attribute_query, not in every cl_ext.h.
+constexpr cl_device_info kPciBusIdNv = 0x4008;
+constexpr cl_device_info kPciSlotIdNv = 0x4009;
+constexpr cl_device_info kPciDomainIdNv = 0x400A;
+constexpr cl_device_info kPciBusInfoKhr = 0x410F;  // cl_khr_pci_bus_info
+
+struct PciBusInfo {
+  cl_uint domain, bus, device, function;
+};
+
+std::string format_pci(cl_uint domain, cl_uint bus, cl_uint dev, cl_uint function) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, dev, function);
+  return buf;
+}
+
+// "dddd:bb:dd.f" from cl_khr_pci_bus_info, NVIDIA's or AMD's attributes (AMD's has no domain:
+// 0000); empty when none answers.
+std::string pci_bus_id(cl_device_id d, const OpenCLDevice& dev) {
+  if (dev.has_extension("cl_khr_pci_bus_info")) {
+    PciBusInfo p{};
+    if (clGetDeviceInfo(d, kPciBusInfoKhr, sizeof p, &p, nullptr) == CL_SUCCESS)
+      return format_pci(p.domain, p.bus, p.device, p.function);
+  }
+  if (dev.has_extension("cl_nv_device_attribute_query")) {
+    cl_uint bus = 0, slot = 0, domain = 0;
+    if (clGetDeviceInfo(d, kPciBusIdNv, sizeof bus, &bus, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(d, kPciSlotIdNv, sizeof slot, &slot, nullptr) == CL_SUCCESS) {
+      if (clGetDeviceInfo(d, kPciDomainIdNv, sizeof domain, &domain, nullptr) != CL_SUCCESS) domain = 0;
+      return format_pci(domain, bus, slot >> 3, slot & 7);
+    }
+  }
+  if (dev.has_extension("cl_amd_device_attribute_query")) {
+    cl_device_topology_amd t{};
+    if (clGetDeviceInfo(d, CL_DEVICE_TOPOLOGY_AMD, sizeof t, &t, nullptr) == CL_SUCCESS &&
+        t.raw.type == CL_DEVICE_TOPOLOGY_TYPE_PCIE_AMD)
+      return format_pci(0, static_cast<unsigned char>(t.pcie.bus), static_cast<unsigned char>(t.pcie.device),
+                        static_cast<unsigned char>(t.pcie.function));
+  }
+  return {};
+}
+
+DeviceKind kind_of(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return DeviceKind::gpu;
+  if (t & CL_DEVICE_TYPE_CPU) return DeviceKind::cpu;
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return DeviceKind::accelerator;
+  return DeviceKind::other;
+}
+
+}  // namespace
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  std::size_t size = 0;
+  PORTA_CL_CHECK(clGetDeviceInfo(d, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  if (size) PORTA_CL_CHECK(clGetDeviceInfo(d, what, size, s.data(), nullptr));
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return detail::trim(s);
+}
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  std::size_t size = 0;
+  PORTA_CL_CHECK(clGetPlatformInfo(p, what, 0, nullptr, &size));
+  std::string s(size, '\0');
+  if (size) PORTA_CL_CHECK(clGetPlatformInfo(p, what, size, s.data(), nullptr));
+  while (!s.empty() && s.back() == '\0') s.pop_back();
+  return detail::trim(s);
+}
+
+OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id device, cl_context context)
+    : DeviceImpl(Backend::opencl, index), platform_(platform), device_(device), context_(context) {
+  auto& in = info_;
+  in.name = device_string(device, CL_DEVICE_NAME);
+  in.vendor = device_string(device, CL_DEVICE_VENDOR);
+  in.platform = platform_string(platform, CL_PLATFORM_NAME);
+  in.driver_version = device_string(device, CL_DRIVER_VERSION);
+  in.arch = device_string(device, CL_DEVICE_OPENCL_C_VERSION);
+  in.kind = kind_of(device_value<cl_device_type>(device, CL_DEVICE_TYPE));
+  in.memory_bytes = device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
+  in.max_alloc_bytes = device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  in.compute_units = static_cast<int>(device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS));
+  extensions_ = " " + device_string(device, CL_DEVICE_EXTENSIONS) + " ";
+  label_ = detail::cat("opencl:", index, " (", in.name, ")");
+  in.pci_bus_id = pci_bus_id(device, *this);
+
+  // float16 and bfloat16 are storage only (vload_half / ushort bits), computed in float32.
+  for (DType t : {DType::boolean, DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32})
+    in.dtypes[static_cast<int>(t)] = true;
+  in.dtypes[static_cast<int>(DType::float64)] = has_extension("cl_khr_fp64");
+  in.dialect = detail::Dialect::opencl;
+
+  // Deprecated since OpenCL 2.0: a driver that no longer answers has no unified memory.
+  cl_bool unified = CL_FALSE;
+  if (clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr) != CL_SUCCESS)
+    unified = CL_FALSE;
+  in.host_memory = in.kind == DeviceKind::cpu || unified == CL_TRUE;
+  if (in.kind == DeviceKind::cpu) {
+    // PoCL's CPU device: one element per work-item, scalar code, the runtime's group size
+    // (GPU.md: 50 GB/s against 3 GB/s for a grid-stride loop).
+    in.launch = {.grid_stride = false, .vector_bytes = 0, .group_size = 0, .max_groups = 0};
+  } else {
+    auto max_group = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    in.launch = {.grid_stride = true,
+                 .vector_bytes = 16,
+                 .group_size = std::min<std::size_t>(256, max_group),
+                 .max_groups = static_cast<std::size_t>(std::max(in.compute_units, 1)) * 16};
+  }
+  in.caching_allocator = true;
+
+  PORTA_LOG(info, "opencl:", index, ": ", in.name, " (", in.vendor, "; platform ", in.platform, "; driver ",
+            in.driver_version, "; ", in.arch, "), ", name(in.kind), ", ", in.compute_units, " compute units, ",
+            detail::format_bytes(in.memory_bytes), " (largest allocation ",
+            detail::format_bytes(in.max_alloc_bytes), ")", in.dtypes[static_cast<int>(DType::float64)] ? ", fp64" : "",
+            in.pci_bus_id.empty() ? std::string() : detail::cat(", PCI ", in.pci_bus_id));
+}
+
+OpenCLDevice::~OpenCLDevice() {
+  gemm_.clear();
+  if (cl_int s = clReleaseContext(context_); s != CL_SUCCESS)
+    PORTA_LOG(error, "clReleaseContext of ", label_, " failed: ", describe_status(s));
+}
+
+bool OpenCLDevice::has_extension(const char* name) const {
+  return extensions_.find(detail::cat(" ", name, " ")) != std::string::npos;
+}
+
+std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() { return std::make_shared<OpenCLQueue>(*this); }
+
+OpenCLQueue& OpenCLDevice::queue_of(QueueImpl& q) const {
+  auto* cq = dynamic_cast<OpenCLQueue*>(&q);
+  if (!cq) throw InvalidArgument(detail::cat(label_, " was given a queue of another backend"));
+  if (&cq->device() != this)
+    throw InvalidArgument(detail::cat(label_, " was given a queue of ", cq->device().label(),
+                                      "; work for a device goes on that device's queue"));
+  return *cq;
+}
+
+}  // namespace porta::opencl

@@ -1,0 +1,70 @@
+// Kernel launches: arguments through clSetKernelArg on a cl_kernel taken from the kernel's pool,
+// then clEnqueueNDRangeKernel over the smallest number of dimensions the launch needs.
+#include "opencl/opencl.hpp"
+
+namespace porta::opencl {
+
+void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) {
+  cl_command_queue queue = queue_of(q).get();
+  auto* kernel = dynamic_cast<OpenCLKernel*>(&k);
+  if (!kernel) throw InvalidArgument(detail::cat(label_, " was asked to launch a kernel compiled by another backend"));
+  if (&kernel->device() != this)
+    throw InvalidArgument(detail::cat("kernel '", kernel->entry(), "' was compiled for ", kernel->device().label(),
+                                      " and cannot run on ", label_, "; compile it for each device"));
+  if (args.size() != kernel->arg_count())
+    throw InvalidArgument(detail::cat("kernel '", kernel->entry(), "' takes ", kernel->arg_count(), " arguments but ",
+                                      args.size(), " were given"));
+
+  cl_uint work_dim = 1;
+  for (cl_uint d = 0; d < 3; ++d) {
+    if (dims.global[d] == 0) return;  // nothing to run
+    if (dims.global[d] != 1) work_dim = d + 1;
+  }
+  bool any_local = dims.local[0] || dims.local[1] || dims.local[2];
+  if (any_local) {
+    for (cl_uint d = 0; d < work_dim; ++d) {
+      if (dims.local[d] == 0 || dims.global[d] % dims.local[d] != 0)
+        throw InvalidArgument(detail::cat("launch of '", kernel->entry(), "' on ", label_, ": global size ",
+                                          dims.global[d], " in dimension ", d, " is not a multiple of the local size ",
+                                          dims.local[d], " (OpenCL 1.2 needs whole work-groups; give every local size "
+                                          "or none)"));
+    }
+    std::size_t group = dims.local[0] * (work_dim > 1 ? dims.local[1] : 1) * (work_dim > 2 ? dims.local[2] : 1);
+    if (group > kernel->max_group_size())
+      throw InvalidArgument(detail::cat("launch of '", kernel->entry(), "' on ", label_, ": work-group of ", group,
+                                        " work-items is larger than this kernel allows here (", kernel->max_group_size(),
+                                        ", CL_KERNEL_WORK_GROUP_SIZE)"));
+  }
+
+  auto lease = kernel->take();
+  cl_kernel ck = lease.get();
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    switch (a.kind) {
+      case KernelArg::Kind::memory: {
+        if (a.offset_bytes != 0)
+          throw InvalidArgument(detail::cat("argument ", i, " of kernel '", kernel->entry(), "' is a buffer at byte offset ",
+                                            a.offset_bytes, ", but OpenCL cannot offset buffer arguments; pass the "
+                                            "offset (in elements) as a scalar argument and add it in the kernel"));
+        cl_mem m = static_cast<cl_mem>(a.handle);
+        PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, sizeof m, &m), "setting buffer argument ", i, " of kernel '",
+                           kernel->entry(), "' on ", label_);
+        break;
+      }
+      case KernelArg::Kind::scalar:
+        PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, a.size, a.value.data()), "setting ", a.size, "-byte scalar argument ",
+                           i, " of kernel '", kernel->entry(), "' on ", label_);
+        break;
+      case KernelArg::Kind::local_memory:
+        PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, a.size, nullptr), "setting ", a.size, "-byte local memory argument ", i,
+                           " of kernel '", kernel->entry(), "' on ", label_);
+        break;
+    }
+  }
+  PORTA_CL_CHECK_CTX(clEnqueueNDRangeKernel(queue, ck, work_dim, nullptr, dims.global.data(),
+                                            any_local ? dims.local.data() : nullptr, 0, nullptr, nullptr),
+                     "launching '", kernel->entry(), "' on ", label_, " over ", dims.global[0], "x", dims.global[1], "x",
+                     dims.global[2], any_local ? detail::cat(" in groups of ", dims.local[0], "x", dims.local[1], "x", dims.local[2]) : std::string());
+}
+
+}  // namespace porta::opencl

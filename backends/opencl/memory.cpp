@@ -1,0 +1,99 @@
+// Device memory: cl_mem buffers, host <-> device copies, fills and maps, ordered on a queue.
+// Handles are cl_mem objects; byte offsets go to the enqueue calls.
+#include "log.hpp"
+#include "opencl/opencl.hpp"
+
+namespace porta::opencl {
+namespace {
+
+cl_mem mem(Handle h) { return static_cast<cl_mem>(h); }
+
+bool is_allocation_failure(cl_int s) {
+  return s == CL_MEM_OBJECT_ALLOCATION_FAILURE || s == CL_OUT_OF_RESOURCES || s == CL_OUT_OF_HOST_MEMORY ||
+         s == CL_INVALID_BUFFER_SIZE;
+}
+
+}  // namespace
+
+Handle OpenCLDevice::allocate(std::size_t bytes, QueueImpl&) {
+  const auto& in = info_;
+  auto fail = [&](const std::string& why) -> OutOfMemory {
+    return OutOfMemory(detail::cat(label_, " cannot allocate ", detail::format_bytes(bytes), " (", bytes, " bytes): ", why,
+                                   ". The device has ", detail::format_bytes(in.memory_bytes),
+                                   " in total and allocates at most ", detail::format_bytes(in.max_alloc_bytes),
+                                   " at once (CL_DEVICE_MAX_MEM_ALLOC_SIZE). Free arrays you no longer need, "
+                                   "split the work into smaller arrays, or use a device with more memory"),
+                       bytes, in.memory_bytes);
+  };
+  if (bytes > in.max_alloc_bytes) throw fail("larger than the largest single allocation");
+  cl_int status = CL_SUCCESS;
+  // OpenCL refuses zero-sized buffers; a one-byte buffer stands in for an empty allocation.
+  cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &status);
+  if (is_allocation_failure(status)) throw fail(detail::cat("clCreateBuffer returned ", describe_status(status)));
+  if (status != CL_SUCCESS)
+    throw_status(status, "clCreateBuffer", detail::cat("allocating ", detail::format_bytes(bytes), " on ", label_));
+  PORTA_LOG(debug, label_, ": allocated ", detail::format_bytes(bytes));
+  return m;
+}
+
+void OpenCLDevice::deallocate(Handle h, std::size_t bytes, QueueImpl*) noexcept {
+  if (!h) return;
+  // OpenCL keeps the buffer alive until the commands queued on it have finished.
+  if (cl_int s = clReleaseMemObject(mem(h)); s != CL_SUCCESS)
+    PORTA_LOG(error, "clReleaseMemObject of ", bytes, " bytes on ", label_, " failed: ", describe_status(s));
+}
+
+void OpenCLDevice::write(QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  PORTA_CL_CHECK_CTX(clEnqueueWriteBuffer(queue_of(q).get(), mem(dst), CL_TRUE, dst_offset, bytes, src, 0, nullptr, nullptr),
+                     "writing ", bytes, " bytes at offset ", dst_offset, " to ", label_);
+}
+
+void OpenCLDevice::read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
+  if (bytes == 0) return;
+  PORTA_CL_CHECK_CTX(clEnqueueReadBuffer(queue_of(q).get(), mem(src), CL_TRUE, src_offset, bytes, dst, 0, nullptr, nullptr),
+                     "reading ", bytes, " bytes at offset ", src_offset, " from ", label_);
+}
+
+void OpenCLDevice::copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+                        std::size_t bytes) {
+  if (bytes == 0) return;
+  PORTA_CL_CHECK_CTX(clEnqueueCopyBuffer(queue_of(q).get(), mem(src), mem(dst), src_offset, dst_offset, bytes, 0, nullptr, nullptr),
+                     "copying ", bytes, " bytes on ", label_);
+}
+
+void OpenCLDevice::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
+                        std::size_t bytes) {
+  if (bytes == 0) return;
+  if (pattern_size == 0 || offset % pattern_size || bytes % pattern_size)
+    throw InvalidArgument(detail::cat("fill on ", label_, ": offset ", offset, " and size ", bytes,
+                                      " must be multiples of the ", pattern_size, "-byte pattern"));
+  PORTA_CL_CHECK_CTX(clEnqueueFillBuffer(queue_of(q).get(), mem(dst), pattern, pattern_size, offset, bytes, 0, nullptr, nullptr),
+                     "filling ", bytes, " bytes with a ", pattern_size, "-byte pattern on ", label_);
+}
+
+void* OpenCLDevice::map(QueueImpl& q, Handle h, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  cl_command_queue queue = queue_of(q).get();
+  // The queue's earlier work is waited for outside the lock, so the map under it is quick.
+  PORTA_CL_CHECK_CTX(clFinish(queue), "waiting for the work before mapping memory of ", label_);
+  std::lock_guard lock(map_m_);
+  cl_int status = CL_SUCCESS;
+  void* p = clEnqueueMapBuffer(queue, mem(h), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr,
+                               nullptr, &status);
+  if (status != CL_SUCCESS) throw_status(status, "clEnqueueMapBuffer", detail::cat("mapping ", bytes, " bytes of ", label_));
+  return p;
+}
+
+void OpenCLDevice::unmap(QueueImpl& q, Handle h, void* p) {
+  if (!p) return;
+  cl_command_queue queue = queue_of(q).get();
+  std::lock_guard lock(map_m_);
+  cl_event done = nullptr;
+  PORTA_CL_CHECK_CTX(clEnqueueUnmapMemObject(queue, mem(h), p, 0, nullptr, &done), "unmapping memory of ", label_);
+  cl_int status = clWaitForEvents(1, &done);
+  clReleaseEvent(done);
+  if (status != CL_SUCCESS) throw_status(status, "clWaitForEvents", detail::cat("unmapping memory of ", label_));
+}
+
+}  // namespace porta::opencl

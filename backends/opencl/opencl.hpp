@@ -1,0 +1,188 @@
+// The OpenCL backend's internal declarations: the device, queue, event and kernel classes that
+// implement backends/backend.hpp, shared by the files of backends/opencl/. Nothing outside this
+// directory includes it.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "opencl/error.hpp"
+
+namespace porta::opencl {
+
+using detail::DeviceInfo;
+using detail::EventImpl;
+using detail::Handle;
+using detail::Kernel;
+using detail::KernelArg;
+using detail::KernelSource;
+using detail::LaunchDims;
+using detail::MatmulArgs;
+using detail::QueueImpl;
+
+class OpenCLDevice;
+
+// A marker in an in-order queue (queue.cpp).
+class OpenCLEvent final : public EventImpl {
+ public:
+  OpenCLEvent(cl_event event, cl_context context) : event_(event), context_(context) {}
+  ~OpenCLEvent() override;
+  OpenCLEvent(const OpenCLEvent&) = delete;
+  OpenCLEvent& operator=(const OpenCLEvent&) = delete;
+
+  bool done() override;
+  void synchronize() override;
+  double elapsed_ms_since(EventImpl& start) override;
+
+  cl_event get() const { return event_; }
+  cl_context context() const { return context_; }
+
+ private:
+  cl_event event_;
+  cl_context context_;
+};
+
+// An in-order command queue with profiling, one per (host thread, device) (queue.cpp).
+class OpenCLQueue final : public QueueImpl {
+ public:
+  explicit OpenCLQueue(OpenCLDevice& device);
+  ~OpenCLQueue() override;
+  OpenCLQueue(const OpenCLQueue&) = delete;
+  OpenCLQueue& operator=(const OpenCLQueue&) = delete;
+
+  std::shared_ptr<EventImpl> record(bool timing = false) override;
+  void wait(EventImpl& e) override;
+  void synchronize() override;
+  void* native() override { return queue_; }
+
+  cl_command_queue get() const { return queue_; }
+  const OpenCLDevice& device() const { return device_; }
+
+ private:
+  OpenCLDevice& device_;
+  cl_command_queue queue_ = nullptr;
+};
+
+// A built program and a pool of cl_kernel objects made from it (compile.cpp). clSetKernelArg
+// and clEnqueueNDRangeKernel on one cl_kernel must not race, so each launch takes a cl_kernel
+// of its own from the pool and gives it back once enqueued (arguments are captured at enqueue).
+class OpenCLKernel final : public Kernel {
+ public:
+  OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_kernel first, std::string entry);
+  ~OpenCLKernel() override;
+  OpenCLKernel(const OpenCLKernel&) = delete;
+  OpenCLKernel& operator=(const OpenCLKernel&) = delete;
+
+  // A cl_kernel for one launch; returned to the pool when the lease ends.
+  class Lease {
+   public:
+    Lease(OpenCLKernel& owner, cl_kernel k) : owner_(owner), kernel_(k) {}
+    ~Lease() { owner_.give_back(kernel_); }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    cl_kernel get() const { return kernel_; }
+
+   private:
+    OpenCLKernel& owner_;
+    cl_kernel kernel_;
+  };
+  Lease take();
+
+  const OpenCLDevice& device() const { return device_; }
+  const std::string& entry() const { return entry_; }
+  cl_uint arg_count() const { return arg_count_; }
+  std::size_t max_group_size() const { return max_group_size_; }  // CL_KERNEL_WORK_GROUP_SIZE
+
+ private:
+  void give_back(cl_kernel k) noexcept;
+
+  const OpenCLDevice& device_;
+  cl_program program_;
+  std::string entry_;
+  cl_uint arg_count_ = 0;
+  std::size_t max_group_size_ = 0;
+  std::mutex m_;
+  std::vector<cl_kernel> free_;
+};
+
+// One OpenCL device with its own cl_context. Methods live in the file of their concern:
+// device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp.
+class OpenCLDevice final : public detail::DeviceImpl {
+ public:
+  // Takes ownership of `context`.
+  OpenCLDevice(int index, cl_platform_id platform, cl_device_id device, cl_context context);
+  ~OpenCLDevice() override;
+
+  const DeviceInfo& info() const override { return info_; }
+  std::shared_ptr<QueueImpl> create_queue() override;
+
+  Handle allocate(std::size_t bytes, QueueImpl& q) override;
+  void deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcept override;
+  void write(QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) override;
+  void read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) override;
+  void copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+            std::size_t bytes) override;
+  void fill(QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
+            std::size_t bytes) override;
+  void* map(QueueImpl& q, Handle h, std::size_t bytes) override;
+  void unmap(QueueImpl& q, Handle h, void* p) override;
+
+  std::shared_ptr<Kernel> compile(const KernelSource& src) override;
+  void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
+
+  void matmul(QueueImpl& q, const MatmulArgs& args) override;
+
+  cl_platform_id platform_id() const { return platform_; }
+  cl_device_id id() const { return device_; }
+  cl_context context_handle() const { return context_; }
+  // "opencl:0 (pthread-haswell-AMD EPYC)", for messages.
+  const std::string& label() const { return label_; }
+  bool has_extension(const char* name) const;
+
+  // The queue behind `q`, checked to be an OpenCL queue of this device.
+  OpenCLQueue& queue_of(QueueImpl& q) const;
+
+ private:
+  // blas.cpp: porta's tiled GEMM kernels, compiled once per (dtype, transposes) on first use.
+  struct GemmEntry {
+    std::mutex m;
+    std::shared_ptr<OpenCLKernel> kernel;
+    int tile_m = 0, tile_n = 0, group_m = 0, group_n = 0;
+  };
+  GemmEntry& gemm_kernel(DType dtype, bool trans_a, bool trans_b);
+  void matmul_tiled(QueueImpl& q, const MatmulArgs& args);
+  void matmul_host(QueueImpl& q, const MatmulArgs& args);
+  void matmul_clblast(QueueImpl& q, const MatmulArgs& args);
+
+  cl_platform_id platform_;
+  cl_device_id device_;
+  cl_context context_;
+  DeviceInfo info_;
+  std::string label_;
+  std::string extensions_;
+
+  // PoCL 3.1 crashes or returns bad pointers when one buffer is mapped and unmapped from several
+  // threads at once; maps and unmaps (until the unmap has completed) take this lock.
+  std::mutex map_m_;
+
+  std::mutex gemm_m_;
+  std::map<int, std::unique_ptr<GemmEntry>> gemm_;
+};
+
+// device.cpp: one clGetDeviceInfo / clGetPlatformInfo answer as text or as a value.
+std::string device_string(cl_device_id d, cl_device_info what);
+std::string platform_string(cl_platform_id p, cl_platform_info what);
+template <class T> T device_value(cl_device_id d, cl_device_info what) {
+  T v{};
+  PORTA_CL_CHECK(clGetDeviceInfo(d, what, sizeof v, &v, nullptr));
+  return v;
+}
+
+}  // namespace porta::opencl
