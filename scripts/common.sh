@@ -1,0 +1,83 @@
+# Shared by scripts/demo.sh and scripts/test.sh (sourced; not a command of its own): installs the
+# Debian packages porta needs when they are missing, then configures and builds porta.
+#
+#   PORTA_BUILD_DIR     build directory (default: build/ in the repository)
+#   PORTA_CMAKE_ARGS    extra CMake options, e.g. "-DPORTA_KOKKOS=OFF" or "-DPORTA_CUDA=ON"
+#   PORTA_INSTALL_DEPS  0 skips the package step (not Debian, or no root: install them yourself)
+
+set -euo pipefail
+
+porta_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+porta_build_dir=${PORTA_BUILD_DIR:-$porta_root/build}
+porta_jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+
+# DESIGN.md section 9, plus ninja. The CUDA toolkit is not a Debian package here: the CUDA backend
+# is built when /usr/local/cuda (or CUDAToolkit_ROOT) has it, and runs where an NVIDIA driver is.
+porta_packages=(cmake g++ ninja-build ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+                libclblast-dev libopenblas-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev)
+# What each package provides, so that a package unpacked without dpkg's database (the GPU host's
+# .gpu/setup.sh) or a tool installed another way (CMake from a tarball) counts as present.
+declare -A porta_provides=(
+  [cmake]=cmd:cmake [g++]=cmd:g++ [ninja-build]=cmd:ninja [clinfo]=cmd:clinfo
+  [ocl-icd-opencl-dev]='/usr/lib/*/libOpenCL.so /usr/lib/libOpenCL.so'
+  [opencl-headers]=/usr/include/CL/cl.h
+  [opencl-clhpp-headers]=/usr/include/CL/opencl.hpp
+  [pocl-opencl-icd]=/etc/OpenCL/vendors/pocl.icd
+  [libclblast-dev]=/usr/include/clblast.h
+  [libopenblas-dev]='/usr/include/*/openblas*/cblas.h /usr/include/openblas/cblas.h'
+  [libtrilinos-kokkos-dev]=/usr/include/trilinos/Kokkos_Core.hpp
+  [libgtest-dev]=/usr/include/gtest/gtest.h
+  [libbenchmark-dev]=/usr/include/benchmark/benchmark.h
+  [libdlpack-dev]=/usr/include/dlpack/dlpack.h
+)
+
+porta_has_package() {
+  local p=$1 probe f
+  [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] && return 0
+  for probe in ${porta_provides[$p]:-}; do
+    if [[ $probe == cmd:* ]]; then
+      command -v "${probe#cmd:}" >/dev/null && return 0
+    else
+      for f in $probe; do [[ -e $f ]] && return 0; done
+    fi
+  done
+  return 1
+}
+
+porta_install_deps() {
+  [[ ${PORTA_INSTALL_DEPS:-1} == 0 ]] && return 0
+  local missing=() p
+  for p in "${porta_packages[@]}"; do
+    porta_has_package "$p" || missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  if ! command -v apt-get >/dev/null; then
+    echo "porta: missing packages and no apt-get: ${missing[*]}" >&2
+    echo "porta: install their equivalents, then run again with PORTA_INSTALL_DEPS=0" >&2
+    exit 1
+  fi
+  local sudo=()
+  if [[ $(id -u) != 0 ]]; then
+    if ! command -v sudo >/dev/null; then
+      echo "porta: root or sudo is needed to install: ${missing[*]}" >&2
+      exit 1
+    fi
+    sudo=(sudo)
+  fi
+  echo "porta: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+}
+
+porta_configure() {
+  local args=(-S "$porta_root" -B "$porta_build_dir" -DCMAKE_BUILD_TYPE=Release) extra=()
+  # The generator is chosen once, when the build directory is made.
+  if [[ ! -f $porta_build_dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then args+=(-G Ninja); fi
+  read -r -a extra <<<"${PORTA_CMAKE_ARGS:-}"
+  cmake "${args[@]}" "${extra[@]}"
+}
+
+# porta_build [--target T...]: builds with every core.
+porta_build() {
+  cmake --build "$porta_build_dir" --parallel "$porta_jobs" "$@"
+}
