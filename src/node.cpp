@@ -25,8 +25,10 @@ ArrayNode::ArrayNode(Shape shape, DType dtype, Device device, Expr expr)
   for (auto& a : expr_.args) {
     if (!a) continue;
     any = true;
-    h = std::max(h, a->height() + 1);
-    leaves += a->leaves();
+    // An operand evaluated by now is one leaf, whatever tree it had.
+    bool leaf = a->evaluated();
+    h = std::max(h, leaf ? 1 : a->height() + 1);
+    leaves += leaf ? 1 : a->leaves();
     held_bytes_ += a->held_bytes();
   }
   height_ = h;

@@ -272,7 +272,11 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
       }
     if (!d.valid()) d = current_device();
   }
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0)
+  bool runtime_block = block.x == 0 && block.y == 0 && block.z == 0;
+  if (runtime_block && d.backend() != Backend::opencl)
+    throw InvalidArgument(cat("RawKernel ", st.name, ": block (0, 0, 0) (the runtime chooses) is for OpenCL; ", d.spec(),
+                              " needs a block size"));
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || (!runtime_block && (block.x == 0 || block.y == 0 || block.z == 0)))
     throw InvalidArgument(cat("RawKernel ", st.name, ": grid (", grid.x, ", ", grid.y, ", ", grid.z, ") and block (", block.x, ", ",
                               block.y, ", ", block.z, ") must be positive"));
   auto kernel = raw_compile(*this, d, st.backend, st.key, {st.source, st.name, st.options});
@@ -306,8 +310,12 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
   // The kernel may read and write every array it gets.
   for (auto& b : buffers) b->before_write(q);
   detail::LaunchDims dims;
-  dims.global = {std::size_t{grid.x} * block.x, std::size_t{grid.y} * block.y, std::size_t{grid.z} * block.z};
-  dims.local = {block.x, block.y, block.z};
+  if (runtime_block) {
+    dims.global = {grid.x, grid.y, grid.z};  // work-items; OpenCL picks the work-group (local = NULL)
+  } else {
+    dims.global = {std::size_t{grid.x} * block.x, std::size_t{grid.y} * block.y, std::size_t{grid.z} * block.z};
+    dims.local = {block.x, block.y, block.z};
+  }
   dims.dynamic_local_bytes = shared_bytes;
   d.impl().launch(*q, *kernel, dims, kargs);
   for (auto& b : buffers) b->after_write(q);

@@ -86,9 +86,10 @@ class RawKernel {
   RawKernel& operator=(const RawKernel&);
 
   // Queues the kernel on this thread's queue of `d` (default: the device of the first array
-  // argument, else the current device). Array arguments must be evaluated and contiguous
-  // with their data at the start of their buffer (use copy() for a view). Asynchronous: later
-  // porta work on the arrays is ordered after it.
+  // argument, else the current device). On OpenCL, block (0, 0, 0) lets the runtime choose the
+  // work-group (local size NULL) and `grid` counts work-items. Array arguments must be
+  // contiguous (use copy() for a strided view); on OpenCL they must also start at the start of
+  // their buffer. Asynchronous: later porta work on the arrays is ordered after it.
   void launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, std::size_t shared_bytes = 0,
               Device d = Device()) const;
   void operator()(Dim3 grid, Dim3 block, const std::vector<RawArg>& args) const { launch(grid, block, args); }
