@@ -2,6 +2,7 @@
 // value, or strided (an index computed per dimension); and whether indices fit in 32 bits.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -77,6 +77,8 @@ Array arange(std::int64_t n, DType t, Device d) {
   return Array(detail::cast(detail::make_index({n}, d), t));
 }
 
+// Ranges are start + i * step computed as one fused multiply-add in float64 (float32 where the
+// device has no float64), so every device gives the same values.
 Array arange(double start, double stop, double step, DType t, Device d) {
   if (step == 0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
     throw InvalidArgument(cat("arange(", start, ", ", stop, ", ", step, "): the step must be nonzero and all three finite"));
@@ -86,8 +88,7 @@ Array arange(double start, double stop, double step, DType t, Device d) {
   Shape s{n};
   DType w = index_float(d);
   NodePtr i = detail::cast(detail::make_index(s, d), w);
-  NodePtr v = make_node(Op::add, w, make_node(Op::mul, w, i, detail::cast(scalar_f64(step, s, d), w)),
-                        detail::cast(scalar_f64(start, s, d), w));
+  NodePtr v = make_node(Op::fma, w, i, detail::cast(scalar_f64(step, s, d), w), detail::cast(scalar_f64(start, s, d), w));
   return Array(detail::cast(v, t));
 }
 
@@ -100,8 +101,7 @@ Array linspace(double start, double stop, std::int64_t num, DType t, Device d, b
   DType w = index_float(d);
   NodePtr idx = detail::make_index(s, d);
   NodePtr i = detail::cast(idx, w);
-  NodePtr v = make_node(Op::add, w, make_node(Op::mul, w, i, detail::cast(scalar_f64(step, s, d), w)),
-                        detail::cast(scalar_f64(start, s, d), w));
+  NodePtr v = make_node(Op::fma, w, i, detail::cast(scalar_f64(step, s, d), w), detail::cast(scalar_f64(start, s, d), w));
   if (endpoint && num > 1) {
     NodePtr last = make_node(Op::eq, DType::boolean, idx, make_scalar(0, num - 1, DType::int64, s, d));
     v = make_node(Op::where, w, last, detail::cast(scalar_f64(stop, s, d), w), v);

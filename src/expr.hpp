@@ -2,6 +2,7 @@
 // subtree is evaluated before a new node is put on top of it.
 #pragma once
 
+#include <cstdint>
 #include <porta/ops.hpp>
 
 #include "node.hpp"

@@ -2,6 +2,7 @@
 // kernel's index type; scalars take their compute type (bool as int, float16 as float).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "backend.hpp"

@@ -1,6 +1,7 @@
 // The in-memory kernel cache.
 #include "kernel_cache.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "disk_cache.hpp"

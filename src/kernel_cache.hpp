@@ -4,6 +4,7 @@
 // ask at the same time.
 #pragma once
 
+#include <cstdint>
 #include <atomic>
 #include <functional>
 #include <memory>

@@ -5,6 +5,7 @@
 // replaces the expression, and the children are released.
 #pragma once
 
+#include <cstdint>
 #include <array>
 #include <atomic>
 #include <memory>

@@ -3,6 +3,7 @@
 // every operand lets merge (a transposed or sliced view keeps its own).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>

@@ -1,6 +1,7 @@
 // Small text helpers for messages: cat(...) joins anything streamable.
 #pragma once
 
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <string_view>

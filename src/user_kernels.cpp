@@ -1,5 +1,6 @@
 // ElementwiseKernel (one body for CUDA and OpenCL, CuPy's) and RawKernel (backend source with
 // an explicit launch shape, PyCUDA's SourceModule).
+#include <algorithm>
 #include <porta/kernel.hpp>
 #include <porta/error.hpp>
 

@@ -2,6 +2,7 @@
 // cuBLAS's column-major: a row-major X with row stride ld is the column-major X^T with leading
 // dimension ld, so C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T, that is, with the
 // operands swapped and m and n exchanged.
+#include <algorithm>
 #include <limits>
 
 #include "cuda.hpp"

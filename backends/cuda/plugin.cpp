@@ -1,5 +1,6 @@
 // The plugin's entry point and the backend: initialises the driver, lists the devices, and says
 // which driver, NVRTC and cuBLAS it runs on. A missing GPU or driver becomes BackendUnavailable.
+#include <algorithm>
 #include <cuda.h>
 
 #include "cuda.hpp"

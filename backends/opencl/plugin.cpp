@@ -1,5 +1,6 @@
 // The OpenCL backend: every device of every platform the ICD loader knows, one cl_context per
 // device, and the plugin's exported entry point.
+#include <algorithm>
 #include <CL/cl_ext.h>
 
 #include "log.hpp"

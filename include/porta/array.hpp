@@ -121,8 +121,11 @@ Array ones_like(const Array& a);
 Array full_like(const Array& a, double value);
 // 0, 1, ..., n - 1
 Array arange(std::int64_t n, DType t = DType::int64, Device d = current_device());
-// start, start + step, ... below stop (above it for a negative step), as NumPy.
+// start, start + step, ... below stop (above it for a negative step), as NumPy; element i is
+// fma(i, step, start) in float64, then converted (the same bits on every device).
 Array arange(double start, double stop, double step, DType t = DType::float32, Device d = current_device());
+// num values from start to stop (stop included when endpoint): fma(i, step, start) in float64,
+// the last one exactly stop.
 Array linspace(double start, double stop, std::int64_t num, DType t = DType::float32, Device d = current_device(),
                bool endpoint = true);
 Array eye(std::int64_t n, DType t = DType::float32, Device d = current_device());

@@ -19,6 +19,8 @@ class DeviceError : public Error { using Error::Error; };
 class ShapeError : public Error { using Error::Error; };
 class DTypeError : public Error { using Error::Error; };
 class InvalidArgument : public Error { using Error::Error; };
+// A DevicePool task that was cancelled before it started.
+class Cancelled : public Error { using Error::Error; };
 
 // Kernel source failed to compile: what() holds the build log and the numbered source.
 class CompileError : public Error {

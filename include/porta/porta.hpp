@@ -9,5 +9,6 @@
 #include <porta/kernel.hpp>
 #include <porta/linalg.hpp>
 #include <porta/ops.hpp>
+#include <porta/pool.hpp>
 #include <porta/random.hpp>
 #include <porta/reduce.hpp>

@@ -1,0 +1,57 @@
+// The Kokkos device: what it is (DeviceInfo) and the host's memory it allocates from.
+#include <unistd.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "kokkos.hpp"
+#include "strings.hpp"
+
+namespace porta::kokkos {
+
+std::uint64_t physical_memory_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+std::uint64_t available_memory_bytes() {
+  // MemAvailable counts the page cache the kernel would give back; _SC_AVPHYS_PAGES does not.
+  std::ifstream meminfo("/proc/meminfo");
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    if (line.rfind("MemAvailable:", 0) != 0) continue;
+    std::istringstream in(line.substr(13));
+    std::uint64_t kib = 0;
+    if (in >> kib) return kib * 1024;
+  }
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+KokkosDevice::KokkosDevice() : DeviceImpl(Backend::kokkos, 0) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const std::string space = Space::name();
+  physical_bytes_ = physical_memory_bytes();
+  info_.name = detail::cat("Kokkos ", space, " (host)");
+  info_.vendor = "Kokkos";
+  info_.platform = detail::cat("Kokkos ", space);
+  info_.driver_version = kokkos_version();
+  info_.arch = space;
+  info_.kind = DeviceKind::cpu;
+  info_.memory_bytes = physical_bytes_;
+  info_.max_alloc_bytes = physical_bytes_;
+  info_.compute_units = Space().concurrency();
+  info_.dtypes.fill(true);
+  info_.dialect = detail::Dialect::none;
+  info_.host_memory = true;
+  info_.caching_allocator = true;
+}
+
+// The core releases its cached memory (DeviceImpl::release_context) before the backend goes.
+KokkosDevice::~KokkosDevice() = default;
+
+std::uint64_t KokkosDevice::free_memory() const { return available_memory_bytes(); }
+
+}  // namespace porta::kokkos

@@ -1,0 +1,75 @@
+// The Kokkos plugin's entry point and the backend: initialises Kokkos unless the program already
+// did, and finalises it only if porta initialised it.
+#include <Kokkos_Core.hpp>
+
+#include <cstdlib>
+
+#include "kokkos.hpp"
+#include "log.hpp"
+
+namespace porta::kokkos {
+
+std::string kokkos_version() {
+  return detail::cat(KOKKOS_VERSION / 10000, ".", KOKKOS_VERSION / 100 % 100, ".", KOKKOS_VERSION % 100);
+}
+
+void require_kokkos() {
+  if (!Kokkos::is_initialized())
+    throw DeviceError("kokkos:0: the program has finalised Kokkos while porta still uses it; call Kokkos::finalize "
+                      "only after porta's last array on kokkos:0 is gone");
+}
+
+namespace {
+
+// At process exit, finalise Kokkos before its own static objects are destroyed. Registered
+// after Kokkos::initialize, so it runs before them; without it, a Device kept in a global
+// outlives them and Kokkos::finalize crashes in ~KokkosBackend. (Registered from this plugin,
+// it also runs when the plugin is closed, by which time ~KokkosBackend has finalised Kokkos.)
+// Memory freed after this is left to the process's exit (KokkosDevice::deallocate).
+void finalize_at_exit() {
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+}
+
+}  // namespace
+
+KokkosBackend::KokkosBackend() {
+  if (!Kokkos::is_initialized()) {
+    try {
+      Kokkos::initialize();
+    } catch (const std::exception& e) {
+      throw BackendUnavailable(detail::cat("Kokkos::initialize failed: ", e.what()));
+    }
+    initialized_here_ = true;
+    std::atexit(finalize_at_exit);
+    PORTA_LOG(debug, "kokkos: initialised Kokkos ", kokkos_version(), " on ", Kokkos::DefaultHostExecutionSpace::name());
+  } else {
+    PORTA_LOG(debug, "kokkos: the program initialised Kokkos already; porta will leave finalising it to the program");
+  }
+  devices_.push_back(std::make_shared<KokkosDevice>());
+}
+
+KokkosBackend::~KokkosBackend() {
+  // Devices free their memory (the core's cached blocks) while Kokkos is still up.
+  devices_.clear();
+  if (!initialized_here_) return;
+  try {
+    if (Kokkos::is_initialized()) Kokkos::finalize();
+  } catch (const std::exception& e) {
+    PORTA_LOG(error, "kokkos: Kokkos::finalize failed: ", e.what());
+  }
+}
+
+std::string KokkosBackend::version() const { return detail::cat("Kokkos ", kokkos_version()); }
+
+namespace {
+
+std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<KokkosBackend>(); }
+
+}  // namespace
+}  // namespace porta::kokkos
+
+extern "C" __attribute__((visibility("default"))) const porta::detail::PluginEntry* porta_plugin_entry() {
+  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, porta::Backend::kokkos,
+                                                &porta::kokkos::create_backend};
+  return &entry;
+}
