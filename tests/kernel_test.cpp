@@ -1,0 +1,289 @@
+// User kernels: ElementwiseKernel (one body for every run-time compiling backend: outputs,
+// broadcasting, numbers, the element index i) and RawKernel (OpenCL C on OpenCL devices, CUDA
+// C++ on CUDA devices, launched with grid/block); compile errors carry the log and the
+// numbered source; devices that compile nothing say so with BackendUnavailable.
+#include "test_common.hpp"
+
+#include <cmath>
+
+namespace porta_test {
+namespace {
+
+using porta::Backend;
+using porta::Dim3;
+using porta::ElementwiseKernel;
+using porta::RawKernel;
+
+using Kernels = DeviceTest;
+
+#define PORTA_REQUIRE_COMPILER()                                                                                     \
+  do {                                                                                                               \
+    if (!dev().compiles_at_runtime()) GTEST_SKIP() << dev().spec() << " compiles no kernels at run time (checked in " \
+                                                   << "CompilingNothingIsBackendUnavailable)";                       \
+  } while (0)
+
+TEST_P(Kernels, CompilingNothingIsBackendUnavailable) {
+  if (dev().compiles_at_runtime()) GTEST_SKIP() << dev().spec() << " compiles kernels at run time";
+  Array x = porta::ones({8}, DType::float32, dev());
+  ElementwiseKernel k("float32 x", "float32 y", "y = x * 2", "twice");
+  std::string msg = thrown_message<porta::BackendUnavailable>([&] { (void)k({x}); });
+  EXPECT_NE(msg.find(dev().spec()), std::string::npos) << msg;
+  // The message names the devices that can run it.
+  for (const auto& d : porta::devices())
+    if (d.compiles_at_runtime()) {
+      EXPECT_NE(msg.find(d.spec()), std::string::npos) << msg;
+    }
+  RawKernel raw(Backend::opencl, "__kernel void f(__global float* x) { x[0] = 1; }", "f");
+  std::string rmsg = thrown_message<porta::BackendUnavailable>([&] { raw.launch({1}, {1}, {x.copy()}); });
+  EXPECT_NE(rmsg.find(dev().spec()), std::string::npos) << rmsg;
+  EXPECT_TRUE(array_matches(x, DType::float32, {8}, std::vector<double>(8, 1), {0, 0})) << "x is unchanged";
+}
+
+TEST_P(Kernels, ElementwiseKernelOneOutput) {
+  PORTA_REQUIRE_COMPILER();
+  std::vector<double> x, y;
+  Array xd = random_array({1001}, DType::float32, -3, 3, &x);
+  Array yd = random_array({1001}, DType::float32, -3, 3, &y);
+  ElementwiseKernel k("float32 x, float32 y", "float32 z", "z = x * x + y", "square_add");
+  EXPECT_EQ(k.inputs().size(), 2u);
+  EXPECT_EQ(k.outputs().size(), 1u);
+  EXPECT_EQ(k.outputs()[0].dtype, DType::float32);
+  EXPECT_EQ(k.inputs()[1].name, "y");
+  std::vector<double> ref(x.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = x[i] * x[i] + y[i];
+  EXPECT_TRUE(array_matches(k({xd, yd}), DType::float32, {1001}, ref, {1e-6, 1e-6}));
+  // Lazy and strided inputs are evaluated and read in order.
+  std::vector<double> m;
+  Array md = random_array({7, 9}, DType::float32, -3, 3, &m);
+  std::vector<double> tref;
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 7; ++j) {
+      double a = m[static_cast<std::size_t>(j * 9 + i)], b = 2 * m[static_cast<std::size_t>(j * 9 + i)];
+      tref.push_back(a * a + b);
+    }
+  EXPECT_TRUE(array_matches(k({md.transpose(), md.transpose() * 2.0f}), DType::float32, {9, 7}, tref, {1e-6, 1e-6}));
+  // Empty inputs give empty outputs.
+  EXPECT_EQ(k({porta::zeros({0}, DType::float32, dev()), porta::zeros({0}, DType::float32, dev())}).shape(), Shape{0});
+}
+
+TEST_P(Kernels, ElementwiseKernelSeveralOutputsBroadcastNumbersAndIndex) {
+  PORTA_REQUIRE_COMPILER();
+  // Several outputs, broadcast (4, 1) x (1, 5), a number by value.
+  std::vector<double> c, r;
+  Array cd = random_array({4, 1}, DType::float32, -3, 3, &c);
+  Array rd = random_array({1, 5}, DType::float32, -3, 3, &r);
+  ElementwiseKernel k("float32 a, float32 b, float32 s", "float32 sum, float32 diff", "sum = (a + b) * s; diff = a - b", "sumdiff");
+  auto out = k.call({cd, rd, 2.5});
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<double> sref, dref;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j) {
+      sref.push_back((c[static_cast<std::size_t>(i)] + r[static_cast<std::size_t>(j)]) * 2.5);
+      dref.push_back(c[static_cast<std::size_t>(i)] - r[static_cast<std::size_t>(j)]);
+    }
+  EXPECT_TRUE(array_matches(out[0], DType::float32, {4, 5}, sref, {1e-6, 1e-6}));
+  EXPECT_TRUE(array_matches(out[1], DType::float32, {4, 5}, dref, {1e-6, 1e-6}));
+  EXPECT_THROW((void)k({cd, rd, 1.0}), porta::InvalidArgument) << "operator() of a kernel with two outputs";
+
+  // The element index i (int64, row-major in the output shape); int64 and bool parameters; an
+  // int32 parameter given a float32 array converts it.
+  std::vector<double> v, mask;
+  Array vd = random_array({3, 50}, DType::int64, -1000, 1000, &v);
+  Array md = random_array({3, 50}, DType::boolean, 0, 1, &mask);
+  ElementwiseKernel idx("int64 v, bool m, int32 k", "int64 y", "y = m ? v + i : k", "with_index");
+  std::vector<double> iref(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) iref[i] = mask[i] != 0 ? v[i] + static_cast<double>(i) : -7;
+  EXPECT_TRUE(array_matches(idx({vd, md, -7}), DType::int64, {3, 50}, iref, {0, 0}));
+  Array fk = porta::full({3, 50}, -7.75, DType::float32, dev());
+  EXPECT_TRUE(array_matches(idx({vd, md, fk}), DType::int64, {3, 50}, [&] {
+    auto x = iref;  // -7.75 converts to -7
+    return x;
+  }(), {0, 0}));
+  // float64 and a preamble macro, which both dialects accept.
+  if (dev().supports(DType::float64)) {
+    ElementwiseKernel p("float64 x", "float64 y", "y = TWICE_PLUS_ONE(x)", "preambled", "#define TWICE_PLUS_ONE(v) (2 * (v) + 1)");
+    Array xd = upload({1.5, -2.25, 1e300}, DType::float64, {3}, dev());
+    EXPECT_TRUE(array_matches(p({xd}), DType::float64, {3}, {4.0, -3.5, 2e300 + 1}, {1e-15, 0}));
+  }
+  // float16 parameters are float32 in the body and rounded when stored.
+  if (dev().supports(DType::float16)) {
+    ElementwiseKernel h("float16 x", "float16 y, float32 wide", "wide = x / 3.0f; y = wide", "halves");
+    auto hv = h.call({upload({1.0, 2.0, -0.5}, DType::float16, {3}, dev())});
+    EXPECT_TRUE(array_matches(hv[0], DType::float16, {3}, {round_to(DType::float16, 1.0 / 3), round_to(DType::float16, 2.0 / 3),
+                                                            round_to(DType::float16, -0.5 / 3)},
+                              {0, 0}));
+    EXPECT_TRUE(array_matches(hv[1], DType::float32, {3}, {1.0 / 3, 2.0 / 3, -0.5 / 3}, {1e-6, 0}));
+  }
+}
+
+TEST_P(Kernels, ElementwiseKernelArgumentErrors) {
+  EXPECT_THROW(ElementwiseKernel("float32", "float32 y", "y = 1"), porta::InvalidArgument) << "a parameter without a name";
+  EXPECT_THROW(ElementwiseKernel("float32 x", "", "x = 1"), porta::InvalidArgument) << "no outputs";
+  EXPECT_THROW(ElementwiseKernel("float32 i", "float32 y", "y = i"), porta::InvalidArgument) << "i is the element index";
+  EXPECT_THROW(ElementwiseKernel("float32 x, float32 x", "float32 y", "y = x"), porta::InvalidArgument) << "x twice";
+  EXPECT_THROW(ElementwiseKernel("complex64 x", "float32 y", "y = x"), porta::DTypeError) << "unknown dtype";
+  EXPECT_THROW(ElementwiseKernel("float32 x", "float32 y", "y = x", "not a name"), porta::InvalidArgument);
+  ElementwiseKernel k("float32 x, float32 y", "float32 z", "z = x + y", "add2");
+  Array a = porta::ones({3}, DType::float32, dev());
+  EXPECT_THROW((void)k({a}), porta::InvalidArgument) << "one argument for two inputs";
+  EXPECT_THROW((void)k({a, porta::ones({4}, DType::float32, dev())}), porta::ShapeError) << "(3,) with (4,)";
+  EXPECT_THROW((void)k({a, Array()}), porta::InvalidArgument) << "an empty Array";
+}
+
+TEST_P(Kernels, ElementwiseKernelCompileErrorCarriesLogAndNumberedSource) {
+  PORTA_REQUIRE_COMPILER();
+  ElementwiseKernel k("float32 x", "float32 y", "y = x +* undefined_name_42", "broken_body");
+  Array a = porta::ones({3}, DType::float32, dev());
+  try {
+    (void)k({a});
+    FAIL() << "a body that does not compile must throw CompileError";
+  } catch (const porta::CompileError& e) {
+    std::string what = e.what();
+    EXPECT_NE(e.source().find("undefined_name_42"), std::string::npos) << "source() is the generated source";
+    EXPECT_FALSE(e.log().empty()) << "log() is the compiler's log";
+    EXPECT_NE(what.find("undefined_name_42"), std::string::npos) << what;
+    EXPECT_NE(what.find("   1 | "), std::string::npos) << "the message holds the numbered source:\n" << what;
+  }
+  // The error is remembered, not compiled again, and the input is unchanged.
+  EXPECT_THROW((void)k({a}), porta::CompileError);
+  EXPECT_TRUE(array_matches(a, DType::float32, {3}, {1, 1, 1}, {0, 0}));
+}
+
+// ---- RawKernel -------------------------------------------------------------------------------
+
+const char* kOpenCLAdd = R"(
+__kernel void vadd(__global float* out, __global const float* a, __global const float* b, int n) {
+  int i = get_global_id(0);
+  if (i < n) out[i] = a[i] + b[i];
+}
+__kernel void coords(__global int* out, int width) {
+  int x = get_global_id(0), y = get_global_id(1);
+  out[y * width + x] = x + 1000 * y + 100000 * (int)get_group_id(0) + 1000000 * (int)get_local_id(1);
+}
+__kernel void scalars(__global double* out, float f, double d, long l, uint u) {
+  out[0] = f; out[1] = d; out[2] = (double)l; out[3] = (double)u;
+}
+)";
+
+const char* kCudaAdd = R"(
+extern "C" __global__ void vadd(float* out, const float* a, const float* b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = a[i] + b[i];
+}
+extern "C" __global__ void coords(int* out, int width) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  out[y * width + x] = x + 1000 * y + 100000 * (int)blockIdx.x + 1000000 * (int)threadIdx.y;
+}
+extern "C" __global__ void scalars(double* out, float f, double d, long long l, unsigned u) {
+  out[0] = f; out[1] = d; out[2] = (double)l; out[3] = (double)u;
+}
+extern "C" __global__ void reverse_block(float* x) {
+  extern __shared__ float tile[];
+  int t = threadIdx.x;
+  tile[t] = x[blockIdx.x * blockDim.x + t];
+  __syncthreads();
+  x[blockIdx.x * blockDim.x + t] = tile[blockDim.x - 1 - t];
+}
+)";
+
+const char* raw_source(const Device& d) { return d.backend() == Backend::cuda ? kCudaAdd : kOpenCLAdd; }
+
+TEST_P(Kernels, RawKernelLaunchesWithGridAndBlock) {
+  PORTA_REQUIRE_COMPILER();
+  const Backend lang = dev().backend();
+  const std::int32_t n = 1000;
+  std::vector<double> a, b;
+  Array ad = random_array({n}, DType::float32, -5, 5, &a);
+  Array bd = random_array({n}, DType::float32, -5, 5, &b);
+  Array out = porta::empty({n}, DType::float32, dev());
+  RawKernel add(lang, raw_source(dev()), "vadd");
+  add.compile(dev());
+  add({(n + 63) / 64, 1, 1}, {64, 1, 1}, {out, ad, bd, n});
+  std::vector<double> ref(a.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = a[i] + b[i];
+  EXPECT_TRUE(array_matches(out, DType::float32, {n}, ref, {1e-6, 0}));
+  // Later porta work sees the kernel's writes; a lazy argument is evaluated first.
+  EXPECT_TRUE(array_matches(out * 2.0f, DType::float32, {n}, [&] {
+    auto r = ref;
+    for (auto& x : r) x *= 2;
+    return r;
+  }(), {1e-6, 0}));
+  Array out2 = porta::empty({n}, DType::float32, dev());
+  add.launch({(n + 127) / 128}, {128}, {out2, ad * 2.0f, bd, n}, 0, dev());
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = 2 * a[i] + b[i];
+  EXPECT_TRUE(array_matches(out2, DType::float32, {n}, ref, {1e-6, 0}));
+
+  // A 2-D launch: grid (4, 3) of blocks (4, 2) covers 16 x 6.
+  RawKernel coords(lang, raw_source(dev()), "coords");
+  Array grid = porta::empty({6, 16}, DType::int32, dev());
+  coords({4, 3, 1}, {4, 2, 1}, {grid, std::int32_t{16}});
+  std::vector<double> gref;
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 16; ++x) gref.push_back(x + 1000 * y + 100000 * (x / 4) + 1000000 * (y % 2));
+  EXPECT_TRUE(array_matches(grid, DType::int32, {6, 16}, gref, {0, 0}));
+
+  // Numbers of each C type.
+  if (dev().supports(DType::float64)) {
+    RawKernel sc(lang, raw_source(dev()), "scalars");
+    Array s = porta::zeros({4}, DType::float64, dev()).copy();
+    sc({1}, {1}, {s, 1.5f, -2.25, std::int64_t{-(std::int64_t{1} << 40)}, std::uint32_t{4000000000u}});
+    EXPECT_TRUE(array_matches(s, DType::float64, {4}, {1.5, -2.25, -1099511627776.0, 4e9}, {0, 0}));
+  }
+  // CUDA's dynamic shared memory.
+  if (lang == Backend::cuda) {
+    std::vector<double> x;
+    Array xd = random_array({256}, DType::float32, -1, 1, &x);
+    RawKernel rev(lang, raw_source(dev()), "reverse_block");
+    rev.launch({4}, {64}, {xd}, 64 * sizeof(float));
+    std::vector<double> rref(256);
+    for (int blk = 0; blk < 4; ++blk)
+      for (int t = 0; t < 64; ++t) rref[static_cast<std::size_t>(blk * 64 + t)] = x[static_cast<std::size_t>(blk * 64 + 63 - t)];
+    EXPECT_TRUE(array_matches(xd, DType::float32, {256}, rref, {0, 0}));
+  }
+}
+
+TEST_P(Kernels, RawKernelArgumentErrors) {
+  PORTA_REQUIRE_COMPILER();
+  const Backend lang = dev().backend();
+  RawKernel add(lang, raw_source(dev()), "vadd");
+  Array m = porta::ones({4, 4}, DType::float32, dev());
+  Array out = porta::empty({4}, DType::float32, dev());
+  EXPECT_THROW(add({1}, {4}, {out, m.transpose()[0], m[0], std::int32_t{4}}), porta::InvalidArgument) << "a strided view";
+  EXPECT_THROW(add({0}, {4}, {out, m[0], m[0], std::int32_t{4}}), porta::InvalidArgument) << "an empty grid";
+  // The other language on this device.
+  RawKernel other(lang == Backend::cuda ? Backend::opencl : Backend::cuda, lang == Backend::cuda ? kOpenCLAdd : kCudaAdd, "vadd");
+  EXPECT_THROW(other.compile(dev()), porta::InvalidArgument);
+  EXPECT_THROW(RawKernel(Backend::kokkos, "", "f"), porta::InvalidArgument);
+  EXPECT_THROW(RawKernel(lang, raw_source(dev()), ""), porta::InvalidArgument);
+  // A kernel name the source does not have.
+  RawKernel missing(lang, raw_source(dev()), "no_such_kernel");
+  EXPECT_THROW(missing.compile(dev()), porta::CompileError);
+  EXPECT_TRUE(array_matches(m, DType::float32, {4, 4}, std::vector<double>(16, 1), {0, 0})) << "m is unchanged";
+}
+
+TEST_P(Kernels, RawKernelCompileErrorCarriesLogAndNumberedSource) {
+  PORTA_REQUIRE_COMPILER();
+  const Backend lang = dev().backend();
+  const std::string src = lang == Backend::cuda
+                              ? "extern \"C\" __global__ void broken(float* x) {\n  x[0] = undeclared_thing_17;\n}\n"
+                              : "__kernel void broken(__global float* x) {\n  x[0] = undeclared_thing_17;\n}\n";
+  RawKernel k(lang, src, "broken");
+  try {
+    k.compile(dev());
+    FAIL() << "must throw CompileError";
+  } catch (const porta::CompileError& e) {
+    std::string what = e.what();
+    EXPECT_EQ(e.source(), src);
+    EXPECT_NE(e.log().find("undeclared_thing_17"), std::string::npos) << "log():\n" << e.log();
+    EXPECT_NE(what.find(e.log()), std::string::npos) << "what() holds the log:\n" << what;
+    EXPECT_NE(what.find("   2 |   x[0] = undeclared_thing_17;"), std::string::npos) << "what() holds the numbered source:\n" << what;
+  }
+  Array x = porta::ones({4}, DType::float32, dev());
+  EXPECT_THROW(k.launch({1}, {1}, {x}), porta::CompileError);
+  EXPECT_TRUE(array_matches(x, DType::float32, {4}, {1, 1, 1, 1}, {0, 0}));
+}
+
+PORTA_INSTANTIATE_DEVICES(Kernels);
+
+}  // namespace
+}  // namespace porta_test

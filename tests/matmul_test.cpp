@@ -1,0 +1,238 @@
+// Matrix products against a double-precision host product: vectors, shapes that are not tile
+// multiples, transposed and sliced operands, batches (a batch of 1 broadcasts), k = 0; every
+// matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
+#include "test_common.hpp"
+
+#include <cmath>
+
+namespace porta_test {
+namespace {
+
+struct HostMatrix {
+  std::int64_t batch, rows, cols;
+  std::vector<double> v;  // row-major (batch, rows, cols)
+  double at(std::int64_t b, std::int64_t r, std::int64_t c) const {
+    return v[static_cast<std::size_t>(((batch == 1 ? 0 : b) * rows + r) * cols + c)];
+  }
+};
+
+// C = A B in double, with the rounding bound of a product accumulated in `t` (float16 and
+// bfloat16 accumulate in float32): k * eps * sum |a_ik b_kj| per element.
+void host_matmul(const HostMatrix& a, const HostMatrix& b, DType t, std::vector<double>& c, std::vector<double>& bound) {
+  std::int64_t batch = std::max(a.batch, b.batch);
+  double eps = t == DType::float64 ? 0x1p-53 : 0x1p-24;
+  c.assign(static_cast<std::size_t>(batch * a.rows * b.cols), 0);
+  bound.assign(c.size(), 0);
+  for (std::int64_t p = 0; p < batch; ++p)
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t j = 0; j < b.cols; ++j) {
+        double s = 0, mag = 0;
+        for (std::int64_t k = 0; k < a.cols; ++k) {
+          s += a.at(p, i, k) * b.at(p, k, j);
+          mag += std::fabs(a.at(p, i, k) * b.at(p, k, j));
+        }
+        std::size_t o = static_cast<std::size_t>((p * a.rows + i) * b.cols + j);
+        c[o] = s;
+        bound[o] = 2 * static_cast<double>(a.cols + 2) * eps * mag;
+      }
+}
+
+class Matmul : public DeviceTest {
+ protected:
+  // A random (batch, rows, cols) operand, stored transposed (as x.T of a (cols, rows) array) or
+  // as a strided slice when asked, so matmul sees every layout.
+  enum class Layout { row_major, transposed, sliced };
+  Array operand(DType t, std::int64_t batch, std::int64_t rows, std::int64_t cols, Layout layout, HostMatrix& h, bool keep_2d) {
+    h = {batch, rows, cols, {}};
+    h.v = random_values(batch * rows * cols, t, -1, 1);
+    Shape s = keep_2d ? Shape{rows, cols} : Shape{batch, rows, cols};
+    switch (layout) {
+      case Layout::row_major: return upload(h.v, t, s, dev());
+      case Layout::transposed: {
+        // Store x^T (cols, rows) per batch, then transpose the last two axes back.
+        std::vector<double> tv(h.v.size());
+        for (std::int64_t p = 0; p < batch; ++p)
+          for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c)
+              tv[static_cast<std::size_t>((p * cols + c) * rows + r)] = h.v[static_cast<std::size_t>((p * rows + r) * cols + c)];
+        if (keep_2d) return upload(tv, t, {cols, rows}, dev()).transpose();
+        return upload(tv, t, {batch, cols, rows}, dev()).transpose({0, 2, 1});
+      }
+      case Layout::sliced: {
+        // Every other column of a (.., rows, 2 cols) array.
+        std::vector<double> wide(h.v.size() * 2);
+        for (std::size_t i = 0; i < h.v.size(); ++i) {
+          wide[2 * i] = h.v[i];
+          wide[2 * i + 1] = 1e6;  // must never be read
+        }
+        Shape ws = keep_2d ? Shape{rows, 2 * cols} : Shape{batch, rows, 2 * cols};
+        Array w = upload(wide, t, ws, dev());
+        if (keep_2d) return w.slice({{}, {std::nullopt, std::nullopt, 2}});
+        return w.slice({{}, {}, {std::nullopt, std::nullopt, 2}});
+      }
+    }
+    return {};
+  }
+
+  void check(DType t, std::int64_t batch_a, std::int64_t batch_b, std::int64_t m, std::int64_t k, std::int64_t n, Layout la, Layout lb,
+             bool a2d, bool b2d, const std::string& what) {
+    HostMatrix ha, hb;
+    Array a = operand(t, batch_a, m, k, la, ha, a2d);
+    Array b = operand(t, batch_b, k, n, lb, hb, b2d);
+    std::vector<double> ref, bound;
+    host_matmul(ha, hb, t, ref, bound);
+    Shape out;
+    if (!a2d || !b2d) out.push_back(std::max(batch_a, batch_b));
+    out.push_back(m);
+    out.push_back(n);
+    Array c = porta::matmul(a, b);
+    ASSERT_EQ(c.dtype(), t) << what;
+    ASSERT_EQ(c.shape(), out) << what;
+    Tolerance tol = porta::is_floating(t) && t != DType::float32 && t != DType::float64 ? tolerance(t, Accuracy::simple) : Tolerance{0, 0};
+    EXPECT_TRUE(values_match(fetch(c), ref, tol, nullptr, {}, &bound)) << what << " " << porta::name(t);
+  }
+
+  void check_shapes(DType t, const std::string& path) {
+    using L = Layout;
+    check(t, 1, 1, 1, 257, 1, L::row_major, L::row_major, true, true, path + " (1, N) x (N, 1)");
+    check(t, 1, 1, 65, 1, 65, L::row_major, L::row_major, true, true, path + " (N, 1) x (1, N)");
+    check(t, 1, 1, 67, 93, 51, L::row_major, L::row_major, true, true, path + " 67x93 x 93x51");
+    check(t, 1, 1, 128, 128, 128, L::row_major, L::row_major, true, true, path + " 128x128 x 128x128");
+    check(t, 1, 1, 67, 93, 51, L::transposed, L::row_major, true, true, path + " a.T x b");
+    check(t, 1, 1, 67, 93, 51, L::row_major, L::transposed, true, true, path + " a x b.T");
+    check(t, 1, 1, 33, 17, 70, L::transposed, L::transposed, true, true, path + " a.T x b.T");
+    check(t, 1, 1, 20, 31, 9, L::sliced, L::sliced, true, true, path + " strided slices");
+    check(t, 3, 3, 20, 30, 10, L::row_major, L::row_major, false, false, path + " batched (3) x (3)");
+    check(t, 1, 3, 20, 30, 10, L::row_major, L::transposed, false, false, path + " batched (1) x (3), b transposed");
+    check(t, 3, 1, 20, 30, 10, L::transposed, L::row_major, false, false, path + " batched (3) x (1), a transposed");
+    check(t, 1, 3, 20, 30, 10, L::row_major, L::row_major, true, false, path + " 2-D x batched (3)");
+    check(t, 3, 1, 7, 5, 3, L::row_major, L::row_major, false, true, path + " batched (3) x 2-D");
+  }
+
+  void check_vectors_and_empty(DType t) {
+    HostMatrix hv, hm;
+    // vector x matrix: (k) x (k, n) -> (n)
+    Array v = operand(t, 1, 1, 30, Layout::row_major, hv, true).reshape({30});
+    Array m = operand(t, 1, 30, 10, Layout::row_major, hm, true);
+    std::vector<double> ref, bound;
+    host_matmul(hv, hm, t, ref, bound);
+    Array vm = porta::matmul(v, m);
+    EXPECT_EQ(vm.shape(), Shape{10});
+    EXPECT_TRUE(values_match(fetch(vm), ref, {0, 0}, nullptr, {}, &bound)) << "vector x matrix";
+    // matrix x vector: (m, k) x (k) -> (m)
+    HostMatrix hm2, hv2;
+    Array m2 = operand(t, 1, 20, 30, Layout::transposed, hm2, true);
+    Array v2 = operand(t, 1, 30, 1, Layout::row_major, hv2, true).reshape({30});
+    host_matmul(hm2, hv2, t, ref, bound);
+    Array mv = porta::matmul(m2, v2);
+    EXPECT_EQ(mv.shape(), Shape{20});
+    EXPECT_TRUE(values_match(fetch(mv), ref, {0, 0}, nullptr, {}, &bound)) << "matrix x vector";
+    // dot: a 0-d array
+    HostMatrix ha, hb;
+    Array a = operand(t, 1, 1, 1000, Layout::row_major, ha, true).reshape({1000});
+    Array b = operand(t, 1, 1000, 1, Layout::row_major, hb, true).reshape({1000});
+    host_matmul(ha, hb, t, ref, bound);
+    Array d = porta::dot(a, b);
+    EXPECT_EQ(d.ndim(), 0);
+    EXPECT_TRUE(values_match(fetch(d), ref, {0, 0}, nullptr, {}, &bound)) << "dot";
+    // k = 0 gives zeros; m = 0 or n = 0 an empty result.
+    Array z = porta::matmul(porta::ones({3, 0}, t, dev()), porta::ones({0, 4}, t, dev()));
+    EXPECT_TRUE(array_matches(z, t, {3, 4}, std::vector<double>(12, 0), {0, 0})) << "k = 0";
+    EXPECT_EQ(porta::matmul(porta::ones({0, 5}, t, dev()), porta::ones({5, 4}, t, dev())).shape(), (Shape{0, 4}));
+    EXPECT_EQ(porta::matmul(porta::ones({2, 0, 5}, t, dev()), porta::ones({5, 4}, t, dev())).shape(), (Shape{2, 0, 4}));
+  }
+};
+
+TEST_P(Matmul, ShapesLayoutsAndBatchesMatchReference) {
+  for (DType t : {DType::float32, DType::float64}) {
+    if (!dev().supports(t)) continue;
+    check_shapes(t, std::string(porta::name(t)));
+    check_vectors_and_empty(t);
+  }
+}
+
+TEST_P(Matmul, HalfPrecisionAccumulatesInFloat32) {
+  bool any = false;
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    if (!dev().supports(t)) continue;
+    any = true;
+    check(t, 1, 1, 67, 93, 51, Layout::row_major, Layout::transposed, true, true, "67x93 x 93x51");
+    check(t, 2, 2, 9, 300, 5, Layout::row_major, Layout::row_major, false, false, "batched, k = 300");
+  }
+  if (!any) GTEST_SKIP() << dev().spec() << " has neither float16 nor bfloat16";
+}
+
+// Mixed operand dtypes are promoted; precision modes agree with the reference (TF32 loosely).
+TEST_P(Matmul, PromotionAndPrecisionModes) {
+  HostMatrix ha, hb;
+  Array a = operand(DType::float32, 1, 40, 50, Layout::row_major, ha, true);
+  Array b = operand(DType::float32, 1, 50, 30, Layout::row_major, hb, true);
+  std::vector<double> ref, bound;
+  host_matmul(ha, hb, DType::float32, ref, bound);
+  EXPECT_TRUE(values_match(fetch(porta::matmul(a, b, porta::MatmulPrecision::exact)), ref, {0, 0}, nullptr, {}, &bound)) << "exact";
+  EXPECT_TRUE(values_match(fetch(porta::matmul(a, b, porta::MatmulPrecision::tf32)), ref, {2e-2, 2e-2})) << "tf32";
+  if (dev().supports(DType::float64)) {
+    Array c = porta::matmul(a, b.astype(DType::float64));
+    EXPECT_EQ(c.dtype(), DType::float64) << "float32 with float64 is float64";
+    host_matmul(ha, hb, DType::float64, ref, bound);
+    EXPECT_TRUE(values_match(fetch(c), ref, {0, 0}, nullptr, {}, &bound));
+  }
+}
+
+TEST_P(Matmul, ErrorsNameTheShapes) {
+  Array a = porta::ones({3, 4}, DType::float32, dev());
+  Array b = porta::ones({5, 2}, DType::float32, dev());
+  std::string msg = thrown_message<porta::ShapeError>([&] { (void)porta::matmul(a, b); });
+  EXPECT_NE(msg.find("(3, 4)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(5, 2)"), std::string::npos) << msg;
+  EXPECT_THROW((void)porta::matmul(porta::ones({2, 3, 4}, DType::float32, dev()), porta::ones({3, 4, 2}, DType::float32, dev())),
+               porta::ShapeError)
+      << "batch 2 against 3";
+  EXPECT_THROW((void)porta::matmul(porta::ones({}, DType::float32, dev()), a), porta::ShapeError) << "0-d operand";
+  EXPECT_THROW((void)porta::matmul(porta::ones({1, 1, 3, 4}, DType::float32, dev()), porta::ones({4, 2}, DType::float32, dev())),
+               porta::ShapeError)
+      << "4-D operand";
+  EXPECT_THROW((void)porta::matmul(porta::ones({3, 4}, DType::int32, dev()), porta::ones({4, 2}, DType::int32, dev())), porta::DTypeError);
+  EXPECT_THROW((void)porta::dot(a, a), porta::ShapeError) << "dot of matrices";
+}
+
+// Each path of the OpenCL backend: PORTA_OPENCL_GEMM is read at each call.
+TEST_P(Matmul, EveryOpenCLGemmPath) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  for (const char* path : {"tiled", "host", "clblast", "auto"}) {
+    ScopedEnv env("PORTA_OPENCL_GEMM", path);
+    for (DType t : {DType::float32, DType::float64}) {
+      if (!dev().supports(t)) continue;
+      std::string what = std::string("PORTA_OPENCL_GEMM=") + path + " " + std::string(porta::name(t));
+      try {
+        porta::matmul(porta::ones({2, 2}, t, dev()), porta::ones({2, 2}, t, dev())).eval();
+      } catch (const porta::BackendUnavailable& e) {
+        std::cout << "[ skipped  ] " << what << ": " << e.what() << "\n";
+        continue;
+      } catch (const porta::DeviceError& e) {
+        // The tiled kernel may not fit a device: the message must say which path to use instead.
+        EXPECT_NE(std::string(e.what()).find("PORTA_OPENCL_GEMM"), std::string::npos) << e.what();
+        continue;
+      }
+      using L = Layout;
+      check(t, 1, 1, 67, 93, 51, L::row_major, L::row_major, true, true, what + " 67x93 x 93x51");
+      check(t, 1, 1, 1, 129, 1, L::row_major, L::row_major, true, true, what + " (1, N) x (N, 1)");
+      check(t, 1, 1, 33, 17, 70, L::transposed, L::transposed, true, true, what + " a.T x b.T");
+      check(t, 1, 1, 64, 64, 64, L::row_major, L::transposed, true, true, what + " 64x64, b.T");
+      check(t, 1, 3, 20, 30, 10, L::transposed, L::row_major, false, false, what + " batched (1) x (3)");
+      check(t, 3, 3, 5, 7, 9, L::sliced, L::row_major, false, false, what + " batched, a sliced");
+      EXPECT_TRUE(array_matches(porta::matmul(porta::ones({3, 0}, t, dev()), porta::ones({0, 4}, t, dev())), t, {3, 4},
+                                std::vector<double>(12, 0), {0, 0}))
+          << what << " k = 0";
+    }
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "fastest");
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({2, 2}, DType::float32, dev()), porta::ones({2, 2}, DType::float32, dev())).eval(); });
+  EXPECT_NE(msg.find("fastest"), std::string::npos) << msg;
+}
+
+PORTA_INSTANTIATE_DEVICES(Matmul);
+
+}  // namespace
+}  // namespace porta_test

@@ -1,0 +1,172 @@
+// NumPy 2 type promotion: every pair of array dtypes, weak host scalars on either side, and the
+// values that result (an operand is converted before the operation, never after).
+#include "test_common.hpp"
+
+#include <cmath>
+#include <map>
+
+namespace porta_test {
+namespace {
+
+using porta::Operand;
+constexpr DType B = DType::boolean, I32 = DType::int32, I64 = DType::int64, F16 = DType::float16, BF16 = DType::bfloat16,
+                F32 = DType::float32, F64 = DType::float64;
+
+// np.result_type for two arrays (ml_dtypes' bfloat16: with float16 it is float32, with an
+// integer float64).
+DType numpy_result(DType a, DType b) {
+  static const DType table[7][7] = {
+      //        bool  int32 int64 f16   bf16  f32   f64
+      /*bool*/ {B, I32, I64, F16, BF16, F32, F64},
+      /*i32 */ {I32, I32, I64, F64, F64, F64, F64},
+      /*i64 */ {I64, I64, I64, F64, F64, F64, F64},
+      /*f16 */ {F16, F64, F64, F16, F32, F32, F64},
+      /*bf16*/ {BF16, F64, F64, F32, BF16, F32, F64},
+      /*f32 */ {F32, F64, F64, F32, F32, F32, F64},
+      /*f64 */ {F64, F64, F64, F64, F64, F64, F64},
+  };
+  return table[static_cast<int>(a)][static_cast<int>(b)];
+}
+
+using Promotion = DeviceTest;
+
+TEST_P(Promotion, PromoteTypesIsNumPysTable) {
+  for (DType a : kAllDTypes)
+    for (DType b : kAllDTypes)
+      EXPECT_EQ(porta::promote_types(a, b), numpy_result(a, b)) << porta::name(a) << " with " << porta::name(b);
+}
+
+// Every pair of array dtypes through add, multiply, maximum and where: the result dtype is
+// NumPy's, and add's values are those of the operands converted to it.
+TEST_P(Promotion, EveryPairOfArraysPromotesAndComputesInTheResultDType) {
+  const std::int64_t n = 129;
+  std::map<DType, std::vector<double>> host;
+  std::map<DType, Array> arrays;
+  for (DType t : kAllDTypes) {
+    if (!dev().supports(t)) continue;
+    arrays[t] = random_array({n}, t, -8, 8, &host[t]);
+  }
+  Array cond = random_array({n}, DType::boolean, 0, 1);
+  // Sums grouped by result dtype, evaluated together.
+  std::map<DType, std::vector<std::pair<DType, DType>>> groups;
+  for (auto& [ta, a] : arrays)
+    for (auto& [tb, b] : arrays) {
+      DType r = numpy_result(ta, tb);
+      std::string what = std::string(porta::name(ta)) + " with " + std::string(porta::name(tb));
+      if (!dev().supports(r)) {
+        EXPECT_THROW((void)(a + b), porta::DTypeError) << what;
+        continue;
+      }
+      // bool + bool is logical or (NumPy), still bool.
+      EXPECT_EQ((a + b).dtype(), r) << "add: " << what;
+      EXPECT_EQ((a * b).dtype(), r) << "multiply: " << what;
+      EXPECT_EQ(porta::maximum(a, b).dtype(), r) << "maximum: " << what;
+      EXPECT_EQ(porta::where(cond, a, b).dtype(), r) << "where: " << what;
+      EXPECT_EQ((a < b).dtype(), DType::boolean) << "less: " << what;
+      groups[r].push_back({ta, tb});
+    }
+  for (auto& [r, pairs] : groups) {
+    std::vector<Array> sums;
+    for (auto& [ta, tb] : pairs) sums.push_back(arrays[ta] + arrays[tb]);
+    std::vector<int> sel(static_cast<std::size_t>(n));
+    for (auto& s : sel) s = random_int(0, static_cast<int>(pairs.size()) - 1);
+    HostArray got = evaluate_selected(sums, sel, dev());
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      auto [ta, tb] = pairs[k];
+      std::vector<bool> mask(static_cast<std::size_t>(n));
+      std::vector<double> ref(static_cast<std::size_t>(n));
+      for (std::size_t e = 0; e < ref.size(); ++e) {
+        mask[e] = sel[e] == static_cast<int>(k);
+        double x = host[ta][e], y = host[tb][e];
+        ref[e] = r == DType::boolean ? ((x != 0 || y != 0) ? 1 : 0) : x + y;
+      }
+      EXPECT_TRUE(values_match(got, ref, tolerance(r, Accuracy::simple), &mask))
+          << porta::name(ta) << " + " << porta::name(tb) << " -> " << porta::name(r);
+    }
+  }
+}
+
+struct ScalarCase {
+  const char* what;
+  DType array;
+  std::function<Array(const Array&)> fn;
+  std::function<double(double)> ref;
+  DType expected;
+};
+
+// Host numbers are weak (NumPy 2): they take the array's dtype where their kind allows.
+TEST_P(Promotion, WeakHostScalarsFollowNumPy2) {
+  const std::vector<ScalarCase> cases = {
+      {"int32 * 2.5", I32, [](const Array& a) { return a * 2.5; }, [](double x) { return x * 2.5; }, F64},
+      {"2.5 * int32", I32, [](const Array& a) { return 2.5 * a; }, [](double x) { return x * 2.5; }, F64},
+      {"float32 * 2.0", F32, [](const Array& a) { return a * 2.0; }, [](double x) { return x * 2; }, F32},
+      {"float32 + 1", F32, [](const Array& a) { return a + 1; }, [](double x) { return x + 1; }, F32},
+      {"int32 + 1", I32, [](const Array& a) { return a + 1; }, [](double x) { return x + 1; }, I32},
+      {"1 - int32", I32, [](const Array& a) { return 1 - a; }, [](double x) { return 1 - x; }, I32},
+      {"int32 + true", I32, [](const Array& a) { return a + true; }, [](double x) { return x + 1; }, I32},
+      {"int32 + int64{5}", I32, [](const Array& a) { return a + std::int64_t{5}; }, [](double x) { return x + 5; }, I32},
+      {"int64 + 1", I64, [](const Array& a) { return a + 1; }, [](double x) { return x + 1; }, I64},
+      {"bool + 1", B, [](const Array& a) { return a + 1; }, [](double x) { return x + 1; }, I64},
+      {"bool + 1.5", B, [](const Array& a) { return a + 1.5; }, [](double x) { return x + 1.5; }, F64},
+      {"bool + true", B, [](const Array& a) { return a + true; }, [](double) { return 1.0; }, B},
+      {"float16 * 2.5", F16, [](const Array& a) { return a * 2.5; }, [](double x) { return x * 2.5; }, F16},
+      {"bfloat16 + 1", BF16, [](const Array& a) { return a + 1; }, [](double x) { return x + 1; }, BF16},
+      {"float64 + 1", F64, [](const Array& a) { return a + 1; }, [](double x) { return x + 1; }, F64},
+      {"float32 + 0.1f", F32, [](const Array& a) { return a + 0.1f; }, [](double x) { return x + static_cast<double>(0.1f); }, F32},
+      {"int32 / 2", I32, [](const Array& a) { return a / 2; }, [](double x) { return x / 2; }, F64},
+      {"int32 % 3", I32, [](const Array& a) { return a % 3; }, [](double x) { return x - 3 * std::floor(x / 3); }, I32},
+      {"int32 < 2.5", I32, [](const Array& a) { return a < 2.5; }, [](double x) { return x < 2.5 ? 1.0 : 0.0; }, B},
+      {"int32 == 2.5", I32, [](const Array& a) { return a == 2.5; }, [](double x) { return x == 2.5 ? 1.0 : 0.0; }, B},
+      {"2 >= int32", I32, [](const Array& a) { return 2 >= a; }, [](double x) { return 2 >= x ? 1.0 : 0.0; }, B},
+      {"maximum(int32, 0.5)", I32, [](const Array& a) { return porta::maximum(a, 0.5); }, [](double x) { return std::max(x, 0.5); }, F64},
+      {"where(int32 > 0, int32, -1)", I32, [](const Array& a) { return porta::where(a > 0, a, -1); },
+       [](double x) { return x > 0 ? x : -1; }, I32},
+      {"where(int32 > 0, 1.5, int32)", I32, [](const Array& a) { return porta::where(a > 0, 1.5, a); },
+       [](double x) { return x > 0 ? 1.5 : x; }, F64},
+  };
+  const std::int64_t n = 64;
+  for (const auto& c : cases) {
+    if (!dev().supports(c.array)) continue;
+    std::vector<double> x;
+    Array a = random_array({n}, c.array, -5, 5, &x);
+    if (!dev().supports(c.expected)) {
+      EXPECT_THROW(c.fn(a), porta::DTypeError) << c.what;
+      continue;
+    }
+    std::vector<double> ref(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) ref[i] = c.ref(x[i]);
+    EXPECT_TRUE(array_matches(c.fn(a), c.expected, {n}, ref, tolerance(c.expected, Accuracy::simple))) << c.what;
+  }
+  // A number that does not fit the integer array's dtype is an error (NumPy 2 raises too).
+  Array i32 = porta::ones({3}, I32, dev());
+  EXPECT_THROW((void)(i32 + (std::int64_t{1} << 40)), porta::InvalidArgument);
+}
+
+// The operands are converted to the result dtype before the operation: int32 + int64 does not
+// overflow in int32, and int32 == float32 compares in float64.
+TEST_P(Promotion, OperandsConvertBeforeTheOperation) {
+  Array a = upload({2000000000, -2000000000, 7}, I32, {3}, dev());
+  Array b = upload({2000000000, -2000000000, 1}, I64, {3}, dev());
+  EXPECT_TRUE(array_matches(a + b, I64, {3}, {4e9, -4e9, 8}, tolerance(I64, Accuracy::exact)));
+  if (dev().supports(F64)) {
+    Array i = upload({16777217, 16777216, 3}, I32, {3}, dev());
+    Array f = upload({16777216, 16777216, 3}, F32, {3}, dev());
+    EXPECT_TRUE(array_matches(i == f, B, {3}, {0, 1, 1}, tolerance(B, Accuracy::exact)))
+        << "16777217 == float32(16777216) is false in float64";
+    Array h = upload({0.1}, F32, {1}, dev());
+    HostArray s = fetch(h + upload({0}, I32, {1}, dev()));
+    EXPECT_EQ(s.dtype, F64);
+    EXPECT_EQ(s.value(0), static_cast<double>(0.1f)) << "float32 0.1 converted exactly to float64";
+  }
+  // float16 with bfloat16 is float32, holding both exactly.
+  if (dev().supports(F16) && dev().supports(BF16)) {
+    Array h = upload({1.0009765625}, F16, {1}, dev());   // 1 + 2^-10
+    Array bf = upload({256.0}, BF16, {1}, dev());
+    EXPECT_TRUE(array_matches(h + bf, F32, {1}, {257.0009765625}, tolerance(F32, Accuracy::exact)));
+  }
+}
+
+PORTA_INSTANTIATE_DEVICES(Promotion);
+
+}  // namespace
+}  // namespace porta_test

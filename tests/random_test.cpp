@@ -1,0 +1,203 @@
+// Counter-based random numbers: uniform gives the same bits on every device and matches the
+// host reference (src/philox.hpp); normal agrees to ~1e-6; scaling, dtypes, streams, statistics.
+#include "test_common.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "philox.hpp"
+
+namespace porta_test {
+namespace {
+
+using porta::random::Generator;
+
+std::uint32_t bits_of(float f) {
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+// The bits uniform(shape, low, high, t) must have for stream `stream` (random.hpp: low + (high -
+// low) * u with one fused multiply-add in float32 or float64; float16/bfloat16 round from float32).
+std::vector<std::uint64_t> uniform_reference(std::uint64_t seed, std::uint64_t stream, std::int64_t n, double low, double high,
+                                             DType t) {
+  std::vector<std::uint64_t> out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    auto idx = static_cast<std::uint64_t>(i);
+    if (t == DType::float64) {
+      double u = porta::detail::philox_uniform_f64(idx, stream, seed);
+      if (low != 0 || high != 1) u = std::fma(u, high - low, low);
+      std::uint64_t b;
+      std::memcpy(&b, &u, 8);
+      out.push_back(b);
+      continue;
+    }
+    float u = porta::detail::philox_uniform_f32(idx, stream, seed);
+    if (low != 0 || high != 1) u = std::fma(u, static_cast<float>(high - low), static_cast<float>(low));
+    if (t == DType::float32) out.push_back(bits_of(u));
+    else if (t == DType::float16) out.push_back(porta::half(u).bits);
+    else out.push_back(porta::bfloat16(u).bits);
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> bits(const HostArray& h) {
+  std::vector<std::uint64_t> out;
+  for (std::int64_t i = 0; i < h.size(); ++i) out.push_back(h.bits(i));
+  return out;
+}
+
+// Every device present draws the same uniform bits as the host reference, so as each other.
+TEST(RandomAcrossDevices, UniformIsTheSameBitsOnEveryDevice) {
+  std::random_device rd;
+  const std::uint64_t seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::int64_t n = 4099;
+  std::vector<std::pair<std::string, HostArray>> first_draws;
+  for (const Device& d : porta::devices()) {
+    for (DType t : kFloatDTypes) {
+      if (!d.supports(t)) continue;
+      Generator g(seed);
+      HostArray a = fetch(g.uniform({n}, 0.0, 1.0, t, d));
+      HostArray b = fetch(g.uniform({n}, -2.0, 3.0, t, d));
+      EXPECT_EQ(bits(a), uniform_reference(seed, 0, n, 0, 1, t)) << d.spec() << " " << porta::name(t) << " uniform [0, 1)";
+      EXPECT_EQ(bits(b), uniform_reference(seed, 1, n, -2, 3, t)) << d.spec() << " " << porta::name(t) << " uniform [-2, 3)";
+      if (t == DType::float32) first_draws.emplace_back(d.spec(), a);
+    }
+  }
+  for (std::size_t k = 1; k < first_draws.size(); ++k)
+    EXPECT_EQ(first_draws[k].second.bytes, first_draws[0].second.bytes) << first_draws[k].first << " against " << first_draws[0].first;
+}
+
+// normal: the reference's Box-Muller up to the last bits of each device's log, sqrt and cos.
+TEST(RandomAcrossDevices, NormalAgreesWithReferenceOnEveryDevice) {
+  std::random_device rd;
+  const std::uint64_t seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::int64_t n = 4099;
+  for (const Device& d : porta::devices()) {
+    for (DType t : {DType::float32, DType::float64}) {
+      if (!d.supports(t)) continue;
+      Generator g(seed);
+      HostArray z = fetch(g.normal({n}, 0.0, 1.0, t, d));
+      HostArray s = fetch(g.normal({n}, 3.0, 0.5, t, d));
+      std::vector<double> ref(static_cast<std::size_t>(n)), sref(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        auto idx = static_cast<std::uint64_t>(i);
+        ref[static_cast<std::size_t>(i)] = t == DType::float64 ? porta::detail::philox_normal_f64(idx, 0, seed)
+                                                                : porta::detail::philox_normal_f32(idx, 0, seed);
+        sref[static_cast<std::size_t>(i)] = 3.0 + 0.5 * (t == DType::float64 ? porta::detail::philox_normal_f64(idx, 1, seed)
+                                                                               : porta::detail::philox_normal_f32(idx, 1, seed));
+      }
+      Tolerance tol = t == DType::float64 ? Tolerance{1e-12, 1e-12} : Tolerance{2e-6, 2e-6};
+      EXPECT_TRUE(values_match(z, ref, tol)) << d.spec() << " " << porta::name(t) << " normal(0, 1)";
+      EXPECT_TRUE(values_match(s, sref, tol)) << d.spec() << " " << porta::name(t) << " normal(3, 0.5)";
+    }
+  }
+}
+
+using Random = DeviceTest;
+
+TEST_P(Random, UniformStatisticsAndRange) {
+  const std::int64_t n = 1 << 18;
+  poison(dev(), std::size_t{4} << 20);
+  Generator g(seed());
+  for (DType t : kFloatDTypes) {
+    if (!dev().supports(t)) continue;
+    HostArray u = fetch(g.uniform({n}, 0.0, 1.0, t, dev()));
+    double sum = 0, sq = 0, lo = 1, hi = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      double x = u.value(i);
+      sum += x;
+      sq += x * x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    double mean = sum / n, var = sq / n - mean * mean;
+    EXPECT_NEAR(mean, 0.5, 0.005) << porta::name(t);
+    EXPECT_NEAR(var, 1.0 / 12, 0.003) << porta::name(t);
+    EXPECT_GE(lo, 0.0) << porta::name(t);
+    // float16/bfloat16 round from float32, so 1 itself can appear there (as in NumPy's float16 casts).
+    if (t == DType::float32 || t == DType::float64) {
+      EXPECT_LT(hi, 1.0) << porta::name(t);
+    }
+    EXPECT_LE(hi, 1.0) << porta::name(t);
+    EXPECT_LT(lo, 0.001) << porta::name(t);
+    EXPECT_GT(hi, 0.99) << porta::name(t);
+  }
+  // low/high scaling.
+  HostArray s = fetch(g.uniform({n}, -5.0, -3.0, DType::float32, dev()));
+  double sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    EXPECT_GE(s.value(i), -5.0);
+    EXPECT_LE(s.value(i), -3.0);
+    sum += s.value(i);
+  }
+  EXPECT_NEAR(sum / n, -4.0, 0.01);
+}
+
+TEST_P(Random, NormalStatistics) {
+  const std::int64_t n = 1 << 18;
+  poison(dev(), std::size_t{4} << 20);
+  Generator g(seed());
+  for (DType t : kFloatDTypes) {
+    if (!dev().supports(t)) continue;
+    HostArray z = fetch(g.normal({n}, 3.0, 2.0, t, dev()));
+    double sum = 0, sq = 0;
+    std::int64_t beyond = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      double x = z.value(i);
+      ASSERT_TRUE(std::isfinite(x)) << porta::name(t) << " element " << i;
+      sum += x;
+      sq += x * x;
+      if (std::fabs(x - 3.0) > 2 * 2.0) ++beyond;
+    }
+    double mean = sum / n, sd = std::sqrt(sq / n - mean * mean);
+    EXPECT_NEAR(mean, 3.0, 0.02) << porta::name(t);
+    EXPECT_NEAR(sd, 2.0, 0.02 * (t == DType::bfloat16 ? 2 : 1)) << porta::name(t);
+    // About 4.55% of a normal distribution lies beyond two standard deviations.
+    EXPECT_NEAR(static_cast<double>(beyond) / n, 0.0455, 0.004) << porta::name(t);
+  }
+}
+
+// Streams: each draw of a generator differs; the same seed repeats; the element index is the
+// row-major index of the shape; seed() makes the global generator repeatable.
+TEST_P(Random, SeedsStreamsAndShapes) {
+  const std::uint64_t s = seed();
+  Generator g1(s), g2(s), other(s + 1);
+  HostArray a1 = fetch(g1.uniform({1000}, 0.0, 1.0, DType::float32, dev()));
+  HostArray a2 = fetch(g1.uniform({1000}, 0.0, 1.0, DType::float32, dev()));
+  HostArray b1 = fetch(g2.uniform({1000}, 0.0, 1.0, DType::float32, dev()));
+  HostArray c1 = fetch(other.uniform({1000}, 0.0, 1.0, DType::float32, dev()));
+  EXPECT_EQ(a1.bytes, b1.bytes) << "the same seed gives the same first draw";
+  EXPECT_NE(a1.bytes, a2.bytes) << "a second draw uses a new stream";
+  EXPECT_NE(a1.bytes, c1.bytes) << "another seed gives other numbers";
+  EXPECT_EQ(g1.seed(), s);
+  // A 2-D draw is the 1-D draw of its row-major indices.
+  Generator g3(s);
+  HostArray m = fetch(g3.uniform({10, 100}, 0.0, 1.0, DType::float32, dev()));
+  EXPECT_EQ(m.shape, (Shape{10, 100}));
+  EXPECT_EQ(m.bytes, a1.bytes);
+  // A draw feeds a fused expression like any array.
+  Generator g4(s);
+  HostArray e = fetch(g4.uniform({1000}, 0.0, 1.0, DType::float32, dev()) * 2.0f - 1.0f);
+  for (std::int64_t i = 0; i < 1000; i += 37) EXPECT_FLOAT_EQ(static_cast<float>(e.value(i)), static_cast<float>(a1.value(i) * 2 - 1));
+  // The global generator.
+  porta::random::seed(s);
+  HostArray gl = fetch(porta::random::uniform({1000}, 0.0, 1.0, DType::float32, dev()));
+  EXPECT_EQ(gl.bytes, a1.bytes) << "random::seed(s) then uniform() is Generator(s)'s first draw";
+  HostArray gn = fetch(porta::random::normal({1000}, 0.0, 1.0, DType::float32, dev()));
+  EXPECT_EQ(gn.size(), 1000);
+  // Empty shapes and errors.
+  EXPECT_EQ(g1.uniform({0}, 0.0, 1.0, DType::float32, dev()).size(), 0);
+  EXPECT_THROW((void)g1.uniform({4}, 0.0, 1.0, DType::int32, dev()), porta::DTypeError);
+  EXPECT_THROW((void)g1.normal({4}, 0.0, 1.0, DType::boolean, dev()), porta::DTypeError);
+  EXPECT_THROW((void)g1.uniform({4}, 2.0, 1.0, DType::float32, dev()), porta::InvalidArgument) << "high below low";
+  EXPECT_THROW((void)g1.normal({4}, 0.0, -1.0, DType::float32, dev()), porta::InvalidArgument) << "negative stddev";
+}
+
+PORTA_INSTANTIATE_DEVICES(Random);
+
+}  // namespace
+}  // namespace porta_test
