@@ -1,6 +1,8 @@
 // Run-time compilation: clCreateProgramWithSource + clBuildProgram for the device, a CompileError
 // with the build log and the numbered source on failure, and the per-kernel pool of cl_kernel
-// objects that makes concurrent launches of one Kernel safe.
+// objects that makes concurrent launches of one Kernel safe. Program binaries for the disk
+// cache: clGetProgramInfo(CL_PROGRAM_BINARIES) out, clCreateProgramWithBinary back in.
+#include <algorithm>
 #include <chrono>
 
 #include "log.hpp"
@@ -27,6 +29,14 @@ std::string kernel_names(cl_program program) {
   while (!names.empty() && names.back() == '\0') names.pop_back();
   return names;
 }
+
+// Releases a program unless dismissed (the error paths of load_binary).
+struct ProgramGuard {
+  cl_program program;
+  ~ProgramGuard() {
+    if (program) clReleaseProgram(program);
+  }
+};
 
 }  // namespace
 
@@ -69,6 +79,89 @@ void OpenCLKernel::give_back(cl_kernel k) noexcept {
   } catch (...) {
     clReleaseKernel(k);
   }
+}
+
+std::vector<std::uint8_t> OpenCLKernel::binary() const {
+  // The program was built for this one device, but a context may hold more: find its slot.
+  auto fail = [&](const char* call, cl_int status) {
+    PORTA_LOG(info, device_.label(), ": no program binary of '", entry_, "' for the disk cache (", call, " returned ",
+              describe_status(status), ")");
+    return std::vector<std::uint8_t>{};
+  };
+  cl_uint count = 0;
+  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr); s != CL_SUCCESS)
+    return fail("clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)", s);
+  if (count == 0) return fail("clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)", CL_INVALID_PROGRAM);
+  std::vector<cl_device_id> devices(count);
+  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr);
+      s != CL_SUCCESS)
+    return fail("clGetProgramInfo(CL_PROGRAM_DEVICES)", s);
+  auto it = std::find(devices.begin(), devices.end(), device_.id());
+  if (it == devices.end()) return fail("clGetProgramInfo(CL_PROGRAM_DEVICES)", CL_INVALID_DEVICE);
+  std::size_t slot = static_cast<std::size_t>(it - devices.begin());
+  std::vector<std::size_t> sizes(count);
+  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_BINARY_SIZES, count * sizeof(std::size_t), sizes.data(), nullptr);
+      s != CL_SUCCESS)
+    return fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", s);
+  if (sizes[slot] == 0) return fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", CL_INVALID_PROGRAM_EXECUTABLE);
+  // CL_PROGRAM_BINARIES fills one buffer per device; the others get buffers of their own size.
+  std::vector<std::vector<unsigned char>> storage(count);
+  std::vector<unsigned char*> pointers(count);
+  for (cl_uint i = 0; i < count; ++i) {
+    storage[i].resize(sizes[i]);
+    pointers[i] = sizes[i] ? storage[i].data() : nullptr;
+  }
+  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*), pointers.data(), nullptr);
+      s != CL_SUCCESS)
+    return fail("clGetProgramInfo(CL_PROGRAM_BINARIES)", s);
+  return std::vector<std::uint8_t>(storage[slot].begin(), storage[slot].end());
+}
+
+std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto refuse = [&](const std::string& why) -> std::shared_ptr<Kernel> {
+    PORTA_LOG(info, label_, ": cached binary of '", src.entry, "' not loaded (", why, "); recompiling");
+    return nullptr;
+  };
+  if (binary.empty()) return refuse("empty binary");
+  const unsigned char* bytes = binary.data();
+  std::size_t length = binary.size();
+  cl_int binary_status = CL_SUCCESS;
+  cl_int status = CL_SUCCESS;
+  ProgramGuard guard{clCreateProgramWithBinary(context_, 1, &device_, &length, &bytes, &binary_status, &status)};
+  if (status != CL_SUCCESS || guard.program == nullptr)
+    return refuse(detail::cat("clCreateProgramWithBinary returned ", describe_status(status)));
+  if (binary_status != CL_SUCCESS)
+    return refuse(detail::cat("clCreateProgramWithBinary: binary status ", describe_status(binary_status)));
+
+  std::string options = detail::join(src.options, " ");
+  status = clBuildProgram(guard.program, 1, &device_, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    std::string log = build_log(guard.program, device_);
+    return refuse(detail::cat("clBuildProgram returned ", describe_status(status), log.empty() ? "" : "; log: ", log));
+  }
+  cl_build_status build = CL_BUILD_NONE;
+  status = clGetProgramBuildInfo(guard.program, device_, CL_PROGRAM_BUILD_STATUS, sizeof build, &build, nullptr);
+  if (status != CL_SUCCESS) return refuse(detail::cat("clGetProgramBuildInfo returned ", describe_status(status)));
+  if (build != CL_BUILD_SUCCESS) return refuse(detail::cat("build status ", static_cast<int>(build)));
+
+  cl_kernel first = clCreateKernel(guard.program, src.entry.c_str(), &status);
+  if (status != CL_SUCCESS || first == nullptr) {
+    std::string names = kernel_names(guard.program);
+    return refuse(detail::cat("clCreateKernel returned ", describe_status(status), "; its kernels are: ",
+                              names.empty() ? "(none)" : names));
+  }
+  std::shared_ptr<OpenCLKernel> kernel;
+  try {
+    kernel = std::make_shared<OpenCLKernel>(*this, guard.program, first, src.entry);
+  } catch (const std::exception& e) {
+    clReleaseKernel(first);
+    return refuse(e.what());
+  }
+  guard.program = nullptr;  // the kernel owns it now
+  PORTA_LOG(debug, label_, ": loaded the binary of '", src.entry, "' (", binary.size(), " bytes) in ",
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
+  return kernel;
 }
 
 std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {

@@ -95,6 +95,10 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
   extensions_ = " " + device_string(device, CL_DEVICE_EXTENSIONS) + " ";
   label_ = detail::cat("opencl:", index, " (", in.name, ")");
   in.pci_bus_id = pci_bus_id(device, *this);
+  compiler_id_ = detail::cat("OpenCL; platform ", in.platform, " / ", platform_string(platform, CL_PLATFORM_VERSION),
+                             " / ", platform_string(platform, CL_PLATFORM_VENDOR), "; device ", in.name, " / ", in.vendor,
+                             " / ", device_string(device, CL_DEVICE_VERSION), " / ", in.arch, " / vendor id ",
+                             device_value<cl_uint>(device, CL_DEVICE_VENDOR_ID), "; driver ", in.driver_version);
 
   // float16 and bfloat16 are storage only (vload_half / ushort bits), computed in float32.
   for (DType t : {DType::boolean, DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32})

@@ -95,6 +95,10 @@ class OpenCLKernel final : public Kernel {
   };
   Lease take();
 
+  // The program binary for the disk cache (clGetProgramInfo CL_PROGRAM_BINARIES); empty when
+  // the driver gives none.
+  std::vector<std::uint8_t> binary() const override;
+
   const OpenCLDevice& device() const { return device_; }
   const std::string& entry() const { return entry_; }
   cl_uint arg_count() const { return arg_count_; }
@@ -135,6 +139,12 @@ class OpenCLDevice final : public detail::DeviceImpl {
   void unmap(QueueImpl& q, Handle h, void* p) override;
 
   std::shared_ptr<Kernel> compile(const KernelSource& src) override;
+  // A program binary from binary() of an earlier process: clCreateProgramWithBinary +
+  // clBuildProgram; nullptr (the core recompiles) when the driver does not accept it.
+  std::shared_ptr<Kernel> load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) override;
+  // Platform (name, version), device (name, vendor, OpenCL version) and driver version: a
+  // cached binary is only loaded by the driver and device that made it.
+  std::string compiler_id() const override { return compiler_id_; }
   void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
 
   void matmul(QueueImpl& q, const MatmulArgs& args) override;
@@ -167,6 +177,7 @@ class OpenCLDevice final : public detail::DeviceImpl {
   DeviceInfo info_;
   std::string label_;
   std::string extensions_;
+  std::string compiler_id_;
 
   // PoCL 3.1 crashes or returns bad pointers when one buffer is mapped and unmapped from several
   // threads at once; maps and unmaps (until the unmap has completed) take this lock.
