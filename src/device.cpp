@@ -83,6 +83,12 @@ Device find_device(std::string_view spec_in) {
   }
   std::string backend_name = spec;
   int index = 0;
+  if (spec.find(':') == std::string::npos) {
+    // A bare backend name is that backend's preferred device, the rule of the default device:
+    // its first GPU, else its first device ("opencl" is the H200, not PoCL, on a GPU machine).
+    for (auto& d : all)
+      if (name(d.backend()) == spec && d.kind() == DeviceKind::gpu) return d;
+  }
   if (auto colon = spec.find(':'); colon != std::string::npos) {
     backend_name = spec.substr(0, colon);
     std::string idx = spec.substr(colon + 1);

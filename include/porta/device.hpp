@@ -68,7 +68,8 @@ class Device {
 std::vector<BackendStatus> backends();
 // Every device of every loaded backend allowed by PORTA_BACKEND, in preference order.
 std::vector<Device> devices();
-// "cuda:0", "opencl:1", "kokkos", "opencl" (its first device), "gpu", "cpu".
+// "cuda:0", "opencl:1", "kokkos", "opencl" (that backend's first GPU, else its first device, as
+// for the default device), "gpu" (the first GPU), "cpu".
 // Throws DeviceError listing the devices that exist when nothing matches.
 Device device(std::string_view spec);
 // PORTA_DEVICE if set, else the first of: a CUDA GPU, an OpenCL GPU, an OpenCL CPU device, Kokkos.
