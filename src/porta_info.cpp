@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
       std::printf("usage: porta-info\nLists porta's backends, devices and default device. Environment: PORTA_BACKEND, "
-                  "PORTA_DEVICE, PORTA_PLUGIN_PATH, PORTA_LOG.\n");
+                  "PORTA_DEVICE, PORTA_PLUGIN_PATH, PORTA_LOG,\nPORTA_CACHE_DIR, PORTA_CACHE (the kernel disk cache: its directory, "
+                  "its file count and size are shown).\n");
       return 0;
     }
     std::fprintf(stderr, "porta-info: unknown argument '%s' (try --help)\n", a.c_str());
