@@ -283,6 +283,29 @@ TEST_P(Kernels, RawKernelCompileErrorCarriesLogAndNumberedSource) {
   EXPECT_TRUE(array_matches(x, DType::float32, {4}, {1, 1, 1, 1}, {0, 0}));
 }
 
+// Device-event timing, as the benchmarks use it: elapsed_ms waits for both events, so it may be
+// asked right after the work is queued (CUDA answers "not ready" to a bare cuEventElapsedTime).
+TEST_P(Kernels, EventElapsedWaitsForTheWork) {
+  std::vector<double> xs;
+  Array x = random_array({1 << 20}, DType::float32, -1, 1, &xs);
+  porta::Event start = porta::Event::record(dev());
+  Array y = x;
+  for (int k = 0; k < 4; ++k) y = porta::exp(porta::sin(y) * 0.5f);
+  y.eval();
+  porta::Event end = porta::Event::record(dev());
+  double ms = end.elapsed_ms(start);
+  EXPECT_TRUE(std::isfinite(ms) && ms >= 0) << ms;
+  EXPECT_TRUE(end.done());
+  EXPECT_TRUE(start.done());
+  std::vector<double> ref(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    double v = xs[i];
+    for (int k = 0; k < 4; ++k) v = std::exp(std::sin(v) * 0.5);
+    ref[i] = v;
+  }
+  EXPECT_TRUE(array_matches(y, DType::float32, {1 << 20}, ref, tolerance(DType::float32, Accuracy::transcendental)));
+}
+
 PORTA_INSTANTIATE_DEVICES(Kernels);
 
 }  // namespace

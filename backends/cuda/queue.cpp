@@ -59,7 +59,10 @@ double Event::elapsed_ms_since(detail::EventImpl& start) {
   if (!begin) throw InvalidArgument("elapsed_ms_since: the start event is not a CUDA event");
   if (!timing_ || !begin->timing_)
     throw InvalidArgument("elapsed_ms_since: both events must be recorded with timing = true");
-  pool_->context().make_current();
+  // cuEventElapsedTime answers CUDA_ERROR_NOT_READY until both events completed: wait for them,
+  // as OpenCL's profiling query does.
+  begin->synchronize();
+  synchronize();
   float ms = 0;
   PORTA_CU_AT(pool_->context().label(), cuEventElapsedTime(&ms, begin->event_, event_));
   return ms;

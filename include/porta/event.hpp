@@ -18,7 +18,8 @@ class Event {
   static Event record(const Device& d = current_device());
   void synchronize() const;
   bool done() const;
-  // Milliseconds from `start` to this event (both recorded on the same device).
+  // Milliseconds from `start` to this event (both recorded on the same device, with the default
+  // timing); waits for both events to complete first.
   double elapsed_ms(const Event& start) const;
 
  private:
