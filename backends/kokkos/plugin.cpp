@@ -2,8 +2,6 @@
 // did, and finalises it only if porta initialised it.
 #include <Kokkos_Core.hpp>
 
-#include <cstdlib>
-
 #include "kokkos.hpp"
 #include "log.hpp"
 
@@ -21,14 +19,23 @@ void require_kokkos() {
 
 namespace {
 
-// At process exit, finalise Kokkos before its own static objects are destroyed. Registered
-// after Kokkos::initialize, so it runs before them; without it, a Device kept in a global
-// outlives them and Kokkos::finalize crashes in ~KokkosBackend. (Registered from this plugin,
-// it also runs when the plugin is closed, by which time ~KokkosBackend has finalised Kokkos.)
+// At process exit, finalise Kokkos before its own static objects are destroyed. Made after
+// Kokkos::initialize, so it is destroyed before them; without it, a Device kept in a global
+// outlives them and Kokkos::finalize crashes in ~KokkosBackend. A static object rather than
+// std::atexit: its destructor is registered with this plugin's DSO handle, so it also runs when
+// the plugin is closed (by which time ~KokkosBackend has finalised Kokkos) and never after. An
+// atexit handler can outlive the plugin: under ThreadSanitizer, whose atexit interceptor drops
+// the DSO, the process jumped into the closed plugin at exit.
 // Memory freed after this is left to the process's exit (KokkosDevice::deallocate).
-void finalize_at_exit() {
-  if (Kokkos::is_initialized()) Kokkos::finalize();
-}
+struct FinalizeAtExit {
+  ~FinalizeAtExit() {
+    try {
+      if (Kokkos::is_initialized()) Kokkos::finalize();
+    } catch (const std::exception& e) {
+      PORTA_LOG(error, "kokkos: Kokkos::finalize at exit failed: ", e.what());
+    }
+  }
+};
 
 }  // namespace
 
@@ -40,7 +47,7 @@ KokkosBackend::KokkosBackend() {
       throw BackendUnavailable(detail::cat("Kokkos::initialize failed: ", e.what()));
     }
     initialized_here_ = true;
-    std::atexit(finalize_at_exit);
+    static FinalizeAtExit finalize_at_exit;
     PORTA_LOG(debug, "kokkos: initialised Kokkos ", kokkos_version(), " on ", Kokkos::DefaultHostExecutionSpace::name());
   } else {
     PORTA_LOG(debug, "kokkos: the program initialised Kokkos already; porta will leave finalising it to the program");
