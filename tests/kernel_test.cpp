@@ -5,6 +5,7 @@
 #include "test_common.hpp"
 
 #include <cmath>
+#include <thread>
 
 namespace porta_test {
 namespace {
@@ -240,6 +241,46 @@ TEST_P(Kernels, RawKernelLaunchesWithGridAndBlock) {
       for (int t = 0; t < 64; ++t) rref[static_cast<std::size_t>(blk * 64 + t)] = x[static_cast<std::size_t>(blk * 64 + 63 - t)];
     EXPECT_TRUE(array_matches(xd, DType::float32, {256}, rref, {0, 0}));
   }
+}
+
+// One RawKernel and one ElementwiseKernel object shared by 8 threads, each launching on its own
+// queue with its own arrays: every result is checked.
+TEST_P(Kernels, UserKernelsSharedAcrossThreads) {
+  PORTA_REQUIRE_COMPILER();
+  RawKernel add(dev().backend(), raw_source(dev()), "vadd");
+  ElementwiseKernel axpy("float32 x, float32 y, float32 a", "float32 z", "z = a * x + y", "threads_axpy");
+  constexpr int kThreads = 8, kRounds = 6;
+  constexpr std::int32_t n = 4099;
+  std::vector<std::vector<double>> xs(kThreads), ys(kThreads);
+  std::vector<Array> xd, yd;
+  for (int t = 0; t < kThreads; ++t) {
+    xd.push_back(random_array({n}, DType::float32, -3, 3, &xs[static_cast<std::size_t>(t)]));
+    yd.push_back(random_array({n}, DType::float32, -3, 3, &ys[static_cast<std::size_t>(t)]));
+  }
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        porta::DeviceScope scope(dev());
+        const auto& x = xs[static_cast<std::size_t>(t)];
+        const auto& y = ys[static_cast<std::size_t>(t)];
+        for (int r = 0; r < kRounds; ++r) {
+          Array sum = porta::empty({n}, DType::float32, dev());
+          add({(n + 127) / 128}, {128}, {sum, xd[static_cast<std::size_t>(t)], yd[static_cast<std::size_t>(t)], n});
+          const float a = static_cast<float>(t + r) * 0.25f;
+          Array z = axpy({sum, yd[static_cast<std::size_t>(t)], a});
+          std::vector<double> ref(x.size());
+          for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = a * (static_cast<float>(x[i] + y[i])) + y[i];
+          auto ok = array_matches(z, DType::float32, {n}, ref, {1e-5, 1e-5});
+          if (!ok) failures[static_cast<std::size_t>(t)] = ok.message();
+        }
+      } catch (const std::exception& e) {
+        failures[static_cast<std::size_t>(t)] = e.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(failures[static_cast<std::size_t>(t)].empty()) << "thread " << t << ": " << failures[static_cast<std::size_t>(t)];
 }
 
 TEST_P(Kernels, RawKernelArgumentErrors) {
