@@ -17,9 +17,21 @@ struct Layout {
   Access output = Access::contiguous;
   bool grid_stride = true;
   int vec = 1;
+  // 2-D plans with a strided or broadcast operand: row and column indices without a division
+  // per element; `tiled`: the transposed inputs come through a local-memory tile.
+  bool two_d = false;
+  bool tiled = false;
+  Terms2 out_terms;
   std::string key;
   bool any_strided() const { return output == Access::strided || in.any_strided(); }
 };
+
+// Tiles of the 2-D path: kTile x kTile elements, work-groups of kTile x kTileRows work-items.
+constexpr int kTile = 32;
+constexpr int kTileRows = 8;
+// On one-element-per-work-item devices a 2-D launch needs rows long enough for the runtime's
+// work-group (narrower plans keep the 1-D general path).
+constexpr std::int64_t kMinCols2d = 16;
 
 Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max() - 16;
@@ -45,6 +57,20 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::contiguous && plan.inputs[k].offset % std::max(v, 1) != 0) aligned = false;
     if (v >= 2 && aligned && n >= v) l.vec = v;
+  }
+  if (plan.shape.size() == 2 && l.any_strided() && l.vec == 1 && (l.grid_stride || plan.shape[1] >= kMinCols2d)) {
+    l.two_d = true;
+    if (l.output == Access::strided) l.out_terms = classify_2d(plan.output.strides);
+    for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+      if (l.in.access[k] == Access::strided && classify_2d(plan.inputs[k].strides).transposed()) l.tiled = true;
+    // Without a full tile on one-element-per-work-item devices, the plain 2-D kernel does it all.
+    if (!l.grid_stride && (plan.shape[0] < kTile || plan.shape[1] < kTile)) l.tiled = false;
+    std::string terms;
+    for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+      if (l.in.access[k] == Access::strided) terms += classify_2d(plan.inputs[k].strides).key();
+    l.key = cat("ew2|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', "|", l.in.key(), "|", terms, "|",
+                static_cast<char>(l.output), l.out_terms.key(), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
+    return l;
   }
   l.key = cat("ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(), "|",
               static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
@@ -163,6 +189,178 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
   return {src, "porta_elementwise", {}};
 }
 
+// Work-item indices along dimension `dim` of the launch (CUDA: threadIdx / blockIdx; the 2-D
+// kernels launch 1-D grids of 2-D blocks on GPUs).
+std::string local_id(const DialectText& d, int dim) {
+  return d.cuda() ? cat("threadIdx.", "xyz"[dim]) : cat("get_local_id(", dim, ")");
+}
+std::string group_id(const DialectText& d, int dim) {
+  return d.cuda() ? cat("blockIdx.", "xyz"[dim]) : cat("get_group_id(", dim, ")");
+}
+std::string global_id(const DialectText& d, int dim) {
+  return d.cuda() ? cat("(blockIdx.", "xyz"[dim], " * (long long)blockDim.", "xyz"[dim], " + threadIdx.", "xyz"[dim], ")")
+                  : cat("get_global_id(", dim, ")");
+}
+
+// The 2-D kernels: plain (every operand read at its row and column) or tiled (transposed
+// inputs copied through a kTile x kTile local tile: read down their columns, used along rows).
+// Parameters after the inputs, scalars and output:
+//   one element per work-item: plain (cols, rbase, cbase) over a {cols, rows} range from
+//   (rbase, cbase); tiled (cols) over whole tiles, groups {kTile, kTileRows}.
+//   grid-stride: plain (n, cols): row and column stepped without a division per element;
+//   tiled (rows, cols): groups {kTile, kTileRows} stride over the tiles, bounds tested.
+KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tiled) {
+  const std::string idx = d.index_type(l.in.wide);
+  const bool strided_out = l.output == Access::strided;
+  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
+  InputCode ic = input_code_2d(d, plan, l.in);
+  std::vector<std::string> params = ic.params;
+  params.push_back(cat(d.global_out_ptr(plan.output.dtype), " out"));
+  params.push_back(cat("const ", idx, " off_out"));
+  if (l.out_terms.row == Term::param) params.push_back(cat("const ", idx, " sto_0"));
+  if (l.out_terms.col == Term::param) params.push_back(cat("const ", idx, " sto_1"));
+  if (l.grid_stride) params.push_back(cat("const ", idx, tiled ? " rows" : " n"));
+  params.push_back(cat("const ", idx, " cols"));
+  if (!l.grid_stride && !tiled) {
+    params.push_back(cat("const ", idx, " rbase"));
+    params.push_back(cat("const ", idx, " cbase"));
+  }
+  const std::string name = tiled ? "porta_elementwise_tiled" : "porta_elementwise";
+  src += cat(d.kernel_prefix(), name, "(", join(params, ", "), ") {\n", ic.uniform_loads);
+
+  // Tiles: element (a, b) of the tile (row r0 + a, column c0 + b) at [b * (kTile + 1) + a].
+  std::vector<std::string> reads = ic.reads;
+  std::string fill;
+  const std::string pitch = std::to_string(kTile + 1);
+  if (tiled) {
+    for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
+      if (l.in.access[k] != Access::strided) continue;
+      Terms2 terms = classify_2d(plan.inputs[k].strides);
+      if (!terms.transposed()) continue;
+      const DType t = plan.inputs[k].dtype;
+      const bool flag = t == DType::boolean;  // bool is no type for local memory: uchar 0/1
+      src += cat("  ", d.local_array(flag ? d.storage_type(t) : d.compute_type(t), cat("t", k), std::to_string(kTile * (kTile + 1))), "\n");
+      std::string value = d.load(t, cat("in", k), position_2d(terms, cat("off", k), cat("st", k, "_"), "row", "col"));
+      fill += cat("      t", k, "[(ly + j) * ", pitch, " + lx] = ", flag ? cat("(", d.storage_type(t), ")(", value, ")") : value, ";\n");
+      std::string at = cat("t", k, "[lx * ", pitch, " + ly + j]");
+      reads[k] = flag ? cat("(", at, " != 0)") : at;
+    }
+  }
+  const std::string store_at = strided_out ? position_2d(l.out_terms, "off_out", "sto_", "row", "col") : "off_out + e";
+  const std::string element = cat("    const ", idx, " e = row * cols + col;\n", emit_instructions(d, plan, reads, "e", ""), "    ",
+                                  d.store(plan.output.dtype, "out", store_at, cat("v", plan.result)), "\n");
+
+  if (!tiled && !l.grid_stride) {
+    // One work-item per element and no bounds test (see generate()).
+    src += cat("  const ", idx, " col = cbase + (", idx, ")", global_id(d, 0), ";\n  const ", idx, " row = rbase + (", idx, ")",
+               global_id(d, 1), ";\n  {\n", element, "  }\n}\n");
+    return {src, name, {}};
+  }
+  if (!tiled) {
+    // Grid-stride over the linear index; the row and column advance by the grid's size, which
+    // is gq rows and gr columns, with at most one carry.
+    src += cat("  const ", idx, " gid = (", idx, ")", d.global_id(), ";\n  const ", idx, " gsz = (", idx, ")", d.global_size(), ";\n",
+               "  const ", idx, " gq = gsz / cols, gr = gsz - gq * cols;\n",
+               "  ", idx, " row = gid / cols, col = gid - row * cols;\n",
+               "  for (", idx, " e_ = gid; e_ < n; e_ += gsz) {\n  {\n", element, "  }\n",
+               "    col += gr; row += gq;\n    if (col >= cols) { col -= cols; ++row; }\n  }\n}\n");
+    return {src, name, {}};
+  }
+  src += cat("  const int lx = (int)", local_id(d, 0), ", ly = (int)", local_id(d, 1), ";\n");
+  std::string guard, close, end_tile;
+  if (l.grid_stride) {
+    src += cat("  const ", idx, " tiles_c = (cols + ", kTile - 1, ") / ", kTile, ";\n  const ", idx, " tiles = tiles_c * ((rows + ",
+               kTile - 1, ") / ", kTile, ");\n  for (", idx, " tile = (", idx, ")", group_id(d, 0), "; tile < tiles; tile += (", idx, ")",
+               d.cuda() ? "gridDim.x" : "get_num_groups(0)", ") {\n",
+               "    const ", idx, " tr = tile / tiles_c;\n    const ", idx, " r0 = tr * ", kTile, ", c0 = (tile - tr * tiles_c) * ", kTile, ";\n");
+    guard = "if (row < rows && col < cols) ";
+    end_tile = cat("    ", d.barrier(), "\n  }\n}\n");  // the next tile overwrites the tiles
+  } else {
+    src += cat("  {\n    const ", idx, " r0 = (", idx, ")", group_id(d, 1), " * ", kTile, ", c0 = (", idx, ")", group_id(d, 0), " * ",
+               kTile, ";\n");
+    end_tile = "  }\n}\n";
+  }
+  src += cat("    for (int j = 0; j < ", kTile, "; j += ", kTileRows, ") {\n      const ", idx, " row = r0 + lx, col = c0 + ly + j;\n      ",
+             guard, "{\n", fill, "      }\n    }\n    ", d.barrier(), "\n");
+  src += cat("    for (int j = 0; j < ", kTile, "; j += ", kTileRows, ") {\n      const ", idx, " row = r0 + ly + j, col = c0 + lx;\n      ",
+             guard, "{\n", element, "      }\n    }\n", end_tile);
+  return {src, name, {}};
+}
+
+void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan, const Layout& l,
+            const DialectText& d) {
+  const DeviceInfo& info = device.info();
+  const std::int64_t rows = plan.shape[0], cols = plan.shape[1];
+  KernelArgs common(l.in.wide);
+  push_input_args_2d(common, plan, l.in);
+  common.memory(plan.output.handle);
+  common.index(plan.output.offset);
+  if (l.out_terms.row == Term::param) common.index(plan.output.strides[0]);
+  if (l.out_terms.col == Term::param) common.index(plan.output.strides[1]);
+  auto plain = [&] { return device.context().kernels().get(l.key, [&] { return generate_2d(plan, l, d, false); }); };
+  auto tiled = [&] { return device.context().kernels().get(l.key + "|t", [&] { return generate_2d(plan, l, d, true); }); };
+
+  if (l.grid_stride) {
+    const std::size_t max_groups = std::max<std::size_t>(info.launch.max_groups, 1);
+    LaunchDims dims;
+    KernelArgs args = common;
+    if (l.tiled) {
+      const std::int64_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
+      const auto groups = std::min<std::size_t>(static_cast<std::size_t>(tiles), max_groups);
+      args.index(rows);
+      args.index(cols);
+      dims.global = {groups * kTile, kTileRows, 1};
+      dims.local = {kTile, kTileRows, 1};
+      device.launch(*q, *tiled(), dims, args.args());
+      return;
+    }
+    const std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
+    const std::int64_t n = rows * cols;
+    const std::size_t groups = std::clamp<std::size_t>(static_cast<std::size_t>((n + static_cast<std::int64_t>(group) - 1) /
+                                                                              static_cast<std::int64_t>(group)),
+                                                       1, max_groups);
+    args.index(n);
+    args.index(cols);
+    dims.global[0] = groups * group;
+    dims.local[0] = group;
+    device.launch(*q, *plain(), dims, args.args());
+    return;
+  }
+  // One work-item per element: the whole tiles, then the plain kernel over the rest (the
+  // columns right of them, the rows below them), each a {cols, rows} range from its corner.
+  std::int64_t tile_rows = 0, tile_cols = 0;
+  if (l.tiled) {
+    tile_rows = rows / kTile * kTile;
+    tile_cols = cols / kTile * kTile;
+    KernelArgs args = common;
+    args.index(cols);
+    LaunchDims dims;
+    dims.global = {static_cast<std::size_t>(tile_cols), static_cast<std::size_t>(tile_rows / kTile * kTileRows), 1};
+    dims.local = {kTile, kTileRows, 1};
+    device.launch(*q, *tiled(), dims, args.args());
+  }
+  // Rows of whole groups of kRowGroup work-items (PoCL vectorises along them), then the rest.
+  auto launch = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::size_t local) {
+    if (r1 <= r0 || c1 <= c0) return;
+    KernelArgs args = common;
+    args.index(cols);
+    args.index(r0);
+    args.index(c0);
+    LaunchDims dims;
+    dims.global = {static_cast<std::size_t>(c1 - c0), static_cast<std::size_t>(r1 - r0), 1};
+    if (local) dims.local = {local, 1, 1};
+    device.launch(*q, *plain(), dims, args.args());
+  };
+  auto part = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
+    constexpr std::int64_t kRowGroup = 256;
+    const std::int64_t whole = (c1 - c0) / kRowGroup * kRowGroup;
+    launch(r0, r1, c0, c0 + whole, kRowGroup);
+    launch(r0, r1, c0 + whole, c1, 0);
+  };
+  part(0, rows, tile_cols, cols);
+  part(tile_rows, rows, 0, tile_cols);
+}
+
 }  // namespace
 
 void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan) {
@@ -176,6 +374,10 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
   }
   Layout l = analyse(plan, info);
   DialectText d{info.dialect};
+  if (l.two_d) {
+    run_2d(device, q, plan, l, d);
+    return;
+  }
   auto kernel = device.context().kernels().get(l.key, [&] { return generate(plan, l, d); });
 
   KernelArgs args(l.in.wide);

@@ -110,4 +110,59 @@ void push_input_args(KernelArgs& args, const ElementwisePlan& plan, const InputL
   for (auto& s : plan.scalars) args.scalar(s);
 }
 
+Terms2 classify_2d(const std::vector<std::int64_t>& strides) {
+  auto term = [](std::int64_t st) { return st == 0 ? Term::none : st == 1 ? Term::unit : Term::param; };
+  return {term(strides[0]), term(strides[1])};
+}
+
+std::string position_2d(Terms2 t, const std::string& off, const std::string& st, const std::string& row,
+                        const std::string& col) {
+  std::string p = off;
+  if (t.row == Term::unit) p += cat(" + ", row);
+  if (t.row == Term::param) p += cat(" + ", row, " * ", st, "0");
+  if (t.col == Term::unit) p += cat(" + ", col);
+  if (t.col == Term::param) p += cat(" + ", col, " * ", st, "1");
+  return p;
+}
+
+InputCode input_code_2d(const DialectText& d, const ElementwisePlan& plan, const InputLayout& l) {
+  InputCode c;
+  const std::string idx = d.index_type(l.wide);
+  for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
+    const DType t = plan.inputs[k].dtype;
+    c.params.push_back(cat(d.global_ptr(t), " in", k));
+    c.params.push_back(cat("const ", idx, " off", k));
+    switch (l.access[k]) {
+      case Access::contiguous: c.reads.push_back(d.load(t, cat("in", k), cat("off", k, " + e"))); break;
+      case Access::uniform:
+        c.uniform_loads += cat("  const ", d.compute_type(t), " u", k, " = ", d.load(t, cat("in", k), cat("off", k)), ";\n");
+        c.reads.push_back(cat("u", k));
+        break;
+      case Access::strided: {
+        Terms2 terms = classify_2d(plan.inputs[k].strides);
+        if (terms.row == Term::param) c.params.push_back(cat("const ", idx, " st", k, "_0"));
+        if (terms.col == Term::param) c.params.push_back(cat("const ", idx, " st", k, "_1"));
+        c.reads.push_back(d.load(t, cat("in", k), position_2d(terms, cat("off", k), cat("st", k, "_"), "row", "col")));
+        break;
+      }
+    }
+  }
+  for (std::size_t s = 0; s < plan.scalars.size(); ++s)
+    c.params.push_back(cat("const ", d.scalar_param_type(plan.scalars[s].dtype), " s", s));
+  return c;
+}
+
+void push_input_args_2d(KernelArgs& args, const ElementwisePlan& plan, const InputLayout& l) {
+  for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
+    const auto& in = plan.inputs[k];
+    args.memory(in.handle);
+    args.index(in.offset);
+    if (l.access[k] != Access::strided) continue;
+    Terms2 terms = classify_2d(in.strides);
+    if (terms.row == Term::param) args.index(in.strides[0]);
+    if (terms.col == Term::param) args.index(in.strides[1]);
+  }
+  for (auto& s : plan.scalars) args.scalar(s);
+}
+
 }  // namespace porta::detail

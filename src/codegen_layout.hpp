@@ -44,4 +44,23 @@ class KernelArgs;
 // The arguments matching input_code's parameters.
 void push_input_args(KernelArgs& args, const ElementwisePlan& plan, const InputLayout& l);
 
+// 2-D plans (rows x cols once merged): an operand's position is off + row * st_0 + col * st_1
+// with each term absent (stride 0: broadcast along that axis), unit (stride 1) or a parameter.
+// That is structure, so it is part of kernel keys; the stride values are parameters.
+enum class Term : char { none = '0', unit = '1', param = 's' };
+struct Terms2 {
+  Term row = Term::none, col = Term::none;
+  // Read along rows (stride 1 down a column, a transposed view): worth a tile on the way in.
+  bool transposed() const { return row == Term::unit && col == Term::param; }
+  std::string key() const { return {static_cast<char>(row), static_cast<char>(col)}; }
+};
+Terms2 classify_2d(const std::vector<std::int64_t>& strides);
+// "off + row * st_0 + col" and the like; `st` names the stride parameters (st + "0", st + "1").
+std::string position_2d(Terms2 t, const std::string& off, const std::string& st, const std::string& row,
+                        const std::string& col);
+// Parameters and reads of the inputs of a 2-D plan, in terms of `row`, `col` and `e` (the
+// row-major linear index, what contiguous inputs use). No position code: positions are inline.
+InputCode input_code_2d(const DialectText& d, const ElementwisePlan& plan, const InputLayout& l);
+void push_input_args_2d(KernelArgs& args, const ElementwisePlan& plan, const InputLayout& l);
+
 }  // namespace porta::detail

@@ -607,7 +607,7 @@ void check_instruction(const ElementwisePlan& p, int j) {
   bad_plan(cat("instruction ", j, " has unknown op ", static_cast<int>(in.op)));
 }
 
-Program compile(const ElementwisePlan& plan, bool with_output) {
+Program compile(const ElementwisePlan& plan, bool with_output, bool tiled = false) {
   Program p;
   p.plan = &plan;
   p.ndim = static_cast<int>(plan.shape.size());
@@ -680,7 +680,7 @@ Program compile(const ElementwisePlan& plan, bool with_output) {
     bool aliases_input = false;
     for (auto& in : plan.inputs) aliases_input = aliases_input || in.handle == out.handle;
     p.direct_output = p.out_contiguous && out.dtype == result_dtype && stored_as_computed(out.dtype) &&
-                      !p.constant[p.result] && !aliases_input;
+                      !p.constant[p.result] && !aliases_input && !tiled;
   }
 
   // Registers: constants keep theirs for the whole call; others are reused once their last
@@ -696,8 +696,8 @@ Program compile(const ElementwisePlan& plan, bool with_output) {
     const Instr& in = plan.code[j];
     if (in.op == Op::load) {
       const InputView& v = p.inputs[in.arg];
-      if (!v.contiguous) p.needs_index = true;
-      if (v.contiguous && loaded_as_stored(v.dtype) && !(j == p.result && p.direct_output)) p.in_place[j] = 1;
+      if (!v.contiguous || tiled) p.needs_index = true;
+      if (v.contiguous && loaded_as_stored(v.dtype) && !(j == p.result && p.direct_output) && !tiled) p.in_place[j] = 1;
     }
     bool needs_slot = !p.in_place[j] && !(j == p.result && p.direct_output);
     if (needs_slot) {
@@ -728,6 +728,10 @@ struct Scratch {
   std::vector<void*> ptr;                  // per instruction: where its values for this block are
   std::vector<i64> start_index;            // the multi-index of the block's first element
   std::vector<i64> walk_index;
+  // A 2-D tile instead of a linear block: rows [r0, r0 + tr) by columns [c0, c0 + tc) of the
+  // plan's shape, its values row-major (see interpret_elementwise).
+  bool tile = false;
+  i64 r0 = 0, c0 = 0, tr = 0, tc = 0;
 
   void prepare(const Program& p) {
     if (slots.size() < static_cast<std::size_t>(p.nslots)) slots.resize(p.nslots);
@@ -736,6 +740,7 @@ struct Scratch {
     ptr.assign(p.plan->code.size(), nullptr);
     start_index.resize(p.ndim);
     walk_index.resize(p.ndim);
+    tile = false;
   }
   void* slot(int s) { return slots[s].data(); }
 };
@@ -776,7 +781,13 @@ void walk(const std::vector<i64>& shape, const std::vector<i64>& strides, const 
   }
 }
 
-// Block [start, start + n) of input `v`, converted to registers, into dst.
+// A 2-D view whose elements are closer down a column than along a row (a transposed view):
+// tiles are read and written column by column for it.
+bool reads_down_columns(i64 s0, i64 s1) {
+  return s0 != 0 && s1 != 0 && std::abs(s0) < std::abs(s1);
+}
+
+// Block [start, start + n) of input `v`, converted to registers, into dst; or the tile.
 void gather(const Program& p, Scratch& sc, const InputView& v, i64 start, i64 n, void* dst) {
   visit_storage(v.dtype, [&](auto st, auto load) {
     using S = typename decltype(st)::type;
@@ -785,6 +796,23 @@ void gather(const Program& p, Scratch& sc, const InputView& v, i64 start, i64 n,
     C* d = static_cast<C*>(dst);
     if (v.constant) {
       std::fill(d, d + n, load(base[0]));
+    } else if (sc.tile) {
+      const i64 s0 = (*v.strides)[0], s1 = (*v.strides)[1], tr = sc.tr, tc = sc.tc;
+      const S* s = base + sc.r0 * s0 + sc.c0 * s1;
+      if (reads_down_columns(s0, s1)) {
+        for (i64 c = 0; c < tc; ++c)
+          for (i64 r = 0; r < tr; ++r) d[r * tc + c] = load(s[r * s0 + c * s1]);
+      } else {
+        for (i64 r = 0; r < tr; ++r) {
+          const S* row = s + r * s0;
+          C* o = d + r * tc;
+          if (s1 == 1) {
+            for (i64 c = 0; c < tc; ++c) o[c] = load(row[c]);
+          } else {
+            for (i64 c = 0; c < tc; ++c) o[c] = load(row[c * s1]);
+          }
+        }
+      }
     } else if (v.contiguous) {
       const S* s = base + start;
       for (i64 i = 0; i < n; ++i) d[i] = load(s[i]);
@@ -811,6 +839,20 @@ void scatter(const Program& p, Scratch& sc, const void* src, i64 start, i64 n) {
     using S = typename decltype(st)::type;
     const C* s = static_cast<const C*>(src);
     S* base = reinterpret_cast<S*>(p.out_base);
+    if (sc.tile) {
+      const auto& shape = p.plan->shape;
+      const i64 s0 = p.out_contiguous ? shape[1] : p.plan->output.strides[0];
+      const i64 s1 = p.out_contiguous ? 1 : p.plan->output.strides[1], tr = sc.tr, tc = sc.tc;
+      S* d = base + sc.r0 * s0 + sc.c0 * s1;
+      if (reads_down_columns(s0, s1)) {
+        for (i64 c = 0; c < tc; ++c)
+          for (i64 r = 0; r < tr; ++r) d[r * s0 + c * s1] = store(s[r * tc + c]);
+      } else {
+        for (i64 r = 0; r < tr; ++r)
+          for (i64 c = 0; c < tc; ++c) d[r * s0 + c * s1] = store(s[r * tc + c]);
+      }
+      return;
+    }
     if (p.out_contiguous) {
       S* d = base + start;
       for (i64 i = 0; i < n; ++i) d[i] = store(s[i]);
@@ -849,6 +891,20 @@ void fill_scalar(const ScalarValue& sv, DType t, void* dst, i64 n) {
   });
 }
 
+// Where a strided input's values for a linear block are, when the block lies in one run of
+// stride 1 along the last dimension (a row of a matrix plus a row vector, a slice's row) and
+// its registers are its storage; null otherwise.
+const std::byte* in_place_run(const Program& p, const Scratch& sc, const InputView& v, i64 n) {
+  if (sc.tile || !p.needs_index || v.constant || !loaded_as_stored(v.dtype) || p.ndim == 0) return nullptr;
+  const auto& shape = p.plan->shape;
+  const auto& strides = *v.strides;
+  const int last = p.ndim - 1;
+  if (strides[last] != 1 || n > shape[last] - sc.start_index[last]) return nullptr;
+  i64 pos = 0;
+  for (int d = 0; d < p.ndim; ++d) pos += sc.start_index[d] * strides[d];
+  return v.base + pos * static_cast<i64>(v.item);
+}
+
 void run_instruction(const Program& p, Scratch& sc, int j, void* dst, i64 start, i64 n) {
   const ElementwisePlan& plan = *p.plan;
   const Instr& in = plan.code[j];
@@ -860,12 +916,22 @@ void run_instruction(const Program& p, Scratch& sc, int j, void* dst, i64 start,
         sc.ptr[j] = const_cast<std::byte*>(v.base) + start * static_cast<i64>(v.item);
         return;
       }
+      if (const std::byte* at = (j == p.result && p.direct_output) ? nullptr : in_place_run(p, sc, v, n)) {
+        sc.ptr[j] = const_cast<std::byte*>(at);
+        return;
+      }
       gather(p, sc, v, start, n, dst);
       break;
     }
     case Op::scalar: fill_scalar(plan.scalars[in.arg], t, dst, n); break;
     case Op::index: {
       i64* d = static_cast<i64*>(dst);
+      if (sc.tile) {
+        const i64 cols = plan.shape[1];
+        for (i64 r = 0; r < sc.tr; ++r)
+          for (i64 c = 0; c < sc.tc; ++c) d[r * sc.tc + c] = (sc.r0 + r) * cols + sc.c0 + c;
+        break;
+      }
       for (i64 i = 0; i < n; ++i) d[i] = start + i;
       break;
     }
@@ -960,6 +1026,25 @@ const void* eval_block(const Program& p, Scratch& sc, i64 start, i64 n) {
     run_instruction(p, sc, j, dst, start, n);
   }
   return sc.ptr[p.result];
+}
+
+// Computes the result for the tile set in sc (tr * tc <= kBlock elements).
+const void* eval_tile(const Program& p, Scratch& sc) {
+  const i64 n = sc.tr * sc.tc;
+  for (int j : p.steps) {
+    void* dst = p.slot[j] >= 0 ? sc.slot(p.slot[j]) : nullptr;
+    run_instruction(p, sc, j, dst, 0, n);
+  }
+  return sc.ptr[p.result];
+}
+
+// Whether to run a 2-D plan in tiles: some operand is transposed, so linear blocks would read
+// (or write) it one cache line per element.
+bool wants_tiles(const ElementwisePlan& plan) {
+  if (plan.shape.size() != 2 || plan.shape[0] < 2 || plan.shape[1] < 2) return false;
+  for (auto& in : plan.inputs)
+    if (reads_down_columns(in.strides[0], in.strides[1])) return true;
+  return plan.output.strides.size() == 2 && reads_down_columns(plan.output.strides[0], plan.output.strides[1]);
 }
 
 // Reductions.
@@ -1287,22 +1372,59 @@ template <ReduceOp R> void reduce_op(const Program& p, const ReductionPlan& rp, 
 
 void interpret_elementwise(const ElementwisePlan& plan, std::int64_t begin, std::int64_t end) {
   if (!plan.output.handle) bad_plan("the output has no memory");
-  Program p = compile(plan, true);
+  const bool tiled = wants_tiles(plan);
+  Program p = compile(plan, true, tiled);
   begin = std::max<i64>(begin, 0);
   end = std::min(end, p.total);
   if (begin >= end) return;
   Scratch& sc = begin_call(p, end - begin);
-  for (i64 start = begin; start < end; start += kBlock) {
-    const i64 n = std::min(kBlock, end - start);
-    const void* values = eval_block(p, sc, start, n);
-    if (p.direct_output) continue;
+  auto finish = [&](const void* values, i64 start, i64 n) {
+    if (p.direct_output) return;
     if (p.out_cast_slot >= 0) {
       void* tmp = sc.slot(p.out_cast_slot);
       cast_values(plan.code[p.result].dtype, values, p.out_dtype, tmp, n);
       values = tmp;
     }
     scatter(p, sc, values, start, n);
+  };
+  // Blocks end at row ends when rows are long: a row of a strided operand with stride 1 is then
+  // read in place (in_place_run), a broadcast column is one value.
+  const i64 last = p.ndim ? plan.shape[p.ndim - 1] : 1;
+  const bool by_rows = p.needs_index && last >= kBlock / 4;
+  auto linear = [&](i64 from, i64 to) {
+    for (i64 start = from; start < to;) {
+      i64 n = std::min(kBlock, to - start);
+      if (by_rows) n = std::min(n, last - start % last);
+      finish(eval_block(p, sc, start, n), start, n);
+      start += n;
+    }
+  };
+  if (!tiled) {
+    linear(begin, end);
+    return;
   }
+  // The whole rows of the range in tiles of kTileRows x (kBlock / kTileRows), each operand read
+  // and written along its own closer direction; partial rows at either end as linear blocks.
+  constexpr i64 kTileRows = 32, kTileCols = kBlock / kTileRows;
+  const i64 cols = plan.shape[1];
+  const i64 row_begin = (begin + cols - 1) / cols, row_end = end / cols;
+  if (row_begin >= row_end) {
+    linear(begin, end);
+    return;
+  }
+  linear(begin, row_begin * cols);
+  for (i64 r0 = row_begin; r0 < row_end; r0 += kTileRows) {
+    for (i64 c0 = 0; c0 < cols; c0 += kTileCols) {
+      sc.tile = true;
+      sc.r0 = r0;
+      sc.c0 = c0;
+      sc.tr = std::min(kTileRows, row_end - r0);
+      sc.tc = std::min(kTileCols, cols - c0);
+      finish(eval_tile(p, sc), 0, sc.tr * sc.tc);
+      sc.tile = false;
+    }
+  }
+  linear(row_end * cols, end);
 }
 
 void interpret_reduction(const ReductionPlan& plan, std::int64_t out_begin, std::int64_t out_end) {

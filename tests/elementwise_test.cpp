@@ -842,5 +842,118 @@ TEST_P(Sizes, EmptyOneOddAndPast64KElements) {
 
 PORTA_INSTANTIATE_DEVICES(Sizes);
 
+// ---- 2-D plans: broadcast rows and columns, transposed and stepped views ---------------------
+
+// Plans that stay 2-D after merging take their own paths (row and column indices, tiles for
+// transposed views): shapes around the tile size, broadcasts along each axis, transposed views
+// of either or both operands, stepped and reversed slices, several dtypes, strided outputs.
+using TwoDimensional = DeviceTest;
+
+// The host value of the (rows, cols) result of f(x(i, j), y(i, j)).
+template <class F>
+std::vector<double> combine2(std::int64_t rows, std::int64_t cols, const std::vector<double>& x, const std::vector<double>& y, F f) {
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < rows * cols; ++i) out.push_back(f(x[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(i)]));
+  return out;
+}
+
+TEST_P(TwoDimensional, BroadcastAndTransposedOperandsOfEveryShapeAroundTheTile) {
+  poison(dev(), std::size_t{1} << 22);
+  Tolerance tol = tolerance(DType::float32, Accuracy::simple);
+  auto add = [](double a, double b) { return a + b; };
+  auto mul = [](double a, double b) { return a * b; };
+  for (Shape s : {Shape{1, 70}, Shape{70, 1}, Shape{2, 16}, Shape{31, 33}, Shape{32, 32}, Shape{33, 65}, Shape{100, 17},
+                  Shape{5, 300}, Shape{64, 96}, Shape{257, 40}, Shape{40, 257}}) {
+    const std::int64_t r = s[0], c = s[1];
+    std::vector<double> xv, tv, rowv, colv;
+    Array x = random_array({r, c}, DType::float32, -4, 4, &xv);
+    Array t = random_array({c, r}, DType::float32, -4, 4, &tv);  // t.T is (r, c), strides (1, r)
+    Array row = random_array({c}, DType::float32, -4, 4, &rowv);
+    Array col = random_array({r, 1}, DType::float32, -4, 4, &colv);
+    auto tT = view2(tv, r, c, 0, 1, r);
+    auto rows_of = view2(rowv, r, c, 0, 0, 1);  // row broadcast down the rows
+    auto cols_of = view2(colv, r, c, 0, 1, 0);  // column broadcast along the columns
+    const std::string at = shape_str(s);
+    EXPECT_TRUE(array_matches(x + row, DType::float32, s, combine2(r, c, xv, rows_of, add), tol)) << "x + row, " << at;
+    EXPECT_TRUE(array_matches(x * col, DType::float32, s, combine2(r, c, xv, cols_of, mul), tol)) << "x * col, " << at;
+    EXPECT_TRUE(array_matches(col - row, DType::float32, s, combine2(r, c, cols_of, rows_of, [](double a, double b) { return a - b; }), tol))
+        << "col - row, " << at;
+    EXPECT_TRUE(array_matches(t.transpose() + x, DType::float32, s, combine2(r, c, tT, xv, add), tol)) << "t.T + x, " << at;
+    EXPECT_TRUE(array_matches(x - t.transpose(), DType::float32, s, combine2(r, c, xv, tT, [](double a, double b) { return a - b; }), tol))
+        << "x - t.T, " << at;
+    EXPECT_TRUE(array_matches((t.transpose() + row) * 2.0f, DType::float32, s,
+                              combine2(r, c, tT, rows_of, [](double a, double b) { return (a + b) * 2; }), tol))
+        << "(t.T + row) * 2, " << at;
+    EXPECT_TRUE(array_matches(t.transpose() * col, DType::float32, s, combine2(r, c, tT, cols_of, mul), tol)) << "t.T * col, " << at;
+    // Both operands transposed: (c, r) + (c, r), transposed.
+    std::vector<double> uv;
+    Array u = random_array({c, r}, DType::float32, -4, 4, &uv);
+    EXPECT_TRUE(array_matches((t + u).transpose() * 2.0f, DType::float32, s,
+                              combine2(r, c, tT, view2(uv, r, c, 0, 1, r), [](double a, double b) { return (a + b) * 2; }), tol))
+        << "(t + u).T * 2, " << at;
+    EXPECT_TRUE(array_matches(t.transpose() + u.transpose(), DType::float32, s, combine2(r, c, tT, view2(uv, r, c, 0, 1, r), add), tol))
+        << "t.T + u.T, " << at;
+  }
+}
+
+TEST_P(TwoDimensional, SteppedSlicesOtherDTypesAndStridedOutputs) {
+  poison(dev(), std::size_t{1} << 22);
+  // Slices with steps of a (2r + 1, 3c) array, forward and reversed, plus transposed views.
+  const std::int64_t r = 45, c = 70;
+  std::vector<double> bv, xv;
+  Array big = random_array({2 * r + 1, 3 * c}, DType::float32, -4, 4, &bv);
+  Array x = random_array({r, c}, DType::float32, -4, 4, &xv);
+  const std::int64_t w = 3 * c;
+  Array s1 = big.slice({{1, std::nullopt, 2}, {std::nullopt, std::nullopt, 3}});  // rows 1, 3, ...; cols 0, 3, ...
+  Array s2 = big.slice({{2 * r, std::nullopt, -2}, {3 * c - 1, std::nullopt, -3}});  // reversed
+  Array s3 = big.slice({{0, r}, {5, 5 + c}});                                     // rows with stride w, unit columns
+  ASSERT_EQ(s1.shape(), (Shape{r, c}));
+  ASSERT_EQ(s2.shape(), (Shape{r + 1, c}));
+  Tolerance tol = tolerance(DType::float32, Accuracy::simple);
+  auto v1 = view2(bv, r, c, w, 2 * w, 3), v2 = view2(bv, r, c, 2 * r * w + 3 * c - 1, -2 * w, -3), v3 = view2(bv, r, c, 5, w, 1);
+  auto add = [](double a, double b) { return a + b; };
+  EXPECT_TRUE(array_matches(s1 + x, DType::float32, {r, c}, combine2(r, c, v1, xv, add), tol)) << "big[1::2, ::3] + x";
+  EXPECT_TRUE(array_matches(s2.slice({{0, r}}) + s3, DType::float32, {r, c}, combine2(r, c, v2, v3, add), tol))
+      << "big[::-2, ::-3][:r] + big[:r, 5:5+c]";
+  // A transposed stepped view: big[::2, ::3].T is (c, r + 1)... take (c, r) of it, plus x.T.
+  Array s4 = big.slice({{0, 2 * r, 2}, {0, 3 * c, 3}}).transpose();  // (c, r), strides (3, 2w)
+  std::vector<double> ref4;
+  for (std::int64_t i = 0; i < c; ++i)
+    for (std::int64_t j = 0; j < r; ++j)
+      ref4.push_back(bv[static_cast<std::size_t>(j * 2 * w + i * 3)] + xv[static_cast<std::size_t>(j * c + i)]);
+  EXPECT_TRUE(array_matches(s4 + x.transpose(), DType::float32, {c, r}, ref4, tol)) << "big[::2, ::3].T + x.T";
+
+  // Other dtypes through the tiles: float64, int32, float16, bool.
+  for (DType t : {DType::float64, DType::int32, DType::float16, DType::boolean}) {
+    if (!dev().supports(t)) continue;
+    std::vector<double> av, cv;
+    Array a = random_array({c, r}, t, -8, 8, &av);
+    Array b = random_array({r, c}, t, -8, 8, &cv);
+    auto aT = view2(av, r, c, 0, 1, r);
+    if (t == DType::boolean) {
+      std::vector<double> ref = combine2(r, c, aT, cv, [](double p, double q) { return (p != 0) != (q != 0) ? 1.0 : 0.0; });
+      EXPECT_TRUE(array_matches(porta::logical_xor(a.transpose(), b), DType::boolean, {r, c}, ref, tolerance(t, Accuracy::exact)))
+          << "a.T xor b";
+      continue;
+    }
+    std::vector<double> ref = combine2(r, c, aT, cv, [&](double p, double q) { return round_to(t, p * q); });
+    EXPECT_TRUE(array_matches(a.transpose() * b, t, {r, c}, ref, tolerance(t, Accuracy::simple))) << "a.T * b, " << porta::name(t);
+  }
+
+  // Strided outputs: concatenate writes a transposed view and a broadcast into column ranges.
+  std::vector<double> zv, rowv;
+  Array z = random_array({c, r}, DType::float32, -4, 4, &zv);
+  Array row = random_array({c}, DType::float32, -4, 4, &rowv);
+  Array cat2 = porta::concatenate({z.transpose(), x + row}, 1);
+  std::vector<double> ref;
+  for (std::int64_t i = 0; i < r; ++i) {
+    for (std::int64_t j = 0; j < c; ++j) ref.push_back(zv[static_cast<std::size_t>(j * r + i)]);
+    for (std::int64_t j = 0; j < c; ++j) ref.push_back(xv[static_cast<std::size_t>(i * c + j)] + rowv[static_cast<std::size_t>(j)]);
+  }
+  EXPECT_TRUE(array_matches(cat2, DType::float32, {r, 2 * c}, ref, tol)) << "concatenate(z.T, x + row)";
+}
+
+PORTA_INSTANTIATE_DEVICES(TwoDimensional);
+
 }  // namespace
 }  // namespace porta_test
