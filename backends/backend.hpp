@@ -28,7 +28,7 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 2;
+inline constexpr int kBackendApiVersion = 3;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -175,6 +175,15 @@ class DeviceImpl {
   virtual void read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) = 0;
   virtual void copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
                     std::size_t bytes) = 0;
+  // Device -> another device of the same backend, queued on `q` (this device's queue, ordered
+  // after the source's writes; `dst` is allocated and idle). Direct (NVLink, PCIe peer-to-peer)
+  // where the devices allow it. False where the backend has no such path: the core then copies
+  // through the host.
+  virtual bool copy_to_peer(QueueImpl& q, Handle src, std::size_t src_offset, DeviceImpl& dst_device, Handle dst,
+                            std::size_t dst_offset, std::size_t bytes) {
+    (void)q, (void)src, (void)src_offset, (void)dst_device, (void)dst, (void)dst_offset, (void)bytes;
+    return false;
+  }
   // Fills `bytes` at `dst + offset` with a repeated `pattern_size`-byte pattern (1, 2, 4 or 8).
   virtual void fill(QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
                     std::size_t bytes) = 0;

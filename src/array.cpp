@@ -267,6 +267,21 @@ Array Array::to(const Device& d) const {
   if (!d.valid()) throw InvalidArgument("to(): the target device is empty");
   if (n->device() == d) return *this;
   detail::check_dtype(d, n->dtype());
+  if (n->device().backend() == d.backend() && nbytes() > 0) {
+    // Between two devices of one backend (two GPUs): device to device where the backend can.
+    Array src = contiguous();
+    const auto& v = detail::evaluate(src.node());
+    auto out = detail::make_buffer_node(shape(), dtype(), d);
+    const auto& sq = detail::thread_queue_shared(n->device());
+    const auto& dq = detail::thread_queue_shared(d);
+    v.buffer->before_read(sq);
+    dq->synchronize();  // the destination, allocated in dq's order, exists before sq copies into it
+    if (n->device().impl().copy_to_peer(*sq, v.buffer->handle(), static_cast<std::size_t>(v.offset) * itemsize(dtype()),
+                                        d.impl(), out->view().buffer->handle(), 0, nbytes())) {
+      sq->synchronize();  // later work on dq reads the copy
+      return Array(out);
+    }
+  }
   std::vector<std::uint8_t> host(nbytes());
   to_host(dtype(), host.data(), host.size());
   return from_host(host.data(), dtype(), shape(), d);

@@ -47,6 +47,8 @@ class Context {
   void make_current();
   // For destructors: false when it failed (logged, except while the driver shuts down).
   bool make_current_noexcept() noexcept;
+  // The primary context, retained on first use. Throws DeviceError.
+  CUcontext handle();
 
  private:
   CUcontext retain();
@@ -179,6 +181,8 @@ class Device final : public detail::DeviceImpl {
             std::size_t bytes) override;
   void fill(detail::QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
             std::size_t bytes) override;
+  bool copy_to_peer(detail::QueueImpl& q, Handle src, std::size_t src_offset, detail::DeviceImpl& dst_device, Handle dst,
+                    std::size_t dst_offset, std::size_t bytes) override;
 
   // compile.cpp
   std::shared_ptr<detail::Kernel> compile(const detail::KernelSource& src) override;
@@ -221,6 +225,10 @@ class Device final : public detail::DeviceImpl {
   CUmemoryPool pool_ = nullptr;
   std::mutex fill_m_;
   std::shared_ptr<Kernel> fill_words_, fill_bytes_;
+  // Devices whose memory this one may read and write directly (peer access granted both ways).
+  void open_peer(Device& other);
+  std::mutex peer_m_;
+  std::vector<CUdevice> peers_checked_;
 };
 
 class CudaBackend final : public detail::BackendImpl {

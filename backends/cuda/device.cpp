@@ -58,6 +58,11 @@ void Context::make_current() {
   PORTA_CU_AT(label_, cuCtxSetCurrent(ctx));
 }
 
+CUcontext Context::handle() {
+  CUcontext ctx = ctx_.load(std::memory_order_acquire);
+  return ctx ? ctx : retain();
+}
+
 bool Context::make_current_noexcept() noexcept {
   CUcontext ctx = ctx_.load(std::memory_order_acquire);
   if (!ctx) return false;  // never used: nothing of it to destroy

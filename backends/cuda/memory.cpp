@@ -217,4 +217,51 @@ void Device::fill(detail::QueueImpl& q, Handle dst, std::size_t offset, const vo
   launch_1d(queue, fill_kernel(true), total, params);
 }
 
+
+// Peer access, once per pair of devices: where the hardware allows it (NVLink, PCIe P2P), each
+// device's pool (and, without pools, each context) grants the other read/write access, so a
+// copy between them is one DMA with no stop in host memory. Where it does not, cuMemcpyPeerAsync
+// still copies, staged by the driver.
+void Device::open_peer(Device& other) {
+  std::lock_guard lock(peer_m_);
+  CUdevice theirs = other.ctx_->device();
+  if (std::find(peers_checked_.begin(), peers_checked_.end(), theirs) != peers_checked_.end()) return;
+  int forward = 0, backward = 0;
+  PORTA_CU_AT(label(), cuDeviceCanAccessPeer(&forward, ctx_->device(), theirs));
+  PORTA_CU_AT(label(), cuDeviceCanAccessPeer(&backward, theirs, ctx_->device()));
+  if (forward && backward) {
+    for (Device* owner : {this, &other}) {
+      Device* user = owner == this ? &other : this;
+      if (CUmemoryPool p = owner->pool()) {
+        CUmemAccessDesc desc{};
+        desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        desc.location.id = static_cast<int>(user->ctx_->device());
+        desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        PORTA_CU_AT(owner->label(), cuMemPoolSetAccess(p, &desc, 1));
+      }
+      user->ctx_->make_current();
+      CUresult r = cuCtxEnablePeerAccess(owner->ctx_->handle(), 0);
+      if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) throw_error(r, "cuCtxEnablePeerAccess", user->label());
+    }
+    detail::log(detail::LogLevel::info, detail::cat(label(), " and ", other.label(), ": peer access enabled"));
+  } else {
+    detail::log(detail::LogLevel::info,
+                detail::cat(label(), " and ", other.label(), ": no peer access; copies between them are staged by the driver"));
+  }
+  peers_checked_.push_back(theirs);
+}
+
+bool Device::copy_to_peer(detail::QueueImpl& q, Handle src, std::size_t src_offset, detail::DeviceImpl& dst_device,
+                          Handle dst, std::size_t dst_offset, std::size_t bytes) {
+  auto* peer = dynamic_cast<Device*>(&dst_device);
+  if (!peer) return false;
+  if (bytes == 0) return true;
+  Queue& queue = own(q);
+  open_peer(*peer);
+  ctx_->make_current();
+  PORTA_CU_AT(label(), cuMemcpyPeerAsync(device_ptr(dst, dst_offset), peer->ctx_->handle(), device_ptr(src, src_offset),
+                                         ctx_->handle(), bytes, queue.stream()));
+  return true;
+}
+
 }  // namespace porta::cuda
