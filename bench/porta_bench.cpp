@@ -1,6 +1,8 @@
 // The benchmark suite: elementwise work (copy, add, saxpy, a fused five-op expression,
-// broadcast and strided adds), hand-written reference kernels, reductions, matmul, random
-// numbers and small-op overhead, registered at run time for every device porta finds.
+// broadcast and strided adds), hand-written reference kernels, reductions (sum, argmax),
+// matmul, random numbers, small-op overhead and DevicePool throughput, registered at run time
+// for every device porta finds; and the ceilings (copy bandwidth, FMA peak) porta-bench
+// measures first.
 //
 // Device benchmarks are timed with porta::Event (the device's own clock) around each operation
 // after a warm-up, and report the median of their runs; the small-op benchmarks measure host wall
@@ -13,9 +15,12 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <future>
+#include <iostream>
 #include <latch>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -49,6 +54,9 @@ struct DeviceConfig {
   int batch = 1;       // operations between one pair of events (see event_ms)
   int occurrence = 0;  // earlier devices of this backend with the same name and platform
   bool quick = false;
+  std::int64_t pool_tasks = 0, pool_size = 0;  // tasks of the pool runs, and elements of each
+  std::string filter;
+  bool progress = false;
 };
 
 // Bytes each run must move through device memory (each input read once, each output written
@@ -159,12 +167,72 @@ void time_on_device(benchmark::State& st, const DeviceConfig& c, Work w, Op&& op
 
 using Body = std::function<void(benchmark::State&)>;
 
+// "[k/m] device benchmark (repetition r/R)" on stderr as each repetition starts. Google
+// Benchmark calls a body several times in one repetition while it grows the iteration count to
+// fill the minimum time, and repeats from the final count: a call starts a new repetition when
+// the previous call was of another benchmark or asked for no more iterations than it.
+class Progress {
+ public:
+  void expect(int repetitions) {
+    std::lock_guard lock(mutex_);
+    total_ += std::max(repetitions, 1);
+  }
+  void start(const std::string& name, std::int64_t iterations, int repetitions) {
+    std::lock_guard lock(mutex_);
+    auto& seen = seen_[name];
+    if (name == last_ && iterations > seen.iterations) {
+      seen.iterations = iterations;
+      return;
+    }
+    last_ = name;
+    seen.iterations = iterations;
+    ++seen.repetition;
+    started_ = std::min(started_ + 1, total_);
+    // "<family>/<device>/<size>[/<detail>]" shown as "<device>  <family>/<size>[/<detail>]"
+    std::string shown = name;
+    if (auto a = name.find('/'); a != std::string::npos)
+      if (auto b = name.find('/', a + 1); b != std::string::npos)
+        shown = name.substr(a + 1, b - a - 1) + "  " + name.substr(0, a) + name.substr(b);
+    std::cerr << "porta-bench [" << started_ << "/" << total_ << "] " << shown;
+    if (repetitions > 1) std::cerr << " (repetition " << std::min(seen.repetition, repetitions) << "/" << repetitions << ")";
+    std::cerr << std::endl;
+  }
+  static Progress& instance() {
+    static Progress p;
+    return p;
+  }
+
+ private:
+  struct Seen {
+    std::int64_t iterations = 0;
+    int repetition = 0;
+  };
+  std::mutex mutex_;
+  int total_ = 0, started_ = 0;
+  std::string last_;
+  std::map<std::string, Seen> seen_;
+};
+
+// Whether `name` passes porta-bench's --filter (Google Benchmark's rule: a regex searched in
+// the name; a leading '-' negates it).
+bool selected(const std::string& filter, const std::string& name) {
+  if (filter.empty() || filter == "." || filter == "all") return true;
+  bool negate = filter[0] == '-';
+  std::regex re(negate ? filter.substr(1) : filter);
+  return std::regex_search(name, re) != negate;
+}
+
 // Registers one benchmark; a porta error (a dtype the device lacks, a backend that cannot run
 // it) skips it with the message instead of ending the suite.
 // `iterations` fixes the timed runs per repetition (else c.iterations, else Google Benchmark
 // runs as many as fill c.min_time: one for a slow matmul, hundreds for a fast GPU kernel).
 void add(const DeviceConfig& c, const std::string& name, Body body, int iterations = 0) {
-  auto* b = benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& st) {
+  if (!selected(c.filter, name)) return;
+  const bool progress = c.progress;
+  const int repetitions = c.repetitions;
+  if (progress) Progress::instance().expect(repetitions);
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [body, name, progress, repetitions](benchmark::State& st) {
+    if (progress) Progress::instance().start(name, st.max_iterations, repetitions);
     try {
       body(st);
     } catch (const std::exception& e) {
@@ -191,7 +259,7 @@ void register_elementwise(const DeviceConfig& c) {
     Array x = input(c, 0, {n});
     time_on_device(st, c, {2 * f * dn, 0}, [&] { return x.copy(); });
     std::lock_guard lock(copy_mutex);
-    copy_gbps[c.spec] = st.counters["GB/s"];
+    copy_gbps.emplace(c.spec, st.counters["GB/s"]);  // the ceiling measured first, where it was
     st.counters.erase("frac_copy");
   });
   add(c, nm("add", c, n), [c, n, dn, f](benchmark::State& st) {
@@ -451,6 +519,11 @@ void register_reductions(const DeviceConfig& c) {
         Array m = input(c, 0, {rows, cols});
         time_on_device(st, c, {f * dm + f * static_cast<double>(cols), dm}, [&] { return porta::sum(m, 0).eval(); });
       });
+  // argmax reads every element once and writes one int64.
+  add(c, nm("argmax", c, n), [c, n, dn, f](benchmark::State& st) {
+    Array x = input(c, 0, {n});
+    time_on_device(st, c, {f * dn, dn}, [&] { return porta::argmax(x).eval(); });
+  });
   add(c, nm("uniform", c, n), [c, n, dn, f](benchmark::State& st) {
     time_on_device(st, c, {f * dn, 0}, [&] {
       Array u = generator().uniform({n}, 0.0, 1.0, DType::float32, c.device);
@@ -460,20 +533,26 @@ void register_reductions(const DeviceConfig& c) {
   });
 }
 
-void register_matmul(const DeviceConfig& c) {
-  struct Kind {
-    const char* name;
-    DType dtype;
-    porta::MatmulPrecision precision;
-  };
-  std::vector<Kind> kinds = {{"matmul_f32", DType::float32, porta::MatmulPrecision::exact},
-                             {"matmul_f64", DType::float64, porta::MatmulPrecision::exact},
-                             {"matmul_f16", DType::float16, porta::MatmulPrecision::exact},
-                             {"matmul_bf16", DType::bfloat16, porta::MatmulPrecision::exact}};
-  if (c.device.backend() == porta::Backend::cuda)
+struct MatmulKind {
+  const char* name;
+  DType dtype;
+  porta::MatmulPrecision precision;
+};
+
+// The matmul benchmarks of a device, before the test of whether it supports the dtype.
+std::vector<MatmulKind> matmul_kinds(const porta::Device& d) {
+  std::vector<MatmulKind> kinds = {{"matmul_f32", DType::float32, porta::MatmulPrecision::exact},
+                                   {"matmul_f64", DType::float64, porta::MatmulPrecision::exact},
+                                   {"matmul_f16", DType::float16, porta::MatmulPrecision::exact},
+                                   {"matmul_bf16", DType::bfloat16, porta::MatmulPrecision::exact}};
+  if (d.backend() == porta::Backend::cuda)
     kinds.insert(kinds.begin() + 1, {"matmul_tf32", DType::float32, porta::MatmulPrecision::tf32});
+  return kinds;
+}
+
+void register_matmul(const DeviceConfig& c) {
   for (std::int64_t m : c.matmul) {
-    for (const Kind& k : kinds) {
+    for (const MatmulKind& k : matmul_kinds(c.device)) {
       if (!c.device.supports(k.dtype)) continue;
       const double dm = static_cast<double>(m);
       Work w{0, 2 * dm * dm * dm};
@@ -563,6 +642,100 @@ void register_small_ops(const DeviceConfig& c) {
   }
 }
 
+// DevicePool throughput: many independent medium tasks (the fused expression over pool_size
+// floats, then its sum), host wall time from the first submit until every task's device work
+// has finished (the pool synchronizes after each task); tasks/s. Once for each device alone (a
+// pool of that one device, family "pool") and once for one pool over all the selected devices
+// (family "pool_all", device "all"): the pool issue wants the second at >= 0.9x the sum of the
+// first. Warm-up tasks on every device first, so compiles are not timed.
+void time_pool(benchmark::State& st, const std::vector<DeviceConfig>& configs) {
+  const std::int64_t tasks = configs.front().pool_tasks, n = configs.front().pool_size;
+  std::vector<porta::Device> devices;
+  std::map<std::string, std::pair<Array, Array>> inputs;
+  for (auto& c : configs) {
+    devices.push_back(c.device);
+    inputs.emplace(c.spec, std::pair{input(c, 0, {n}), input(c, 1, {n})});
+  }
+  porta::DevicePool pool(devices);
+  auto task = [&inputs](const porta::Device& d) {
+    const auto& [x, y] = inputs.at(d.spec());
+    porta::sum(2.5f * x * x + 1.5f * x + 0.5f * porta::exp(-y)).eval();
+  };
+  {
+    std::vector<std::future<void>> warm;
+    for (int k = 0; k < 4; ++k)
+      for (auto& d : devices) warm.push_back(pool.submit_to(d, task));
+    for (auto& f : warm) f.get();
+  }
+  std::vector<double> rate;
+  std::vector<std::int64_t> before = pool.completed();
+  for (auto _ : st) {
+    std::vector<std::future<void>> futures;
+    futures.reserve(static_cast<std::size_t>(tasks));
+    auto t0 = Clock::now();
+    for (std::int64_t i = 0; i < tasks; ++i) futures.push_back(pool.submit(task));
+    for (auto& f : futures) f.get();
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    st.SetIterationTime(s);
+    rate.push_back(static_cast<double>(tasks) / s);
+  }
+  st.counters["tasks/s"] = median(rate);
+  if (devices.size() > 1) {  // which device took how many of the timed tasks
+    std::vector<std::int64_t> after = pool.completed();
+    std::string label;
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      label += (i ? ", " : "") + devices[i].spec() + " " + std::to_string(after[i] - before[i]);
+    st.SetLabel("tasks per device: " + label);
+  }
+}
+
+void register_pool(const std::vector<DeviceConfig>& configs) {
+  if (configs.empty()) return;
+  const int iterations = configs.front().quick ? 1 : 2;
+  for (const DeviceConfig& c : configs)
+    add(c, nm("pool", c, c.pool_tasks, "n" + std::to_string(c.pool_size)),
+        [c](benchmark::State& st) { time_pool(st, {c}); }, iterations);
+  DeviceConfig all = configs.front();
+  all.spec = "all";
+  add(all, nm("pool_all", all, all.pool_tasks, "n" + std::to_string(all.pool_size)),
+      [configs](benchmark::State& st) { time_pool(st, configs); }, iterations);
+}
+
+// Median device milliseconds of `runs` timed runs of `op`, after a warm-up.
+template <class Op>
+double ceiling_ms(const DeviceConfig& c, int runs, Op&& op) {
+  for (int i = 0; i < 2; ++i) op();
+  porta::synchronize(c.device);
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) ms.push_back(event_ms(c, op));
+  return median(ms);
+}
+
+// Peak FLOP/s of the FMA-chain kernel in dtype `t` (float32 or float64), in TFLOP/s.
+double fma_tflops(const DeviceConfig& c, DType t) {
+  const bool cuda = c.device.backend() == porta::Backend::cuda;
+  std::vector<std::string> options;
+  if (t == DType::float64) options.emplace_back("-DPORTA_F64");
+  porta::RawKernel k(cuda ? porta::Backend::cuda : porta::Backend::opencl, cuda ? reference::kCudaFma : reference::kOpenCLFma,
+                     "fma_chain", options);
+  const auto cu = static_cast<std::uint32_t>(std::max(c.device.compute_units(), 1));
+  const std::uint32_t block = c.gpu ? 256 : 64, groups = cu * (c.gpu ? 8 : 16);
+  const std::int32_t iters = c.quick ? 256 : cuda ? 16384 : 4096;
+  Array out = porta::empty({static_cast<std::int64_t>(groups) * block}, t, c.device).eval();
+  std::vector<porta::RawArg> args = {out};
+  if (t == DType::float64) args.insert(args.end(), {0.999, 0.001});
+  else args.insert(args.end(), {0.999f, 0.001f});
+  args.emplace_back(iters);
+  double ms = ceiling_ms(c, c.quick ? 3 : 5, [&] {
+    k.launch({groups, 1, 1}, {block, 1, 1}, args);
+    return 0;
+  });
+  double total = porta::sum(out.astype(DType::float64)).item<double>();
+  if (!std::isfinite(total)) throw std::runtime_error("the FMA kernel gave a non-finite result");
+  double flops = static_cast<double>(groups) * block * iters * (cuda ? reference::kCudaFmaFlopsPerStep : reference::kOpenCLFmaFlopsPerStep);
+  return flops / (ms * 1e-3) / 1e12;
+}
+
 std::vector<std::int64_t> parse_list(std::string_view v) {
   std::vector<std::int64_t> out;
   while (!v.empty()) {
@@ -612,7 +785,11 @@ DeviceConfig configure(const porta::Device& d, const Options& o) {
   c.spec = d.spec();
   c.gpu = d.kind() == porta::DeviceKind::gpu;
   c.quick = o.quick;
+  c.filter = o.filter;
+  c.progress = o.progress;
   c.batch = c.gpu && !o.quick ? 4 : 1;
+  c.pool_tasks = o.pool_tasks ? o.pool_tasks : o.quick ? 100 : 1000;
+  c.pool_size = std::int64_t{1} << (o.quick ? 16 : 18);
   if (o.quick) {
     c.n = o.size ? o.size : std::int64_t{1} << 20;
     c.matmul = o.matmul.empty() ? std::vector<std::int64_t>{256} : o.matmul;
@@ -622,7 +799,9 @@ DeviceConfig configure(const porta::Device& d, const Options& o) {
     c.threads = {1, 2};
   } else {
     c.n = o.size ? o.size : std::int64_t{1} << (c.gpu ? 28 : 24);
-    c.matmul = !o.matmul.empty() ? o.matmul : c.gpu ? std::vector<std::int64_t>{4096, 8192} : std::vector<std::int64_t>{1024};
+    c.matmul = !o.matmul.empty() ? o.matmul
+               : c.gpu       ? std::vector<std::int64_t>{1024, 4096, 8192}
+                             : std::vector<std::int64_t>{256, 1024};
     c.iterations = 0;
     c.min_time = c.gpu ? 0.2 : 0.15;
     c.repetitions = 3;
@@ -653,12 +832,14 @@ bool parse_flag(std::string_view arg, Options& o) {
     return v[0];
   };
   if (key == "quick") o.quick = value.empty() || value == "true" || value == "1";
+  else if (key == "filter") o.filter = std::string(value);
   else if (key == "size") o.size = one(key);
   else if (key == "matmul") o.matmul = parse_list(value);
   else if (key == "devices") o.devices = parse_strings(value);
   else if (key == "iterations") o.iterations = static_cast<int>(one(key));
   else if (key == "repetitions") o.repetitions = static_cast<int>(one(key));
   else if (key == "small_ops") o.small_ops = static_cast<int>(one(key));
+  else if (key == "pool_tasks") o.pool_tasks = one(key);
   else if (key == "threads") {
     o.threads.clear();
     for (auto t : parse_list(value)) o.threads.push_back(static_cast<int>(t));
@@ -670,12 +851,15 @@ bool parse_flag(std::string_view arg, Options& o) {
 std::string flag_help() {
   return "  --porta_devices=SPEC,...   devices to run (default: every device porta finds)\n"
          "  --porta_size=N             elements of the 1-D benchmarks, N or 2^K (default: 2^28 on GPUs, 2^24 elsewhere)\n"
-         "  --porta_matmul=N,...       matmul sizes (default: 4096,8192 on GPUs, 1024 elsewhere)\n"
+         "  --porta_matmul=N,...       matmul sizes (default: 1024,4096,8192 on GPUs, 256,1024 elsewhere)\n"
          "  --porta_iterations=N       timed runs per repetition (default: as many as fill 0.2 s, at least one)\n"
          "  --porta_repetitions=N      repetitions; medians are reported (default: 3)\n"
          "  --porta_small_ops=N        small adds per timed batch (default: 20000 on GPUs, 2000 elsewhere)\n"
          "  --porta_threads=T,...      host threads of the small-op throughput runs (default: 1,2,4,8 on GPUs, 1,2)\n"
-         "  --porta_quick              smoke test: 2^20 elements, matmul 256, one repetition of two runs\n";
+         "  --porta_pool_tasks=N       tasks of the DevicePool throughput runs (default: 1000 of 2^18 elements)\n"
+         "  --porta_filter=REGEX       register only benchmarks whose name matches ('-REGEX': those that do not)\n"
+         "  --porta_quick              smoke test: 2^20 elements, matmul 256, one repetition of two runs,\n"
+         "                             100 pool tasks of 2^16 elements\n";
 }
 
 std::string DeviceSummary::text() const {
@@ -687,8 +871,11 @@ std::vector<DeviceSummary> selected_devices(const Options& o) {
   std::vector<DeviceSummary> out;
   for (auto& d : devices_of(o)) {
     DeviceConfig c = configure(d, o);
-    out.push_back({c.spec, d.name(), std::string(porta::name(d.backend())), std::string(porta::name(d.kind())), d.platform(),
-                   d.driver_version(), d.compute_units(), c.n});
+    DeviceSummary x{c.spec, d.name(), std::string(porta::name(d.backend())), std::string(porta::name(d.kind())), d.platform(),
+                    d.driver_version(), d.compute_units(), c.n, {}};
+    for (const MatmulKind& k : matmul_kinds(d))
+      if (d.supports(k.dtype)) x.matmul_families.push_back(k.name);
+    out.push_back(std::move(x));
   }
   return out;
 }
@@ -702,6 +889,7 @@ int register_suite(const Options& o) {
   auto devices = devices_of(o);
   if (devices.empty()) throw std::runtime_error("porta found no device: run porta-info to see why");
   auto all = porta::devices();
+  std::vector<DeviceConfig> configs;
   for (auto& d : devices) {
     DeviceConfig c = configure(d, o);
     for (auto& other : all)
@@ -720,8 +908,47 @@ int register_suite(const Options& o) {
     register_reductions(c);
     register_matmul(c);
     register_small_ops(c);
+    configs.push_back(c);
   }
+  register_pool(configs);
   return static_cast<int>(devices.size());
+}
+
+std::vector<Ceilings> measure_ceilings(const Options& o) {
+  std::vector<Ceilings> out;
+  for (auto& d : devices_of(o)) {
+    DeviceConfig c = configure(d, o);
+    Ceilings x;
+    x.spec = c.spec;
+    auto note = [&](const std::string& what) {
+      if (o.progress) std::cerr << "porta-bench [ceilings] " << c.spec << "  " << what << std::endl;
+    };
+    try {
+      note("copy bandwidth");
+      Array a = input(c, 0, {c.n});
+      double ms = ceiling_ms(c, c.quick ? 3 : 7, [&] { return a.copy(); });
+      x.copy_gbps = 2.0 * 4.0 * static_cast<double>(c.n) / (ms * 1e-3) / 1e9;
+      std::lock_guard lock(copy_mutex);
+      copy_gbps[c.spec] = x.copy_gbps;
+    } catch (const std::exception& e) {
+      std::cerr << "porta-bench: copy ceiling on " << c.spec << ": " << e.what() << "\n";
+    }
+    if (c.device.compiles_at_runtime() && c.device.backend() != porta::Backend::kokkos) {
+      try {
+        note("FLOP/s, float32 FMA chains");
+        x.f32_tflops = fma_tflops(c, DType::float32);
+        x.flops_source = "FMA-chain RawKernel";
+        if (c.device.supports(DType::float64)) {
+          note("FLOP/s, float64 FMA chains");
+          x.f64_tflops = fma_tflops(c, DType::float64);
+        }
+      } catch (const std::exception& e) {
+        std::cerr << "porta-bench: FLOP ceiling on " << c.spec << ": " << e.what() << "\n";
+      }
+    }
+    out.push_back(x);
+  }
+  return out;
 }
 
 }  // namespace porta_bench

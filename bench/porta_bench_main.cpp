@@ -1,6 +1,8 @@
-// porta-bench: runs the benchmark suite on every device (or those named) and prints one
-// cross-device table with the ratios the issues set targets for; --json writes Google
-// Benchmark's JSON with that table added, --peers adds CuPy/PyTorch columns from peers.py.
+// porta-bench: measures each device's ceilings (copy bandwidth, FMA peak), runs the benchmark
+// suite on every device (or those named), and prints one cross-device table with every result
+// also as a fraction of its ceiling and the ratios the issues set targets for; --json writes
+// Google Benchmark's JSON with that table added, --svg a chart, --peers adds CuPy/PyTorch
+// columns from bench/peers/peers.py. Progress goes to stderr.
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <ctime>
@@ -23,11 +25,13 @@ constexpr const char* kUsage =
     "Runs porta's benchmarks on every device and prints one table (Markdown) with the target ratios.\n"
     "  --json=FILE       write the results as JSON (Google Benchmark's format plus \"porta_summary\")\n"
     "  --markdown=FILE   also write the table to FILE\n"
-    "  --peers=FILE      add CuPy/PyTorch columns from shared/gpu/peers.py's peers.json\n"
-    "  --filter=REGEX    run only benchmarks whose name matches (names: add/opencl:0/16777216)\n"
+    "  --svg=FILE        write an SVG chart: grouped bars per benchmark, one colour per device (and peer)\n"
+    "  --peers=FILE      add CuPy/PyTorch columns from bench/peers/peers.py's peers.json\n"
+    "  --filter=REGEX    run only benchmarks whose name matches (names: add/opencl:0/16777216); '-REGEX' negates\n"
     "  --quick           smoke run: small sizes, one repetition\n"
-    "  --devices=LIST, --size=N, --matmul=LIST, --iterations=N, --repetitions=N, --small_ops=N, --threads=LIST\n"
-    "                    as the --porta_* flags below\n";
+    "  --no-ceilings     skip the ceiling measurements (fractions then use the copy benchmark and largest GEMM)\n"
+    "  --devices=LIST, --size=N, --matmul=LIST, --iterations=N, --repetitions=N, --small_ops=N, --threads=LIST,\n"
+    "  --pool_tasks=N    as the --porta_* flags below\n";
 
 std::string today() {
   std::time_t t = std::time(nullptr);
@@ -55,7 +59,8 @@ bool take(std::string_view name, std::vector<std::string>& args, std::size_t& i,
 
 int main(int argc, char** argv) {
   porta_bench::Options options;
-  std::string json_path, markdown_path, peers_path, filter;
+  std::string json_path, markdown_path, svg_path, peers_path, filter;
+  bool ceilings_wanted = true;
   std::vector<std::string> args(argv, argv + argc), bench_args = {args[0]};
   std::string command = "porta-bench";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
@@ -67,15 +72,19 @@ int main(int argc, char** argv) {
         std::cout << kUsage << porta_bench::flag_help();
         return 0;
       }
-      if (take("json", args, i, json_path) || take("markdown", args, i, markdown_path) || take("peers", args, i, peers_path) ||
-          take("filter", args, i, filter))
+      if (take("json", args, i, json_path) || take("markdown", args, i, markdown_path) || take("svg", args, i, svg_path) ||
+          take("peers", args, i, peers_path) || take("filter", args, i, filter))
         continue;
       if (a == "--quick") {
         options.quick = true;
         continue;
       }
+      if (a == "--no-ceilings") {
+        ceilings_wanted = false;
+        continue;
+      }
       bool ours = false;
-      for (const char* name : {"devices", "size", "matmul", "iterations", "repetitions", "small_ops", "threads"})
+      for (const char* name : {"devices", "size", "matmul", "iterations", "repetitions", "small_ops", "threads", "pool_tasks"})
         if (take(name, args, i, v)) {
           porta_bench::parse_flag("--porta_" + std::string(name) + "=" + v, options);
           ours = true;
@@ -94,12 +103,24 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // Only the benchmarks the filter selects are registered, so that progress counts what runs.
+  if (!filter.empty()) options.filter = filter;
+  options.progress = true;
   porta_bench::Peers peers;
   std::vector<porta_bench::DeviceSummary> devices;
+  std::vector<porta_bench::Ceilings> ceilings;
+  auto t0 = std::chrono::steady_clock::now();
   try {
     if (!peers_path.empty()) peers = porta_bench::read_peers(peers_path);
     devices = porta_bench::selected_devices(options);
     for (auto& d : devices) benchmark::AddCustomContext("device " + d.spec, d.text());
+    if (ceilings_wanted) ceilings = porta_bench::measure_ceilings(options);
+    for (auto& c : ceilings) {
+      std::string text = "copy " + std::to_string(c.copy_gbps) + " GB/s";
+      if (c.f32_tflops > 0) text += ", float32 " + std::to_string(c.f32_tflops) + " TFLOP/s (" + c.flops_source + ")";
+      if (c.f64_tflops > 0) text += ", float64 " + std::to_string(c.f64_tflops) + " TFLOP/s";
+      benchmark::AddCustomContext("ceiling " + c.spec, text);
+    }
     porta_bench::register_suite(options);
   } catch (const std::exception& e) {
     std::cerr << "porta-bench: " << e.what() << "\n";
@@ -127,16 +148,16 @@ int main(int argc, char** argv) {
   porta_bench::CollectingReporter display;
   std::string heading = "porta-bench, " + today() + ": `" + command + "`";
   if (options.quick) heading += "\n\n(--quick: a smoke run; sizes too small and runs too few for the figures or ratios to mean anything)";
-  auto report = [&] { return porta_bench::make_report(display.results(), devices, peers); };
+  auto report = [&] { return porta_bench::make_report(display.results(), devices, ceilings, peers); };
   porta_bench::SummaryJSONReporter file([&] { return porta_bench::render_json(report()); });
-  auto t0 = std::chrono::steady_clock::now();
   if (json_path.empty()) benchmark::RunSpecifiedBenchmarks(&display);
   else benchmark::RunSpecifiedBenchmarks(&display, &file);
   benchmark::Shutdown();
   porta_bench::release_inputs();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::string table = porta_bench::render_markdown(report(), heading);
+  porta_bench::Report final_report = report();
+  std::string table = porta_bench::render_markdown(final_report, heading);
   std::cout << "\n" << table << "\n(" << static_cast<int>(seconds) << " s)\n";
   if (!markdown_path.empty()) {
     std::ofstream out(markdown_path);
@@ -145,6 +166,15 @@ int main(int argc, char** argv) {
       std::cerr << "porta-bench: cannot write " << markdown_path << "\n";
       return 1;
     }
+  }
+  if (!svg_path.empty()) {
+    std::ofstream out(svg_path);
+    out << porta_bench::render_svg(final_report, "porta-bench, " + today() + (options.quick ? " (--quick: smoke run)" : ""));
+    if (!out) {
+      std::cerr << "porta-bench: cannot write " << svg_path << "\n";
+      return 1;
+    }
+    std::cerr << "porta-bench: SVG written to " << svg_path << "\n";
   }
   if (!json_path.empty()) std::cerr << "porta-bench: JSON written to " << json_path << "\n";
   return 0;

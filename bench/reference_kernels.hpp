@@ -59,4 +59,57 @@ extern "C" __global__ void ref_saxpy4(float s, const float4* __restrict__ x, con
 }
 )CU";
 
+// FMA chains for the FLOP ceiling: eight independent chains a work-item (enough in flight to
+// hide the FMA latency on a CPU's two FMA ports and on a GPU), `iters` steps each, summed into
+// one output so that nothing is dead code. a and b are arguments, so nothing folds at compile
+// time. -DPORTA_F64 makes it double. OpenCL: float8 chains (explicit vectors, because PoCL does
+// not vectorise across work-items a kernel with a loop inside), 128 * iters flops a
+// work-item; CUDA: scalar chains, 16 * iters flops a thread.
+inline constexpr const char* kOpenCLFma = R"CL(
+#ifdef PORTA_F64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real;
+typedef double8 real8;
+#else
+typedef float real;
+typedef float8 real8;
+#endif
+__kernel void fma_chain(__global real* out, const real a, const real b, const int iters) {
+  const size_t i = get_global_id(0);
+  const real8 base = (real8)((real)(i & 1023) * (real)1e-4);
+  real8 x0 = base, x1 = base + (real)1, x2 = base + (real)2, x3 = base + (real)3;
+  real8 x4 = base + (real)4, x5 = base + (real)5, x6 = base + (real)6, x7 = base + (real)7;
+  for (int k = 0; k < iters; ++k) {
+    x0 = mad(x0, a, b); x1 = mad(x1, a, b); x2 = mad(x2, a, b); x3 = mad(x3, a, b);
+    x4 = mad(x4, a, b); x5 = mad(x5, a, b); x6 = mad(x6, a, b); x7 = mad(x7, a, b);
+  }
+  const real8 s = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
+  out[i] = ((s.s0 + s.s1) + (s.s2 + s.s3)) + ((s.s4 + s.s5) + (s.s6 + s.s7));
+}
+)CL";
+inline constexpr int kOpenCLFmaFlopsPerStep = 128;
+
+inline constexpr const char* kCudaFma = R"CU(
+#ifdef PORTA_F64
+typedef double real;
+#define PORTA_FMA fma
+#else
+typedef float real;
+#define PORTA_FMA fmaf
+#endif
+extern "C" __global__ void fma_chain(real* out, real a, real b, int iters) {
+  const unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  const real base = (real)(i & 1023) * (real)1e-4;
+  real x[8];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) x[j] = base + (real)j;
+  for (int k = 0; k < iters; ++k) {
+#pragma unroll
+    for (int j = 0; j < 8; ++j) x[j] = PORTA_FMA(x[j], a, b);
+  }
+  out[i] = ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
+}
+)CU";
+inline constexpr int kCudaFmaFlopsPerStep = 16;
+
 }  // namespace porta_bench::reference

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -98,7 +99,7 @@ class PeersParser {
 
 // What each row of the table shows.
 
-enum class Metric { gbps, tflops, us_per_op, kops };
+enum class Metric { gbps, tflops, us_per_op, kops, tasks };
 
 struct MetricInfo {
   const char* counter;
@@ -112,6 +113,7 @@ MetricInfo info(Metric m) {
     case Metric::tflops: return {"TFLOP/s", "TFLOP/s", true};
     case Metric::us_per_op: return {"us_per_op", "us/op, host", false};
     case Metric::kops: return {"kops/s", "kops/s, host", true};
+    case Metric::tasks: return {"tasks/s", "tasks/s, host", true};
   }
   return {"", "", true};
 }
@@ -120,6 +122,7 @@ struct RowSpec {
   std::string label, family, param;  // param empty: any size (the device's own n)
   Metric metric;
   std::string cupy, torch;           // peers.json keys
+  std::string id = "";               // the name in the JSON's "values"; empty: the family
 };
 
 std::vector<RowSpec> bandwidth_rows() {
@@ -128,12 +131,13 @@ std::vector<RowSpec> bandwidth_rows() {
       {"add x + y", "add", "", Metric::gbps, "cupy_add_GBps", ""},
       {"saxpy a*x + y", "saxpy", "", Metric::gbps, "cupy_saxpy_kernel_effGBps", "torch_saxpy_effGBps"},
       {"fused a*x*x + b*x + c*exp(-y)", "fused", "", Metric::gbps, "cupy_expr_fuse_effGBps", "torch_expr_compiled_effGBps"},
-      {"broadcast add (matrix + row)", "add_broadcast", "", Metric::gbps, "", ""},
+      {"broadcast add (matrix + row)", "add_broadcast", "", Metric::gbps, "cupy_add_broadcast_GBps", "torch_add_broadcast_GBps"},
       {"strided add (transpose + matrix)", "add_strided", "", Metric::gbps, "", ""},
       {"hand-written copy (best launch)", "ref_copy", "", Metric::gbps, "", ""},
       {"hand-written add (best launch)", "ref_add", "", Metric::gbps, "", ""},
       {"hand-written saxpy (best launch)", "ref_saxpy", "", Metric::gbps, "", ""},
       {"sum (whole array)", "sum", "", Metric::gbps, "cupy_sum_GBps", "torch_sum_GBps"},
+      {"argmax (whole array)", "argmax", "", Metric::gbps, "cupy_argmax_GBps", "torch_argmax_GBps"},
       {"sum over rows (axis 1)", "sum_rows", "", Metric::gbps, "", ""},
       {"sum over columns (axis 0)", "sum_cols", "", Metric::gbps, "", ""},
       {"random::uniform float32", "uniform", "", Metric::gbps, "", ""},
@@ -168,6 +172,7 @@ std::string format(double v, Metric m) {
     case Metric::tflops: std::snprintf(buf, sizeof buf, v >= 10 ? "%.1f" : v >= 0.1 ? "%.3f" : "%.4f", v); break;
     case Metric::us_per_op: std::snprintf(buf, sizeof buf, "%.2f", v); break;
     case Metric::kops: std::snprintf(buf, sizeof buf, "%.1f", v); break;
+    case Metric::tasks: std::snprintf(buf, sizeof buf, "%.0f", v); break;
   }
   return buf;
 }
@@ -369,7 +374,8 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   }
 }
 
-Report make_report(const std::map<std::string, Result>& results, const std::vector<DeviceSummary>& devices, const Peers& peers) {
+Report make_report(const std::map<std::string, Result>& results, const std::vector<DeviceSummary>& devices,
+                   const std::vector<Ceilings>& ceilings, const Peers& peers) {
   Report rep;
   rep.devices = devices;
   for (auto& d : devices) rep.columns.push_back(d.spec);
@@ -378,33 +384,102 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
     rep.columns.push_back("CuPy");
     rep.columns.push_back("PyTorch");
   }
-  auto peer_cell = [&](const std::string& key, Metric m) -> std::string {
-    if (key.empty()) return "";
+  rep.series = rep.columns;
+  const std::size_t ncols = rep.columns.size();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  // Ceilings: measured first by porta-bench; where no FMA kernel ran, the largest matmul_f32.
+  for (auto& d : devices) {
+    Ceilings c;
+    c.spec = d.spec;
+    for (auto& x : ceilings)
+      if (x.spec == d.spec) c = x;
+    if (c.copy_gbps <= 0)
+      if (Cell copy = lookup(results, "copy", d.spec, "", Metric::gbps); copy.found) c.copy_gbps = copy.value;
+    if (c.f32_tflops <= 0) {
+      long long largest = 0;
+      for (auto& [name, r] : results)
+        if (r.family == "matmul_f32" && r.device == d.spec && r.error.empty() && r.counters.count("TFLOP/s") &&
+            std::stoll(r.param) > largest) {
+          largest = std::stoll(r.param);
+          c.f32_tflops = r.counters.at("TFLOP/s");
+        }
+      if (largest) c.flops_source = "largest matmul_f32 (" + std::to_string(largest) + ")";
+    }
+    rep.ceilings.push_back(c);
+  }
+  auto ceiling_of = [&](const std::string& spec) -> const Ceilings* {
+    for (auto& c : rep.ceilings)
+      if (c.spec == spec) return &c;
+    return nullptr;
+  };
+  const DeviceSummary* cuda = nullptr;
+  for (auto& d : devices)
+    if (d.backend == "cuda" && !cuda) cuda = &d;
+  // The ceiling a row's figure is a fraction of: copy bandwidth for bandwidths, the FMA peak of
+  // the dtype (float64 for matmul_f64, else float32) for TFLOP/s; 0 when there is none.
+  auto ceiling_for = [&](const Ceilings* c, const RowSpec& spec) -> double {
+    if (!c) return 0;
+    if (spec.metric == Metric::gbps) return c->copy_gbps;
+    if (spec.metric == Metric::tflops) return spec.family == "matmul_f64" ? c->f64_tflops : c->f32_tflops;
+    return 0;
+  };
+  auto peer_value = [&](const std::string& key, Metric m) -> double {
+    if (key.empty()) return nan;
     auto it = peers.find(key);
-    return it == peers.end() ? "" : format(m == Metric::kops ? it->second / 1e3 : it->second, m);
+    if (it == peers.end()) return nan;
+    return m == Metric::kops ? it->second / 1e3 : it->second;
+  };
+  // The peers ran on the CUDA device's GPU: their ceilings are CuPy's copy and that device's FMA peak.
+  auto peer_ceiling = [&](const RowSpec& spec) -> double {
+    if (spec.metric == Metric::gbps) {
+      auto it = peers.find("copy_GBps");
+      return it == peers.end() ? 0 : it->second;
+    }
+    return cuda ? ceiling_for(ceiling_of(cuda->spec), spec) : 0;
+  };
+  auto percent = [](double v, double ceiling) {
+    return " (" + std::to_string(static_cast<int>(std::lround(100 * v / ceiling))) + "%)";
   };
   auto add_row = [&](const RowSpec& spec) {
     std::vector<std::string> cells;
+    ChartRow chart{spec.id.empty() ? spec.family : spec.id, spec.label, info(spec.metric).unit, info(spec.metric).higher_is_better,
+                   std::vector<double>(ncols, nan), std::vector<double>(ncols, nan)};
     bool any = false;
-    for (auto& d : devices) {
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      auto& d = devices[i];
       Cell c = lookup(results, spec.family, d.spec, spec.param, spec.metric);
       std::string text;
       if (c.found) {
         any = true;
         text = format(c.value, spec.metric);
-        // Bandwidth as a share of the same device's copy, the ceiling measured in this run.
-        if (spec.metric == Metric::gbps && spec.family != "copy") {
-          Cell copy = lookup(results, "copy", d.spec, "", Metric::gbps);
-          if (copy.found && copy.value > 0) text += " (" + std::to_string(static_cast<int>(std::lround(100 * c.value / copy.value))) + "%)";
+        chart.values[i] = c.value;
+        if (double ceil = ceiling_for(ceiling_of(d.spec), spec); ceil > 0) {
+          text += percent(c.value, ceil);
+          chart.fractions[i] = c.value / ceil;
         }
       }
       cells.push_back(text);
     }
     if (with_peers) {
-      cells.push_back(peer_cell(spec.cupy, spec.metric));
-      cells.push_back(peer_cell(spec.torch, spec.metric));
+      for (std::size_t p = 0; p < 2; ++p) {
+        double v = peer_value(p == 0 ? spec.cupy : spec.torch, spec.metric);
+        std::string text;
+        if (std::isfinite(v)) {
+          text = format(v, spec.metric);
+          chart.values[devices.size() + p] = v;
+          if (double ceil = peer_ceiling(spec); ceil > 0) {
+            text += percent(v, ceil);
+            chart.fractions[devices.size() + p] = v / ceil;
+          }
+        }
+        cells.push_back(text);
+      }
     }
-    if (any) rep.rows.emplace_back(spec.label + ", " + info(spec.metric).unit, std::move(cells));
+    if (any) {
+      rep.rows.emplace_back(spec.label + ", " + info(spec.metric).unit, std::move(cells));
+      rep.chart.push_back(std::move(chart));
+    }
   };
 
   {
@@ -412,6 +487,22 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
     for (auto& d : devices) sizes.push_back(std::to_string(d.size));
     if (with_peers) sizes.insert(sizes.end(), {"268435456", "268435456"});
     rep.rows.emplace_back("elements (float32) of the rows below", sizes);
+  }
+  {
+    std::vector<std::string> copy, f32, f64;
+    for (auto& c : rep.ceilings) {
+      copy.push_back(c.copy_gbps > 0 ? format(c.copy_gbps, Metric::gbps) : "");
+      f32.push_back(c.f32_tflops > 0 ? format(c.f32_tflops, Metric::tflops) + " [" + c.flops_source + "]" : "");
+      f64.push_back(c.f64_tflops > 0 ? format(c.f64_tflops, Metric::tflops) : "");
+    }
+    if (with_peers) {
+      auto it = peers.find("copy_GBps");
+      copy.push_back(it == peers.end() ? "" : format(it->second, Metric::gbps) + " [CuPy copyto]");
+      for (auto* v : {&copy, &f32, &f64}) v->resize(ncols);
+    }
+    rep.rows.emplace_back("ceiling: copy bandwidth, GB/s", copy);
+    rep.rows.emplace_back("ceiling: float32 peak, TFLOP/s", f32);
+    rep.rows.emplace_back("ceiling: float64 peak (FMA chains), TFLOP/s", f64);
   }
   for (const RowSpec& spec : bandwidth_rows()) add_row(spec);
 
@@ -435,7 +526,7 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
     for (long long n : sizes) {
       std::string p = std::to_string(n);
       add_row({std::string(k.label) + " " + p, k.family, p, Metric::tflops, *k.cupy ? k.cupy + p + "_TFLOPs" : "",
-               *k.torch ? k.torch + p + "_TFLOPs" : ""});
+               *k.torch ? k.torch + p + "_TFLOPs" : "", std::string(k.family) + "/" + p});
     }
   }
 
@@ -452,10 +543,45 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
     for (int t : threads) {
       std::string p = std::to_string(t);
       add_row({"small adds from " + p + " thread" + (t > 1 ? "s" : ""), "small_add_threads", p, Metric::kops,
-               "cupy_threads_ops_per_s." + p, "torch_threads_ops_per_s." + p});
+               "cupy_threads_ops_per_s." + p, "torch_threads_ops_per_s." + p, "small_add_threads/" + p});
     }
   }
+  // DevicePool: each device alone as a row; the pool over all of them as its own chart series.
+  add_row({"DevicePool, this device alone (fused + sum tasks)", "pool", "", Metric::tasks, "", "", "pool"});
+  for (auto& [name, r] : results) {
+    if (r.family != "pool_all" || !r.error.empty() || !r.counters.count("tasks/s")) continue;
+    PoolSummary p;
+    p.tasks = std::stoll(r.param);
+    p.all = r.counters.at("tasks/s");
+    p.label = r.label;
+    for (auto& d : devices)
+      if (Cell c = lookup(results, "pool", d.spec, r.param, Metric::tasks); c.found) {
+        p.alone.emplace_back(d.spec, c.value);
+        p.sum_alone += c.value;
+      }
+    p.ratio = p.sum_alone > 0 ? p.all / p.sum_alone : 0;
+    rep.pool = p;
+    std::string all = "pool over all (" + std::to_string(devices.size()) + " devices)";
+    rep.series.push_back(all);
+    ChartRow row{"pool_all", "DevicePool over all the devices", info(Metric::tasks).unit, true,
+                 std::vector<double>(rep.series.size(), nan), std::vector<double>(rep.series.size(), nan)};
+    row.values.back() = p.all;
+    rep.chart.push_back(row);
+    std::vector<std::string> cells(ncols);
+    if (!cells.empty()) cells[0] = format(p.all, Metric::tasks) + " (all devices)";
+    rep.rows.emplace_back("DevicePool over all the devices, tasks/s", cells);
+  }
+  for (auto& row : rep.chart) {
+    row.values.resize(rep.series.size(), nan);
+    row.fractions.resize(rep.series.size(), nan);
+  }
   add_ratios(rep, results, peers);
+  if (rep.pool && rep.pool->sum_alone > 0) {
+    // The pool issue's target is for devices that do not share their hardware: GPUs.
+    bool gpus = std::all_of(devices.begin(), devices.end(), [](auto& d) { return d.kind == "gpu"; });
+    rep.ratios.push_back({"DevicePool over all / sum of each device alone, tasks/s", "all", rep.pool->ratio,
+                          gpus ? ">= 0.9 (pool issue)" : "", gpus ? std::optional(rep.pool->ratio >= 0.9) : std::nullopt});
+  }
   for (auto& [name, r] : results)
     if (!r.error.empty()) rep.errors.push_back(name + ": " + r.error);
   return rep;
@@ -476,8 +602,17 @@ std::string render_markdown(const Report& r, const std::string& heading) {
     o << "\n";
   }
   o << "\nBandwidths count bytes read plus bytes written once (fused and saxpy: 12 bytes an element), over the median "
-       "device-event time; (n%) is the share of the same device's copy bandwidth in this run. Small-op rows are host "
-       "wall time.\n";
+       "device-event time; (n%) is the share of the same device's ceiling measured first in this run: copy bandwidth "
+       "for bandwidths, the FMA-chain peak of the dtype for matmul (float64 for matmul_f64, float32 for the others, "
+       "which tensor cores may exceed; where no FMA kernel can run, the largest matmul_f32). Peers: CuPy's copy and "
+       "the CUDA device's FMA peak. Small-op and pool rows are host wall time.\n";
+  if (r.pool) {
+    o << "\nDevicePool, " << r.pool->tasks << " tasks: " << format(r.pool->all, Metric::tasks) << " tasks/s over all the devices";
+    if (!r.pool->label.empty()) o << " (" << r.pool->label << ")";
+    o << "; alone:";
+    for (auto& [spec, v] : r.pool->alone) o << " " << spec << " " << format(v, Metric::tasks);
+    o << ", sum " << format(r.pool->sum_alone, Metric::tasks) << "; pool / sum = " << format_ratio(r.pool->ratio) << "\n";
+  }
   if (!r.ratios.empty()) {
     o << "\n| ratio | device | value | target | |\n|---|---|---:|---|---|\n";
     for (auto& x : r.ratios)
@@ -498,7 +633,9 @@ std::string render_json(const Report& r) {
     auto& d = r.devices[i];
     o << (i ? ", " : "") << "{\"spec\": " << json_string(d.spec) << ", \"name\": " << json_string(d.name)
       << ", \"backend\": " << json_string(d.backend) << ", \"kind\": " << json_string(d.kind) << ", \"size\": " << d.size
-      << "}";
+      << ", \"matmul\": [";
+    for (std::size_t j = 0; j < d.matmul_families.size(); ++j) o << (j ? ", " : "") << json_string(d.matmul_families[j]);
+    o << "]}";
   }
   o << "],\n    \"columns\": [";
   for (std::size_t i = 0; i < r.columns.size(); ++i) o << (i ? ", " : "") << json_string(r.columns[i]);
@@ -515,9 +652,182 @@ std::string render_json(const Report& r) {
       << ", \"value\": " << json_number(x.value) << ", \"target\": " << json_string(x.target)
       << ", \"met\": " << (x.met ? (*x.met ? "true" : "false") : "null") << "}";
   }
-  o << "\n    ],\n    \"skipped\": [";
+  o << "\n    ],\n    \"ceilings\": {";
+  for (std::size_t i = 0; i < r.ceilings.size(); ++i) {
+    auto& c = r.ceilings[i];
+    o << (i ? "," : "") << "\n      " << json_string(c.spec) << ": {\"copy_GBps\": " << json_number(c.copy_gbps)
+      << ", \"f32_TFLOPs\": " << json_number(c.f32_tflops) << ", \"f64_TFLOPs\": " << json_number(c.f64_tflops)
+      << ", \"flops_source\": " << json_string(c.flops_source) << "}";
+  }
+  // Every row as numbers, per column: {"opencl:0": {"saxpy": {"value": 41.2, "unit": "GB/s", "fraction": 0.93}}}.
+  o << "\n    },\n    \"values\": {";
+  for (std::size_t col = 0; col < r.columns.size(); ++col) {
+    o << (col ? "," : "") << "\n      " << json_string(r.columns[col]) << ": {";
+    bool first = true;
+    for (auto& row : r.chart) {
+      if (col >= row.values.size() || !std::isfinite(row.values[col])) continue;
+      o << (first ? "" : ",") << "\n        " << json_string(row.id) << ": {\"value\": " << json_number(row.values[col])
+        << ", \"unit\": " << json_string(row.unit) << ", \"fraction\": " << json_number(row.fractions[col]) << "}";
+      first = false;
+    }
+    o << "}";
+  }
+  o << "\n    },\n    \"pool\": ";
+  if (!r.pool) o << "null";
+  else {
+    o << "{\"tasks\": " << r.pool->tasks << ", \"all_tasks_per_s\": " << json_number(r.pool->all)
+      << ", \"sum_alone_tasks_per_s\": " << json_number(r.pool->sum_alone) << ", \"ratio\": " << json_number(r.pool->ratio)
+      << ", \"alone\": {";
+    for (std::size_t i = 0; i < r.pool->alone.size(); ++i)
+      o << (i ? ", " : "") << json_string(r.pool->alone[i].first) << ": " << json_number(r.pool->alone[i].second);
+    o << "}, \"label\": " << json_string(r.pool->label) << "}";
+  }
+  o << ",\n    \"skipped\": [";
   for (std::size_t i = 0; i < r.errors.size(); ++i) o << (i ? ", " : "") << json_string(r.errors[i]);
   o << "]\n  }";
+  return o.str();
+}
+
+namespace {
+
+std::string xml(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// A figure as the chart prints it: three significant digits and the unit.
+std::string short_value(double v, const std::string& unit) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3g", v);
+  std::string u = unit.substr(0, unit.find(','));
+  return std::string(buf) + " " + u;
+}
+
+// An axis maximum: the smallest of 1, 2, 2.5, 5 times a power of ten that holds `v`.
+double nice_max(double v) {
+  if (!(v > 0)) return 1;
+  double p = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+}  // namespace
+
+std::string render_svg(const Report& r, const std::string& title) {
+  static const char* kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f"};
+  auto colour = [&](std::size_t s) -> std::string {
+    if (r.series[s].rfind("pool over all", 0) == 0) return "#7f7f7f";
+    return kColours[s % (sizeof kColours / sizeof *kColours)];
+  };
+  constexpr double kLeft = 20, kLabel = 330, kBars = 500, kText = 150, kWidth = kLeft + kLabel + kBars + kText + 20;
+  constexpr double kBar = 11, kGap = 2, kGroupGap = 9;
+  std::ostringstream body;
+  double y = 34;
+  body << "<text x=\"" << kLeft << "\" y=\"" << y << "\" font-size=\"16\" font-weight=\"bold\">" << xml(title) << "</text>\n";
+  y += 22;
+  // Legend: one swatch a series.
+  double x = kLeft;
+  for (std::size_t s = 0; s < r.series.size(); ++s) {
+    double w = 26 + 7.0 * static_cast<double>(r.series[s].size());
+    if (x + w > kWidth - 20) x = kLeft, y += 18;
+    body << "<rect x=\"" << num(x) << "\" y=\"" << num(y - 10) << "\" width=\"12\" height=\"12\" fill=\"" << colour(s) << "\"/>"
+         << "<text x=\"" << num(x + 16) << "\" y=\"" << num(y) << "\" font-size=\"12\">" << xml(r.series[s]) << "</text>\n";
+    x += w;
+  }
+  y += 14;
+
+  // One panel: a heading, an axis from 0 to `axis`, and a bar group per row.
+  auto panel = [&](const std::string& heading, const std::vector<const ChartRow*>& rows, bool fractions) {
+    if (rows.empty()) return;
+    double top = 0;
+    for (auto* row : rows)
+      for (std::size_t s = 0; s < r.series.size(); ++s) {
+        double v = fractions ? row->fractions[s] : row->values[s];
+        if (std::isfinite(v)) top = std::max(top, v);
+      }
+    double axis = fractions ? std::max(1.0, nice_max(top)) : nice_max(top);
+    y += 18;
+    body << "<text x=\"" << kLeft << "\" y=\"" << num(y) << "\" font-size=\"14\" font-weight=\"bold\">" << xml(heading) << "</text>\n";
+    y += 8;
+    const double x0 = kLeft + kLabel, y_axis = y;
+    std::ostringstream bars;
+    for (auto* row : rows) {
+      y += kGroupGap;
+      const double group_top = y;
+      int drawn = 0;
+      for (std::size_t s = 0; s < r.series.size(); ++s) {
+        double v = fractions ? row->fractions[s] : row->values[s];
+        if (!std::isfinite(v)) continue;
+        double w = std::max(0.5, kBars * std::min(v, axis) / axis);
+        std::string text = fractions ? std::to_string(static_cast<int>(std::lround(100 * v))) + "% (" +
+                                           short_value(row->values[s], row->unit) + ")"
+                                     : short_value(v, row->unit);
+        bars << "<rect x=\"" << num(x0) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\"" << kBar
+             << "\" fill=\"" << colour(s) << "\"><title>" << xml(r.series[s] + ": " + row->label + " " + text) << "</title></rect>"
+             << "<text x=\"" << num(x0 + w + 4) << "\" y=\"" << num(y + kBar - 2) << "\" font-size=\"10\">" << xml(text)
+             << "</text>\n";
+        y += kBar + kGap;
+        ++drawn;
+      }
+      if (!drawn) y += kBar;
+      bars << "<text x=\"" << num(x0 - 8) << "\" y=\"" << num(group_top + 10) << "\" font-size=\"12\" text-anchor=\"end\">"
+           << xml(row->label) << "</text>\n";
+    }
+    // Grid lines and ticks, under the bars.
+    for (int t = 0; t <= 4; ++t) {
+      double v = axis * t / 4, gx = x0 + kBars * t / 4;
+      body << "<line x1=\"" << num(gx) << "\" y1=\"" << num(y_axis) << "\" x2=\"" << num(gx) << "\" y2=\"" << num(y + 4)
+           << "\" stroke=\"" << (t ? "#dddddd" : "#444444") << "\"/>"
+           << "<text x=\"" << num(gx) << "\" y=\"" << num(y + 16) << "\" font-size=\"10\" text-anchor=\"middle\">"
+           << xml(fractions ? std::to_string(static_cast<int>(std::lround(100 * v))) + "%" : short_value(v, "")) << "</text>\n";
+    }
+    if (fractions && axis > 1)
+      body << "<line x1=\"" << num(x0 + kBars / axis) << "\" y1=\"" << num(y_axis) << "\" x2=\"" << num(x0 + kBars / axis)
+           << "\" y2=\"" << num(y + 4) << "\" stroke=\"#444444\" stroke-dasharray=\"4 3\"/>\n";
+    body << bars.str();
+    y += 22;
+  };
+
+  std::vector<const ChartRow*> with_ceiling;
+  std::vector<std::string> units;
+  for (auto& row : r.chart) {
+    if (std::any_of(row.fractions.begin(), row.fractions.end(), [](double f) { return std::isfinite(f); }))
+      with_ceiling.push_back(&row);
+    else if (std::find(units.begin(), units.end(), row.unit) == units.end())
+      units.push_back(row.unit);
+  }
+  panel("Share of each device's ceiling (bandwidth: copy; matmul: FMA-chain peak)", with_ceiling, true);
+  for (auto& unit : units) {
+    std::vector<const ChartRow*> rows;
+    bool lower = false;
+    for (auto& row : r.chart)
+      if (row.unit == unit && std::find(with_ceiling.begin(), with_ceiling.end(), &row) == with_ceiling.end()) {
+        rows.push_back(&row);
+        lower = !row.higher_is_better;
+      }
+    panel(unit + (lower ? " (lower is better)" : " (higher is better)"), rows, false);
+  }
+  std::ostringstream o;
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(kWidth) << "\" height=\"" << num(y + 10) << "\" viewBox=\"0 0 "
+    << num(kWidth) << " " << num(y + 10) << "\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    << body.str() << "</svg>\n";
   return o.str();
 }
 

@@ -1,9 +1,10 @@
 // porta-bench's report: collects the suite's results as they are reported, reads the peers'
-// figures (shared/gpu/peers.py's JSON), and renders one cross-device table, the ratios the
-// issues set targets for, and the same as JSON.
+// figures (bench/peers/peers.py's JSON), and renders one cross-device table, the ratios the
+// issues set targets for, the same as JSON, and an SVG chart of the cross-device comparison.
 #pragma once
 
 #include <functional>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,17 +48,44 @@ struct Ratio {
   std::optional<bool> met;
 };
 
+// One bar group of the chart (and one entry of the JSON's "values"): a row of the table as
+// numbers. values and fractions have one entry per series (NaN where absent); a fraction is
+// the value over that column's ceiling (copy bandwidth, FLOP/s), where there is one.
+struct ChartRow {
+  std::string id;     // "saxpy", "matmul_f32/1024", "small_add_threads/2", "pool"
+  std::string label;  // "saxpy a*x + y"
+  std::string unit;   // "GB/s"
+  bool higher_is_better = true;
+  std::vector<double> values, fractions;
+};
+
+// DevicePool throughput: each device alone, and one pool over all of them.
+struct PoolSummary {
+  std::int64_t tasks = 0;
+  std::vector<std::pair<std::string, double>> alone;  // device, tasks/s
+  double all = 0, sum_alone = 0, ratio = 0;           // tasks/s; ratio = all / sum_alone
+  std::string label;                                  // tasks per device in the pool run
+};
+
 struct Report {
   std::vector<DeviceSummary> devices;
+  std::vector<Ceilings> ceilings;                                 // per device; the FLOP fallback filled in
   std::vector<std::string> columns;                               // devices, then peers
   std::vector<std::pair<std::string, std::vector<std::string>>> rows;  // label, one cell a column
   std::vector<Ratio> ratios;
   std::vector<std::string> errors;                                // "name: message"
+  std::vector<std::string> series;                                // chart series: columns, then "pool over all"
+  std::vector<ChartRow> chart;
+  std::optional<PoolSummary> pool;
 };
 
-Report make_report(const std::map<std::string, Result>& results, const std::vector<DeviceSummary>& devices, const Peers& peers);
+Report make_report(const std::map<std::string, Result>& results, const std::vector<DeviceSummary>& devices,
+                   const std::vector<Ceilings>& ceilings, const Peers& peers);
 std::string render_markdown(const Report& r, const std::string& heading);
 std::string render_json(const Report& r);  // one JSON object
+// A self-contained SVG: grouped horizontal bars per benchmark, one colour per device (and per
+// peer). Rows with a ceiling are drawn as fractions of it; the others in their own unit.
+std::string render_svg(const Report& r, const std::string& title);
 
 // The JSON file reporter of porta-bench: Google Benchmark's JSON, with porta's table and
 // ratios added as "porta_summary" once the runs are done.

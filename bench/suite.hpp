@@ -20,6 +20,9 @@ struct Options {
   int small_ops = 0;                    // evaluated 1024-element adds per timed batch; GPU 20000, else 2000
   std::vector<int> threads;             // host threads for small-op throughput; GPU 1,2,4,8, else 1,2
   bool quick = false;                   // smoke test: tiny sizes, one repetition, two iterations
+  std::int64_t pool_tasks = 0;          // tasks of the pool-throughput runs; default 1000 (quick: 100)
+  std::string filter;                   // register only benchmarks whose name matches (porta-bench's --filter)
+  bool progress = false;                // print "[k/m] device benchmark" on stderr as repetitions start
 };
 
 // Reads one --porta_<name>=<value> flag into `o`; false when `arg` is not one of ours.
@@ -33,6 +36,19 @@ std::string flag_help();
 // (small_add_threads: "<benchmark>/<device>/<threads>").
 int register_suite(const Options& o);
 
+// A device's ceilings, measured before the suite runs (porta-bench does it first): copy
+// bandwidth (x.copy() of the device's 1-D size, median of event-timed runs) and peak FLOP/s
+// from an FMA-chain RawKernel on devices that compile at run time. Zero where not measured;
+// the report then takes the largest matmul_f32 figure as the FLOP ceiling and says so.
+struct Ceilings {
+  std::string spec;
+  double copy_gbps = 0;
+  double f32_tflops = 0, f64_tflops = 0;  // f64: where the device supports float64
+  std::string flops_source;              // how f32_tflops was measured, e.g. "FMA-chain RawKernel"
+};
+// Measures every selected device's ceilings; the suite's frac_copy counters use them.
+std::vector<Ceilings> measure_ceilings(const Options& o);
+
 // Frees the random inputs the benchmarks share; call after the run, before porta shuts down.
 void release_inputs();
 
@@ -41,6 +57,7 @@ struct DeviceSummary {
   std::string spec, name, backend, kind, platform, driver;  // kind: "gpu", "cpu", ...
   int compute_units = 0;
   std::int64_t size = 0;  // elements of its 1-D benchmarks
+  std::vector<std::string> matmul_families;  // the matmul benchmarks it runs: "matmul_f32", "matmul_f64", ...
   std::string text() const;  // one line: "pthread-haswell-AMD EPYC (cpu, Portable Computing Language, ...)"
 };
 std::vector<DeviceSummary> selected_devices(const Options& o);
