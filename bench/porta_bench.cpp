@@ -926,8 +926,9 @@ std::vector<Ceilings> measure_ceilings(const Options& o) {
     try {
       note("copy bandwidth");
       Array a = input(c, 0, {c.n});
-      double ms = ceiling_ms(c, c.quick ? 3 : 7, [&] { return a.copy(); });
+      double ms = ceiling_ms(c, c.quick ? 5 : 9, [&] { return a.copy(); });
       x.copy_gbps = 2.0 * 4.0 * static_cast<double>(c.n) / (ms * 1e-3) / 1e9;
+      x.copy_source = "copy, measured first";
       std::lock_guard lock(copy_mutex);
       copy_gbps[c.spec] = x.copy_gbps;
     } catch (const std::exception& e) {
@@ -941,6 +942,7 @@ std::vector<Ceilings> measure_ceilings(const Options& o) {
         if (c.device.supports(DType::float64)) {
           note("FLOP/s, float64 FMA chains");
           x.f64_tflops = fma_tflops(c, DType::float64);
+          x.f64_source = "FMA-chain RawKernel";
         }
       } catch (const std::exception& e) {
         std::cerr << "porta-bench: FLOP ceiling on " << c.spec << ": " << e.what() << "\n";

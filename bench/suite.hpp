@@ -38,13 +38,15 @@ int register_suite(const Options& o);
 
 // A device's ceilings, measured before the suite runs (porta-bench does it first): copy
 // bandwidth (x.copy() of the device's 1-D size, median of event-timed runs) and peak FLOP/s
-// from an FMA-chain RawKernel on devices that compile at run time. Zero where not measured;
-// the report then takes the largest matmul_f32 figure as the FLOP ceiling and says so.
+// from an FMA-chain RawKernel on devices that compile at run time. Zero where not measured.
+// The report raises each to the best figure of the same kind the suite then reached (copy and
+// hand-written copy; GEMM of the dtype), so that a ceiling is never below a measured result,
+// and says which gave it.
 struct Ceilings {
   std::string spec;
   double copy_gbps = 0;
   double f32_tflops = 0, f64_tflops = 0;  // f64: where the device supports float64
-  std::string flops_source;              // how f32_tflops was measured, e.g. "FMA-chain RawKernel"
+  std::string copy_source, flops_source, f64_source;  // what gave each figure, e.g. "FMA-chain RawKernel"
 };
 // Measures every selected device's ceilings; the suite's frac_copy counters use them.
 std::vector<Ceilings> measure_ceilings(const Options& o);
