@@ -492,7 +492,11 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
   {
     std::vector<std::string> sizes;
     for (auto& d : devices) sizes.push_back(std::to_string(d.size));
-    if (with_peers) sizes.insert(sizes.end(), {"268435456", "268435456"});
+    if (with_peers) {
+      auto it = peers.find("meta.n");  // peers.py's size; older peers files ran 2^28
+      std::string n = it == peers.end() ? "268435456" : std::to_string(static_cast<long long>(it->second));
+      sizes.insert(sizes.end(), {n, n});
+    }
     rep.rows.emplace_back("elements (float32) of the rows below", sizes);
   }
   {
@@ -554,7 +558,8 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
     }
   }
   // DevicePool: each device alone as a row; the pool over all of them as its own chart series.
-  add_row({"DevicePool, this device alone (fused + sum tasks)", "pool", "", Metric::tasks, "", "", "pool"});
+  add_row({"DevicePool, this device alone (fused + sum tasks)", "pool", "", Metric::tasks, "cupy_pool_tasks_per_s",
+           "torch_pool_tasks_per_s", "pool"});
   for (auto& [name, r] : results) {
     if (r.family != "pool_all" || !r.error.empty() || !r.counters.count("tasks/s")) continue;
     PoolSummary p;

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Peer baselines for porta-bench: the same work through CuPy and PyTorch on the GPU host.
+
+Writes JSON that `porta-bench --peers=FILE` reads (report.cpp names the keys; numbers only,
+nested objects flattened with '.'): CuPy and PyTorch columns beside porta's devices, and the
+GEMM ratios against cuBLAS. Started from shared/gpu/peers.py; its keys are kept, and argmax,
+the broadcast add and DevicePool-like task throughput are added.
+
+    python3 bench/peers/peers.py                 # writes $OUT/peers.json (else ./peers.json)
+    python3 bench/peers/peers.py --out=p.json --quick
+
+Timing as porta-bench's: device events around each operation after a warm-up, medians; the
+small-op, thread and task rows are host wall time. Default sizes are porta-bench's GPU
+defaults (2^28 floats, matmul 1024/4096/8192, 1000 tasks of 2^18 floats). A section that
+fails (a missing torch.compile backend, a dtype) records "<key>_error" and the rest go on.
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+
+try:
+    import cupy as cp
+    import torch
+except ImportError as e:  # the build machines have neither; the GPU host has both
+    sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({e})")
+
+parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "peers.json"))
+parser.add_argument("--quick", action="store_true", help="small sizes and few runs: checks that the script works")
+parser.add_argument("--size", type=int, default=0, help="elements of the 1-D work (default 2^28; --quick 2^20)")
+parser.add_argument("--matmul", default="", help="matrix sizes, comma-separated (default 1024,4096,8192; --quick 256)")
+parser.add_argument("--tasks", type=int, default=0, help="tasks of the task-throughput runs (default 1000; --quick 100)")
+args = parser.parse_args()
+
+N = args.size or (1 << 20 if args.quick else 1 << 28)
+MATMUL = [int(s) for s in args.matmul.split(",") if s] or ([256] if args.quick else [1024, 4096, 8192])
+TASKS = args.tasks or (100 if args.quick else 1000)
+TASK_N = 1 << (16 if args.quick else 18)
+REPS = 5 if args.quick else 20
+SMALL_OPS = 2000 if args.quick else 20000
+THREAD_OPS = 500 if args.quick else 5000
+
+res = {}
+
+
+def section(name, fn):
+    """Runs one group of measurements; a failure is recorded, not fatal."""
+    try:
+        fn()
+    except Exception as ex:  # noqa: BLE001 - any failure of a peer library is reported the same way
+        res[f"{name}_error"] = repr(ex)[:300]
+        print(f"peers.py: {name} failed: {ex!r}", file=sys.stderr)
+    finally:
+        torch.cuda.synchronize()
+        cp.cuda.Device().synchronize()
+        cp.get_default_memory_pool().free_all_blocks()
+        torch.cuda.empty_cache()
+
+
+def ev_time(fn, reps=REPS, warm=3):
+    """Median seconds of fn between two CuPy events (CuPy's current stream)."""
+    for _ in range(warm):
+        fn()
+    cp.cuda.Device().synchronize()
+    s, e = cp.cuda.Event(), cp.cuda.Event()
+    times = []
+    for _ in range(reps):
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(cp.cuda.get_elapsed_time(s, e) / 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def tev_time(fn, reps=REPS, warm=3):
+    """Median seconds of fn between two PyTorch events (PyTorch's current stream)."""
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(reps):
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) / 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+# porta-bench's 2-D shape for n elements: the largest power-of-two square or 1:2 rectangle.
+COLS = 1
+while COLS * COLS * 4 <= N:
+    COLS *= 2
+ROWS = max(N // COLS, 1)
+
+
+def cupy_bandwidth():
+    x = cp.random.random(N, dtype=cp.float32)
+    y = cp.random.random(N, dtype=cp.float32)
+    out = cp.empty_like(x)
+    t = ev_time(lambda: cp.copyto(out, x)); res["copy_GBps"] = 2 * 4 * N / t / 1e9
+    t = ev_time(lambda: cp.add(x, y, out=out)); res["cupy_add_GBps"] = 3 * 4 * N / t / 1e9
+    a, b, c = np.float32(2.5), np.float32(1.5), np.float32(0.5)
+    t = ev_time(lambda: a * x + y); res["cupy_saxpy_unfused_effGBps"] = 3 * 4 * N / t / 1e9
+    saxpy = cp.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 z", "z = a * x + y", "saxpy")
+    t = ev_time(lambda: saxpy(a, x, y, out)); res["cupy_saxpy_kernel_effGBps"] = 3 * 4 * N / t / 1e9
+    # a*x*x + b*x + c*exp(-y): reads two arrays, writes one
+    t = ev_time(lambda: a * x * x + b * x + c * cp.exp(-y)); res["cupy_expr_unfused_effGBps"] = 3 * 4 * N / t / 1e9
+
+    @cp.fuse()
+    def fexpr(x, y, a, b, c):
+        return a * x * x + b * x + c * cp.exp(-y)
+
+    t = ev_time(lambda: fexpr(x, y, a, b, c)); res["cupy_expr_fuse_effGBps"] = 3 * 4 * N / t / 1e9
+    t = ev_time(lambda: x.sum()); res["cupy_sum_GBps"] = 4 * N / t / 1e9
+    t = ev_time(lambda: x.argmax()); res["cupy_argmax_GBps"] = 4 * N / t / 1e9
+    m = x[: ROWS * COLS].reshape(ROWS, COLS)
+    v = y[:COLS]
+    mo = out[: ROWS * COLS].reshape(ROWS, COLS)
+    t = ev_time(lambda: cp.add(m, v, out=mo)); res["cupy_add_broadcast_GBps"] = (2 * 4 * ROWS * COLS + 4 * COLS) / t / 1e9
+
+
+def torch_bandwidth():
+    tx = torch.rand(N, device="cuda")
+    ty = torch.rand(N, device="cuda")
+    to = torch.empty_like(tx)
+    t = tev_time(lambda: to.copy_(tx)); res["torch_copy_GBps"] = 2 * 4 * N / t / 1e9
+    t = tev_time(lambda: torch.add(tx, ty, out=to)); res["torch_add_GBps"] = 3 * 4 * N / t / 1e9
+    t = tev_time(lambda: torch.add(ty, tx, alpha=2.5, out=to)); res["torch_saxpy_effGBps"] = 3 * 4 * N / t / 1e9
+
+    def texpr(x, y):
+        return 2.5 * x * x + 1.5 * x + 0.5 * torch.exp(-y)
+
+    t = tev_time(lambda: texpr(tx, ty)); res["torch_expr_eager_effGBps"] = 3 * 4 * N / t / 1e9
+    try:
+        ctexpr = torch.compile(texpr)
+        t = tev_time(lambda: ctexpr(tx, ty)); res["torch_expr_compiled_effGBps"] = 3 * 4 * N / t / 1e9
+    except Exception as ex:  # noqa: BLE001
+        res["torch_expr_compiled_error"] = repr(ex)[:200]
+    t = tev_time(lambda: tx.sum()); res["torch_sum_GBps"] = 4 * N / t / 1e9
+    t = tev_time(lambda: tx.argmax()); res["torch_argmax_GBps"] = 4 * N / t / 1e9
+    m = tx[: ROWS * COLS].view(ROWS, COLS)
+    v = ty[:COLS]
+    mo = to[: ROWS * COLS].view(ROWS, COLS)
+    t = tev_time(lambda: torch.add(m, v, out=mo)); res["torch_add_broadcast_GBps"] = (2 * 4 * ROWS * COLS + 4 * COLS) / t / 1e9
+
+
+def matmul():
+    reps = 3 if args.quick else 10
+    for n in MATMUL:
+        A = torch.randn(n, n, device="cuda")
+        B = torch.randn(n, n, device="cuda")
+        flops = 2 * n**3
+        torch.backends.cuda.matmul.allow_tf32 = False
+        t = tev_time(lambda: A @ B, reps=reps); res[f"torch_sgemm{n}_TFLOPs"] = flops / t / 1e12
+        torch.backends.cuda.matmul.allow_tf32 = True
+        t = tev_time(lambda: A @ B, reps=reps); res[f"torch_tf32gemm{n}_TFLOPs"] = flops / t / 1e12
+        torch.backends.cuda.matmul.allow_tf32 = False
+        Ah, Bh = A.half(), B.half()
+        t = tev_time(lambda: Ah @ Bh, reps=reps); res[f"torch_hgemm{n}_TFLOPs"] = flops / t / 1e12
+        Ab, Bb = A.bfloat16(), B.bfloat16()
+        t = tev_time(lambda: Ab @ Bb, reps=reps); res[f"torch_bf16gemm{n}_TFLOPs"] = flops / t / 1e12
+        if n <= 4096:  # DGEMM 8192 alone takes longer than the rest of this script
+            Ad, Bd = A.double(), B.double()
+            t = tev_time(lambda: Ad @ Bd, reps=max(reps // 2, 2)); res[f"torch_dgemm{n}_TFLOPs"] = flops / t / 1e12
+            del Ad, Bd
+        cA, cB = cp.asarray(A), cp.asarray(B)
+        t = ev_time(lambda: cA @ cB, reps=reps); res[f"cupy_sgemm{n}_TFLOPs"] = flops / t / 1e12
+        del A, B, Ah, Bh, Ab, Bb, cA, cB
+        torch.cuda.empty_cache()
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+def per_op(fn, n=SMALL_OPS):
+    """Host microseconds per call of fn, n calls then one wait."""
+    fn()
+    cp.cuda.Device().synchronize()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    cp.cuda.Device().synchronize()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def small_ops():
+    sx = cp.ones(1024, dtype=cp.float32); sy = cp.ones(1024, dtype=cp.float32); so = cp.empty_like(sx)
+    res["cupy_small_add_us_per_op"] = per_op(lambda: cp.add(sx, sy, out=so))
+    res["cupy_small_add_alloc_us_per_op"] = per_op(lambda: sx + sy)
+    tsx = torch.ones(1024, device="cuda"); tsy = torch.ones(1024, device="cuda"); tso = torch.empty_like(tsx)
+    res["torch_small_add_us_per_op"] = per_op(lambda: torch.add(tsx, tsy, out=tso))
+    res["torch_small_add_alloc_us_per_op"] = per_op(lambda: tsx + tsy)
+
+
+def thread_scaling(lib):
+    """T host threads, each THREAD_OPS small adds on its own stream, then a wait: total ops/s."""
+    out = {}
+    for T in (1, 2, 4, 8):
+        def work():
+            if lib == "cupy":
+                with cp.cuda.Stream(non_blocking=True) as s:
+                    a = cp.ones(1024, dtype=cp.float32); o = cp.empty_like(a)
+                    for _ in range(THREAD_OPS):
+                        cp.add(a, a, out=o)
+                    s.synchronize()
+            else:
+                s = torch.cuda.Stream()
+                with torch.cuda.stream(s):
+                    a = torch.ones(1024, device="cuda"); o = torch.empty_like(a)
+                    for _ in range(THREAD_OPS):
+                        torch.add(a, a, out=o)
+                s.synchronize()
+        ths = [threading.Thread(target=work) for _ in range(T)]
+        t0 = time.perf_counter()
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
+        out[T] = T * THREAD_OPS / (time.perf_counter() - t0)
+    res[f"{lib}_threads_ops_per_s"] = out
+
+
+def tasks():
+    """porta-bench's pool row on one GPU: TASKS independent tasks of the fused expression over
+    TASK_N floats, then its sum, from two host threads (DevicePool's two workers a GPU), each
+    with its own stream; host seconds until all have finished; tasks/s."""
+    def run(lib, workers=2):
+        if lib == "cupy":
+            x = cp.random.random(TASK_N, dtype=cp.float32); y = cp.random.random(TASK_N, dtype=cp.float32)
+            task = lambda: (2.5 * x * x + 1.5 * x + 0.5 * cp.exp(-y)).sum()  # noqa: E731
+            stream = lambda: cp.cuda.Stream(non_blocking=True)  # noqa: E731
+            sync = lambda s: s.synchronize()  # noqa: E731
+            use = lambda s: s  # noqa: E731
+        else:
+            x = torch.rand(TASK_N, device="cuda"); y = torch.rand(TASK_N, device="cuda")
+            task = lambda: (2.5 * x * x + 1.5 * x + 0.5 * torch.exp(-y)).sum()  # noqa: E731
+            stream = torch.cuda.Stream
+            sync = lambda s: s.synchronize()  # noqa: E731
+            use = torch.cuda.stream
+        counter = iter(range(TASKS))
+        lock = threading.Lock()
+
+        def worker():
+            s = stream()
+            with use(s):
+                while True:
+                    with lock:
+                        if next(counter, None) is None:
+                            break
+                    task()
+                    sync(s)  # a task is finished when its device work is, as in DevicePool
+
+        for _ in range(2):  # warm-up: compiles and the allocator
+            task()
+        cp.cuda.Device().synchronize(); torch.cuda.synchronize()
+        ths = [threading.Thread(target=worker) for _ in range(workers)]
+        t0 = time.perf_counter()
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
+        return TASKS / (time.perf_counter() - t0)
+
+    res["cupy_pool_tasks_per_s"] = run("cupy")
+    res["torch_pool_tasks_per_s"] = run("torch")
+
+
+res["meta"] = {"n": N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick,
+               "cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)}
+for name, fn in [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
+                 ("small_ops", small_ops), ("cupy_threads", lambda: thread_scaling("cupy")),
+                 ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks)]:
+    section(name, fn)
+
+for k, v in res.items():
+    print(f"{k:40s} {round(v, 3) if isinstance(v, float) else v}")
+os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+with open(args.out, "w") as f:
+    json.dump(res, f, indent=1)
+print(f"peers.py: wrote {args.out}", file=sys.stderr)
