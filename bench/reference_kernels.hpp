@@ -59,12 +59,13 @@ extern "C" __global__ void ref_saxpy4(float s, const float4* __restrict__ x, con
 }
 )CU";
 
-// FMA chains for the FLOP ceiling: eight independent chains a work-item (enough in flight to
-// hide the FMA latency on a CPU's two FMA ports and on a GPU), `iters` steps each, summed into
-// one output so that nothing is dead code. a and b are arguments, so nothing folds at compile
-// time. -DPORTA_F64 makes it double. OpenCL: float8 chains (explicit vectors, because PoCL does
-// not vectorise across work-items a kernel with a loop inside), 128 * iters flops a
-// work-item; CUDA: scalar chains, 16 * iters flops a thread.
+// FMA chains for the FLOP ceiling: independent chains a work-item, `iters` steps each, summed
+// into one output so that nothing is dead code. a and b are arguments, so nothing folds at
+// compile time. -DPORTA_F64 makes it double. OpenCL: twelve float8 chains (explicit vectors,
+// because PoCL does not vectorise across work-items a kernel with a loop inside; twelve, because
+// eight left a 2-core AVX2 PoCL device latency-bound at 54 GFLOP/s where twelve reach 83),
+// 192 * iters flops a work-item. CUDA: eight scalar chains (occupancy hides the rest of the
+// latency), 16 * iters flops a thread.
 inline constexpr const char* kOpenCLFma = R"CL(
 #ifdef PORTA_F64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -79,15 +80,17 @@ __kernel void fma_chain(__global real* out, const real a, const real b, const in
   const real8 base = (real8)((real)(i & 1023) * (real)1e-4);
   real8 x0 = base, x1 = base + (real)1, x2 = base + (real)2, x3 = base + (real)3;
   real8 x4 = base + (real)4, x5 = base + (real)5, x6 = base + (real)6, x7 = base + (real)7;
+  real8 x8 = base + (real)8, x9 = base + (real)9, xa = base + (real)10, xb = base + (real)11;
   for (int k = 0; k < iters; ++k) {
     x0 = mad(x0, a, b); x1 = mad(x1, a, b); x2 = mad(x2, a, b); x3 = mad(x3, a, b);
     x4 = mad(x4, a, b); x5 = mad(x5, a, b); x6 = mad(x6, a, b); x7 = mad(x7, a, b);
+    x8 = mad(x8, a, b); x9 = mad(x9, a, b); xa = mad(xa, a, b); xb = mad(xb, a, b);
   }
-  const real8 s = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
+  const real8 s = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)) + ((x8 + x9) + (xa + xb));
   out[i] = ((s.s0 + s.s1) + (s.s2 + s.s3)) + ((s.s4 + s.s5) + (s.s6 + s.s7));
 }
 )CL";
-inline constexpr int kOpenCLFmaFlopsPerStep = 128;
+inline constexpr int kOpenCLFmaFlopsPerStep = 192;
 
 inline constexpr const char* kCudaFma = R"CU(
 #ifdef PORTA_F64
