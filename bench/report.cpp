@@ -799,8 +799,10 @@ std::string render_svg(const Report& r, const std::string& title) {
         ++drawn;
       }
       if (!drawn) y += kBar;
+      // About 50 characters fit the label column; a longer label is cut, whole in its tooltip.
+      std::string shown = row->label.size() > 50 ? row->label.substr(0, 47) + "..." : row->label;
       bars << "<text x=\"" << num(x0 - 8) << "\" y=\"" << num(group_top + 10) << "\" font-size=\"12\" text-anchor=\"end\">"
-           << xml(row->label) << "</text>\n";
+           << "<title>" << xml(row->label) << "</title>" << xml(shown) << "</text>\n";
     }
     // Grid lines and ticks, under the bars.
     const double lead = axis / std::pow(10.0, std::floor(std::log10(axis)));
