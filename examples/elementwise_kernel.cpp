@@ -59,10 +59,19 @@ int main() try {
   // Numba's kernel as written: 1024 threads per block, enough blocks to cover n.
   const porta::RawKernel raw_add = d.backend() == porta::Backend::cuda ? porta::RawKernel(porta::Backend::cuda, kCudaAdd, "add")
                                                                        : porta::RawKernel(porta::Backend::opencl, kOpenCLAdd, "add");
-  const std::uint32_t threads_per_block = 1024;
-  const std::uint32_t blocks = (n + threads_per_block - 1) / threads_per_block;
+  std::uint32_t threads_per_block = 1024;
+  std::uint32_t blocks = (n + threads_per_block - 1) / threads_per_block;
   porta::Array raw_out = porta::empty({n}, porta::DType::float32, d);
-  raw_add({blocks, 1, 1}, {threads_per_block, 1, 1}, {x, y, raw_out, n});
+  try {
+    raw_add({blocks, 1, 1}, {threads_per_block, 1, 1}, {x, y, raw_out, n});
+  } catch (const porta::InvalidArgument& e) {
+    // A device may cap a kernel's work-group below 1024 (NVIDIA's OpenCL driver reported 256 for
+    // this kernel on an H200): porta says so before launching, and a smaller block does the same.
+    std::printf("1024 threads per block refused: %s\nrelaunching with 256\n", e.what());
+    threads_per_block = 256;
+    blocks = (n + threads_per_block - 1) / threads_per_block;
+    raw_add({blocks, 1, 1}, {threads_per_block, 1, 1}, {x, y, raw_out, n});
+  }
   if (!same(raw_out.to_vector<float>(), xs, ys, "RawKernel add")) return 1;
   std::printf("RawKernel add<<<%u, %u>>>: the same %d sums\n", blocks, threads_per_block, n);
 
