@@ -26,10 +26,16 @@ namespace {
 // the plugin is closed (by which time ~KokkosBackend has finalised Kokkos) and never after. An
 // atexit handler can outlive the plugin: under ThreadSanitizer, whose atexit interceptor drops
 // the DSO, the process jumped into the closed plugin at exit.
-// Memory freed after this is left to the process's exit (KokkosDevice::deallocate).
+// The core's cached blocks are freed first, while Kokkos can free them (LeakSanitizer found them
+// lost when a test framework kept a Device alive past this point); memory freed after this is
+// left to the process's exit (KokkosDevice::deallocate).
+const KokkosBackend* live_backend = nullptr;  // set while the backend exists
+
 struct FinalizeAtExit {
   ~FinalizeAtExit() {
     try {
+      if (live_backend)
+        for (auto& d : live_backend->devices()) d->release_context();
       if (Kokkos::is_initialized()) Kokkos::finalize();
     } catch (const std::exception& e) {
       PORTA_LOG(error, "kokkos: Kokkos::finalize at exit failed: ", e.what());
@@ -53,9 +59,11 @@ KokkosBackend::KokkosBackend() {
     PORTA_LOG(debug, "kokkos: the program initialised Kokkos already; porta will leave finalising it to the program");
   }
   devices_.push_back(std::make_shared<KokkosDevice>());
+  live_backend = this;
 }
 
 KokkosBackend::~KokkosBackend() {
+  live_backend = nullptr;
   // Devices free their memory (the core's cached blocks) while Kokkos is still up.
   devices_.clear();
   if (!initialized_here_) return;
