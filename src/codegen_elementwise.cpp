@@ -68,11 +68,11 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     std::string terms;
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::strided) terms += classify_2d(plan.inputs[k].strides).key();
-    l.key = cat("ew2|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', "|", l.in.key(), "|", terms, "|",
+    l.key = key_cat("ew2|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', "|", l.in.key(), "|", terms, "|",
                 static_cast<char>(l.output), l.out_terms.key(), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
     return l;
   }
-  l.key = cat("ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(), "|",
+  l.key = key_cat("ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(), "|",
               static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
   return l;
 }

@@ -140,7 +140,7 @@ std::string instruction_key(const ElementwisePlan& plan) {
   k.reserve(plan.code.size() * 8 + 16);
   for (const Instr& in : plan.code) {
     k += static_cast<char>('A' + static_cast<int>(in.op) % 26);
-    k += cat(static_cast<int>(in.op), ".", static_cast<int>(in.dtype), ".", in.a, ".", in.b, ".", in.c, ".", in.arg, ";");
+    append_all(k, static_cast<int>(in.op), '.', static_cast<int>(in.dtype), '.', in.a, '.', in.b, '.', in.c, '.', in.arg, ';');
   }
   k += "|s";
   for (auto& s : plan.scalars) k += static_cast<char>('0' + static_cast<int>(s.dtype));

@@ -220,10 +220,10 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
 
 std::string reduce_key(const ReductionPlan& rp, const Source& src, bool final_out, bool row, std::size_t group, bool wide,
                        int unroll) {
-  std::string k = cat("rd|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', row ? 'r' : 'c',
+  std::string k = key_cat("rd|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', row ? 'r' : 'c',
                       group, wide ? 'w' : 'n', unroll, "|");
-  if (src.plan) k += cat(src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
-  else k += cat("partials", static_cast<int>(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype));
+  if (src.plan) append_all(k, src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
+  else append_all(k, "partials", static_cast<int>(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype));
   return k;
 }
 
@@ -321,10 +321,10 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       std::int64_t total = rp.outer * C * rp.inner;
       bool wide = (src.plan && src.layout.wide) || rp.outer * extent * rp.inner > 0x7ffffff0LL || rp.out_offset + total > 0x7ffffff0LL;
       bool full_lanes = C >= kLanes;
-      std::string key = cat("rl|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', wide ? 'w' : 'n',
-                            rp.outer == 1 ? 'O' : 'o', rp.inner == 1 ? 'I' : 'i', full_lanes ? 'F' : 'g', "|",
-                            src.plan ? cat(src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan))
-                                     : cat("partials", static_cast<int>(acc_t)));
+      std::string key = key_cat("rl|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p',
+                                wide ? 'w' : 'n', rp.outer == 1 ? 'O' : 'o', rp.inner == 1 ? 'I' : 'i', full_lanes ? 'F' : 'g', "|");
+      if (src.plan) append_all(key, src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
+      else append_all(key, "partials", static_cast<int>(acc_t));
       auto kernel = device.context().kernels().get(key, [&] { return generate_interleaved(rp, src, final_out, wide, full_lanes, d); });
       Handle pv = nullptr, pi = nullptr;
       std::size_t count = static_cast<std::size_t>(total);

@@ -168,11 +168,11 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
     detail::DialectText d{info.dialect};
     detail::InputLayout layout = detail::analyse_inputs(plan);
     if (n > 0x7ffffff0LL) layout.wide = true;
-    std::string key = cat("uk|", st.name, "|", layout.wide ? 'w' : 'n', plan.shape.size(), "|", layout.key(), "|");
+    std::string key = detail::key_cat("uk|", st.name, "|", layout.wide ? 'w' : 'n', plan.shape.size(), "|", layout.key(), "|");
     for (auto& a : names_of_reads) key += a[0];
     for (auto* list : {&st.in, &st.out})
-      for (auto& p : *list) key += cat(static_cast<int>(p.dtype), p.name, ",");
-    key += cat("|", st.preamble, "|", st.body);
+      for (auto& p : *list) detail::append_all(key, static_cast<int>(p.dtype), p.name, ",");
+    detail::append_all(key, "|", st.preamble, "|", st.body);
     auto make = [&] {
       const std::string idx = d.index_type(layout.wide);
       std::string src = d.prelude(device.supports(DType::float64), false) + st.preamble + "\n";
