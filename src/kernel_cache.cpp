@@ -22,8 +22,13 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
     if (inserted) it->second = std::make_shared<Entry>();
     entry = it->second;
   }
+  if (entry->done.load(std::memory_order_acquire)) {
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    if (entry->error) std::rethrow_exception(entry->error);
+    return entry->kernel;
+  }
   std::lock_guard lock(entry->m);  // the first thread compiles; the others wait here
-  if (entry->done) {
+  if (entry->done.load(std::memory_order_relaxed)) {
     hits_.fetch_add(1, std::memory_order_relaxed);
     if (entry->error) std::rethrow_exception(entry->error);
     return entry->kernel;
@@ -44,7 +49,7 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
         PORTA_LOG(info, "kernel cache entry for ", src.entry, " was not accepted (", e.what(), "); recompiling");
       }
       if (entry->kernel) {
-        entry->done = true;
+        entry->done.store(true, std::memory_order_release);
         disk_hits_.fetch_add(1, std::memory_order_relaxed);
         PORTA_LOG(info, "loaded ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " from the disk cache in ",
                   ms(), " ms");
@@ -56,10 +61,10 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
     entry->kernel = device_.compile(src);
   } catch (const CompileError&) {
     entry->error = std::current_exception();
-    entry->done = true;
+    entry->done.store(true, std::memory_order_release);
     throw;
   }
-  entry->done = true;
+  entry->done.store(true, std::memory_order_release);
   compiles_.fetch_add(1, std::memory_order_relaxed);
   PORTA_LOG(info, "compiled ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " in ", ms(), " ms");
   PORTA_LOG(debug, "source of ", src.entry, ":\n", number_lines(src.source));

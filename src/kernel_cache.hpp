@@ -34,7 +34,9 @@ class KernelCache {
  private:
   struct Entry {
     std::mutex m;
-    bool done = false;
+    // Set (release) once kernel or error is final; a hit reads it (acquire) without taking m,
+    // so threads launching one kernel do not serialise on its entry.
+    std::atomic<bool> done{false};
     std::shared_ptr<Kernel> kernel;
     std::exception_ptr error;
   };
