@@ -232,25 +232,6 @@ class Gate {
   std::atomic<bool> opened_{false};
 };
 
-// Failures seen on other threads, reported by the test's thread.
-class Failures {
- public:
-  void add(const std::string& s) {
-    std::lock_guard lock(m_);
-    if (list_.size() < 20) list_.push_back(s);
-    ++count_;
-  }
-  void report() const {
-    for (const auto& s : list_) ADD_FAILURE() << s;
-    EXPECT_EQ(count_, 0) << "failures in other threads";
-  }
-
- private:
-  std::mutex m_;
-  std::vector<std::string> list_;
-  int count_ = 0;
-};
-
 TEST(Pool, RefusesBadDeviceLists) {
   const Device d = porta::devices().front();
   EXPECT_THROW(DevicePool(std::vector<Device>{}), porta::InvalidArgument);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -101,6 +102,29 @@ class DeviceDTypeTest : public ::testing::TestWithParam<std::tuple<Device, DType
   INSTANTIATE_TEST_SUITE_P(Devices, Suite,                                                                      \
                            ::testing::Combine(::testing::ValuesIn(porta::devices()), ::testing::ValuesIn(dtypes)), \
                            ::porta_test::DeviceDTypeName())
+
+// Failures seen by other threads (workers, pool tasks), reported by the test's own thread, where
+// GoogleTest assertions belong: add() or check() from any thread, report() once they have ended.
+class Failures {
+ public:
+  void add(const std::string& s) {
+    std::lock_guard lock(m_);
+    if (list_.size() < 20) list_.push_back(s);
+    ++count_;
+  }
+  void check(const ::testing::AssertionResult& r, const std::string& what) {
+    if (!r) add(what + ": " + r.message());
+  }
+  void report() const {
+    for (const auto& s : list_) ADD_FAILURE() << s;
+    EXPECT_EQ(count_, 0) << "failures in other threads";
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::string> list_;
+  int count_ = 0;
+};
 
 // An array's elements on the host, exactly as the device stored them.
 struct HostArray {

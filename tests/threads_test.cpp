@@ -15,28 +15,6 @@ namespace {
 
 constexpr int kThreads = 8;
 
-// Failures seen by worker threads, reported by the main thread.
-class Failures {
- public:
-  void add(const std::string& s) {
-    std::lock_guard lock(m_);
-    if (list_.size() < 20) list_.push_back(s);
-    ++count_;
-  }
-  void check(const ::testing::AssertionResult& r, const std::string& what) {
-    if (!r) add(what + ": " + r.message());
-  }
-  void report() const {
-    for (const auto& s : list_) ADD_FAILURE() << s;
-    EXPECT_EQ(count_, 0) << "failures in worker threads";
-  }
-
- private:
-  std::mutex m_;
-  std::vector<std::string> list_;
-  int count_ = 0;
-};
-
 struct Shared {
   Array a, b, m, ints;
   std::vector<double> av, bv, mv, iv;
