@@ -384,6 +384,22 @@ void register_references(const DeviceConfig& c) {
   }
 }
 
+#if defined(PORTA_BENCH_NATIVE_OPENCL) || defined(PORTA_BENCH_NATIVE_CUDA)
+// A bare launch loop: `seconds(k)` runs k launches and waits; 10 as a warm-up, then `ops` per
+// iteration, reported as host us per launch.
+template <class F> void time_launch_loop(benchmark::State& st, int ops, F seconds) {
+  seconds(10);
+  std::vector<double> us;
+  for (auto _ : st) {
+    double s = seconds(ops);
+    st.SetIterationTime(s);
+    us.push_back(s * 1e6 / ops);
+  }
+  st.counters["us_per_op"] = median(us);
+  st.counters["kops/s"] = 1e3 / median(us);
+}
+#endif
+
 #ifdef PORTA_BENCH_NATIVE_OPENCL
 // The same one-element kernels through plain OpenCL with local = NULL, and a bare enqueue loop.
 void register_native(const DeviceConfig& c) {
@@ -405,15 +421,7 @@ void register_native(const DeviceConfig& c) {
   const int ops = c.small_ops;
   add(c, nm("small_native_add", c, 1024), [target, ops](benchmark::State& st) {
     native::OpenCLReference ref(target, 1024);
-    ref.launch_loop_seconds(10);
-    std::vector<double> us;
-    for (auto _ : st) {
-      double s = ref.launch_loop_seconds(ops);
-      st.SetIterationTime(s);
-      us.push_back(s * 1e6 / ops);
-    }
-    st.counters["us_per_op"] = median(us);
-    st.counters["kops/s"] = 1e3 / median(us);
+    time_launch_loop(st, ops, [&](int k) { return ref.launch_loop_seconds(k); });
   }, 3);
 }
 #endif
@@ -425,15 +433,7 @@ void register_native_cuda(const DeviceConfig& c) {
   const int ops = c.small_ops;
   add(c, nm("small_native_add", c, 1024), [c, ops](benchmark::State& st) {
     native::CudaLaunchLoop loop(c.device.pci_bus_id(), c.device.index());
-    loop.seconds(10);
-    std::vector<double> us;
-    for (auto _ : st) {
-      double s = loop.seconds(ops);
-      st.SetIterationTime(s);
-      us.push_back(s * 1e6 / ops);
-    }
-    st.counters["us_per_op"] = median(us);
-    st.counters["kops/s"] = 1e3 / median(us);
+    time_launch_loop(st, ops, [&](int k) { return loop.seconds(k); });
   }, 3);
 }
 #endif
