@@ -85,7 +85,12 @@ void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
 
   std::lock_guard lock(queue.blas_mutex());
   cublasHandle_t handle = queue.blas();
-  if (fits_int) {
+  if (fits_int && a.batch == 1) {  // the call PyTorch makes for one product; some shapes pick faster kernels
+    PORTA_CUBLAS_AT(label(), cublasGemmEx(handle, op_b, op_a, static_cast<int>(a.n), static_cast<int>(a.m),
+                                          static_cast<int>(a.k), alpha, pb, types.data, static_cast<int>(ldb), pa,
+                                          types.data, static_cast<int>(lda), beta, pc, types.data,
+                                          static_cast<int>(ldc), types.compute, CUBLAS_GEMM_DEFAULT));
+  } else if (fits_int) {
     PORTA_CUBLAS_AT(label(), cublasGemmStridedBatchedEx(
                                  handle, op_b, op_a, static_cast<int>(a.n), static_cast<int>(a.m), static_cast<int>(a.k),
                                  alpha, pb, types.data, static_cast<int>(ldb), a.stride_b, pa, types.data,

@@ -118,6 +118,7 @@ class Queue final : public detail::QueueImpl {
   CUstream stream_ = nullptr;
   std::mutex blas_m_;
   cublasHandle_t blas_ = nullptr;
+  CUdeviceptr blas_workspace_ = 0;  // given to the handle: cuBLAS then never allocates per call
 };
 
 // A loaded CUmodule, unloaded when the last kernel taken from it goes away. Keeps the image it

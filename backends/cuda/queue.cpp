@@ -79,6 +79,7 @@ Queue::~Queue() {
   if (!ctx_->make_current_noexcept()) return;  // the driver is gone (process exit)
   log_failure(cuStreamSynchronize(stream_), "cuStreamSynchronize", ctx_->label());
   if (blas_) log_failure(cublasDestroy(blas_), "cublasDestroy", ctx_->label());
+  if (blas_workspace_) log_failure(cuMemFree(blas_workspace_), "cuMemFree", ctx_->label());
   log_failure(cuStreamDestroy(stream_), "cuStreamDestroy", ctx_->label());
 }
 
@@ -113,6 +114,19 @@ cublasHandle_t Queue::blas() {
     cublasDestroy(handle);
     throw_error(r, "cublasSetStream", ctx_->label());
   }
+  // A workspace of our own, as PyTorch gives each handle (32 MiB on Hopper): with it cuBLAS may
+  // pick its split-k and stream-k kernels for every product, and never allocates during a call.
+  constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+  CUdeviceptr workspace = 0;
+  if (cuMemAlloc(&workspace, kWorkspaceBytes) == CUDA_SUCCESS) {
+    r = cublasSetWorkspace(handle, reinterpret_cast<void*>(workspace), kWorkspaceBytes);
+    if (r != CUBLAS_STATUS_SUCCESS) {
+      cublasDestroy(handle);
+      cuMemFree(workspace);
+      throw_error(r, "cublasSetWorkspace", ctx_->label());
+    }
+    blas_workspace_ = workspace;
+  }  // else: out of memory now; cuBLAS falls back to its own default workspace
   blas_ = handle;
   return blas_;
 }
