@@ -22,6 +22,12 @@ bool caching_enabled() {
 // A block bigger than the request by more than this is left for a bigger request.
 bool fits(std::size_t block, std::size_t want) { return block <= want + want / 8 + 4096; }
 
+// What a thread keeps for its own queue on one device (LocalBlocks): blocks of at most 1 MiB,
+// 64 of them and 16 MiB in all. Larger blocks are rare enough that the lock costs nothing.
+constexpr std::size_t kLocalBlockBytes = std::size_t{1} << 20;
+constexpr std::size_t kLocalBlocks = 64;
+constexpr std::size_t kLocalBytes = std::size_t{16} << 20;
+
 }  // namespace
 
 CachingAllocator::CachingAllocator(DeviceImpl& device) : device_(device), caching_(caching_enabled()) {}
@@ -40,6 +46,7 @@ Handle CachingAllocator::allocate_from_device(std::size_t bytes, QueueImpl& q) {
   } catch (const OutOfMemory&) {
     PORTA_LOG(info, "out of memory for ", format_bytes(bytes), " on ", name(device_.backend()), ":", device_.index(),
               "; freeing ", format_bytes(cached_bytes()), " of cached blocks and retrying");
+    free_local(q);
     free_cached();
     device_.release_cached_memory();
     return device_.allocate(bytes, q);
@@ -49,6 +56,17 @@ Handle CachingAllocator::allocate_from_device(std::size_t bytes, QueueImpl& q) {
 Handle CachingAllocator::allocate(std::size_t bytes, QueueImpl& q) {
   std::size_t size = round_size(bytes);
   if (caching_) {
+    if (LocalBlocks* local = thread_local_blocks(device_, &q)) {
+      auto& v = local->blocks;
+      for (std::size_t i = v.size(); i-- > 0;) {
+        if (v[i].first != size) continue;
+        Handle h = v[i].second;
+        v[i] = v.back();
+        v.pop_back();
+        local->bytes -= size;
+        return h;  // last used on q: no wait, no lock
+      }
+    }
     std::unique_lock lock(m_);
     auto it = free_.lower_bound(size);
     if (it != free_.end() && fits(it->first, size)) {
@@ -87,10 +105,39 @@ void CachingAllocator::release(Handle h, std::size_t bytes, const std::shared_pt
     device_.deallocate(h, size, last.get());
     return;
   }
+  if (size <= kLocalBlockBytes) {
+    LocalBlocks* local = thread_local_blocks(device_, last.get());
+    if (local && local->blocks.size() < kLocalBlocks && local->bytes + size <= kLocalBytes) {
+      local->blocks.emplace_back(size, h);  // still counted in use
+      local->bytes += size;
+      return;
+    }
+  }
   std::lock_guard lock(m_);
   in_use_bytes_ -= size;
   cached_bytes_ += size;
   free_.emplace(size, Block{h, last, last.get()});
+}
+
+void CachingAllocator::release_local(LocalBlocks& local, const std::shared_ptr<QueueImpl>& q) {
+  std::lock_guard lock(m_);
+  for (auto& [size, h] : local.blocks) {
+    in_use_bytes_ -= size;
+    cached_bytes_ += size;
+    free_.emplace(size, Block{h, q, q.get()});
+  }
+  local.blocks.clear();
+  local.bytes = 0;
+}
+
+void CachingAllocator::free_local(QueueImpl& q) {
+  LocalBlocks* local = thread_local_blocks(device_, &q);
+  if (!local) return;
+  for (auto& [size, h] : local->blocks) device_.deallocate(h, size, &q);
+  std::lock_guard lock(m_);
+  for (auto& [size, h] : local->blocks) in_use_bytes_ -= size;
+  local->blocks.clear();
+  local->bytes = 0;
 }
 
 void CachingAllocator::free_cached() {

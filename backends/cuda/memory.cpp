@@ -1,6 +1,6 @@
-// Device memory: CUDA's stream-ordered allocator on a pool per device (freed memory stays in the
-// pool for reuse, so porta needs no caching allocator of its own here), and the copies and
-// fills between host and device.
+// Device memory: CUDA's stream-ordered allocator on a pool per device, behind the core's caching
+// allocator (which serves repeated sizes without a driver call), and the copies and fills
+// between host and device.
 #include <algorithm>
 #include <cstring>
 #include <limits>
