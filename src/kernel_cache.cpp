@@ -8,8 +8,67 @@
 #include "log.hpp"
 
 namespace porta::detail {
+namespace {
+
+std::atomic<std::uint64_t> next_cache_id{1};
+
+// This thread's copies of the kernels it has used, per cache: a hit then takes no shared lock and
+// writes no shared memory (with 8 threads launching small ops, the shared lock's reader count
+// and the entries' reference counts bounced between cores on every launch).
+struct FrontTable {
+  std::uint64_t cache_id;
+  std::uint64_t generation;
+  std::unordered_map<std::string, std::shared_ptr<Kernel>> kernels;
+};
+constexpr std::size_t kFrontKernels = 512;  // a thread that uses more starts its table afresh
+
+FrontTable& front_table(std::uint64_t cache_id, std::uint64_t generation) {
+  thread_local std::vector<FrontTable> tables;
+  for (auto& t : tables) {
+    if (t.cache_id != cache_id) continue;
+    if (t.generation != generation) {
+      t.kernels.clear();
+      t.generation = generation;
+    }
+    return t;
+  }
+  return tables.emplace_back(FrontTable{cache_id, generation, {}});
+}
+
+std::size_t hit_slot() {
+  static std::atomic<std::size_t> next{0};
+  thread_local const std::size_t slot = next.fetch_add(1, std::memory_order_relaxed);
+  return slot;
+}
+
+}  // namespace
+
+KernelCache::KernelCache(DeviceImpl& device)
+    : device_(device), id_(next_cache_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+void KernelCache::count_hit() { hits_[hit_slot() % kHitSlots].n.fetch_add(1, std::memory_order_relaxed); }
+
+std::uint64_t KernelCache::hits() const {
+  std::uint64_t n = 0;
+  for (const auto& s : hits_) n += s.n.load(std::memory_order_relaxed);
+  return n;
+}
+
+std::shared_ptr<Kernel> KernelCache::remember(const std::string& key, std::shared_ptr<Kernel> kernel) {
+  FrontTable& front = front_table(id_, generation_.load(std::memory_order_acquire));
+  if (front.kernels.size() >= kFrontKernels) front.kernels.clear();
+  front.kernels.emplace(key, kernel);
+  return kernel;
+}
 
 std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::function<KernelSource()>& make_source) {
+  {
+    FrontTable& front = front_table(id_, generation_.load(std::memory_order_acquire));
+    if (auto it = front.kernels.find(key); it != front.kernels.end()) {
+      count_hit();
+      return it->second;
+    }
+  }
   std::shared_ptr<Entry> entry;
   {
     std::shared_lock lock(m_);
@@ -23,15 +82,15 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
     entry = it->second;
   }
   if (entry->done.load(std::memory_order_acquire)) {
-    hits_.fetch_add(1, std::memory_order_relaxed);
+    count_hit();
     if (entry->error) std::rethrow_exception(entry->error);
-    return entry->kernel;
+    return remember(key, entry->kernel);
   }
   std::lock_guard lock(entry->m);  // the first thread compiles; the others wait here
   if (entry->done.load(std::memory_order_relaxed)) {
-    hits_.fetch_add(1, std::memory_order_relaxed);
+    count_hit();
     if (entry->error) std::rethrow_exception(entry->error);
-    return entry->kernel;
+    return remember(key, entry->kernel);
   }
   KernelSource src = make_source();
   auto t0 = std::chrono::steady_clock::now();
@@ -53,7 +112,7 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
         disk_hits_.fetch_add(1, std::memory_order_relaxed);
         PORTA_LOG(info, "loaded ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " from the disk cache in ",
                   ms(), " ms");
-        return entry->kernel;
+        return remember(key, entry->kernel);
       }
     }
   }
@@ -69,7 +128,7 @@ std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::func
   PORTA_LOG(info, "compiled ", src.entry, " for ", name(device_.backend()), ":", device_.index(), " in ", ms(), " ms");
   PORTA_LOG(debug, "source of ", src.entry, ":\n", number_lines(src.source));
   if (disk.enabled()) disk.store(disk_key, entry->kernel->binary());
-  return entry->kernel;
+  return remember(key, entry->kernel);
 }
 
 std::size_t KernelCache::size() const {
@@ -80,6 +139,7 @@ std::size_t KernelCache::size() const {
 void KernelCache::clear() {
   std::unique_lock lock(m_);
   entries_.clear();
+  generation_.fetch_add(1, std::memory_order_acq_rel);  // the threads' front tables drop their copies
 }
 
 }  // namespace porta::detail
