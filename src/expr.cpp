@@ -138,7 +138,7 @@ NodePtr broadcast_node(const NodePtr& a, const Shape& s) {
   return std::make_shared<ArrayNode>(s, a->dtype(), a->device(), View{v.buffer, v.offset, std::move(strides)});
 }
 
-DType result_dtype(const std::vector<const Operand*>& ops) {
+DType result_dtype(std::initializer_list<const Operand*> ops) {
   std::optional<DType> arrays;
   int scalar_kind = -1;  // 0 bool, 1 int, 2 float
   for (const Operand* o : ops) {
@@ -160,8 +160,9 @@ DType result_dtype(const std::vector<const Operand*>& ops) {
   return a;
 }
 
-Resolved resolve(const std::vector<const Operand*>& ops, std::optional<DType> force) {
+Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType> force) {
   Resolved r;
+  r.nodes.reserve(ops.size());
   bool have_device = false;
   bool have_shape = false;
   NodePtr first;
@@ -175,7 +176,8 @@ Resolved resolve(const std::vector<const Operand*>& ops, std::optional<DType> fo
     } else {
       check_same_device(first, n, "elementwise operation");
     }
-    r.shape = have_shape ? broadcast_shapes(r.shape, n->shape()) : n->shape();
+    if (!have_shape) r.shape = n->shape();
+    else if (r.shape != n->shape()) r.shape = broadcast_shapes(r.shape, n->shape());
     have_shape = true;
   }
   if (!have_device) r.device = current_device();

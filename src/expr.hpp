@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <porta/ops.hpp>
 
 #include "node.hpp"
@@ -45,8 +46,8 @@ struct Resolved {
   DType dtype;
   Device device;
 };
-DType result_dtype(const std::vector<const Operand*>& ops);
-Resolved resolve(const std::vector<const Operand*>& ops, std::optional<DType> force = std::nullopt);
+DType result_dtype(std::initializer_list<const Operand*> ops);
+Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType> force = std::nullopt);
 
 NodePtr node_of(const Array& a, const char* what);
 

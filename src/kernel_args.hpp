@@ -11,7 +11,7 @@ namespace porta::detail {
 
 class KernelArgs {
  public:
-  explicit KernelArgs(bool wide) : wide_(wide) {}
+  explicit KernelArgs(bool wide) : wide_(wide) { args_.reserve(16); }  // a small op's arguments, one allocation
   void memory(Handle h) { args_.push_back(KernelArg::memory(h)); }
   void index(std::int64_t v) {
     if (wide_) args_.push_back(KernelArg::scalar<std::int64_t>(v));

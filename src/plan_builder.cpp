@@ -3,23 +3,43 @@
 
 namespace porta::detail {
 
+PlanBuilder::PlanBuilder(Shape shape) : shape_(std::move(shape)) {
+  // A small op's plan fits without regrowth.
+  plan_.code.reserve(8);
+  plan_.inputs.reserve(4);
+  memo_.reserve(8);
+  keep_.reserve(8);
+}
+
+int PlanBuilder::find(const ArrayNode* node) const {
+  for (auto it = memo_.rbegin(); it != memo_.rend(); ++it)
+    if (it->first == node) return it->second;
+  return -1;
+}
+
 int PlanBuilder::push(Instr in) {
   plan_.code.push_back(in);
   return static_cast<int>(plan_.code.size()) - 1;
 }
 
 int PlanBuilder::add(const NodePtr& node) {
-  if (auto it = memo_.find(node.get()); it != memo_.end()) return it->second;
+  if (int r = find(node.get()); r >= 0) return r;
   keep_.push_back(node);
-  auto snap = node->snapshot();
-  int r = snap.evaluated ? add_input(snap.view, node->dtype()) : add_expr(snap.expr, node->dtype());
-  memo_[node.get()] = r;
+  int r;
+  if (node->evaluated()) {
+    // An evaluated node's view never changes again: read it in place.
+    r = add_input(node->view(), node->dtype());
+  } else {
+    auto snap = node->snapshot();
+    r = snap.evaluated ? add_input(snap.view, node->dtype()) : add_expr(snap.expr, node->dtype());
+  }
+  memo_.emplace_back(node.get(), r);
   return r;
 }
 
 int PlanBuilder::add_root(const ArrayNode& node, const Expr& expr) {
   int r = add_expr(expr, node.dtype());
-  memo_[&node] = r;
+  memo_.emplace_back(&node, r);
   return r;
 }
 
@@ -63,26 +83,29 @@ int PlanBuilder::add_expr(const Expr& e, DType dtype) {
 }
 
 std::vector<std::int64_t> merge_dimensions(const Shape& in, const std::vector<std::vector<std::int64_t>*>& strides) {
+  // In place: dimension d of the result is written at w <= d, so nothing unread is overwritten.
   std::vector<std::int64_t> shape;
-  std::vector<std::vector<std::int64_t>> merged(strides.size());
+  shape.reserve(in.size());
   for (std::size_t d = 0; d < in.size(); ++d) {
     if (in[d] == 1) continue;
-    bool join = !shape.empty();
+    const std::size_t w = shape.size();
+    bool join = w > 0;
     for (std::size_t k = 0; k < strides.size() && join; ++k)
-      if (merged[k].back() != (*strides[k])[d] * in[d]) join = false;
+      if ((*strides[k])[w - 1] != (*strides[k])[d] * in[d]) join = false;
     if (join) {
       shape.back() *= in[d];
-      for (std::size_t k = 0; k < strides.size(); ++k) merged[k].back() = (*strides[k])[d];
+      for (auto* s : strides) (*s)[w - 1] = (*s)[d];
     } else {
       shape.push_back(in[d]);
-      for (std::size_t k = 0; k < strides.size(); ++k) merged[k].push_back((*strides[k])[d]);
+      for (auto* s : strides) (*s)[w] = (*s)[d];
     }
   }
   if (shape.empty()) {  // one element (or a 0-d array): one dimension of size 1
     shape.push_back(1);
-    for (auto& m : merged) m.push_back(0);
+    for (auto* s : strides) s->assign(1, 0);
+    return shape;
   }
-  for (std::size_t k = 0; k < strides.size(); ++k) *strides[k] = std::move(merged[k]);
+  for (auto* s : strides) s->resize(shape.size());
   return shape;
 }
 

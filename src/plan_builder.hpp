@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "node.hpp"
@@ -19,7 +19,7 @@ std::vector<std::int64_t> merge_dimensions(const Shape& shape, const std::vector
 
 class PlanBuilder {
  public:
-  explicit PlanBuilder(Shape shape) : shape_(std::move(shape)) {}
+  explicit PlanBuilder(Shape shape);
 
   int add(const NodePtr& node);
   // The root of an evaluation: its expression, read under the lock the caller holds.
@@ -34,10 +34,13 @@ class PlanBuilder {
   int add_expr(const Expr& e, DType dtype);
   int add_input(const View& v, DType dtype);
   int push(Instr in);
+  int find(const ArrayNode* node) const;
 
   Shape shape_;
   ElementwisePlan plan_;
-  std::unordered_map<const ArrayNode*, int> memo_;
+  // Visited nodes and their instructions: a flat list, searched from the end (the trees the lazy
+  // rules allow are small, and a map cost two allocations a node on every evaluation).
+  std::vector<std::pair<const ArrayNode*, int>> memo_;
   std::vector<NodePtr> keep_;  // visited nodes stay alive so their addresses stay unique
   std::vector<std::shared_ptr<Buffer>> buffers_;
   int index_ = -1;
