@@ -6,6 +6,7 @@
 
 #include <porta/pool.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <thread>
@@ -80,7 +81,11 @@ TEST_F(MultiDevice, ToBetweenGpusIsOrderedWithQueuedWork) {
     std::vector<double> ref(x.size());
     for (std::size_t i = 0; i < ref.size(); ++i)
       ref[i] = static_cast<double>(static_cast<float>(static_cast<float>(std::sin(x[i])) * 3.0f + 1.0f)) - 1.0;
-    EXPECT_TRUE(array_matches(c, DType::float32, {1 << 22}, ref, tolerance(DType::float32, Accuracy::transcendental)));
+    // b - 1 cancels: GPUs contract sin(a) * 3 + 1 into one fma (one rounding, not two), which
+    // moves b by up to half an ulp of |b| <= 4, left whole after subtracting 1 (seen on two H200s).
+    Tolerance tol = tolerance(DType::float32, Accuracy::transcendental);
+    tol.atol = std::max(tol.atol, 4.0 * std::ldexp(1.0, -23));
+    EXPECT_TRUE(array_matches(c, DType::float32, {1 << 22}, ref, tol));
   }
 }
 
