@@ -1,6 +1,9 @@
 // Matrix products against a double-precision host product: vectors, shapes that are not tile
-// multiples, transposed and sliced operands, batches (a batch of 1 broadcasts), k = 0; every
-// matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
+// multiples, transposed, sliced and offset operands, batches (a batch of 1 broadcasts), k = 0;
+// every dtype and transpose combination on every device, both variants of porta's OpenCL GEMM
+// kernel (whole tiles and edges), every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM);
+// errors. Each distinct kernel variant costs PoCL a compile of a few seconds, so the shape classes
+// are chosen to need few of them.
 #include "test_common.hpp"
 
 #include <cmath>
@@ -41,7 +44,9 @@ class Matmul : public DeviceTest {
  protected:
   // A random (batch, rows, cols) operand, stored transposed (as x.T of a (cols, rows) array) or
   // as a strided slice when asked, so matmul sees every layout.
-  enum class Layout { row_major, transposed, sliced };
+  // offset: a view at row 3, column 1 of a larger array (an unaligned element offset);
+  // offset_rows: at row 4 of a taller array (offset and leading dimension stay multiples of 4).
+  enum class Layout { row_major, transposed, sliced, offset, offset_rows };
   Array operand(DType t, std::int64_t batch, std::int64_t rows, std::int64_t cols, Layout layout, HostMatrix& h, bool keep_2d) {
     h = {batch, rows, cols, {}};
     h.v = random_values(batch * rows * cols, t, -1, 1);
@@ -69,6 +74,19 @@ class Matmul : public DeviceTest {
         Array w = upload(wide, t, ws, dev());
         if (keep_2d) return w.slice({{}, {std::nullopt, std::nullopt, 2}});
         return w.slice({{}, {}, {std::nullopt, std::nullopt, 2}});
+      }
+      case Layout::offset:
+      case Layout::offset_rows: {
+        const std::int64_t r0 = layout == Layout::offset ? 3 : 4, c0 = layout == Layout::offset ? 1 : 0;
+        const std::int64_t wr = rows + r0, wc = cols + 2 * c0;
+        std::vector<double> big(static_cast<std::size_t>(batch * wr * wc), 1e6);  // 1e6: must never be read
+        for (std::int64_t p = 0; p < batch; ++p)
+          for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c)
+              big[static_cast<std::size_t>((p * wr + r + r0) * wc + c + c0)] = h.v[static_cast<std::size_t>((p * rows + r) * cols + c)];
+        porta::Slice rs{r0, std::nullopt}, cs{c0, c0 + cols};
+        if (keep_2d) return upload(big, t, {wr, wc}, dev()).slice({rs, cs});
+        return upload(big, t, {batch, wr, wc}, dev()).slice({{}, rs, cs});
       }
     }
     return {};
@@ -196,6 +214,66 @@ TEST_P(Matmul, ErrorsNameTheShapes) {
   EXPECT_THROW((void)porta::dot(a, a), porta::ShapeError) << "dot of matrices";
 }
 
+// Every dtype the device has, every shape class and all four transpose combinations. On OpenCL
+// devices this runs porta's own kernel (PORTA_OPENCL_GEMM=tiled; CPU devices otherwise take the
+// host BLAS): the guarded variant for the edge shapes (one kernel per dtype) and the fast one for
+// whole 128x128 tiles with aligned rows (one per dtype and transposes).
+class MatmulShapes : public Matmul {
+ protected:
+  void run_all() {
+    using L = Layout;
+    for (DType t : {DType::float32, DType::float64, DType::float16, DType::bfloat16}) {
+      if (!dev().supports(t)) continue;
+      const std::string d(porta::name(t));
+      // Edges: sizes that are not tile multiples, 1xN, Nx1, k = 1, k not a multiple of the tile's k.
+      check(t, 1, 1, 1, 300, 1, L::row_major, L::row_major, true, true, d + " (1, N) x (N, 1)");
+      check(t, 1, 1, 130, 1, 131, L::row_major, L::row_major, true, true, d + " k = 1, (N, 1) x (1, N)");
+      check(t, 1, 1, 1, 37, 200, L::row_major, L::transposed, true, true, d + " 1xN x (NxM).T");
+      check(t, 1, 1, 200, 37, 1, L::transposed, L::row_major, true, true, d + " (MxN).T x Nx1");
+      const L layouts[] = {L::row_major, L::transposed};
+      for (L la : layouts)
+        for (L lb : layouts)
+          check(t, 1, 1, 131, 45, 259, la, lb, true, true,
+                d + " 131x45 x 45x259 " + (la == L::transposed ? "a.T" : "a") + (lb == L::transposed ? " b.T" : " b"));
+      check(t, 2, 2, 33, 70, 65, L::offset, L::transposed, false, false, d + " batched, a at an unaligned offset");
+      // Whole tiles: every transpose combination for float32, A B for the other dtypes.
+      for (L la : layouts)
+        for (L lb : layouts) {
+          if (t != DType::float32 && (la != L::row_major || lb != L::row_major)) continue;
+          check(t, 1, 1, 256, 64, 128, la, lb, true, true,
+                d + " 256x64 x 64x128 " + (la == L::transposed ? "a.T" : "a") + (lb == L::transposed ? " b.T" : " b"));
+        }
+      check(t, 3, 3, 128, 32, 128, L::offset_rows, L::row_major, false, false, d + " batched whole tiles, a at row 4");
+      check(t, 1, 2, 128, 48, 256, L::row_major, L::row_major, true, false, d + " 2-D x batched (2), whole tiles");
+      check(t, 1, 1, 128, 36, 128, L::row_major, L::offset, true, true, d + " whole tiles, b at an unaligned offset");
+    }
+  }
+};
+
+TEST_P(MatmulShapes, EveryDTypeShapeClassAndTransposeMatchesReference) {
+  if (dev().backend() == porta::Backend::opencl) {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
+    run_all();
+  } else {
+    run_all();
+  }
+}
+
+// PORTA_OPENCL_GEMM_SHAPE picks the kernel's parameters by hand; a malformed value says what it wants.
+TEST_P(MatmulShapes, OpenCLShapeOverride) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM_SHAPE concerns OpenCL devices";
+  ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
+  {
+    ScopedEnv shape("PORTA_OPENCL_GEMM_SHAPE", "32x32x8:4x4");  // the older form, without :vV
+    check(DType::float32, 1, 1, 64, 24, 96, Layout::row_major, Layout::transposed, true, true, "32x32x8:4x4, whole tiles");
+    check(DType::float32, 1, 1, 40, 13, 33, Layout::transposed, Layout::row_major, true, true, "32x32x8:4x4, edges");
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM_SHAPE", "128x128x8:8x8:v3");
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({2, 2}, DType::float32, dev()), porta::ones({2, 2}, DType::float32, dev())).eval(); });
+  EXPECT_NE(msg.find("128x128x8:8x8:v3"), std::string::npos) << msg;
+}
+
 // Each path of the OpenCL backend: PORTA_OPENCL_GEMM is read at each call.
 TEST_P(Matmul, EveryOpenCLGemmPath) {
   if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
@@ -233,6 +311,7 @@ TEST_P(Matmul, EveryOpenCLGemmPath) {
 }
 
 PORTA_INSTANTIATE_DEVICES(Matmul);
+PORTA_INSTANTIATE_DEVICES(MatmulShapes);
 
 }  // namespace
 }  // namespace porta_test

@@ -132,7 +132,7 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
 }
 
 OpenCLDevice::~OpenCLDevice() {
-  gemm_.clear();
+  gemm_.reset();
   if (cl_int s = clReleaseContext(context_); s != CL_SUCCESS)
     PORTA_LOG(error, "clReleaseContext of ", label_, " failed: ", describe_status(s));
 }

@@ -28,6 +28,7 @@ using detail::MatmulArgs;
 using detail::QueueImpl;
 
 class OpenCLDevice;
+struct GemmParams;  // gemm_kernel.hpp
 
 // A marker in an in-order queue (queue.cpp).
 class OpenCLEvent final : public EventImpl {
@@ -117,7 +118,7 @@ class OpenCLKernel final : public Kernel {
 };
 
 // One OpenCL device with its own cl_context. Methods live in the file of their concern:
-// device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp.
+// device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp, gemm_tiled.cpp.
 class OpenCLDevice final : public detail::DeviceImpl {
  public:
   // Takes ownership of `context`.
@@ -160,13 +161,11 @@ class OpenCLDevice final : public detail::DeviceImpl {
   OpenCLQueue& queue_of(QueueImpl& q) const;
 
  private:
-  // blas.cpp: porta's tiled GEMM kernels, compiled once per (dtype, transposes) on first use.
-  struct GemmEntry {
-    std::mutex m;
-    std::shared_ptr<OpenCLKernel> kernel;
-    int tile_m = 0, tile_n = 0, group_m = 0, group_n = 0;
-  };
-  GemmEntry& gemm_kernel(DType dtype, bool trans_a, bool trans_b);
+  // gemm_tiled.cpp: porta's GEMM kernel and the parameters chosen for this device (per dtype,
+  // searched on first use on GPUs and kept in the disk cache).
+  struct GemmTuning;
+  GemmTuning& gemm_tuning();
+  GemmParams gemm_choose(QueueImpl& q, DType dtype, std::uint64_t local_mem, std::size_t max_group);
   void matmul_tiled(QueueImpl& q, const MatmulArgs& args);
   void matmul_host(QueueImpl& q, const MatmulArgs& args);
   void matmul_clblast(QueueImpl& q, const MatmulArgs& args);
@@ -183,8 +182,8 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // threads at once; maps and unmaps (until the unmap has completed) take this lock.
   std::mutex map_m_;
 
-  std::mutex gemm_m_;
-  std::map<int, std::unique_ptr<GemmEntry>> gemm_;
+  std::once_flag gemm_once_;
+  std::shared_ptr<GemmTuning> gemm_;  // shared_ptr: GemmTuning is complete only in gemm_tiled.cpp
 };
 
 // device.cpp: one clGetDeviceInfo / clGetPlatformInfo answer as text or as a value.
