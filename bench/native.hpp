@@ -36,6 +36,26 @@ class OpenCLReference {
   std::unique_ptr<Impl> impl_;
 };
 
+#ifdef PORTA_BENCH_CLBLAST
+// CLBlast's Gemm (row-major, no transposes) on its own context, queue and random n x n buffers
+// of float32 or float64 on `target`: what a program calling CLBlast directly gets, beside
+// porta's own OpenCL GEMM. Built when CLBlast is found (PORTA_BENCH_CLBLAST).
+class ClblastGemm {
+ public:
+  ClblastGemm(const Target& target, std::size_t n, bool float64);  // throws std::runtime_error
+  ~ClblastGemm();
+  ClblastGemm(const ClblastGemm&) = delete;
+  ClblastGemm& operator=(const ClblastGemm&) = delete;
+
+  // Device milliseconds of one Gemm between two profiling markers.
+  double time_ms();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+#endif
+
 }  // namespace porta_bench::native
 
 namespace porta_bench::native {

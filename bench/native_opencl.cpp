@@ -1,13 +1,14 @@
 // Plain OpenCL, without porta, on the same device: the hand-written one-element-per-work-item
 // kernels launched with local = NULL (the runtime chooses the work-group, as porta's generated
 // kernels do on CPU devices; RawKernel always passes one), and the host cost of a bare
-// clEnqueueNDRangeKernel loop, the floor for porta's per-op cost. Timed with profiling markers
-// around the work, as porta::Event does.
+// clEnqueueNDRangeKernel loop, the floor for porta's per-op cost; and CLBlast's Gemm where CLBlast
+// is built in. Timed with profiling markers around the work, as porta::Event does.
 #include "native.hpp"
 
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <memory>
 #include <random>
@@ -16,6 +17,10 @@
 #include <vector>
 
 #include "reference_kernels.hpp"
+
+#ifdef PORTA_BENCH_CLBLAST
+#include <clblast.h>
+#endif
 
 namespace porta_bench::native {
 namespace {
@@ -70,6 +75,17 @@ Found find_device(const Target& target) {
       if (trim(info_string(d, CL_DEVICE_NAME)) == target.name && seen++ == target.occurrence) return {p, d};
   }
   return {};
+}
+
+// Milliseconds between the ends of two markers; releases them.
+double elapsed_ms(cl_event a, cl_event b) {
+  check(clWaitForEvents(1, &b), "clWaitForEvents");
+  cl_ulong t0 = 0, t1 = 0;
+  check(clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof t0, &t0, nullptr), "clGetEventProfilingInfo");
+  check(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr), "clGetEventProfilingInfo");
+  clReleaseEvent(a);
+  clReleaseEvent(b);
+  return static_cast<double>(t1 - t0) * 1e-6;
 }
 
 }  // namespace
@@ -134,16 +150,6 @@ struct OpenCLReference::Impl {
     check(clFlush(queue_), "clFlush");
     return e;
   }
-  // Milliseconds between the ends of two markers; releases them.
-  static double elapsed_ms(cl_event a, cl_event b) {
-    check(clWaitForEvents(1, &b), "clWaitForEvents");
-    cl_ulong t0 = 0, t1 = 0;
-    check(clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof t0, &t0, nullptr), "clGetEventProfilingInfo");
-    check(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr), "clGetEventProfilingInfo");
-    clReleaseEvent(a);
-    clReleaseEvent(b);
-    return static_cast<double>(t1 - t0) * 1e-6;
-  }
   void finish() { check(clFinish(queue_), "clFinish"); }
 
   std::size_t n_;
@@ -163,7 +169,7 @@ double OpenCLReference::time_ms(const std::string& what) {
   cl_event a = impl_->marker();
   impl_->launch(k);
   cl_event b = impl_->marker();
-  return Impl::elapsed_ms(a, b);
+  return elapsed_ms(a, b);
 }
 
 double OpenCLReference::launch_loop_seconds(int launches) {
@@ -174,5 +180,74 @@ double OpenCLReference::launch_loop_seconds(int launches) {
   impl_->finish();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+#ifdef PORTA_BENCH_CLBLAST
+struct ClblastGemm::Impl {
+  Impl(const Target& target, std::size_t n, bool float64) : n_(n), float64_(float64) {
+    Found f = find_device(target);
+    if (!f.device) throw std::runtime_error("native OpenCL: no device named '" + target.name + "' on platform '" + target.platform + "'");
+    cl_int st = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(f.platform), 0};
+    ctx_ = clCreateContext(props, 1, &f.device, nullptr, nullptr, &st);
+    check(st, "clCreateContext");
+    queue_ = clCreateCommandQueue(ctx_, f.device, CL_QUEUE_PROFILING_ENABLE, &st);
+    check(st, "clCreateCommandQueue");
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    const std::size_t elem = float64 ? 8 : 4;
+    std::vector<unsigned char> host(n * n * elem);
+    for (int b = 0; b < 3; ++b) {
+      for (std::size_t i = 0; i < n * n; ++i) {
+        double v = u(rng);
+        float x = static_cast<float>(v);
+        if (float64) std::memcpy(host.data() + i * 8, &v, 8);
+        else std::memcpy(host.data() + i * 4, &x, 4);
+      }
+      buffers_[b] = clCreateBuffer(ctx_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size(), host.data(), &st);
+      check(st, "clCreateBuffer");
+    }
+  }
+  ~Impl() {
+    if (queue_) clFinish(queue_);
+    for (cl_mem b : buffers_)
+      if (b) clReleaseMemObject(b);
+    if (queue_) clReleaseCommandQueue(queue_);
+    if (ctx_) clReleaseContext(ctx_);
+  }
+  void gemm() {
+    using clblast::Layout;
+    using clblast::Transpose;
+    clblast::StatusCode s =
+        float64_ ? clblast::Gemm<double>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, n_, n_, n_, 1.0, buffers_[0], 0, n_,
+                                         buffers_[1], 0, n_, 0.0, buffers_[2], 0, n_, &queue_, nullptr)
+                 : clblast::Gemm<float>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, n_, n_, n_, 1.0f, buffers_[0], 0, n_,
+                                        buffers_[1], 0, n_, 0.0f, buffers_[2], 0, n_, &queue_, nullptr);
+    if (s != clblast::StatusCode::kSuccess)
+      throw std::runtime_error("CLBlast Gemm returned status " + std::to_string(static_cast<int>(s)));
+  }
+  cl_event marker() {
+    cl_event e = nullptr;
+    check(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &e), "clEnqueueMarkerWithWaitList");
+    check(clFlush(queue_), "clFlush");
+    return e;
+  }
+
+  std::size_t n_;
+  bool float64_;
+  cl_context ctx_ = nullptr;
+  cl_command_queue queue_ = nullptr;
+  cl_mem buffers_[3] = {nullptr, nullptr, nullptr};
+};
+
+ClblastGemm::ClblastGemm(const Target& target, std::size_t n, bool float64) : impl_(std::make_unique<Impl>(target, n, float64)) {}
+ClblastGemm::~ClblastGemm() = default;
+
+double ClblastGemm::time_ms() {
+  cl_event a = impl_->marker();
+  impl_->gemm();
+  cl_event b = impl_->marker();
+  return elapsed_ms(a, b);
+}
+#endif
 
 }  // namespace porta_bench::native

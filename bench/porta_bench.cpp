@@ -563,6 +563,27 @@ void register_matmul(const DeviceConfig& c) {
         st.counters.erase("GFLOP/s");
       });
     }
+#ifdef PORTA_BENCH_CLBLAST
+    // CLBlast called directly on the same OpenCL device, beside porta's own GEMM. On CPU devices
+    // (where it runs 16-25x slower than the host BLAS porta uses) only when a filter asks for it.
+    if (c.device.backend() == porta::Backend::opencl && (c.gpu || !c.filter.empty())) {
+      native::Target target{c.device.name(), c.device.platform(), c.occurrence};
+      for (const MatmulKind& k : matmul_kinds(c.device)) {
+        const bool f64 = k.dtype == DType::float64;
+        if ((k.dtype != DType::float32 && !f64) || !c.device.supports(k.dtype)) continue;
+        const double dm = static_cast<double>(m);
+        Work w{0, 2 * dm * dm * dm};
+        add(c, nm(std::string(k.name) + "_clblast", c, m), [c, m, f64, w, target](benchmark::State& st) {
+          native::ClblastGemm gemm(target, static_cast<std::size_t>(m), f64);
+          for (int i = 0; i < 2; ++i) gemm.time_ms();
+          time_loop(st, c, w, [&] { return gemm.time_ms(); });
+          st.counters["TFLOP/s"] = st.counters["GFLOP/s"] / 1e3;
+          st.counters.erase("GFLOP/s");
+          st.SetLabel("CLBlast Gemm, called directly");
+        });
+      }
+    }
+#endif
   }
 }
 

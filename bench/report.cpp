@@ -202,6 +202,12 @@ std::string json_number(double v) {
   return buf;
 }
 
+std::string issue9_target(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, ">= %.2g (issue 9)", v);
+  return buf;
+}
+
 // The ratios the issues set targets for, per device, where both sides were measured.
 void add_ratios(Report& rep, const std::map<std::string, Result>& results, const Peers& peers) {
   auto get = [&](const std::string& family, const std::string& dev, Metric m, const std::string& param = "") {
@@ -299,6 +305,41 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
       double v = four.value / one.value;
       push("small adds, 4 threads / 1 thread, ops/s", d.spec, v, is_cuda ? ">= 2.5 (issue 5)" : "",
            is_cuda ? std::optional(v >= 2.5) : std::nullopt);
+    }
+    // Issue 9: porta's OpenCL GEMM, and CLBlast called directly, against cuBLAS on the same GPU
+    // seen through CUDA (a CUDA device of the same name in this run), and against each other.
+    if (d.backend == "opencl") {
+      const DeviceSummary* twin = nullptr;
+      for (auto& x : rep.devices)
+        if (x.backend == "cuda" && x.name == d.name && !twin) twin = &x;
+      struct G {
+        const char* family;
+        const char* blas;
+        std::vector<std::string> target_sizes;
+        double target;
+      };
+      for (const G& g : {G{"matmul_f32", "SGEMM", {"4096", "8192"}, 0.75}, G{"matmul_f64", "DGEMM", {"4096"}, 0.7}}) {
+        for (auto& [name, r] : results) {
+          if (r.family != g.family || r.device != d.spec || !r.error.empty()) continue;
+          Cell own = get(g.family, d.spec, Metric::tflops, r.param);
+          Cell clb = get(std::string(g.family) + "_clblast", d.spec, Metric::tflops, r.param);
+          if (!own.found) continue;
+          if (twin) {
+            if (Cell cub = get(g.family, twin->spec, Metric::tflops, r.param); cub.found && cub.value > 0) {
+              bool target = gpu && std::find(g.target_sizes.begin(), g.target_sizes.end(), r.param) != g.target_sizes.end();
+              double v = own.value / cub.value;
+              push(std::string("porta OpenCL ") + g.blas + " " + r.param + " / cuBLAS " + g.blas + " (" + twin->spec + ")", d.spec, v,
+                   target ? issue9_target(g.target) : "", target ? std::optional(v >= g.target) : std::nullopt);
+              if (clb.found)
+                push(std::string("CLBlast ") + g.blas + " " + r.param + " / cuBLAS " + g.blas + " (" + twin->spec + ")", d.spec,
+                     clb.value / cub.value, "", std::nullopt);
+            }
+          }
+          if (clb.found && clb.value > 0)
+            push(std::string("porta OpenCL ") + g.blas + " " + r.param + " / CLBlast " + g.blas, d.spec, own.value / clb.value,
+                 gpu ? "> 1 (issue 9)" : "", gpu ? std::optional(own.value > clb.value) : std::nullopt);
+        }
+      }
     }
     // Issue 3: GEMM against PyTorch's cuBLAS in the same run.
     if (is_cuda && !peers.empty()) {
@@ -528,7 +569,9 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
                        MatmulKind{"matmul_tf32", "matmul float32 as TF32", "", "torch_tf32gemm"},
                        MatmulKind{"matmul_f64", "matmul float64", "", "torch_dgemm"},
                        MatmulKind{"matmul_f16", "matmul float16", "", "torch_hgemm"},
-                       MatmulKind{"matmul_bf16", "matmul bfloat16", "", "torch_bf16gemm"}}) {
+                       MatmulKind{"matmul_bf16", "matmul bfloat16", "", "torch_bf16gemm"},
+                       MatmulKind{"matmul_f32_clblast", "matmul float32, CLBlast called directly", "", ""},
+                       MatmulKind{"matmul_f64_clblast", "matmul float64, CLBlast called directly", "", ""}}) {
     std::vector<long long> sizes;
     for (auto& [name, r] : results)
       if (r.family == k.family) sizes.push_back(std::stoll(r.param));
