@@ -1,7 +1,8 @@
 // Code generation: plans (plan.hpp) become CUDA C++ or OpenCL C source. One kernel per
 // evaluated elementwise tree; reductions fuse their input tree too. Generated for the device:
 // a grid-stride loop with 16-byte accesses on GPUs, one element per work-item where the
-// device's LaunchStyle asks for it (PoCL). Kernels are keyed by structure (ops, dtypes, access
+// device's LaunchStyle asks for it (PoCL), there one OpenCL vector per work-item for float
+// arithmetic on contiguous arrays. Kernels are keyed by structure (ops, dtypes, access
 // patterns), never by sizes or scalar values, which are parameters.
 #pragma once
 
@@ -43,6 +44,14 @@ struct DialectText {
 std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
                               const std::vector<std::string>& input_exprs, const std::string& index_expr,
                               const std::string& suffix);
+
+// The same instructions on OpenCL vectors of `lanes` values (floatN, doubleN): `vK` are vectors,
+// scalars are broadcast, `input_exprs` give vector reads. Only for plans where
+// vector_instructions_supported() holds: float32/float64 arithmetic and math, whose OpenCL C
+// vector forms compute what the scalar forms compute in every lane.
+bool vector_instructions_supported(const ElementwisePlan& plan);
+std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
+                                     const std::vector<std::string>& input_exprs, int lanes);
 
 // A structural key for the instruction list and input dtypes (not sizes, not values).
 std::string instruction_key(const ElementwisePlan& plan);

@@ -135,6 +135,81 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
   return out;
 }
 
+namespace {
+
+bool vector_dtype(DType t) { return t == DType::float32 || t == DType::float64; }
+
+}  // namespace
+
+bool vector_instructions_supported(const ElementwisePlan& plan) {
+  for (const Instr& in : plan.code) {
+    if (!vector_dtype(in.dtype)) return false;
+    if (in.a >= 0 && !vector_dtype(plan.code[static_cast<std::size_t>(in.a)].dtype)) return false;
+    switch (in.op) {
+      case Op::load: case Op::scalar: case Op::cast: case Op::neg: case Op::abs: case Op::square:
+      case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::rsqrt:
+      case Op::sin: case Op::cos: case Op::tan: case Op::tanh: case Op::sigmoid: case Op::erf:
+      case Op::floor: case Op::ceil: case Op::round: case Op::add: case Op::sub: case Op::mul:
+      case Op::div: case Op::pow: case Op::maximum: case Op::minimum: case Op::fma:
+        break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
+                                     const std::vector<std::string>& input_exprs, int lanes) {
+  std::string out;
+  auto v = [](std::int32_t j) { return cat("v", j); };
+  for (std::size_t j = 0; j < plan.code.size(); ++j) {
+    const Instr& in = plan.code[j];
+    const std::string vt = cat(d.compute_type(in.dtype), lanes);
+    const std::string one = cat("(", vt, ")(", d.literal(1, in.dtype), ")");
+    auto fn = [&](const char* f) { return cat(f, "(", v(in.a), ")"); };
+    auto infix = [&](const char* op) { return cat("((", v(in.a), ") ", op, " (", v(in.b), "))"); };
+    std::string rhs;
+    switch (in.op) {
+      case Op::load: rhs = input_exprs.at(static_cast<std::size_t>(in.arg)); break;
+      case Op::scalar: rhs = cat("(", vt, ")(s", in.arg, ")"); break;
+      case Op::cast:
+        rhs = plan.code[static_cast<std::size_t>(in.a)].dtype == in.dtype ? v(in.a) : cat("convert_", vt, "(", v(in.a), ")");
+        break;
+      case Op::neg: rhs = cat("(-(", v(in.a), "))"); break;
+      case Op::abs: rhs = fn("fabs"); break;
+      case Op::square: rhs = cat("((", v(in.a), ") * (", v(in.a), "))"); break;
+      case Op::exp: rhs = fn("exp"); break;
+      case Op::log: rhs = fn("log"); break;
+      case Op::log1p: rhs = fn("log1p"); break;
+      case Op::expm1: rhs = fn("expm1"); break;
+      case Op::sqrt: rhs = fn("sqrt"); break;
+      case Op::rsqrt: rhs = fn("rsqrt"); break;
+      case Op::sin: rhs = fn("sin"); break;
+      case Op::cos: rhs = fn("cos"); break;
+      case Op::tan: rhs = fn("tan"); break;
+      case Op::tanh: rhs = fn("tanh"); break;
+      case Op::sigmoid: rhs = cat("(", one, " / (", one, " + exp(-(", v(in.a), "))))"); break;
+      case Op::erf: rhs = fn("erf"); break;
+      case Op::floor: rhs = fn("floor"); break;
+      case Op::ceil: rhs = fn("ceil"); break;
+      case Op::round: rhs = fn("rint"); break;
+      case Op::add: rhs = infix("+"); break;
+      case Op::sub: rhs = infix("-"); break;
+      case Op::mul: rhs = infix("*"); break;
+      case Op::div: rhs = infix("/"); break;
+      case Op::pow: rhs = cat("pow(", v(in.a), ", ", v(in.b), ")"); break;
+      // porta_max_f32's rule lane by lane: a where a > b or a is NaN, else b (select takes the
+      // second operand where the mask's sign bit is set).
+      case Op::maximum: rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " > ", v(in.b), ") | isnan(", v(in.a), "))"); break;
+      case Op::minimum: rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " < ", v(in.b), ") | isnan(", v(in.a), "))"); break;
+      case Op::fma: rhs = cat("fma(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
+      default: throw std::logic_error("codegen: no vector form for this op");
+    }
+    out += cat("    const ", vt, " ", v(static_cast<std::int32_t>(j)), " = ", rhs, ";\n");
+  }
+  return out;
+}
+
 std::string instruction_key(const ElementwisePlan& plan) {
   std::string k;
   k.reserve(plan.code.size() * 8 + 16);

@@ -501,6 +501,76 @@ TEST_P(SpecialValues, IntegerRemainderPowerAndDivision) {
   EXPECT_EQ(p.integer(0), 4052555153018976267LL);
 }
 
+using SingleOps = DeviceDTypeTest;
+
+// Each float32/float64 op evaluated alone over contiguous arrays: where the sweeps above fuse the
+// ops of a group through where(), a single op takes the code path of plain array arithmetic (on
+// CPU devices the vector-per-work-item kernels, whose math is OpenCL's vector functions). The
+// sizes leave a partial last vector; special values and exp's overflow and subnormal ranges
+// come first.
+TEST_P(SingleOps, EachFloatingOpAloneMatchesReference) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  const std::vector<double> special = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, -2.5};
+  const std::vector<double> exp_range = {88.5, 89, -87.5, -100, -104, -110, 700, 710, -700, -750, 20, -20};
+  const std::set<std::string_view> with_special = {"negative", "abs", "square", "floor", "ceil", "round", "exp", "expm1", "log",
+                                                   "log1p", "sqrt", "sin", "tanh", "sigmoid", "erf"};
+  const std::set<std::string_view> with_range = {"exp", "expm1", "sigmoid", "tanh"};
+  for (std::int64_t tail : {std::int64_t{1031}, std::int64_t{5}}) {
+    for (const auto& c : unary_cases()) {
+      auto expected = unary_result(c.name, t, dev());
+      if (!expected || *expected != t) continue;
+      std::vector<double> x;
+      if (with_special.count(c.name)) x = special;
+      if (with_range.count(c.name)) x.insert(x.end(), exp_range.begin(), exp_range.end());
+      for (double& v : x) v = round_to(t, v);
+      auto rest = unary_inputs(*this, t, c.domain, tail);
+      x.insert(x.end(), rest.begin(), rest.end());
+      const auto n = static_cast<std::int64_t>(x.size());
+      std::vector<double> ref(x.size());
+      for (std::size_t e = 0; e < x.size(); ++e) ref[e] = c.ref(x[e], t);
+      EXPECT_TRUE(array_matches(c.fn(upload(x, t, {n}, dev())), t, {n}, ref, tolerance(t, c.accuracy)))
+          << c.name << " of " << porta::name(t) << ", " << n << " elements";
+    }
+    const std::vector<double> sa = {kNaN, 1, kNaN, kInf, -kInf, 0.0, -0.0, 2, -3, kInf, 0.5, 1.5, -1, 4, -2};
+    const std::vector<double> sb = {1, kNaN, kNaN, 2, kInf, -0.0, 0.0, 2, -kInf, kInf, 0, -0.0, kNaN, -kInf, 3};
+    std::vector<double> a, b;
+    binary_inputs(*this, t, tail, a, b);
+    a.insert(a.begin(), sa.begin(), sa.end());
+    b.insert(b.begin(), sb.begin(), sb.end());
+    const auto n = static_cast<std::int64_t>(a.size());
+    Array ad = upload(a, t, {n}, dev()), bd = upload(b, t, {n}, dev());
+    for (const auto& bc : binary_cases()) {
+      if (binary_result(bc.name, t) != t || bc.name == "remainder") continue;
+      std::vector<double> ref(a.size());
+      for (std::size_t e = 0; e < a.size(); ++e) ref[e] = bc.ref(a[e], b[e], t);
+      EXPECT_TRUE(array_matches(bc.fn(ad, bd), t, {n}, ref, tolerance(t, bc.accuracy)))
+          << bc.name << " of " << porta::name(t) << ", " << n << " elements";
+    }
+  }
+}
+
+// float32 with float64 (a cast inside the kernel) and a weak scalar on either side.
+TEST_P(SingleOps, MixedPrecisionAndScalarsMatchReference) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  PORTA_REQUIRE_DTYPE(DType::float64);
+  const std::int64_t n = 1029;
+  auto x = random_values(n, t, -3, 3);
+  auto y = random_values(n, DType::float64, -3, 3);
+  Array xd = upload(x, t, {n}, dev()), yd = upload(y, DType::float64, {n}, dev());
+  std::vector<double> ref(x.size()), ref2(x.size());
+  for (std::size_t e = 0; e < x.size(); ++e) {
+    ref[e] = x[e] * y[e] + 1.5;
+    ref2[e] = round_to(t, 2.5 - x[e]);
+  }
+  EXPECT_TRUE(array_matches(xd * yd + 1.5, DType::float64, {n}, ref, tolerance(DType::float64, Accuracy::simple)));
+  EXPECT_TRUE(array_matches(2.5 - xd, t, {n}, ref2, tolerance(t, Accuracy::simple)));
+}
+
+inline constexpr DType kVectorDTypes[] = {DType::float32, DType::float64};
+PORTA_INSTANTIATE_DEVICES_DTYPES(SingleOps, kVectorDTypes);
+
 // ---- broadcasting --------------------------------------------------------------------------
 
 using Broadcasting = DeviceTest;
