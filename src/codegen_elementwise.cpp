@@ -41,11 +41,12 @@ constexpr std::int64_t kMinCols2d = 16;
 // in flight once exp fills its reorder window: a*x*x + b*x + c*exp(-y) took about the time of
 // x + y plus that of its arithmetic, 1.38-1.51x x + y on the 2-core build machine (2^24
 // float32). Written out with the prefetch, the same probe pair ran 0.73x and 0.88x of their
-// one-element-per-work-item times, and porta-bench's pair 1.06-1.11x. Vectors of one AVX2
-// register (32 bytes); groups of a fixed size (PoCL compiles a kernel once per local size).
+// one-element-per-work-item times, and porta-bench's pair 1.01-1.06x (1.25-1.32x before, runs
+// alternated at load 1.5-1.8). Vectors of one AVX2 register (32 bytes). Groups of kCpuGroup
+// work-items on these devices, vectors or not: PoCL compiles a kernel once per local size.
 constexpr std::size_t kCpuVectorBytes = 32;
 constexpr int kPrefetchBytes = 2048;
-constexpr std::int64_t kVectorGroup = 256;
+constexpr std::int64_t kCpuGroup = 256;
 
 // Plans the vector-per-work-item kernels take: float32/float64 storage and vector-safe code.
 bool vector_plan(const ElementwisePlan& plan) {
@@ -93,8 +94,10 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     const int v = static_cast<int>(kCpuVectorBytes / widest);
     if (v == 2 || v == 4 || v == 8 || v == 16) l.vec = v;
     // Work-items run past n to the end of their group: e and e + V must not overflow.
-    if (n > kNarrow - v * kVectorGroup) l.in.wide = true;
+    if (n > kNarrow - v * kCpuGroup) l.in.wide = true;
   }
+  // Work-items of the last group run up to a group past n (one element per work-item).
+  if (!l.grid_stride && l.vec == 1 && n > kNarrow - kCpuGroup) l.in.wide = true;
   if (plan.shape.size() == 2 && l.any_strided() && l.vec == 1 && (l.grid_stride || plan.shape[1] >= kMinCols2d)) {
     l.two_d = true;
     if (l.output == Access::strided) l.out_terms = classify_2d(plan.output.strides);
@@ -229,7 +232,9 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
   return s;
 }
 
-KernelSource generate(const ElementwisePlan& plan, const Layout& l, const DialectText& d) {
+// `guarded` (one-element-per-work-item devices): the variant with a bounds test, for the last,
+// partial group.
+KernelSource generate(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool guarded = false) {
   const std::string idx = d.index_type(l.in.wide);
   const int nd = static_cast<int>(plan.shape.size());
   const bool strided_out = l.output == Access::strided;
@@ -267,8 +272,9 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
   if (!l.grid_stride) {
     // Exactly one work-item per element, from `base`: no bounds test, which keeps PoCL's
     // vectoriser working (a branch cost 4x on x + y, a clamping select 25%). The host launches
-    // a multiple of the group size, then the remainder from its own base.
-    src += cat("  const ", idx, " e = base + (", idx, ")", d.global_id(), ";\n  {\n", body, "  }\n}\n");
+    // whole groups, then one group of the guarded variant from its own base.
+    src += cat("  const ", idx, " e = base + (", idx, ")", d.global_id(), ";\n  ", guarded ? "if (e < n) " : "", "{\n", body,
+               "  }\n}\n");
     return {src, "porta_elementwise", {}};
   }
   src += cat("  const ", idx, " gid = (", idx, ")", d.global_id(), ";\n  const ", idx, " gsz = (", idx, ")", d.global_size(), ";\n");
@@ -470,7 +476,7 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
     run_2d(device, q, plan, l, d);
     return;
   }
-  auto kernel = device.context().kernels().get(l.key, [&] { return generate(plan, l, d); });
+  auto kernel = [&] { return device.context().kernels().get(l.key, [&] { return generate(plan, l, d); }); };
 
   KernelArgs args(l.in.wide);
   push_input_args(args, plan, l.in);
@@ -490,29 +496,37 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
     groups = std::clamp<std::size_t>(groups, 1, std::max<std::size_t>(info.launch.max_groups, 1));
     dims.global[0] = groups * group;
     dims.local[0] = group;
-    device.launch(*q, *kernel, dims, args.args());
+    device.launch(*q, *kernel(), dims, args.args());
     return;
   }
   if (l.vec > 1) {
     // One vector per work-item in groups of a fixed size (PoCL compiles a kernel once per local
     // size); the work-items past the end do nothing.
     const std::int64_t items = (n + l.vec - 1) / l.vec;
-    const std::int64_t groups = (items + kVectorGroup - 1) / kVectorGroup;
-    dims.global[0] = static_cast<std::size_t>(groups * kVectorGroup);
-    dims.local[0] = static_cast<std::size_t>(kVectorGroup);
-    device.launch(*q, *kernel, dims, args.args());
+    const std::int64_t groups = (items + kCpuGroup - 1) / kCpuGroup;
+    dims.global[0] = static_cast<std::size_t>(groups * kCpuGroup);
+    dims.local[0] = static_cast<std::size_t>(kCpuGroup);
+    device.launch(*q, *kernel(), dims, args.args());
     return;
   }
-  // One work-item per element: a multiple of the group size, then the rest.
-  std::size_t round = info.launch.group_size ? info.launch.group_size : 256;
-  std::int64_t main_part = n / static_cast<std::int64_t>(round) * static_cast<std::int64_t>(round);
-  for (auto [base, count] : {std::pair{std::int64_t{0}, main_part}, std::pair{main_part, n - main_part}}) {
-    if (count == 0) continue;
+  // One work-item per element: whole groups of a fixed size, then one group of the guarded
+  // variant over the rest. PoCL compiles a kernel once per local size: with the runtime's
+  // choice (local = NULL) every new remainder and size class cost a compile; now at most two.
+  const std::int64_t group = kCpuGroup;
+  const std::int64_t main_part = n / group * group;
+  dims.local[0] = static_cast<std::size_t>(group);
+  if (main_part > 0) {
     KernelArgs part = args;
-    part.index(base);
-    dims.global[0] = static_cast<std::size_t>(count);
-    dims.local[0] = base == 0 ? info.launch.group_size : 0;
-    device.launch(*q, *kernel, dims, part.args());
+    part.index(0);
+    dims.global[0] = static_cast<std::size_t>(main_part);
+    device.launch(*q, *kernel(), dims, part.args());
+  }
+  if (main_part < n) {
+    auto guarded = device.context().kernels().get(l.key + "|g", [&] { return generate(plan, l, d, true); });
+    KernelArgs part = args;
+    part.index(main_part);
+    dims.global[0] = static_cast<std::size_t>(group);
+    device.launch(*q, *guarded, dims, part.args());
   }
 }
 
