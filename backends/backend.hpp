@@ -28,7 +28,7 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 3;
+inline constexpr int kBackendApiVersion = 4;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -57,6 +57,7 @@ struct DeviceInfo {
   LaunchStyle launch;
   bool host_memory = false;     // device memory is host-addressable (CPU devices): see map()
   bool caching_allocator = true;  // false: the backend pools memory itself (CUDA stream-ordered)
+  std::string matmul;           // how matmul runs here, for porta-info ("cuBLAS", "host BLAS (OpenBLAS) ...")
 };
 
 class QueueImpl;

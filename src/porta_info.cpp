@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
                   d.compute_units(), d.pci_bus_id().empty() ? "" : ", PCI ", d.pci_bus_id().c_str());
       std::printf("            dtypes %s; %s\n", dtypes_of(d).c_str(),
                   d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
+      if (auto m = d.matmul_path(); !m.empty()) std::printf("            matmul: %s\n", m.c_str());
     }
     auto def = porta::default_device();
     std::printf("\nDefault device: %s (%s)\n", def.spec().c_str(), def.name().c_str());

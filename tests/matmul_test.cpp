@@ -169,6 +169,18 @@ TEST_P(Matmul, ShapesLayoutsAndBatchesMatchReference) {
   }
 }
 
+// porta-info's "matmul:" line: every device says how it multiplies; CUDA through cuBLAS, CPU
+// devices through the host BLAS or porta's own code, never an empty answer.
+TEST_P(Matmul, DeviceSaysHowItMultiplies) {
+  std::string path = dev().matmul_path();
+  EXPECT_FALSE(path.empty()) << dev().spec();
+  if (dev().backend() == porta::Backend::cuda) EXPECT_NE(path.find("cuBLAS"), std::string::npos) << path;
+  if (dev().kind() == porta::DeviceKind::cpu)
+    EXPECT_TRUE(path.find("host BLAS") != std::string::npos || path.find("blocked loop") != std::string::npos ||
+                path.find("OpenCL GEMM") != std::string::npos)
+        << path;
+}
+
 TEST_P(Matmul, HalfPrecisionAccumulatesInFloat32) {
   bool any = false;
   for (DType t : {DType::float16, DType::bfloat16}) {

@@ -111,6 +111,7 @@ Device::Device(CUdevice device, int index, int driver_version)
   // cuMemAllocFromPoolAsync + cuMemFreeAsync pair cost 2.1 us on the H200 from one thread, and
   // the pool serialises threads (4.2 us a pair from 8), which doubled the cost of a small op.
   info_.caching_allocator = true;
+  info_.matmul = "cuBLAS (float16, bfloat16, float32, float64; TF32 only when asked for)";
   PORTA_LOG(debug, where, ": ", info_.name, ", ", info_.arch, ", ", detail::format_bytes(memory), ", ", sms,
             " SMs, PCI ", info_.pci_bus_id, memory_pools_ ? "" : ", no memory pools (cuMemAlloc is used)");
 }

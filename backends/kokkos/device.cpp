@@ -8,6 +8,9 @@
 
 #include "kokkos.hpp"
 #include "strings.hpp"
+#ifdef PORTA_HAVE_HOST_BLAS
+#include "host/blas.hpp"
+#endif
 
 namespace porta::kokkos {
 
@@ -47,6 +50,12 @@ KokkosDevice::KokkosDevice() : DeviceImpl(Backend::kokkos, 0) {
   info_.dialect = detail::Dialect::none;
   info_.host_memory = true;
   info_.caching_allocator = true;
+#ifdef PORTA_HAVE_HOST_BLAS
+  info_.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on the device's memory (host memory, no copy) for float32 ",
+                             "and float64; a blocked loop for float16 and bfloat16");
+#else
+  info_.matmul = "a blocked loop (porta was built without a host BLAS)";
+#endif
 }
 
 // The core releases its cached memory (DeviceImpl::release_context) before the backend goes.

@@ -6,6 +6,9 @@
 #include <cstdio>
 
 #include "log.hpp"
+#ifdef PORTA_HAVE_HOST_BLAS
+#include "host/blas.hpp"
+#endif
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -123,6 +126,14 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
                  .max_groups = static_cast<std::size_t>(std::max(in.compute_units, 1)) * 16};
   }
   in.caching_allocator = true;
+  // What blas.cpp's automatic choice does (PORTA_OPENCL_GEMM changes it per call).
+#ifdef PORTA_HAVE_HOST_BLAS
+  if (in.kind == DeviceKind::cpu && in.host_memory)
+    in.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on zero-copy mapped memory for float32 and float64; ",
+                            "porta's OpenCL GEMM for float16 and bfloat16");
+  else
+#endif
+    in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache";
 
   PORTA_LOG(info, "opencl:", index, ": ", in.name, " (", in.vendor, "; platform ", in.platform, "; driver ",
             in.driver_version, "; ", in.arch, "), ", name(in.kind), ", ", in.compute_units, " compute units, ",

@@ -50,6 +50,7 @@ class Device {
   // PCI bus id "0000:3b:00.0" when the driver tells it; the same GPU seen through CUDA and OpenCL
   // reports the same id. Empty for CPU devices and drivers that do not say.
   std::string pci_bus_id() const;
+  std::string matmul_path() const;  // how matmul runs here: "cuBLAS", "host BLAS (OpenBLAS) on zero-copy mapped memory", ...
   bool supports(DType t) const;    // can arrays of this dtype live and compute here
   bool compiles_at_runtime() const;  // ElementwiseKernel and RawKernel need this
 
