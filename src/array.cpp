@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 
 #include "context.hpp"
 #include "evaluate.hpp"
@@ -282,9 +283,10 @@ Array Array::to(const Device& d) const {
       return Array(out);
     }
   }
-  std::vector<std::uint8_t> host(nbytes());
-  to_host(dtype(), host.data(), host.size());
-  return from_host(host.data(), dtype(), shape(), d);
+  // Through the host; not zero-filled first (make_unique_for_overwrite), the read overwrites it.
+  auto host = std::make_unique_for_overwrite<std::uint8_t[]>(nbytes());
+  to_host(dtype(), host.get(), nbytes());
+  return from_host(host.get(), dtype(), shape(), d);
 }
 
 }  // namespace porta
