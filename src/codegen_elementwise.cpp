@@ -307,7 +307,9 @@ std::string global_id(const DialectText& d, int dim) {
 //   (rbase, cbase); tiled (cols) over whole tiles, groups {kTile, kTileRows}.
 //   grid-stride: plain (n, cols): row and column stepped without a division per element;
 //   tiled (rows, cols): groups {kTile, kTileRows} stride over the tiles, bounds tested.
-KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tiled) {
+// `guarded` (plain, one element per work-item): only rows below rend and columns below cend,
+// for groups that pass the end of a row or of the plan.
+KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tiled, bool guarded = false) {
   const std::string idx = d.index_type(l.in.wide);
   const bool strided_out = l.output == Access::strided;
   std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
@@ -322,6 +324,10 @@ KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const Dia
   if (!l.grid_stride && !tiled) {
     params.push_back(cat("const ", idx, " rbase"));
     params.push_back(cat("const ", idx, " cbase"));
+    if (guarded) {
+      params.push_back(cat("const ", idx, " rend"));
+      params.push_back(cat("const ", idx, " cend"));
+    }
   }
   const std::string name = tiled ? "porta_elementwise_tiled" : "porta_elementwise";
   src += cat(d.kernel_prefix(), name, "(", join(params, ", "), ") {\n", ic.uniform_loads);
@@ -351,7 +357,7 @@ KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const Dia
   if (!tiled && !l.grid_stride) {
     // One work-item per element and no bounds test (see generate()).
     src += cat("  const ", idx, " col = cbase + (", idx, ")", global_id(d, 0), ";\n  const ", idx, " row = rbase + (", idx, ")",
-               global_id(d, 1), ";\n  {\n", element, "  }\n}\n");
+               global_id(d, 1), ";\n  ", guarded ? "if (row < rend && col < cend) " : "", "{\n", element, "  }\n}\n");
     return {src, name, {}};
   }
   if (!tiled) {
@@ -437,23 +443,35 @@ void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const Eleme
     dims.local = {kTile, kTileRows, 1};
     device.launch(*q, *tiled(), dims, args.args());
   }
-  // Rows of whole groups of kRowGroup work-items (PoCL vectorises along them), then the rest.
-  auto launch = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, std::size_t local) {
+  // Rows of whole groups of kCpuGroup work-items (PoCL vectorises along them), then the rest of
+  // the rows through the guarded variant in groups of kGuard x kGuard (fixed local sizes: PoCL
+  // compiles a kernel once per local size).
+  auto launch = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, bool guarded) {
     if (r1 <= r0 || c1 <= c0) return;
     KernelArgs args = common;
     args.index(cols);
     args.index(r0);
     args.index(c0);
     LaunchDims dims;
-    dims.global = {static_cast<std::size_t>(c1 - c0), static_cast<std::size_t>(r1 - r0), 1};
-    if (local) dims.local = {local, 1, 1};
-    device.launch(*q, *plain(), dims, args.args());
+    if (guarded) {
+      constexpr std::int64_t kGuard = 16;
+      args.index(r1);
+      args.index(c1);
+      auto up = [](std::int64_t v) { return static_cast<std::size_t>((v + kGuard - 1) / kGuard * kGuard); };
+      dims.global = {up(c1 - c0), up(r1 - r0), 1};
+      dims.local = {kGuard, kGuard, 1};
+    } else {
+      dims.global = {static_cast<std::size_t>(c1 - c0), static_cast<std::size_t>(r1 - r0), 1};
+      dims.local = {static_cast<std::size_t>(kCpuGroup), 1, 1};
+    }
+    auto kernel = guarded ? device.context().kernels().get(l.key + "|g", [&] { return generate_2d(plan, l, d, false, true); })
+                          : plain();
+    device.launch(*q, *kernel, dims, args.args());
   };
   auto part = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
-    constexpr std::int64_t kRowGroup = 256;
-    const std::int64_t whole = (c1 - c0) / kRowGroup * kRowGroup;
-    launch(r0, r1, c0, c0 + whole, kRowGroup);
-    launch(r0, r1, c0 + whole, c1, 0);
+    const std::int64_t whole = (c1 - c0) / kCpuGroup * kCpuGroup;
+    launch(r0, r1, c0, c0 + whole, false);
+    launch(r0, r1, c0 + whole, c1, true);
   };
   part(0, rows, tile_cols, cols);
   part(tile_rows, rows, 0, tile_cols);
