@@ -77,6 +77,19 @@ Found find_device(const Target& target) {
   return {};
 }
 
+// A context and a profiling queue on `target`'s device, which it returns.
+cl_device_id open_queue(const Target& target, cl_context* ctx, cl_command_queue* queue) {
+  Found f = find_device(target);
+  if (!f.device) throw std::runtime_error("native OpenCL: no device named '" + target.name + "' on platform '" + target.platform + "'");
+  cl_int st = CL_SUCCESS;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(f.platform), 0};
+  *ctx = clCreateContext(props, 1, &f.device, nullptr, nullptr, &st);
+  check(st, "clCreateContext");
+  *queue = clCreateCommandQueue(*ctx, f.device, CL_QUEUE_PROFILING_ENABLE, &st);
+  check(st, "clCreateCommandQueue");
+  return f.device;
+}
+
 // Milliseconds between the ends of two markers; releases them.
 double elapsed_ms(cl_event a, cl_event b) {
   check(clWaitForEvents(1, &b), "clWaitForEvents");
@@ -92,18 +105,12 @@ double elapsed_ms(cl_event a, cl_event b) {
 
 struct OpenCLReference::Impl {
   Impl(const Target& target, std::size_t n) : n_(n) {
-    Found f = find_device(target);
-    if (!f.device) throw std::runtime_error("native OpenCL: no device named '" + target.name + "' on platform '" + target.platform + "'");
+    cl_device_id device = open_queue(target, &ctx_, &queue_);
     cl_int st = CL_SUCCESS;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(f.platform), 0};
-    ctx_ = clCreateContext(props, 1, &f.device, nullptr, nullptr, &st);
-    check(st, "clCreateContext");
-    queue_ = clCreateCommandQueue(ctx_, f.device, CL_QUEUE_PROFILING_ENABLE, &st);
-    check(st, "clCreateCommandQueue");
     const char* src = reference::kOpenCLScalar;
     program_ = clCreateProgramWithSource(ctx_, 1, &src, nullptr, &st);
     check(st, "clCreateProgramWithSource");
-    check(clBuildProgram(program_, 1, &f.device, "", nullptr, nullptr), "clBuildProgram");
+    check(clBuildProgram(program_, 1, &device, "", nullptr, nullptr), "clBuildProgram");
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::vector<float> host(n);
@@ -184,14 +191,8 @@ double OpenCLReference::launch_loop_seconds(int launches) {
 #ifdef PORTA_BENCH_CLBLAST
 struct ClblastGemm::Impl {
   Impl(const Target& target, std::size_t n, bool float64) : n_(n), float64_(float64) {
-    Found f = find_device(target);
-    if (!f.device) throw std::runtime_error("native OpenCL: no device named '" + target.name + "' on platform '" + target.platform + "'");
+    open_queue(target, &ctx_, &queue_);
     cl_int st = CL_SUCCESS;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(f.platform), 0};
-    ctx_ = clCreateContext(props, 1, &f.device, nullptr, nullptr, &st);
-    check(st, "clCreateContext");
-    queue_ = clCreateCommandQueue(ctx_, f.device, CL_QUEUE_PROFILING_ENABLE, &st);
-    check(st, "clCreateCommandQueue");
     std::mt19937 rng(11);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     const std::size_t elem = float64 ? 8 : 4;
