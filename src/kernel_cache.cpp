@@ -61,14 +61,15 @@ std::shared_ptr<Kernel> KernelCache::remember(const std::string& key, std::share
   return kernel;
 }
 
-std::shared_ptr<Kernel> KernelCache::get(const std::string& key, const std::function<KernelSource()>& make_source) {
-  {
-    FrontTable& front = front_table(id_, generation_.load(std::memory_order_acquire));
-    if (auto it = front.kernels.find(key); it != front.kernels.end()) {
-      count_hit();
-      return it->second;
-    }
-  }
+std::shared_ptr<Kernel> KernelCache::find_front(const std::string& key) {
+  FrontTable& front = front_table(id_, generation_.load(std::memory_order_acquire));
+  auto it = front.kernels.find(key);
+  if (it == front.kernels.end()) return nullptr;
+  count_hit();
+  return it->second;
+}
+
+std::shared_ptr<Kernel> KernelCache::get_shared(const std::string& key, const std::function<KernelSource()>& make_source) {
   std::shared_ptr<Entry> entry;
   {
     std::shared_lock lock(m_);

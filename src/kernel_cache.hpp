@@ -13,6 +13,7 @@
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "backend.hpp"
 
@@ -24,7 +25,12 @@ class KernelCache {
 
   // The kernel for `key`; on a miss `make_source` is called and its result compiled.
   // A compile error is remembered for the key and thrown again on later requests.
-  std::shared_ptr<Kernel> get(const std::string& key, const std::function<KernelSource()>& make_source);
+  // A hit is looked up before `make_source` becomes a std::function (which allocates for a
+  // lambda of more than two references, on every call).
+  template <class Make> std::shared_ptr<Kernel> get(const std::string& key, Make&& make_source) {
+    if (auto k = find_front(key)) return k;
+    return get_shared(key, std::function<KernelSource()>(std::forward<Make>(make_source)));
+  }
 
   std::uint64_t compiles() const { return compiles_.load(std::memory_order_relaxed); }
   std::uint64_t hits() const;
@@ -47,6 +53,9 @@ class KernelCache {
   };
   static constexpr std::size_t kHitSlots = 16;
   void count_hit();
+  // This thread's copy of the kernel for `key`, or null.
+  std::shared_ptr<Kernel> find_front(const std::string& key);
+  std::shared_ptr<Kernel> get_shared(const std::string& key, const std::function<KernelSource()>& make_source);
   std::shared_ptr<Kernel> remember(const std::string& key, std::shared_ptr<Kernel> kernel);
 
   DeviceImpl& device_;
