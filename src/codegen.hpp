@@ -53,8 +53,9 @@ bool vector_instructions_supported(const ElementwisePlan& plan);
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
                                      const std::vector<std::string>& input_exprs, int lanes);
 
-// A structural key for the instruction list and input dtypes (not sizes, not values).
-std::string instruction_key(const ElementwisePlan& plan);
+// Appends a structural key (binary) for the instruction list, scalar and input dtypes (not
+// sizes, not values) to `k`.
+void append_instruction_key(std::string& k, const ElementwisePlan& plan);
 bool plan_uses_fp64(const ElementwisePlan& plan);
 bool plan_uses_random(const ElementwisePlan& plan);
 

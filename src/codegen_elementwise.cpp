@@ -109,11 +109,13 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::strided) terms += classify_2d(plan.inputs[k].strides).key();
     l.key = key_cat("ew2|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', "|", l.in.key(), "|", terms, "|",
-                static_cast<char>(l.output), l.out_terms.key(), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
+                static_cast<char>(l.output), l.out_terms.key(), static_cast<int>(plan.output.dtype), "|");
+    append_instruction_key(l.key, plan);
     return l;
   }
   l.key = key_cat("ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(), "|",
-              static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|", instruction_key(plan));
+              static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
+  append_instruction_key(l.key, plan);
   return l;
 }
 

@@ -1,4 +1,5 @@
 // Instructions to source text: one statement per instruction, with the semantics of plan.hpp.
+#include <cstdint>
 #include <stdexcept>
 
 #include "codegen.hpp"
@@ -210,18 +211,24 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
   return out;
 }
 
-std::string instruction_key(const ElementwisePlan& plan) {
-  std::string k;
-  k.reserve(plan.code.size() * 8 + 16);
+void append_instruction_key(std::string& k, const ElementwisePlan& plan) {
+  // Raw bytes, fixed widths, each list led by its length: unambiguous, and several times
+  // cheaper than printing the numbers (it runs on every evaluation).
+  auto raw = [&k](auto v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  k.reserve(k.size() + 12 + plan.code.size() * 18 + plan.scalars.size() + plan.inputs.size());
+  raw(static_cast<std::uint32_t>(plan.code.size()));
   for (const Instr& in : plan.code) {
-    k += static_cast<char>('A' + static_cast<int>(in.op) % 26);
-    append_all(k, static_cast<int>(in.op), '.', static_cast<int>(in.dtype), '.', in.a, '.', in.b, '.', in.c, '.', in.arg, ';');
+    raw(static_cast<std::uint8_t>(in.op));
+    raw(static_cast<std::uint8_t>(in.dtype));
+    raw(in.a);
+    raw(in.b);
+    raw(in.c);
+    raw(in.arg);
   }
-  k += "|s";
-  for (auto& s : plan.scalars) k += static_cast<char>('0' + static_cast<int>(s.dtype));
-  k += "|i";
-  for (auto& in : plan.inputs) k += static_cast<char>('0' + static_cast<int>(in.dtype));
-  return k;
+  raw(static_cast<std::uint32_t>(plan.scalars.size()));
+  for (auto& s : plan.scalars) raw(static_cast<std::uint8_t>(s.dtype));
+  raw(static_cast<std::uint32_t>(plan.inputs.size()));
+  for (auto& in : plan.inputs) raw(static_cast<std::uint8_t>(in.dtype));
 }
 
 bool plan_uses_fp64(const ElementwisePlan& plan) {

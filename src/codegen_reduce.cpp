@@ -222,8 +222,12 @@ std::string reduce_key(const ReductionPlan& rp, const Source& src, bool final_ou
                        int unroll) {
   std::string k = key_cat("rd|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p', row ? 'r' : 'c',
                       group, wide ? 'w' : 'n', unroll, "|");
-  if (src.plan) append_all(k, src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
-  else append_all(k, "partials", static_cast<int>(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype));
+  if (src.plan) {
+    append_all(k, src.plan->shape.size(), "|", src.layout.key(), "|");
+    append_instruction_key(k, *src.plan);
+  } else {
+    append_all(k, "partials", static_cast<int>(rp.input.code[static_cast<std::size_t>(rp.input.result)].dtype));
+  }
   return k;
 }
 
@@ -323,8 +327,12 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       bool full_lanes = C >= kLanes;
       std::string key = key_cat("rl|", static_cast<int>(rp.op), "|", static_cast<int>(rp.out_dtype), "|", final_out ? 'f' : 'p',
                                 wide ? 'w' : 'n', rp.outer == 1 ? 'O' : 'o', rp.inner == 1 ? 'I' : 'i', full_lanes ? 'F' : 'g', "|");
-      if (src.plan) append_all(key, src.plan->shape.size(), "|", src.layout.key(), "|", instruction_key(*src.plan));
-      else append_all(key, "partials", static_cast<int>(acc_t));
+      if (src.plan) {
+        append_all(key, src.plan->shape.size(), "|", src.layout.key(), "|");
+        append_instruction_key(key, *src.plan);
+      } else {
+        append_all(key, "partials", static_cast<int>(acc_t));
+      }
       auto kernel = device.context().kernels().get(key, [&] { return generate_interleaved(rp, src, final_out, wide, full_lanes, d); });
       Handle pv = nullptr, pi = nullptr;
       std::size_t count = static_cast<std::size_t>(total);
