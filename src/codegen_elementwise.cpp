@@ -63,6 +63,9 @@ std::size_t widest_input(const ElementwisePlan& plan) {
   return w;
 }
 
+// The key's text before the instructions, and the length fields of append_instruction_key.
+constexpr std::size_t kKeyReserve = 64;
+
 Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max() - 16;
   Layout l;
@@ -108,13 +111,15 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     std::string terms;
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::strided) terms += classify_2d(plan.inputs[k].strides).key();
-    l.key = key_cat("ew2|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', "|", l.in.key(), "|", terms, "|",
-                static_cast<char>(l.output), l.out_terms.key(), static_cast<int>(plan.output.dtype), "|");
+    l.key.reserve(kKeyReserve + 18 * plan.code.size());
+    append_all(l.key, "ew2|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', "|", l.in.key(), "|", terms, "|",
+               static_cast<char>(l.output), l.out_terms.key(), static_cast<int>(plan.output.dtype), "|");
     append_instruction_key(l.key, plan);
     return l;
   }
-  l.key = key_cat("ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(), "|",
-              static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
+  l.key.reserve(kKeyReserve + 18 * plan.code.size());  // one allocation for the whole key
+  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(),
+             "|", static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
   append_instruction_key(l.key, plan);
   return l;
 }

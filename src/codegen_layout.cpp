@@ -47,6 +47,7 @@ InputLayout analyse_inputs(const ElementwisePlan& plan) {
   std::int64_t n = 1;
   for (auto s : plan.shape) n *= s;
   l.wide = n > kNarrow;
+  l.access.reserve(plan.inputs.size());
   for (auto& in : plan.inputs) {
     l.access.push_back(classify_access(plan.shape, in.strides));
     if (max_position(plan.shape, in.offset, in.strides) > kNarrow) l.wide = true;

@@ -9,6 +9,7 @@ PlanBuilder::PlanBuilder(Shape shape) : shape_(std::move(shape)) {
   plan_.inputs.reserve(4);
   memo_.reserve(8);
   keep_.reserve(8);
+  buffers_.reserve(4);
 }
 
 int PlanBuilder::find(const ArrayNode* node) const {
@@ -112,6 +113,7 @@ std::vector<std::int64_t> merge_dimensions(const Shape& in, const std::vector<st
 ElementwisePlan PlanBuilder::finish(int result, PlanOutput out) {
   plan_.result = result;
   std::vector<std::vector<std::int64_t>*> strides;
+  strides.reserve(plan_.inputs.size() + 1);
   for (auto& in : plan_.inputs) strides.push_back(&in.strides);
   if (!out.strides.empty()) strides.push_back(&out.strides);
   plan_.shape = merge_dimensions(shape_, strides);
