@@ -246,21 +246,22 @@ RawKernel& RawKernel::operator=(const RawKernel&) = default;
 
 namespace {
 
-std::shared_ptr<detail::Kernel> raw_compile(const RawKernel&, const Device& d, Backend backend, const std::string& key,
-                                             const detail::KernelSource& src) {
+// The kernel on `d`; its source is copied into a KernelSource only when it must be compiled.
+std::shared_ptr<detail::Kernel> raw_compile(const Device& d, Backend backend, const std::string& key, const std::string& source,
+                                             const std::string& entry, const std::vector<std::string>& options) {
   if (!d.compiles_at_runtime())
     throw BackendUnavailable(cat("RawKernel needs a device that compiles kernels at run time; ", d.spec(), " does not. Devices that do: ",
                                  detail::join(compiling_devices(), ", ")));
   if (d.backend() != backend)
     throw InvalidArgument(cat("this RawKernel holds ", name(backend), " source but ", d.spec(), " runs ", name(d.backend()),
                               "; make a RawKernel with that backend's source, or launch on a ", name(backend), " device"));
-  return d.impl().context().kernels().get(key, [&] { return src; });
+  return d.impl().context().kernels().get(key, [&] { return detail::KernelSource{source, entry, options}; });
 }
 
 }  // namespace
 
 void RawKernel::compile(const Device& d) const {
-  raw_compile(*this, d, state_->backend, state_->key, {state_->source, state_->name, state_->options});
+  raw_compile(d, state_->backend, state_->key, state_->source, state_->name, state_->options);
 }
 
 void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, std::size_t shared_bytes, Device d) const {
@@ -280,10 +281,12 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || (!runtime_block && (block.x == 0 || block.y == 0 || block.z == 0)))
     throw InvalidArgument(cat("RawKernel ", st.name, ": grid (", grid.x, ", ", grid.y, ", ", grid.z, ") and block (", block.x, ", ",
                               block.y, ", ", block.z, ") must be positive"));
-  auto kernel = raw_compile(*this, d, st.backend, st.key, {st.source, st.name, st.options});
+  auto kernel = raw_compile(d, st.backend, st.key, st.source, st.name, st.options);
   const auto& q = detail::thread_queue_shared(d);
   std::vector<detail::KernelArg> kargs;
   std::vector<std::shared_ptr<detail::Buffer>> buffers;
+  kargs.reserve(args.size());
+  buffers.reserve(args.size());
   for (std::size_t j = 0; j < args.size(); ++j) {
     const RawArg& a = args[j];
     if (!a.is_array()) {
