@@ -13,8 +13,8 @@ namespace {
 std::atomic<std::uint64_t> next_cache_id{1};
 
 // This thread's copies of the kernels it has used, per cache: a hit then takes no shared lock and
-// writes no shared memory (with 8 threads launching small ops, the shared lock's reader count
-// and the entries' reference counts bounced between cores on every launch).
+// writes no memory other threads use (through the shared table every hit wrote the lock's reader
+// count and the entry's reference count).
 struct FrontTable {
   std::uint64_t cache_id;
   std::uint64_t generation;
@@ -22,17 +22,29 @@ struct FrontTable {
 };
 constexpr std::size_t kFrontKernels = 512;  // a thread that uses more starts its table afresh
 
-FrontTable& front_table(std::uint64_t cache_id, std::uint64_t generation) {
-  thread_local std::vector<FrontTable> tables;
+// Set once this thread's tables are destroyed (thread exit, or exit() for the main thread): a
+// kernel asked for later, from a static's destructor, goes to the shared table.
+thread_local bool t_front_gone = false;
+
+struct FrontTables {
+  std::vector<FrontTable> tables;
+  ~FrontTables() { t_front_gone = true; }
+};
+
+// This thread's table for the cache, or null once the thread's tables are gone.
+FrontTable* front_table(std::uint64_t cache_id, std::uint64_t generation) {
+  if (t_front_gone) return nullptr;
+  thread_local FrontTables front;
+  auto& tables = front.tables;
   for (auto& t : tables) {
     if (t.cache_id != cache_id) continue;
     if (t.generation != generation) {
       t.kernels.clear();
       t.generation = generation;
     }
-    return t;
+    return &t;
   }
-  return tables.emplace_back(FrontTable{cache_id, generation, {}});
+  return &tables.emplace_back(FrontTable{cache_id, generation, {}});
 }
 
 std::size_t hit_slot() {
@@ -55,16 +67,18 @@ std::uint64_t KernelCache::hits() const {
 }
 
 std::shared_ptr<Kernel> KernelCache::remember(const std::string& key, std::shared_ptr<Kernel> kernel) {
-  FrontTable& front = front_table(id_, generation_.load(std::memory_order_acquire));
-  if (front.kernels.size() >= kFrontKernels) front.kernels.clear();
-  front.kernels.emplace(key, kernel);
+  FrontTable* front = front_table(id_, generation_.load(std::memory_order_acquire));
+  if (!front) return kernel;
+  if (front->kernels.size() >= kFrontKernels) front->kernels.clear();
+  front->kernels.emplace(key, kernel);
   return kernel;
 }
 
 std::shared_ptr<Kernel> KernelCache::find_front(const std::string& key) {
-  FrontTable& front = front_table(id_, generation_.load(std::memory_order_acquire));
-  auto it = front.kernels.find(key);
-  if (it == front.kernels.end()) return nullptr;
+  FrontTable* front = front_table(id_, generation_.load(std::memory_order_acquire));
+  if (!front) return nullptr;
+  auto it = front->kernels.find(key);
+  if (it == front->kernels.end()) return nullptr;
   count_hit();
   return it->second;
 }
