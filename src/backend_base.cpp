@@ -1,7 +1,12 @@
 // Defaults of the backend interface: what a backend that lacks a capability answers.
 #include "backend.hpp"
 
+#include <thread>
+
 #include "context.hpp"
+#include "env.hpp"
+#include "launch_thread.hpp"
+#include "log.hpp"
 #include "strings.hpp"
 
 namespace porta::detail {
@@ -19,6 +24,22 @@ KernelArg KernelArg::local(std::size_t bytes) {
   a.kind = Kind::local_memory;
   a.size = bytes;
   return a;
+}
+
+bool launch_thread_enabled(const DeviceInfo& info) {
+  enum class Mode { automatic, thread, sync };
+  static const Mode mode = [] {
+    auto v = env("PORTA_LAUNCH");
+    if (!v) return Mode::automatic;
+    std::string m = lower(*v);
+    if (m == "sync") return Mode::sync;
+    if (m == "thread") return Mode::thread;
+    PORTA_LOG(warn, "PORTA_LAUNCH=", *v, " is not 'thread' or 'sync'; choosing by device");
+    return Mode::automatic;
+  }();
+  static const bool many_cores = std::thread::hardware_concurrency() >= 4;
+  if (mode != Mode::automatic) return mode == Mode::thread;
+  return info.kind != DeviceKind::cpu && many_cores;
 }
 
 DeviceImpl::DeviceImpl(Backend backend, int index) : backend_(backend), index_(index) {}

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   }
   std::printf("\nEnvironment:\n");
   for (const char* v : {"PORTA_BACKEND", "PORTA_DEVICE", "PORTA_PLUGIN_PATH", "PORTA_LOG", "PORTA_CACHE_DIR", "PORTA_CACHE",
-                        "PORTA_MATMUL", "PORTA_ALLOC", "PORTA_OPENCL_GEMM"})
+                        "PORTA_MATMUL", "PORTA_ALLOC", "PORTA_LAUNCH", "PORTA_OPENCL_GEMM"})
     print_env(v);
   try {
     auto devs = porta::devices();

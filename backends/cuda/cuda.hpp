@@ -7,6 +7,7 @@
 // kernel cache, for one, outlives the derived part of the device).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,7 @@
 
 #include "backend.hpp"
 #include "error.hpp"
+#include "launch_thread.hpp"
 
 namespace porta::cuda {
 
@@ -96,6 +98,19 @@ class Event final : public detail::EventImpl {
 };
 
 // A non-blocking stream, one per (host thread, device), and its cuBLAS handle.
+class Kernel;
+
+// One kernel launch waiting in a queue's launch thread: the function (whose module the kernel
+// keeps loaded until the launch is made), the grid, and each parameter's bytes.
+struct LaunchItem {
+  static constexpr std::size_t kMaxParams = 32;
+  std::shared_ptr<Kernel> kernel;
+  unsigned grid[3]{}, block[3]{};
+  unsigned shared = 0;
+  unsigned count = 0;
+  std::array<std::uint64_t, kMaxParams> params{};  // a CUdeviceptr, or a scalar of up to 8 bytes
+};
+
 class Queue final : public detail::QueueImpl {
  public:
   Queue(std::shared_ptr<Context> ctx, std::shared_ptr<EventPool> events);
@@ -103,9 +118,28 @@ class Queue final : public detail::QueueImpl {
   std::shared_ptr<detail::EventImpl> record(bool timing) override;
   void wait(detail::EventImpl& e) override;
   void synchronize() override;
-  void* native() override { return stream_; }
+  void* native() override { return stream(); }
 
-  CUstream stream() const { return stream_; }
+  // The stream, for work queued on it directly: first waits until the launch thread has made
+  // every launch recorded before (see launch_thread.hpp), so the stream sees program order.
+  // Throws the error a launch met there, if any.
+  CUstream stream() {
+    if (launcher_ready_.load(std::memory_order_acquire)) {
+      launcher_->drain();
+      launcher_->rethrow_failure();
+    }
+    return stream_;
+  }
+  // The same for destructors and frees: waits, never throws (an error stays for the next call).
+  CUstream stream_noexcept() noexcept {
+    if (launcher_ready_.load(std::memory_order_acquire)) launcher_->drain();
+    return stream_;
+  }
+  // Records a launch for the launch thread (started on first use).
+  template <class Fill>
+  void push_launch(Fill&& fill) {
+    launcher().push(std::forward<Fill>(fill));
+  }
   Context& context() { return *ctx_; }
   // The queue's cuBLAS handle, bound to its stream, created on first use. Callers hold
   // blas_mutex() while they use it: a handle must not be used by two threads at once.
@@ -113,12 +147,18 @@ class Queue final : public detail::QueueImpl {
   std::mutex& blas_mutex() { return blas_m_; }
 
  private:
+  detail::LaunchThread<LaunchItem>& launcher();
+  void make_launch(LaunchItem& item);  // on the launch thread
+
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<EventPool> events_;
   CUstream stream_ = nullptr;
   std::mutex blas_m_;
   cublasHandle_t blas_ = nullptr;
   CUdeviceptr blas_workspace_ = 0;  // given to the handle: cuBLAS then never allocates per call
+  std::once_flag launcher_once_;
+  std::atomic<bool> launcher_ready_{false};
+  std::unique_ptr<detail::LaunchThread<LaunchItem>> launcher_;
 };
 
 // A loaded CUmodule, unloaded when the last kernel taken from it goes away. Keeps the image it
@@ -143,7 +183,7 @@ class Module {
 
 // One __global__ function of a module. cuLaunchKernel is thread-safe, so one Kernel may be
 // launched from many threads at once.
-class Kernel final : public detail::Kernel {
+class Kernel final : public detail::Kernel, public std::enable_shared_from_this<Kernel> {
  public:
   // Throws CompileError when the module has no function named `entry`; `source` is for that message.
   Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source);

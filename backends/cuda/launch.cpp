@@ -1,6 +1,7 @@
 // Kernel launches: OpenCL-style NDRange words (global work-items, local group size) become a
 // CUDA grid and block, and porta's kernel arguments become cuLaunchKernel's parameter array.
 #include <array>
+#include <cstring>
 
 #include "cuda.hpp"
 #include "strings.hpp"
@@ -50,6 +51,42 @@ void Device::launch(detail::QueueImpl& q, detail::Kernel& k, const detail::Launc
                                       dims_text(kMaxBlock), " per dimension) and a grid at most ", dims_text(kMaxGrid),
                                       " blocks"));
 
+  std::size_t shared = dims.dynamic_local_bytes;
+  std::size_t count = 0;
+  for (const auto& a : args) {
+    if (a.kind == detail::KernelArg::Kind::local_memory) shared += a.size;  // CUDA has one dynamic block, not a parameter
+    else ++count;
+  }
+  if (shared > 48 * 1024) {
+    ctx_->make_current();
+    kernel.reserve_shared_memory(shared);
+  }
+
+  // On the queue's launch thread (launch_thread.hpp): the parameters are copied into the record.
+  if (detail::launch_thread_enabled(info_) && count <= LaunchItem::kMaxParams) {
+    if (auto keep = kernel.weak_from_this().lock()) {
+      queue.push_launch([&](LaunchItem& item) {
+        item.kernel = std::move(keep);
+        for (int d = 0; d < 3; ++d) {
+          item.grid[d] = static_cast<unsigned>(grid[d]);
+          item.block[d] = static_cast<unsigned>(block[d]);
+        }
+        item.shared = static_cast<unsigned>(shared);
+        unsigned i = 0;
+        for (const auto& a : args) {
+          if (a.kind == detail::KernelArg::Kind::memory) {
+            item.params[i++] = device_ptr(a.handle, a.offset_bytes);
+          } else if (a.kind == detail::KernelArg::Kind::scalar) {
+            item.params[i] = 0;
+            std::memcpy(&item.params[i++], a.value.data(), a.size);
+          }
+        }
+        item.count = i;
+      });
+      return;
+    }
+  }
+
   // Each parameter is a pointer to its value; memory arguments need a CUdeviceptr to point at.
   std::array<CUdeviceptr, kInlineArgs> inline_ptrs;
   std::array<void*, kInlineArgs> inline_params;
@@ -63,30 +100,23 @@ void Device::launch(detail::QueueImpl& q, detail::Kernel& k, const detail::Launc
     ptrs = heap_ptrs.data();
     params = heap_params.data();
   }
-  std::size_t shared = dims.dynamic_local_bytes;
-  std::size_t count = 0;
+  count = 0;
   for (const auto& a : args) {
-    switch (a.kind) {
-      case detail::KernelArg::Kind::memory:
-        ptrs[count] = device_ptr(a.handle, a.offset_bytes);
-        params[count] = &ptrs[count];
-        ++count;
-        break;
-      case detail::KernelArg::Kind::scalar:
-        params[count++] = const_cast<std::uint8_t*>(a.value.data());  // the driver only reads it
-        break;
-      case detail::KernelArg::Kind::local_memory:
-        shared += a.size;  // CUDA has one dynamic shared memory block, not a parameter
-        break;
+    if (a.kind == detail::KernelArg::Kind::memory) {
+      ptrs[count] = device_ptr(a.handle, a.offset_bytes);
+      params[count] = &ptrs[count];
+      ++count;
+    } else if (a.kind == detail::KernelArg::Kind::scalar) {
+      params[count++] = const_cast<std::uint8_t*>(a.value.data());  // the driver only reads it
     }
   }
 
+  CUstream stream = queue.stream();  // after the launches the launch thread still holds
   ctx_->make_current();
-  if (shared > 48 * 1024) kernel.reserve_shared_memory(shared);
   CUresult r = cuLaunchKernel(kernel.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                               static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
                               static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-                              static_cast<unsigned>(shared), queue.stream(), count ? params : nullptr, nullptr);
+                              static_cast<unsigned>(shared), stream, count ? params : nullptr, nullptr);
   if (r != CUDA_SUCCESS)
     throw_error(r, detail::cat("cuLaunchKernel of '", kernel.entry(), "' with grid ", dims_text(grid), ", block ",
                                dims_text(block), ", ", shared, " bytes of shared memory,"),

@@ -108,11 +108,11 @@ void Device::deallocate(Handle h, std::size_t bytes, detail::QueueImpl* q) noexc
   if (!h || !ctx_->make_current_noexcept()) return;
   auto* queue = q ? dynamic_cast<Queue*>(q) : nullptr;
   if (pool_ && queue) {
-    log_failure(cuMemFreeAsync(device_ptr(h), queue->stream()), "cuMemFreeAsync", label());
+    log_failure(cuMemFreeAsync(device_ptr(h), queue->stream_noexcept()), "cuMemFreeAsync", label());
     return;
   }
   // No pending work (q is null), or memory from cuMemAlloc, whose free must follow the queue's work.
-  if (queue) log_failure(cuStreamSynchronize(queue->stream()), "cuStreamSynchronize", label());
+  if (queue) log_failure(cuStreamSynchronize(queue->stream_noexcept()), "cuStreamSynchronize", label());
   log_failure(cuMemFree(device_ptr(h)), "cuMemFree", label());
 }
 

@@ -76,6 +76,7 @@ Queue::Queue(std::shared_ptr<Context> ctx, std::shared_ptr<EventPool> events)
 }
 
 Queue::~Queue() {
+  launcher_.reset();  // makes the launches still recorded, then stops the thread
   if (!ctx_->make_current_noexcept()) return;  // the driver is gone (process exit)
   log_failure(cuStreamSynchronize(stream_), "cuStreamSynchronize", ctx_->label());
   if (blas_) log_failure(cublasDestroy(blas_), "cublasDestroy", ctx_->label());
@@ -87,7 +88,7 @@ std::shared_ptr<detail::EventImpl> Queue::record(bool timing) {
   ctx_->make_current();  // record may come from a thread other than the queue's owner
   CUevent e = events_->acquire(timing);
   auto event = std::make_shared<Event>(events_, e, timing);  // returns e to the pool if recording fails
-  PORTA_CU_AT(ctx_->label(), cuEventRecord(e, stream_));
+  PORTA_CU_AT(ctx_->label(), cuEventRecord(e, stream()));
   return event;
 }
 
@@ -95,16 +96,17 @@ void Queue::wait(detail::EventImpl& e) {
   auto* event = dynamic_cast<Event*>(&e);
   if (!event) throw InvalidArgument(detail::cat(ctx_->label(), ": wait() was given an event of another backend"));
   ctx_->make_current();
-  PORTA_CU_AT(ctx_->label(), cuStreamWaitEvent(stream_, event->native(), CU_EVENT_WAIT_DEFAULT));
+  PORTA_CU_AT(ctx_->label(), cuStreamWaitEvent(stream(), event->native(), CU_EVENT_WAIT_DEFAULT));
 }
 
 void Queue::synchronize() {
   ctx_->make_current();
-  PORTA_CU_AT(ctx_->label(), cuStreamSynchronize(stream_));
+  PORTA_CU_AT(ctx_->label(), cuStreamSynchronize(stream()));
 }
 
 cublasHandle_t Queue::blas() {
-  // Called with blas_m_ held.
+  // Called with blas_m_ held, before each use: cuBLAS queues on the stream directly.
+  stream();
   if (blas_) return blas_;
   ctx_->make_current();  // cuBLAS binds the handle to the current (primary) context's device
   cublasHandle_t handle = nullptr;
@@ -129,6 +131,31 @@ cublasHandle_t Queue::blas() {
   }  // else: out of memory now; cuBLAS falls back to its own default workspace
   blas_ = handle;
   return blas_;
+}
+
+detail::LaunchThread<LaunchItem>& Queue::launcher() {
+  std::call_once(launcher_once_, [this] {
+    launcher_ = std::make_unique<detail::LaunchThread<LaunchItem>>([this] { ctx_->make_current(); },
+                                                                   [this](LaunchItem& item) { make_launch(item); });
+    launcher_ready_.store(true, std::memory_order_release);
+  });
+  return *launcher_;
+}
+
+void Queue::make_launch(LaunchItem& item) {
+  ctx_->make_current();  // cheap on the launch thread; a thread that drains may have none current
+  std::array<void*, LaunchItem::kMaxParams> params;
+  for (unsigned i = 0; i < item.count; ++i) params[i] = &item.params[i];
+  CUresult r = cuLaunchKernel(item.kernel->function(), item.grid[0], item.grid[1], item.grid[2], item.block[0],
+                              item.block[1], item.block[2], item.shared, stream_, item.count ? params.data() : nullptr,
+                              nullptr);
+  if (r != CUDA_SUCCESS)
+    throw_error(r, detail::cat("cuLaunchKernel of '", item.kernel->entry(), "' with grid (", item.grid[0], ", ",
+                               item.grid[1], ", ", item.grid[2], "), block (", item.block[0], ", ", item.block[1], ", ",
+                               item.block[2], "), ", item.shared,
+                               " bytes of shared memory (made on the queue's launch thread, so reported at the "
+                               "next call on this thread; PORTA_LAUNCH=sync reports it at the launch),"),
+                ctx_->label());
 }
 
 }  // namespace porta::cuda

@@ -1,11 +1,13 @@
 // Kernel launches: arguments through clSetKernelArg on a cl_kernel taken from the kernel's pool,
 // then clEnqueueNDRangeKernel over the smallest number of dimensions the launch needs.
+#include <cstring>
+
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
 
 void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) {
-  cl_command_queue queue = queue_of(q).get();
+  OpenCLQueue& owner = queue_of(q);
   auto* kernel = dynamic_cast<OpenCLKernel*>(&k);
   if (!kernel) throw InvalidArgument(detail::cat(label_, " was asked to launch a kernel compiled by another backend"));
   if (&kernel->device() != this)
@@ -36,6 +38,40 @@ void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::
                                         ", CL_KERNEL_WORK_GROUP_SIZE)"));
   }
 
+  // On the queue's launch thread (launch_thread.hpp).
+  if (detail::launch_thread_enabled(info_) && args.size() <= LaunchItem::kMaxArgs) {
+    if (auto keep = kernel->weak_from_this().lock()) {
+      for (cl_uint i = 0; i < args.size(); ++i)
+        if (args[i].kind == KernelArg::Kind::memory && args[i].offset_bytes != 0)
+          throw InvalidArgument(detail::cat("argument ", i, " of kernel '", kernel->entry(), "' is a buffer at byte offset ",
+                                            args[i].offset_bytes, ", but OpenCL cannot offset buffer arguments; pass the "
+                                            "offset (in elements) as a scalar argument and add it in the kernel"));
+      owner.push_launch([&](LaunchItem& item) {
+        item.kernel = std::move(keep);
+        item.work_dim = work_dim;
+        item.any_local = any_local;
+        item.global = dims.global;
+        item.local = dims.local;
+        item.count = static_cast<cl_uint>(args.size());
+        for (std::size_t i = 0; i < args.size(); ++i) {
+          const KernelArg& a = args[i];
+          item.local_memory[i] = a.kind == KernelArg::Kind::local_memory;
+          item.values[i] = 0;
+          if (a.kind == KernelArg::Kind::memory) {
+            cl_mem m = static_cast<cl_mem>(a.handle);
+            std::memcpy(&item.values[i], &m, sizeof m);
+            item.sizes[i] = sizeof m;
+          } else {
+            item.sizes[i] = static_cast<std::uint32_t>(a.size);
+            if (a.kind == KernelArg::Kind::scalar) std::memcpy(&item.values[i], a.value.data(), a.size);
+          }
+        }
+      });
+      return;
+    }
+  }
+
+  cl_command_queue queue = owner.get();
   auto lease = kernel->take();
   cl_kernel ck = lease.get();
   for (cl_uint i = 0; i < args.size(); ++i) {

@@ -36,8 +36,10 @@ Handle OpenCLDevice::allocate(std::size_t bytes, QueueImpl&) {
   return m;
 }
 
-void OpenCLDevice::deallocate(Handle h, std::size_t bytes, QueueImpl*) noexcept {
+void OpenCLDevice::deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcept {
   if (!h) return;
+  // A launch still in the queue's launch thread is not enqueued yet: it holds no reference.
+  if (auto* queue = q ? dynamic_cast<OpenCLQueue*>(q) : nullptr) queue->get_noexcept();
   // OpenCL keeps the buffer alive until the commands queued on it have finished.
   if (cl_int s = clReleaseMemObject(mem(h)); s != CL_SUCCESS)
     PORTA_LOG(error, "clReleaseMemObject of ", bytes, " bytes on ", label_, " failed: ", describe_status(s));

@@ -5,6 +5,8 @@
 
 #include <CL/cl.h>
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "launch_thread.hpp"
 #include "opencl/error.hpp"
 
 namespace porta::opencl {
@@ -51,6 +54,22 @@ class OpenCLEvent final : public EventImpl {
 };
 
 // An in-order command queue with profiling, one per (host thread, device) (queue.cpp).
+class OpenCLKernel;
+
+// One kernel launch waiting in a queue's launch thread (launch_thread.hpp): the kernel, the
+// NDRange and each argument's bytes, set on a cl_kernel of the pool when the launch is made.
+struct LaunchItem {
+  static constexpr std::size_t kMaxArgs = 32;
+  std::shared_ptr<OpenCLKernel> kernel;
+  cl_uint work_dim = 1;
+  bool any_local = false;
+  std::array<std::size_t, 3> global{}, local{};
+  cl_uint count = 0;
+  std::array<std::uint32_t, kMaxArgs> sizes{};  // bytes; a local-memory argument has no value
+  std::array<bool, kMaxArgs> local_memory{};
+  std::array<std::uint64_t, kMaxArgs> values{};  // a cl_mem or a scalar of up to 8 bytes
+};
+
 class OpenCLQueue final : public QueueImpl {
  public:
   explicit OpenCLQueue(OpenCLDevice& device);
@@ -61,20 +80,45 @@ class OpenCLQueue final : public QueueImpl {
   std::shared_ptr<EventImpl> record(bool timing = false) override;
   void wait(EventImpl& e) override;
   void synchronize() override;
-  void* native() override { return queue_; }
+  void* native() override { return get(); }
 
-  cl_command_queue get() const { return queue_; }
+  // The queue, for commands enqueued on it directly: first waits until the launch thread has
+  // made every launch recorded before (so the queue sees program order), and throws the error a
+  // launch met there, if any.
+  cl_command_queue get() {
+    if (launcher_ready_.load(std::memory_order_acquire)) {
+      launcher_->drain();
+      launcher_->rethrow_failure();
+    }
+    return queue_;
+  }
+  // The same for frees and destructors: waits, never throws.
+  cl_command_queue get_noexcept() noexcept {
+    if (launcher_ready_.load(std::memory_order_acquire)) launcher_->drain();
+    return queue_;
+  }
+  // Records a launch for the launch thread (started on first use).
+  template <class Fill>
+  void push_launch(Fill&& fill) {
+    launcher().push(std::forward<Fill>(fill));
+  }
   const OpenCLDevice& device() const { return device_; }
 
  private:
+  detail::LaunchThread<LaunchItem>& launcher();
+  void make_launch(LaunchItem& item);  // on the launch thread
+
   OpenCLDevice& device_;
   cl_command_queue queue_ = nullptr;
+  std::once_flag launcher_once_;
+  std::atomic<bool> launcher_ready_{false};
+  std::unique_ptr<detail::LaunchThread<LaunchItem>> launcher_;
 };
 
 // A built program and a pool of cl_kernel objects made from it (compile.cpp). clSetKernelArg
 // and clEnqueueNDRangeKernel on one cl_kernel must not race, so each launch takes a cl_kernel
 // of its own from the pool and gives it back once enqueued (arguments are captured at enqueue).
-class OpenCLKernel final : public Kernel {
+class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<OpenCLKernel> {
  public:
   OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_kernel first, std::string entry);
   ~OpenCLKernel() override;

@@ -53,6 +53,7 @@ OpenCLQueue::OpenCLQueue(OpenCLDevice& device) : device_(device) {
 }
 
 OpenCLQueue::~OpenCLQueue() {
+  launcher_.reset();  // makes the launches still recorded, then stops the thread
   if (cl_int s = clFinish(queue_); s != CL_SUCCESS)
     PORTA_LOG(error, "clFinish of a queue of ", device_.label(), " failed while destroying it: ", describe_status(s));
   if (cl_int s = clReleaseCommandQueue(queue_); s != CL_SUCCESS)
@@ -62,11 +63,12 @@ OpenCLQueue::~OpenCLQueue() {
 std::shared_ptr<EventImpl> OpenCLQueue::record(bool) {
   // Every queue profiles, so every marker can be timed.
   cl_event e = nullptr;
-  PORTA_CL_CHECK(clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &e));
+  cl_command_queue queue = get();
+  PORTA_CL_CHECK(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &e));
   auto event = std::make_shared<OpenCLEvent>(e, device_.context_handle());
   // Another queue may wait on this marker, and the host may poll it: neither sees it complete
   // unless the commands before it have been submitted to the device.
-  PORTA_CL_CHECK(clFlush(queue_));
+  PORTA_CL_CHECK(clFlush(queue));
   return event;
 }
 
@@ -78,9 +80,32 @@ void OpenCLQueue::wait(EventImpl& e) {
     return;
   }
   cl_event ev = ce.get();
-  PORTA_CL_CHECK(clEnqueueBarrierWithWaitList(queue_, 1, &ev, nullptr));
+  PORTA_CL_CHECK(clEnqueueBarrierWithWaitList(get(), 1, &ev, nullptr));
 }
 
-void OpenCLQueue::synchronize() { PORTA_CL_CHECK_CTX(clFinish(queue_), "waiting for the work queued on ", device_.label()); }
+void OpenCLQueue::synchronize() { PORTA_CL_CHECK_CTX(clFinish(get()), "waiting for the work queued on ", device_.label()); }
+
+detail::LaunchThread<LaunchItem>& OpenCLQueue::launcher() {
+  std::call_once(launcher_once_, [this] {
+    launcher_ = std::make_unique<detail::LaunchThread<LaunchItem>>([] {}, [this](LaunchItem& item) { make_launch(item); });
+    launcher_ready_.store(true, std::memory_order_release);
+  });
+  return *launcher_;
+}
+
+void OpenCLQueue::make_launch(LaunchItem& item) {
+  OpenCLKernel& kernel = *item.kernel;
+  auto lease = kernel.take();
+  cl_kernel ck = lease.get();
+  for (cl_uint i = 0; i < item.count; ++i)
+    PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, item.sizes[i], item.local_memory[i] ? nullptr : &item.values[i]),
+                       "setting argument ", i, " of kernel '", kernel.entry(), "' on ", device_.label());
+  PORTA_CL_CHECK_CTX(clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(),
+                                            item.any_local ? item.local.data() : nullptr, 0, nullptr, nullptr),
+                     "launching '", kernel.entry(), "' on ", device_.label(), " over ", item.global[0], "x",
+                     item.global[1], "x", item.global[2],
+                     " (made on the queue's launch thread, so reported at the next call on this thread; "
+                     "PORTA_LAUNCH=sync reports it at the launch)");
+}
 
 }  // namespace porta::opencl

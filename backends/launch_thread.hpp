@@ -1,0 +1,158 @@
+// A queue's launch thread: the calling thread records a kernel launch in a ring and returns,
+// and this thread makes the driver call (cuLaunchKernel, clEnqueueNDRangeKernel). A small op
+// then costs the caller porta's own work plus a copy into the ring, not the driver's 3-4 us as
+// well: the two run side by side on two cores (JAX's asynchronous dispatch does the same).
+//
+// Ordering: work a backend queues directly on the stream (copies, fills, events, cuBLAS, frees)
+// first calls drain(), which returns once every launch recorded before it has been made (making
+// those the thread has not taken yet itself), so the stream sees the calls in program order.
+// Errors the driver reports at a launch are kept and rethrown by the next push() or
+// rethrow_failure() on the queue, as CUDA reports asynchronous errors; backends check everything
+// they can (sizes, limits, arguments) before they push, so those stay at the call.
+//
+// The thread spins for about 20 us when the ring runs empty, then sleeps; a push wakes it only
+// when it sleeps. PORTA_LAUNCH=sync makes every launch on the calling thread.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace porta::detail {
+
+// Whether launches on `device` go through a launch thread: PORTA_LAUNCH=thread (any device) or
+// sync (none); unset, on GPUs of a host with at least 4 hardware threads (on fewer the thread
+// would take a core from the caller; on a CPU device the cores run the kernels). Read once.
+struct DeviceInfo;
+bool launch_thread_enabled(const DeviceInfo& device);
+
+template <class Item, std::size_t Capacity = 512>
+class LaunchThread {
+ public:
+  // `start` runs once on the new thread (make a context current); `run` makes one launch and
+  // may throw. `run` also runs on threads that call drain(): it must not assume the new thread.
+  LaunchThread(std::function<void()> start, std::function<void(Item&)> run)
+      : run_(std::move(run)), thread_([this, start = std::move(start)] { loop(start); }) {}
+
+  ~LaunchThread() {
+    {
+      std::lock_guard lock(sleep_m_);
+      stop_.store(true, std::memory_order_seq_cst);
+    }
+    wake_.notify_one();
+    thread_.join();  // the loop makes every recorded launch before it returns
+  }
+  LaunchThread(const LaunchThread&) = delete;
+  LaunchThread& operator=(const LaunchThread&) = delete;
+
+  // Records a launch: `fill(Item&)` writes it into a free slot. Waits while the ring is full.
+  template <class Fill>
+  void push(Fill&& fill) {
+    rethrow_failure();
+    std::lock_guard producer(push_m_);
+    std::uint64_t head = head_.load(std::memory_order_relaxed);
+    for (int spins = 0; head - tail_.load(std::memory_order_acquire) >= Capacity; ++spins)
+      if (spins > 64) std::this_thread::yield();
+    fill(items_[head % Capacity]);
+    head_.store(head + 1, std::memory_order_seq_cst);
+    if (sleeping_.load(std::memory_order_seq_cst)) {
+      std::lock_guard lock(sleep_m_);
+      wake_.notify_one();
+    }
+  }
+
+  // Returns once every launch recorded before this call has been made. Any thread may call it.
+  // The caller makes the launches the thread has not taken yet itself, so a program that reads
+  // a result right after a launch never waits for a sleeping thread to wake.
+  void drain() noexcept {
+    std::uint64_t head = head_.load(std::memory_order_seq_cst);
+    if (tail_.load(std::memory_order_acquire) >= head) return;
+    std::lock_guard consumer(consume_m_);
+    for (std::uint64_t t = tail_.load(std::memory_order_relaxed); t < head; ++t) make(t);
+  }
+
+  // Throws the first error a launch met since the last call (once).
+  void rethrow_failure() {
+    if (!failed_.load(std::memory_order_acquire)) return;
+    std::exception_ptr e;
+    {
+      std::lock_guard lock(failure_m_);
+      e = std::exchange(failure_, nullptr);
+      failed_.store(false, std::memory_order_release);
+    }
+    if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  void loop(const std::function<void()>& start) {
+    try {
+      start();
+    } catch (...) {
+      keep(std::current_exception());
+    }
+    for (;;) {
+      std::uint64_t tail = tail_.load(std::memory_order_acquire);
+      if (head_.load(std::memory_order_acquire) == tail && !wait_for_work(tail)) return;
+      std::lock_guard consumer(consume_m_);
+      tail = tail_.load(std::memory_order_relaxed);
+      if (tail != head_.load(std::memory_order_acquire)) make(tail);  // else a drain() made it
+    }
+  }
+
+  // Makes launch `t`, the oldest not made yet; called with consume_m_ held.
+  void make(std::uint64_t t) noexcept {
+    Item& item = items_[t % Capacity];
+    try {
+      run_(item);
+    } catch (...) {
+      keep(std::current_exception());
+    }
+    item = Item{};  // lets go of what the launch held (a kernel, and so its module)
+    tail_.store(t + 1, std::memory_order_release);
+  }
+
+  // False once stopped with nothing left to launch.
+  bool wait_for_work(std::uint64_t tail) {
+    // About 20 us of spinning: a program of small ops pushes again well within that.
+    for (int i = 0; i < 4000; ++i) {
+      if (head_.load(std::memory_order_acquire) != tail) return true;
+      if ((i & 63) == 63) std::this_thread::yield();
+    }
+    std::unique_lock lock(sleep_m_);
+    sleeping_.store(true, std::memory_order_seq_cst);
+    wake_.wait(lock, [&] {
+      return head_.load(std::memory_order_seq_cst) != tail || stop_.load(std::memory_order_seq_cst);
+    });
+    sleeping_.store(false, std::memory_order_seq_cst);
+    return head_.load(std::memory_order_seq_cst) != tail;
+  }
+
+  void keep(std::exception_ptr e) {
+    std::lock_guard lock(failure_m_);
+    if (!failure_) failure_ = std::move(e);
+    failed_.store(true, std::memory_order_release);
+  }
+
+  std::function<void(Item&)> run_;
+  std::array<Item, Capacity> items_{};
+  std::atomic<std::uint64_t> head_{0};  // launches recorded
+  std::atomic<std::uint64_t> tail_{0};  // launches made; advanced with consume_m_ held
+  std::mutex consume_m_;                // the thread, or a drain() that makes launches itself
+  std::mutex push_m_;                   // one producer at a time (a queue is its thread's, but record() is anyone's)
+  std::mutex sleep_m_;
+  std::condition_variable wake_;
+  std::atomic<bool> sleeping_{false};
+  std::atomic<bool> stop_{false};
+  std::mutex failure_m_;
+  std::exception_ptr failure_;
+  std::atomic<bool> failed_{false};
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+}  // namespace porta::detail
