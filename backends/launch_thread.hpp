@@ -10,12 +10,14 @@
 // rethrow_failure() on the queue, as CUDA reports asynchronous errors; backends check everything
 // they can (sizes, limits, arguments) before they push, so those stay at the call.
 //
-// The thread spins for about 20 us when the ring runs empty, then sleeps; a push wakes it only
-// when it sleeps. PORTA_LAUNCH=sync makes every launch on the calling thread.
+// The thread spins for about 20 us when the ring runs empty, then sleeps. A launch that finds it
+// asleep is made by the caller (a launch now and then costs what it costs without the thread);
+// the second of a burst wakes it. PORTA_LAUNCH=sync makes every launch on the calling thread.
 #pragma once
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -52,11 +54,26 @@ class LaunchThread {
   LaunchThread& operator=(const LaunchThread&) = delete;
 
   // Records a launch: `fill(Item&)` writes it into a free slot. Waits while the ring is full.
+  // When the thread sleeps and no other launch came shortly before (no burst), the launch is made
+  // here and now instead, as without the thread: waking it would cost the caller a system call
+  // and a program that launches and then reads would wait for the wake-up.
   template <class Fill>
   void push(Fill&& fill) {
     rethrow_failure();
     std::lock_guard producer(push_m_);
     std::uint64_t head = head_.load(std::memory_order_relaxed);
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    if (sleeping_.load(std::memory_order_seq_cst) && !burst(now)) {
+      std::unique_lock consumer(consume_m_, std::try_to_lock);
+      if (consumer.owns_lock() && tail_.load(std::memory_order_acquire) == head) {
+        last_inline_ = now;
+        drained_.store(false, std::memory_order_relaxed);
+        Item item{};
+        fill(item);
+        run_(item);  // an error is thrown at the call
+        return;
+      }
+    }
     for (int spins = 0; head - tail_.load(std::memory_order_acquire) >= Capacity; ++spins)
       if (spins > 64) std::this_thread::yield();
     fill(items_[head % Capacity]);
@@ -71,10 +88,16 @@ class LaunchThread {
   // The caller makes the launches the thread has not taken yet itself, so a program that reads
   // a result right after a launch never waits for a sleeping thread to wake.
   void drain() noexcept {
+    drained_.store(true, std::memory_order_relaxed);
     std::uint64_t head = head_.load(std::memory_order_seq_cst);
-    if (tail_.load(std::memory_order_acquire) >= head) return;
-    std::lock_guard consumer(consume_m_);
-    for (std::uint64_t t = tail_.load(std::memory_order_relaxed); t < head; ++t) make(t);
+    for (int spins = 0; tail_.load(std::memory_order_acquire) < head; ++spins) {
+      std::unique_lock consumer(consume_m_, std::try_to_lock);  // never sleeps on the lock: a wake-up costs more
+      if (consumer.owns_lock()) {
+        for (std::uint64_t t = tail_.load(std::memory_order_relaxed); t < head; ++t) make(t);
+        return;
+      }
+      if (spins > 256) std::this_thread::yield();
+    }
   }
 
   // Throws the first error a launch met since the last call (once).
@@ -96,13 +119,26 @@ class LaunchThread {
     } catch (...) {
       keep(std::current_exception());
     }
-    for (;;) {
+    for (int busy = 0;;) {
       std::uint64_t tail = tail_.load(std::memory_order_acquire);
       if (head_.load(std::memory_order_acquire) == tail && !wait_for_work(tail)) return;
-      std::lock_guard consumer(consume_m_);
+      std::unique_lock consumer(consume_m_, std::try_to_lock);  // a drain() may be making launches
+      if (!consumer.owns_lock()) {
+        if (++busy > 64) std::this_thread::yield();
+        continue;
+      }
+      busy = 0;
       tail = tail_.load(std::memory_order_relaxed);
       if (tail != head_.load(std::memory_order_acquire)) make(tail);  // else a drain() made it
     }
+  }
+
+  // Two launches within 100 us with no drain() between: a loop of launches, worth the thread.
+  bool burst(std::int64_t now) const {
+    constexpr std::int64_t kBurstNs = 100'000;
+    return !drained_.load(std::memory_order_relaxed) &&
+           now - last_inline_ < std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::nanoseconds(kBurstNs)).count();
   }
 
   // Makes launch `t`, the oldest not made yet; called with consume_m_ held.
@@ -145,6 +181,8 @@ class LaunchThread {
   std::atomic<std::uint64_t> tail_{0};  // launches made; advanced with consume_m_ held
   std::mutex consume_m_;                // the thread, or a drain() that makes launches itself
   std::mutex push_m_;                   // one producer at a time (a queue is its thread's, but record() is anyone's)
+  std::int64_t last_inline_ = 0;        // steady_clock ticks of the last launch made in push(); push_m_ guards it
+  std::atomic<bool> drained_{true};     // a drain() since then
   std::mutex sleep_m_;
   std::condition_variable wake_;
   std::atomic<bool> sleeping_{false};
