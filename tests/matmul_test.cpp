@@ -1,8 +1,9 @@
 // Matrix products against a double-precision host product: vectors, shapes that are not tile
 // multiples, transposed, sliced and offset operands, batches (a batch of 1 broadcasts), k = 0;
 // every dtype and transpose combination on every device, both variants of porta's OpenCL GEMM
-// kernel (whole tiles and edges), every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM);
-// errors. Each distinct kernel variant costs PoCL a compile of a few seconds, so the shape classes
+// kernel (whole tiles and edges), its FP64 tensor-core kernel (emulated where the device lacks
+// the instruction), every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
+// Each distinct kernel variant costs PoCL a compile of a few seconds, so the shape classes
 // are chosen to need few of them.
 #include "test_common.hpp"
 
@@ -289,7 +290,7 @@ TEST_P(MatmulShapes, OpenCLShapeOverride) {
 // Each path of the OpenCL backend: PORTA_OPENCL_GEMM is read at each call.
 TEST_P(Matmul, EveryOpenCLGemmPath) {
   if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
-  for (const char* path : {"tiled", "host", "clblast", "auto"}) {
+  for (const char* path : {"tiled", "host", "clblast", "mma", "auto"}) {
     ScopedEnv env("PORTA_OPENCL_GEMM", path);
     for (DType t : {DType::float32, DType::float64}) {
       if (!dev().supports(t)) continue;
@@ -322,7 +323,74 @@ TEST_P(Matmul, EveryOpenCLGemmPath) {
   EXPECT_NE(msg.find("fastest"), std::string::npos) << msg;
 }
 
+// float64 products of the shapes of the FP64 tensor-core kernel (backends/opencl/gemm_mma.hpp):
+// whole tiles, batches, a broadcast operand, an even offset; and products that fit no tile, that
+// are transposed or at an odd offset, which take the other kernels. On NVIDIA's OpenCL with
+// compute capability 9.0 the fitting ones run on the tensor cores; elsewhere, and under
+// PORTA_OPENCL_GEMM=mma (below), they check the same shapes on whatever path the device takes.
+class MatmulTensorCore : public Matmul {
+ protected:
+  void check_mma_shapes(const std::string& what) {
+    using L = Layout;
+    const DType t = DType::float64;
+    check(t, 1, 1, 256, 256, 256, L::row_major, L::row_major, true, true, what + " 256x256x256");
+    check(t, 1, 1, 384, 64, 128, L::row_major, L::row_major, true, true, what + " 384x128x64");
+    check(t, 3, 3, 128, 16, 128, L::row_major, L::row_major, false, false, what + " batch of 3 of 128x128x16");
+    check(t, 2, 2, 128, 32, 128, L::offset_rows, L::row_major, false, false, what + " batched, a at row 4");
+    check(t, 1, 2, 128, 16, 64, L::row_major, L::row_major, true, false, what + " 2-D x batched (2), n = 64");
+    check(t, 1, 1, 130, 64, 128, L::row_major, L::row_major, true, true, what + " 130x128x64, no tile fits");
+    check(t, 1, 1, 128, 32, 128, L::row_major, L::transposed, true, true, what + " 128x128x32, b transposed");
+    check(t, 1, 1, 128, 32, 128, L::offset, L::row_major, true, true, what + " 128x128x32, a at an odd offset");
+  }
+};
+
+TEST_P(MatmulTensorCore, Float64TileShapesMatchReference) {
+  if (!dev().supports(DType::float64)) GTEST_SKIP() << dev().spec() << " has no float64";
+  check_mma_shapes("float64");
+}
+
+// PORTA_OPENCL_GEMM=mma sends float64 products that fit to the tensor-core kernel on any OpenCL
+// device, with the instruction emulated where the device lacks it: on PoCL this checks every
+// index of the kernel. mma:CONFIG takes one configuration and refuses products it does not fit,
+// so a product that passes has run through that configuration: each of them runs once here.
+TEST_P(MatmulTensorCore, ForcedKernelMatchesReferenceInEveryConfiguration) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  if (!dev().supports(DType::float64)) GTEST_SKIP() << dev().spec() << " has no float64";
+  {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "mma");
+    check_mma_shapes("PORTA_OPENCL_GEMM=mma");
+    check(DType::float32, 1, 1, 128, 16, 128, Layout::row_major, Layout::row_major, true, true,
+          "PORTA_OPENCL_GEMM=mma float32 (the tiled kernel)");
+  }
+  // The configurations of gemm_mma_candidates().
+  for (const char* config : {"mma16x8x8:128x128x8:w64x32", "mma16x8x4:64x64x16:w32x32", "mma16x8x4:128x128x8:w64x32",
+                             "mma16x8x16:64x64x16:w32x32", "mma16x8x8:64x64x16:w32x32", "mma16x8x8:128x64x16:w32x32"}) {
+    std::string value = std::string("mma:") + config;
+    ScopedEnv env("PORTA_OPENCL_GEMM", value.c_str());
+    try {
+      check(DType::float64, 2, 2, 128, 32, 128, Layout::offset_rows, Layout::row_major, false, false,
+            "PORTA_OPENCL_GEMM=" + value + " batched 128x128x32, a at row 4");
+    } catch (const porta::InvalidArgument& e) {
+      // A device with too little local memory or too small work-groups for the configuration.
+      EXPECT_NE(std::string(e.what()).find("does not fit opencl"), std::string::npos) << e.what();
+      std::cout << "[ skipped  ] " << value << ": " << e.what() << "\n";
+    }
+  }
+  {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "mma:mma16x8x8:128x128x8:w64x32");
+    std::string msg = thrown_message<porta::InvalidArgument>([&] {
+      porta::matmul(porta::ones({130, 64}, DType::float64, dev()), porta::ones({64, 128}, DType::float64, dev())).eval();
+    });
+    EXPECT_NE(msg.find("130x128x64"), std::string::npos) << msg;
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:mma16x8x8:128x128x8");
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({2, 2}, DType::float64, dev()), porta::ones({2, 2}, DType::float64, dev())).eval(); });
+  EXPECT_NE(msg.find("mma16x8x8:128x128x8"), std::string::npos) << msg;
+}
+
 PORTA_INSTANTIATE_DEVICES(Matmul);
+PORTA_INSTANTIATE_DEVICES(MatmulTensorCore);
 PORTA_INSTANTIATE_DEVICES(MatmulShapes);
 
 }  // namespace

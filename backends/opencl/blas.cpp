@@ -1,18 +1,25 @@
-// Matrix products on OpenCL devices, by one of three paths (PORTA_OPENCL_GEMM, read at each call):
+// Matrix products on OpenCL devices, by one of these paths (PORTA_OPENCL_GEMM, read at each call):
 //  host    - the host's BLAS on mapped buffers: CPU devices, where the memory is the host's;
 //  tiled   - porta's own GEMM kernel (gemm_kernel.cpp), with parameters chosen per device (gemm_tiled.cpp);
-//  clblast - CLBlast's Gemm / GemmStridedBatched, when porta was built with CLBlast.
+//  clblast - CLBlast's Gemm / GemmStridedBatched, when porta was built with CLBlast;
+//  mma     - float64 products that fit go to the FP64 tensor-core kernel (gemm_mma.cpp) on any
+//            device, emulated where the device lacks the instruction (a test of its indexing), and
+//            everything else to tiled; mma:CONFIG uses that configuration only (a float64
+//            product it does not fit is an error).
 // auto picks host on CPU devices with host memory and tiled elsewhere (CLBlast reached 0.66x
 // cuBLAS on the H200 and was 16-25x slower than OpenBLAS on PoCL: GPU.md). float16 and bfloat16
 // always take the tiled kernel, which loads them as float32 and accumulates in float32: neither
-// the host BLAS nor CLBlast (without cl_khr_fp16) multiplies them.
+// the host BLAS nor CLBlast (without cl_khr_fp16) multiplies them. On NVIDIA GPUs of compute
+// capability 9.0 and newer, tiled sends float64 products that fit to the FP64 tensor cores.
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "env.hpp"
 #include "log.hpp"
+#include "opencl/gemm_mma.hpp"
 #include "opencl/opencl.hpp"
 
 #ifdef PORTA_HAVE_HOST_BLAS
@@ -25,17 +32,33 @@
 namespace porta::opencl {
 namespace {
 
-enum class GemmPath { automatic, tiled, clblast, host };
+enum class GemmPath { automatic, tiled, clblast, host, mma };
 
-GemmPath gemm_path() {
+struct GemmChoice {
+  GemmPath path = GemmPath::automatic;
+  std::optional<MmaParams> mma;  // PORTA_OPENCL_GEMM=mma:CONFIG
+};
+
+GemmChoice gemm_path() {
   auto v = detail::env("PORTA_OPENCL_GEMM");
-  if (!v) return GemmPath::automatic;
+  if (!v) return {};
   std::string s = detail::lower(detail::trim(*v));
-  if (s == "auto") return GemmPath::automatic;
-  if (s == "tiled") return GemmPath::tiled;
-  if (s == "clblast") return GemmPath::clblast;
-  if (s == "host") return GemmPath::host;
-  throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=", *v, " is not a matmul path; use one of auto, tiled, clblast, host"));
+  if (s == "auto") return {};
+  if (s == "tiled") return {GemmPath::tiled};
+  if (s == "clblast") return {GemmPath::clblast};
+  if (s == "host") return {GemmPath::host};
+  if (s == "mma") return {GemmPath::mma};
+  if (s.starts_with("mma:")) {
+    auto p = parse_mma_params(s.substr(4));
+    if (!p)
+      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=", *v,
+                                        " does not name a configuration of the FP64 tensor-core kernel: "
+                                        "mma:mma16x8xK:BMxBNxBK:wWMxWN, such as mma:",
+                                        gemm_mma_candidates().front().text()));
+    return {GemmPath::mma, p};
+  }
+  throw InvalidArgument(
+      detail::cat("PORTA_OPENCL_GEMM=", *v, " is not a matmul path; use one of auto, tiled, clblast, host, mma, mma:CONFIG"));
 }
 
 void check_args(const MatmulArgs& g, const std::string& label) {
@@ -118,9 +141,14 @@ clblast::StatusCode clblast_gemm(const MatmulArgs& g, cl_command_queue queue) {
 
 void OpenCLDevice::matmul(QueueImpl& q, const MatmulArgs& args) {
   check_args(args, label_);
-  GemmPath path = gemm_path();
+  const GemmChoice choice = gemm_path();
+  GemmPath path = choice.path;
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   bool half_precision = args.dtype == DType::float16 || args.dtype == DType::bfloat16;
+  if (path == GemmPath::mma) {
+    if (matmul_mma(q, args, true, choice.mma ? &*choice.mma : nullptr)) return;
+    path = GemmPath::tiled;
+  }
   if (half_precision) {
     path = GemmPath::tiled;
   } else if (path == GemmPath::automatic) {

@@ -9,6 +9,7 @@
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif
+#include "opencl/gemm_mma.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -18,6 +19,8 @@ namespace {
 constexpr cl_device_info kPciBusIdNv = 0x4008;
 constexpr cl_device_info kPciSlotIdNv = 0x4009;
 constexpr cl_device_info kPciDomainIdNv = 0x400A;
+constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
 constexpr cl_device_info kPciBusInfoKhr = 0x410F;  // cl_khr_pci_bus_info
 
 struct PciBusInfo {
@@ -54,6 +57,16 @@ std::string pci_bus_id(cl_device_id d, const OpenCLDevice& dev) {
                         static_cast<unsigned char>(t.pcie.function));
   }
   return {};
+}
+
+// Major * 10 + minor from NVIDIA's attributes; 0 when the device does not answer.
+int query_compute_capability(cl_device_id d, const OpenCLDevice& dev) {
+  if (!dev.has_extension("cl_nv_device_attribute_query")) return 0;
+  cl_uint major = 0, minor = 0;
+  if (clGetDeviceInfo(d, kComputeCapabilityMajorNv, sizeof major, &major, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(d, kComputeCapabilityMinorNv, sizeof minor, &minor, nullptr) != CL_SUCCESS)
+    return 0;
+  return static_cast<int>(major * 10 + minor);
 }
 
 DeviceKind kind_of(cl_device_type t) {
@@ -98,6 +111,7 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
   extensions_ = " " + device_string(device, CL_DEVICE_EXTENSIONS) + " ";
   label_ = detail::cat("opencl:", index, " (", in.name, ")");
   in.pci_bus_id = pci_bus_id(device, *this);
+  nv_compute_capability_ = query_compute_capability(device, *this);
   compiler_id_ = detail::cat("OpenCL; platform ", in.platform, " / ", platform_string(platform, CL_PLATFORM_VERSION),
                              " / ", platform_string(platform, CL_PLATFORM_VENDOR), "; device ", in.name, " / ", in.vendor,
                              " / ", device_string(device, CL_DEVICE_VERSION), " / ", in.arch, " / vendor id ",
@@ -134,12 +148,18 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
   else
 #endif
     in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache";
+  if (in.dtypes[static_cast<int>(DType::float64)] && mma_native(in.platform, nv_compute_capability_))
+    in.matmul += "; float64 on the FP64 tensor cores (inline PTX mma.sync) when m, n, k are multiples of one of "
+                 "its tiles (such as 64x64x16 or 128x128x8) and neither operand is transposed";
 
   PORTA_LOG(info, "opencl:", index, ": ", in.name, " (", in.vendor, "; platform ", in.platform, "; driver ",
             in.driver_version, "; ", in.arch, "), ", name(in.kind), ", ", in.compute_units, " compute units, ",
             detail::format_bytes(in.memory_bytes), " (largest allocation ",
             detail::format_bytes(in.max_alloc_bytes), ")", in.dtypes[static_cast<int>(DType::float64)] ? ", fp64" : "",
-            in.pci_bus_id.empty() ? std::string() : detail::cat(", PCI ", in.pci_bus_id));
+            in.pci_bus_id.empty() ? std::string() : detail::cat(", PCI ", in.pci_bus_id),
+            nv_compute_capability_ ? detail::cat(", compute capability ", nv_compute_capability_ / 10, ".",
+                                                 nv_compute_capability_ % 10)
+                                   : std::string());
 }
 
 OpenCLDevice::~OpenCLDevice() {

@@ -32,6 +32,7 @@ using detail::QueueImpl;
 
 class OpenCLDevice;
 struct GemmParams;  // gemm_kernel.hpp
+struct MmaParams;   // gemm_mma.hpp
 
 // A marker in an in-order queue (queue.cpp).
 class OpenCLEvent final : public EventImpl {
@@ -200,6 +201,8 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // "opencl:0 (pthread-haswell-AMD EPYC)", for messages.
   const std::string& label() const { return label_; }
   bool has_extension(const char* name) const;
+  // NVIDIA's compute capability, major * 10 + minor (cl_nv_device_attribute_query); 0 elsewhere.
+  int nv_compute_capability() const { return nv_compute_capability_; }
 
   // The queue behind `q`, checked to be an OpenCL queue of this device.
   OpenCLQueue& queue_of(QueueImpl& q) const;
@@ -211,6 +214,13 @@ class OpenCLDevice final : public detail::DeviceImpl {
   GemmTuning& gemm_tuning();
   GemmParams gemm_choose(QueueImpl& q, DType dtype, std::uint64_t local_mem, std::size_t max_group);
   void matmul_tiled(QueueImpl& q, const MatmulArgs& args);
+  // The FP64 tensor-core kernel (gemm_mma.hpp): runs the product and returns true when it fits a
+  // configuration, false (nothing done) otherwise. Where the device has the instruction, the
+  // configurations are ranked by a search on first use; `forced` (PORTA_OPENCL_GEMM=mma) takes
+  // the path on any device, emulated where the instruction is missing, and `only` restricts it to
+  // one configuration (a float64 product that does not fit it throws).
+  bool matmul_mma(QueueImpl& q, const MatmulArgs& args, bool forced, const MmaParams* only);
+  std::vector<MmaParams> mma_ranking(QueueImpl& q, std::uint64_t local_mem, std::size_t max_group);
   void matmul_host(QueueImpl& q, const MatmulArgs& args);
   void matmul_clblast(QueueImpl& q, const MatmulArgs& args);
 
@@ -221,6 +231,7 @@ class OpenCLDevice final : public detail::DeviceImpl {
   std::string label_;
   std::string extensions_;
   std::string compiler_id_;
+  int nv_compute_capability_ = 0;
 
   // PoCL 3.1 crashes or returns bad pointers when one buffer is mapped and unmapped from several
   // threads at once; maps and unmaps (until the unmap has completed) take this lock.
