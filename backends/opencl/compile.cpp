@@ -4,6 +4,7 @@
 // cache: clGetProgramInfo(CL_PROGRAM_BINARIES) out, clCreateProgramWithBinary back in.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "log.hpp"
 #include "opencl/opencl.hpp"
@@ -42,43 +43,68 @@ struct ProgramGuard {
 
 OpenCLKernel::OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_kernel first, std::string entry)
     : device_(device), program_(program), entry_(std::move(entry)) {
-  free_.push_back(first);
+  auto slot = std::make_unique<Slot>();
+  slot->kernel = first;
+  free_.push_back(slot.get());
+  slots_.push_back(std::move(slot));
   PORTA_CL_CHECK(clGetKernelInfo(first, CL_KERNEL_NUM_ARGS, sizeof arg_count_, &arg_count_, nullptr));
   PORTA_CL_CHECK(clGetKernelWorkGroupInfo(first, device.id(), CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group_size_,
                                           &max_group_size_, nullptr));
 }
 
 OpenCLKernel::~OpenCLKernel() {
-  for (cl_kernel k : free_)
-    if (cl_int s = clReleaseKernel(k); s != CL_SUCCESS) PORTA_LOG(error, "clReleaseKernel failed: ", describe_status(s));
+  for (auto& slot : slots_)
+    if (cl_int s = clReleaseKernel(slot->kernel); s != CL_SUCCESS)
+      PORTA_LOG(error, "clReleaseKernel failed: ", describe_status(s));
   if (cl_int s = clReleaseProgram(program_); s != CL_SUCCESS)
     PORTA_LOG(error, "clReleaseProgram failed: ", describe_status(s));
 }
 
 OpenCLKernel::Lease OpenCLKernel::take() {
-  {
-    std::lock_guard lock(m_);
-    if (!free_.empty()) {
-      cl_kernel k = free_.back();
-      free_.pop_back();
-      return Lease(*this, k);
-    }
+  std::lock_guard lock(m_);
+  if (!free_.empty()) {
+    Slot* slot = free_.back();
+    free_.pop_back();
+    return Lease(*this, slot);
   }
   // Every cl_kernel in use by another thread: make one more (the pool grows to the number of
   // threads launching this kernel at once).
   cl_int status = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program_, entry_.c_str(), &status);
   if (status != CL_SUCCESS) throw_status(status, "clCreateKernel", detail::cat("making kernel '", entry_, "' on ", device_.label()));
-  return Lease(*this, k);
-}
-
-void OpenCLKernel::give_back(cl_kernel k) noexcept {
+  auto slot = std::make_unique<Slot>();
+  slot->kernel = k;
+  Slot* taken = slot.get();
   try {
-    std::lock_guard lock(m_);
-    free_.push_back(k);
+    slots_.push_back(std::move(slot));
+    free_.reserve(slots_.size());  // give_back never allocates
   } catch (...) {
     clReleaseKernel(k);
+    throw;
   }
+  return Lease(*this, taken);
+}
+
+void OpenCLKernel::give_back(Slot* slot) noexcept {
+  std::lock_guard lock(m_);
+  free_.push_back(slot);  // reserved in take()
+}
+
+cl_int OpenCLKernel::Lease::set(cl_uint i, std::size_t size, const void* value, bool memory) {
+  if (slot_->args.size() <= i) slot_->args.resize(i + 1);
+  Slot::Arg& a = slot_->args[i];
+  std::uint64_t bytes = 0;
+  if (value && size <= sizeof bytes) std::memcpy(&bytes, value, size);
+  const bool local = value == nullptr;
+  const std::uint64_t generation = memory ? memory_generation() : 0;
+  if (a.set && a.local == local && a.size == size && a.value == bytes && a.generation == generation &&
+      size <= sizeof bytes)
+    return CL_SUCCESS;
+  a.set = false;
+  cl_int status = clSetKernelArg(slot_->kernel, i, size, value);
+  if (status != CL_SUCCESS) return status;
+  a = Slot::Arg{true, local, static_cast<std::uint32_t>(size), bytes, generation};
+  return CL_SUCCESS;
 }
 
 std::vector<std::uint8_t> OpenCLKernel::binary() const {

@@ -180,6 +180,7 @@ struct SearchBuffers {
   void release() noexcept {
     for (cl_mem* x : {&a, &b, &c})
       if (*x) {
+        note_memory_released();
         clReleaseMemObject(*x);
         *x = nullptr;
       }

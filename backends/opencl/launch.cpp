@@ -56,6 +56,7 @@ void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::
         for (std::size_t i = 0; i < args.size(); ++i) {
           const KernelArg& a = args[i];
           item.local_memory[i] = a.kind == KernelArg::Kind::local_memory;
+          item.memory[i] = a.kind == KernelArg::Kind::memory;
           item.values[i] = 0;
           if (a.kind == KernelArg::Kind::memory) {
             cl_mem m = static_cast<cl_mem>(a.handle);
@@ -83,16 +84,16 @@ void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::
                                             a.offset_bytes, ", but OpenCL cannot offset buffer arguments; pass the "
                                             "offset (in elements) as a scalar argument and add it in the kernel"));
         cl_mem m = static_cast<cl_mem>(a.handle);
-        PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, sizeof m, &m), "setting buffer argument ", i, " of kernel '",
+        PORTA_CL_CHECK_CTX(lease.set(i, sizeof m, &m, true), "setting buffer argument ", i, " of kernel '",
                            kernel->entry(), "' on ", label_);
         break;
       }
       case KernelArg::Kind::scalar:
-        PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, a.size, a.value.data()), "setting ", a.size, "-byte scalar argument ",
+        PORTA_CL_CHECK_CTX(lease.set(i, a.size, a.value.data(), false), "setting ", a.size, "-byte scalar argument ",
                            i, " of kernel '", kernel->entry(), "' on ", label_);
         break;
       case KernelArg::Kind::local_memory:
-        PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, a.size, nullptr), "setting ", a.size, "-byte local memory argument ", i,
+        PORTA_CL_CHECK_CTX(lease.set(i, a.size, nullptr, false), "setting ", a.size, "-byte local memory argument ", i,
                            " of kernel '", kernel->entry(), "' on ", label_);
         break;
     }

@@ -4,6 +4,14 @@
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
+
+namespace {
+std::atomic<std::uint64_t> released_buffers{0};
+}  // namespace
+
+std::uint64_t memory_generation() noexcept { return released_buffers.load(std::memory_order_acquire); }
+void note_memory_released() noexcept { released_buffers.fetch_add(1, std::memory_order_acq_rel); }
+
 namespace {
 
 cl_mem mem(Handle h) { return static_cast<cl_mem>(h); }
@@ -41,6 +49,7 @@ void OpenCLDevice::deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcep
   // A launch still in the queue's launch thread is not enqueued yet: it holds no reference.
   if (auto* queue = q ? dynamic_cast<OpenCLQueue*>(q) : nullptr) queue->get_noexcept();
   // OpenCL keeps the buffer alive until the commands queued on it have finished.
+  note_memory_released();
   if (cl_int s = clReleaseMemObject(mem(h)); s != CL_SUCCESS)
     PORTA_LOG(error, "clReleaseMemObject of ", bytes, " bytes on ", label_, " failed: ", describe_status(s));
 }

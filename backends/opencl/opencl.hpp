@@ -68,6 +68,7 @@ struct LaunchItem {
   cl_uint count = 0;
   std::array<std::uint32_t, kMaxArgs> sizes{};  // bytes; a local-memory argument has no value
   std::array<bool, kMaxArgs> local_memory{};
+  std::array<bool, kMaxArgs> memory{};
   std::array<std::uint64_t, kMaxArgs> values{};  // a cl_mem or a scalar of up to 8 bytes
 };
 
@@ -126,18 +127,35 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   OpenCLKernel(const OpenCLKernel&) = delete;
   OpenCLKernel& operator=(const OpenCLKernel&) = delete;
 
+  // A cl_kernel of the pool with the arguments last set on it: a launch sets only those that
+  // changed (clSetKernelArg costs a driver call each; a loop of small ops repeats most of them).
+  struct Slot {
+    struct Arg {
+      bool set = false, local = false;
+      std::uint32_t size = 0;
+      std::uint64_t value = 0;
+      std::uint64_t generation = 0;  // memory_generation() when a cl_mem was set
+    };
+    cl_kernel kernel = nullptr;
+    std::vector<Arg> args;
+  };
+
   // A cl_kernel for one launch; returned to the pool when the lease ends.
   class Lease {
    public:
-    Lease(OpenCLKernel& owner, cl_kernel k) : owner_(owner), kernel_(k) {}
-    ~Lease() { owner_.give_back(kernel_); }
+    Lease(OpenCLKernel& owner, Slot* slot) : owner_(owner), slot_(slot) {}
+    ~Lease() { owner_.give_back(slot_); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    cl_kernel get() const { return kernel_; }
+    cl_kernel get() const { return slot_->kernel; }
+    // clSetKernelArg unless argument i already holds these bytes. `memory`: the value is a
+    // cl_mem, trusted only while no buffer was released since (a new buffer may reuse a handle);
+    // `value` null: `size` bytes of local memory.
+    cl_int set(cl_uint i, std::size_t size, const void* value, bool memory);
 
    private:
     OpenCLKernel& owner_;
-    cl_kernel kernel_;
+    Slot* slot_;
   };
   Lease take();
 
@@ -151,7 +169,7 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   std::size_t max_group_size() const { return max_group_size_; }  // CL_KERNEL_WORK_GROUP_SIZE
 
  private:
-  void give_back(cl_kernel k) noexcept;
+  void give_back(Slot* slot) noexcept;
 
   const OpenCLDevice& device_;
   cl_program program_;
@@ -159,8 +177,14 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   cl_uint arg_count_ = 0;
   std::size_t max_group_size_ = 0;
   std::mutex m_;
-  std::vector<cl_kernel> free_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // every cl_kernel made
+  std::vector<Slot*> free_;
 };
+
+// Counts clReleaseMemObject calls of this process (memory.cpp): a cl_mem handle remembered as a
+// kernel argument is known to be the same buffer only while the count has not moved.
+std::uint64_t memory_generation() noexcept;
+void note_memory_released() noexcept;
 
 // One OpenCL device with its own cl_context. Methods live in the file of their concern:
 // device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp, gemm_tiled.cpp.

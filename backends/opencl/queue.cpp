@@ -98,7 +98,7 @@ void OpenCLQueue::make_launch(LaunchItem& item) {
   auto lease = kernel.take();
   cl_kernel ck = lease.get();
   for (cl_uint i = 0; i < item.count; ++i)
-    PORTA_CL_CHECK_CTX(clSetKernelArg(ck, i, item.sizes[i], item.local_memory[i] ? nullptr : &item.values[i]),
+    PORTA_CL_CHECK_CTX(lease.set(i, item.sizes[i], item.local_memory[i] ? nullptr : &item.values[i], item.memory[i]),
                        "setting argument ", i, " of kernel '", kernel.entry(), "' on ", device_.label());
   PORTA_CL_CHECK_CTX(clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(),
                                             item.any_local ? item.local.data() : nullptr, 0, nullptr, nullptr),
