@@ -143,7 +143,8 @@ std::vector<std::int64_t> search_sizes() {
 struct SearchBuffers {
   cl_mem a = nullptr, b = nullptr, c = nullptr;
   std::vector<double> values;
-  SearchBuffers(OpenCLDevice& dev, QueueImpl& q, std::int64_t n, std::size_t elem) {
+  OpenCLQueue& queue;
+  SearchBuffers(OpenCLDevice& dev, QueueImpl& q, std::int64_t n, std::size_t elem) : queue(dev.queue_of(q)) {
     std::size_t count = static_cast<std::size_t>(n * n), bytes = count * elem;
     cl_int status = CL_SUCCESS;
     a = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
@@ -178,6 +179,7 @@ struct SearchBuffers {
   SearchBuffers(const SearchBuffers&) = delete;
   SearchBuffers& operator=(const SearchBuffers&) = delete;
   void release() noexcept {
+    queue.get_noexcept();  // launches on them still in the queue's launch thread are made first
     for (cl_mem* x : {&a, &b, &c})
       if (*x) {
         note_memory_released();
