@@ -275,6 +275,42 @@ double product_error(OpenCLDevice& dev, QueueImpl& q, cl_mem c, const std::vecto
   return worst;
 }
 
+// Runs one candidate of a search: `run` returns why it failed (empty when it ran); a porta error
+// it throws is a failure too, once the queue has been waited for.
+template <class Run>
+std::string try_candidate(QueueImpl& q, Run&& run) {
+  try {
+    return run();
+  } catch (const Error& e) {
+    std::string failure = e.what();
+    try {
+      q.synchronize();
+    } catch (const Error&) {
+    }
+    return failure;
+  }
+}
+
+// The candidates' scores over a search's sizes: the sum of log TFLOP/s (minus infinity once one
+// failed), and each candidate's rates in a line for PORTA_LOG=info and the disk cache.
+struct SearchTally {
+  std::vector<double> score;
+  std::vector<std::string> table;
+  explicit SearchTally(std::size_t candidates) : score(candidates, 0.0), table(candidates) {}
+  void add(std::size_t i, std::int64_t n, double tflops, const std::string& failure) {
+    if (failure.empty()) score[i] += std::log(std::max(tflops, 1e-9));
+    else score[i] = -INFINITY;
+    table[i] += detail::cat(table[i].empty() ? "" : ", ", n, ": ", failure.empty() ? rate(tflops) : "failed");
+  }
+  // "name1 2048: 43.6 TFLOP/s; name2 2048: failed"
+  template <class Candidates>
+  std::string summary(const Candidates& candidates) const {
+    std::string text;
+    for (std::size_t i = 0; i < candidates.size(); ++i) text += detail::cat(i ? "; " : "", candidates[i].text(), " ", table[i]);
+    return text;
+  }
+};
+
 }  // namespace
 
 // Why `p` cannot run on this device (empty when it can), before compiling.
@@ -370,8 +406,7 @@ GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_
 
   // The search: every candidate's fast NN kernel on square products of each size, random inputs.
   const std::size_t elem = t == DType::float64 ? 8 : 4;
-  std::vector<double> score(candidates.size(), 0.0);  // sum of log TFLOP/s over the sizes
-  std::vector<std::string> table(candidates.size());
+  SearchTally tally(candidates.size());
   auto t_start = std::chrono::steady_clock::now();
   for (std::int64_t n : sizes) {
     // Rounded up to a multiple of every candidate's tiles (128), so each runs its fast kernel.
@@ -388,41 +423,27 @@ GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const GemmParams& p = candidates[i];
       double tflops = 0;
-      std::string failure;
-      try {
+      std::string failure = try_candidate(q, [&]() -> std::string {
         auto kernel = gemm_program(*this, p, t, true, false, false);
-        if (kernel->max_group_size() < static_cast<std::size_t>(p.group())) {
-          failure = detail::cat("the compiled kernel allows work-groups of ", kernel->max_group_size());
-        } else {
-          double ms = time_ms(q, [&] { launch_gemm(*this, q, *kernel, p, g); });
-          tflops = flops / (ms * 1e-3) / 1e12;
-        }
-      } catch (const Error& e) {
-        failure = e.what();
-        try {
-          q.synchronize();
-        } catch (const Error&) {
-        }
-      }
-      if (failure.empty()) {
-        score[i] += std::log(std::max(tflops, 1e-9));
-        table[i] += detail::cat(table[i].empty() ? "" : ", ", n, ": ", rate(tflops));
-      } else {
-        score[i] = -INFINITY;
-        table[i] += detail::cat(table[i].empty() ? "" : ", ", n, ": failed");
+        if (kernel->max_group_size() < static_cast<std::size_t>(p.group()))
+          return detail::cat("the compiled kernel allows work-groups of ", kernel->max_group_size());
+        double ms = time_ms(q, [&] { launch_gemm(*this, q, *kernel, p, g); });
+        tflops = flops / (ms * 1e-3) / 1e12;
+        return {};
+      });
+      tally.add(i, n, tflops, failure);
+      if (!failure.empty())
         PORTA_LOG(info, label_, ": ", name(t), " GEMM candidate ", p.text(), " failed at ", n, ": ", failure);
-      }
       PORTA_LOG(info, label_, ": ", name(t), " GEMM candidate ", p.text(), " at ", n, "x", n, "x", n, ": ",
                 failure.empty() ? rate(tflops) : "failed");
     }
   }
+  const std::vector<double>& score = tally.score;
   std::size_t best = static_cast<std::size_t>(std::max_element(score.begin(), score.end()) - score.begin());
   if (!std::isfinite(score[best]))
     throw DeviceError(detail::cat(label_, ": every candidate of porta's ", name(t),
                                   " GEMM failed (PORTA_LOG=info shows why); set PORTA_OPENCL_GEMM=clblast"));
-  std::string summary;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    summary += detail::cat(i ? "; " : "", candidates[i].text(), " ", table[i]);
+  const std::string summary = tally.summary(candidates);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   PORTA_LOG(info, label_, ": ", name(t), " GEMM parameters ", candidates[best].text(), ", the fastest of ", candidates.size(),
             " candidates (searched in ", fixed(secs, 1), " s: ", summary, ")",
@@ -539,8 +560,7 @@ std::vector<MmaParams> OpenCLDevice::mma_ranking(QueueImpl& q, std::uint64_t loc
   }
 
   // Every configuration on square products of each size: timed, then 64 entries checked.
-  std::vector<double> score(candidates.size(), 0.0);  // sum of log TFLOP/s over the sizes
-  std::vector<std::string> table(candidates.size());
+  SearchTally tally(candidates.size());
   auto t_start = std::chrono::steady_clock::now();
   for (std::int64_t n : sizes) {
     n = (n + 127) / 128 * 128;  // a multiple of every tile
@@ -556,51 +576,37 @@ std::vector<MmaParams> OpenCLDevice::mma_ranking(QueueImpl& q, std::uint64_t loc
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const MmaParams& p = candidates[i];
       double tflops = 0;
-      std::string failure;
-      try {
+      std::string failure = try_candidate(q, [&]() -> std::string {
         auto kernel = mma_program(*this, p, false);
-        if (kernel->max_group_size() < static_cast<std::size_t>(p.threads())) {
-          failure = detail::cat("the compiled kernel allows work-groups of ", kernel->max_group_size());
-        } else {
-          const double nan = NAN;
-          PORTA_CL_CHECK_CTX(clEnqueueFillBuffer(queue_of(q).get(), buf.c, &nan, sizeof nan, 0,
-                                                 static_cast<std::size_t>(n * n) * 8, 0, nullptr, nullptr),
-                             "clearing the GEMM search output on ", label_);
-          double ms = time_ms(q, [&] { launch_mma(*this, q, *kernel, p, g); });
-          tflops = flops / (ms * 1e-3) / 1e12;
-          if (double e = product_error(*this, q, buf.c, buf.values, n); !(e <= 1))
-            failure = detail::cat("wrong results (error ", e, " times the rounding bound)");
-        }
-      } catch (const Error& e) {
-        failure = e.what();
-        try {
-          q.synchronize();
-        } catch (const Error&) {
-        }
-      }
-      if (failure.empty()) {
-        score[i] += std::log(std::max(tflops, 1e-9));
-        table[i] += detail::cat(table[i].empty() ? "" : ", ", n, ": ", rate(tflops));
-      } else {
-        score[i] = -INFINITY;
-        table[i] += detail::cat(table[i].empty() ? "" : ", ", n, ": failed");
-        PORTA_LOG(info, what, ": ", p.text(), " failed at ", n, ": ", failure);
-      }
+        if (kernel->max_group_size() < static_cast<std::size_t>(p.threads()))
+          return detail::cat("the compiled kernel allows work-groups of ", kernel->max_group_size());
+        const double nan = NAN;
+        PORTA_CL_CHECK_CTX(clEnqueueFillBuffer(queue_of(q).get(), buf.c, &nan, sizeof nan, 0,
+                                               static_cast<std::size_t>(n * n) * 8, 0, nullptr, nullptr),
+                           "clearing the GEMM search output on ", label_);
+        double ms = time_ms(q, [&] { launch_mma(*this, q, *kernel, p, g); });
+        tflops = flops / (ms * 1e-3) / 1e12;
+        if (double e = product_error(*this, q, buf.c, buf.values, n); !(e <= 1))
+          return detail::cat("wrong results (error ", e, " times the rounding bound)");
+        return {};
+      });
+      tally.add(i, n, tflops, failure);
+      if (!failure.empty()) PORTA_LOG(info, what, ": ", p.text(), " failed at ", n, ": ", failure);
       PORTA_LOG(info, what, ": ", p.text(), " at ", n, "x", n, "x", n, ": ", failure.empty() ? rate(tflops) : "failed");
     }
   }
+  const std::vector<double>& score = tally.score;
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (std::isfinite(score[i])) order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
   std::vector<MmaParams> ranked;
-  std::string ranking, summary;
+  std::string ranking;
   for (std::size_t i : order) {
     ranked.push_back(candidates[i]);
     ranking += detail::cat(ranking.empty() ? "" : " ", candidates[i].text());
   }
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    summary += detail::cat(i ? "; " : "", candidates[i].text(), " ", table[i]);
+  const std::string summary = tally.summary(candidates);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   if (ranked.empty()) {
     // Not kept on disk: the next process tries again.
