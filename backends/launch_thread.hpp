@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -191,6 +192,44 @@ class LaunchThread {
   std::exception_ptr failure_;
   std::atomic<bool> failed_{false};
   std::thread thread_;  // last: starts once everything above exists
+};
+
+// A queue's launch thread, started by the queue's first launch: what each backend's queue holds.
+template <class Item>
+class QueueLauncher {
+ public:
+  QueueLauncher(std::function<void()> start, std::function<void(Item&)> run)
+      : start_(std::move(start)), run_(std::move(run)) {}
+
+  // Records a launch (see LaunchThread::push).
+  template <class Fill>
+  void push(Fill&& fill) {
+    std::call_once(once_, [this] {
+      thread_ = std::make_unique<LaunchThread<Item>>(start_, run_);
+      started_.store(true, std::memory_order_release);
+    });
+    thread_->push(std::forward<Fill>(fill));
+  }
+  // Before work queued on the stream directly: the launches recorded before are made, and an
+  // error one of them met is thrown.
+  void before_direct_work() {
+    if (!started_.load(std::memory_order_acquire)) return;
+    thread_->drain();
+    thread_->rethrow_failure();
+  }
+  // The same for frees and destructors: never throws (an error stays for the next call).
+  void before_direct_work_noexcept() noexcept {
+    if (started_.load(std::memory_order_acquire)) thread_->drain();
+  }
+  // Makes the launches still recorded and stops the thread; call before the stream goes.
+  void stop() noexcept { thread_.reset(); }
+
+ private:
+  std::function<void()> start_;
+  std::function<void(Item&)> run_;
+  std::once_flag once_;
+  std::atomic<bool> started_{false};
+  std::unique_ptr<LaunchThread<Item>> thread_;
 };
 
 }  // namespace porta::detail

@@ -120,25 +120,22 @@ class Queue final : public detail::QueueImpl {
   void synchronize() override;
   void* native() override { return stream(); }
 
-  // The stream, for work queued on it directly: first waits until the launch thread has made
-  // every launch recorded before (see launch_thread.hpp), so the stream sees program order.
-  // Throws the error a launch met there, if any.
+  // The stream, for work queued on it directly: first the launch thread makes every launch
+  // recorded before (launch_thread.hpp), so the stream sees program order; throws the error a
+  // launch met there, if any.
   CUstream stream() {
-    if (launcher_ready_.load(std::memory_order_acquire)) {
-      launcher_->drain();
-      launcher_->rethrow_failure();
-    }
+    launcher_.before_direct_work();
     return stream_;
   }
-  // The same for destructors and frees: waits, never throws (an error stays for the next call).
+  // The same for destructors and frees: waits, never throws.
   CUstream stream_noexcept() noexcept {
-    if (launcher_ready_.load(std::memory_order_acquire)) launcher_->drain();
+    launcher_.before_direct_work_noexcept();
     return stream_;
   }
   // Records a launch for the launch thread (started on first use).
   template <class Fill>
   void push_launch(Fill&& fill) {
-    launcher().push(std::forward<Fill>(fill));
+    launcher_.push(std::forward<Fill>(fill));
   }
   Context& context() { return *ctx_; }
   // The queue's cuBLAS handle, bound to its stream, created on first use. Callers hold
@@ -147,8 +144,7 @@ class Queue final : public detail::QueueImpl {
   std::mutex& blas_mutex() { return blas_m_; }
 
  private:
-  detail::LaunchThread<LaunchItem>& launcher();
-  void make_launch(LaunchItem& item);  // on the launch thread
+  void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
 
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<EventPool> events_;
@@ -156,9 +152,8 @@ class Queue final : public detail::QueueImpl {
   std::mutex blas_m_;
   cublasHandle_t blas_ = nullptr;
   CUdeviceptr blas_workspace_ = 0;  // given to the handle: cuBLAS then never allocates per call
-  std::once_flag launcher_once_;
-  std::atomic<bool> launcher_ready_{false};
-  std::unique_ptr<detail::LaunchThread<LaunchItem>> launcher_;
+  detail::QueueLauncher<LaunchItem> launcher_{[this] { ctx_->make_current(); },
+                                              [this](LaunchItem& item) { make_launch(item); }};
 };
 
 // A loaded CUmodule, unloaded when the last kernel taken from it goes away. Keeps the image it

@@ -76,7 +76,7 @@ Queue::Queue(std::shared_ptr<Context> ctx, std::shared_ptr<EventPool> events)
 }
 
 Queue::~Queue() {
-  launcher_.reset();  // makes the launches still recorded, then stops the thread
+  launcher_.stop();  // makes the launches still recorded, then stops the thread
   if (!ctx_->make_current_noexcept()) return;  // the driver is gone (process exit)
   log_failure(cuStreamSynchronize(stream_), "cuStreamSynchronize", ctx_->label());
   if (blas_) log_failure(cublasDestroy(blas_), "cublasDestroy", ctx_->label());
@@ -131,15 +131,6 @@ cublasHandle_t Queue::blas() {
   }  // else: out of memory now; cuBLAS falls back to its own default workspace
   blas_ = handle;
   return blas_;
-}
-
-detail::LaunchThread<LaunchItem>& Queue::launcher() {
-  std::call_once(launcher_once_, [this] {
-    launcher_ = std::make_unique<detail::LaunchThread<LaunchItem>>([this] { ctx_->make_current(); },
-                                                                   [this](LaunchItem& item) { make_launch(item); });
-    launcher_ready_.store(true, std::memory_order_release);
-  });
-  return *launcher_;
 }
 
 void Queue::make_launch(LaunchItem& item) {

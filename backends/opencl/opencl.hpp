@@ -84,37 +84,31 @@ class OpenCLQueue final : public QueueImpl {
   void synchronize() override;
   void* native() override { return get(); }
 
-  // The queue, for commands enqueued on it directly: first waits until the launch thread has
-  // made every launch recorded before (so the queue sees program order), and throws the error a
+  // The queue, for commands enqueued on it directly: first the launch thread makes every launch
+  // recorded before (launch_thread.hpp), so the queue sees program order; throws the error a
   // launch met there, if any.
   cl_command_queue get() {
-    if (launcher_ready_.load(std::memory_order_acquire)) {
-      launcher_->drain();
-      launcher_->rethrow_failure();
-    }
+    launcher_.before_direct_work();
     return queue_;
   }
   // The same for frees and destructors: waits, never throws.
   cl_command_queue get_noexcept() noexcept {
-    if (launcher_ready_.load(std::memory_order_acquire)) launcher_->drain();
+    launcher_.before_direct_work_noexcept();
     return queue_;
   }
   // Records a launch for the launch thread (started on first use).
   template <class Fill>
   void push_launch(Fill&& fill) {
-    launcher().push(std::forward<Fill>(fill));
+    launcher_.push(std::forward<Fill>(fill));
   }
   const OpenCLDevice& device() const { return device_; }
 
  private:
-  detail::LaunchThread<LaunchItem>& launcher();
-  void make_launch(LaunchItem& item);  // on the launch thread
+  void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
 
   OpenCLDevice& device_;
   cl_command_queue queue_ = nullptr;
-  std::once_flag launcher_once_;
-  std::atomic<bool> launcher_ready_{false};
-  std::unique_ptr<detail::LaunchThread<LaunchItem>> launcher_;
+  detail::QueueLauncher<LaunchItem> launcher_{[] {}, [this](LaunchItem& item) { make_launch(item); }};
 };
 
 // A built program and a pool of cl_kernel objects made from it (compile.cpp). clSetKernelArg

@@ -53,7 +53,7 @@ OpenCLQueue::OpenCLQueue(OpenCLDevice& device) : device_(device) {
 }
 
 OpenCLQueue::~OpenCLQueue() {
-  launcher_.reset();  // makes the launches still recorded, then stops the thread
+  launcher_.stop();  // makes the launches still recorded, then stops the thread
   if (cl_int s = clFinish(queue_); s != CL_SUCCESS)
     PORTA_LOG(error, "clFinish of a queue of ", device_.label(), " failed while destroying it: ", describe_status(s));
   if (cl_int s = clReleaseCommandQueue(queue_); s != CL_SUCCESS)
@@ -84,14 +84,6 @@ void OpenCLQueue::wait(EventImpl& e) {
 }
 
 void OpenCLQueue::synchronize() { PORTA_CL_CHECK_CTX(clFinish(get()), "waiting for the work queued on ", device_.label()); }
-
-detail::LaunchThread<LaunchItem>& OpenCLQueue::launcher() {
-  std::call_once(launcher_once_, [this] {
-    launcher_ = std::make_unique<detail::LaunchThread<LaunchItem>>([] {}, [this](LaunchItem& item) { make_launch(item); });
-    launcher_ready_.store(true, std::memory_order_release);
-  });
-  return *launcher_;
-}
 
 void OpenCLQueue::make_launch(LaunchItem& item) {
   OpenCLKernel& kernel = *item.kernel;
