@@ -56,6 +56,9 @@ struct DevicePool::Impl {
       } catch (const std::exception& e) {
         PORTA_LOG(error, "DevicePool worker on ", d.spec(), ": synchronize failed: ", e.what());
       }
+      // What the task captured (arrays, its promise) goes before it counts as finished: once
+      // wait() returns, the memory of finished tasks is free.
+      item = Item{};
       {
         std::lock_guard lock(m);
         --running[di];

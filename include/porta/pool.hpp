@@ -71,7 +71,7 @@ class DevicePool {
     }
   }
 
-  // Blocks until every task submitted so far has finished.
+  // Blocks until every task submitted so far has finished and what it captured is released.
   void wait();
   // Drops the tasks not yet started; returns how many. Their futures throw Cancelled.
   std::size_t cancel();
