@@ -144,7 +144,9 @@ struct SearchBuffers {
   cl_mem a = nullptr, b = nullptr, c = nullptr;
   std::vector<double> values;
   OpenCLQueue& queue;
-  SearchBuffers(OpenCLDevice& dev, QueueImpl& q, std::int64_t n, std::size_t elem) : queue(dev.queue_of(q)) {
+  std::int64_t n;
+  SearchBuffers(OpenCLDevice& dev, QueueImpl& q, std::int64_t size, std::size_t elem)
+      : queue(dev.queue_of(q)), n(size) {
     std::size_t count = static_cast<std::size_t>(n * n), bytes = count * elem;
     cl_int status = CL_SUCCESS;
     a = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
@@ -176,6 +178,17 @@ struct SearchBuffers {
     }
   }
   ~SearchBuffers() { release(); }
+  // The square product c = a b of these buffers, in dtype `t`.
+  MatmulArgs product(DType t) const {
+    MatmulArgs g;
+    g.dtype = t;
+    g.m = g.n = g.k = n;
+    g.a = a;
+    g.b = b;
+    g.c = c;
+    g.lda = g.ldb = g.ldc = n;
+    return g;
+  }
   SearchBuffers(const SearchBuffers&) = delete;
   SearchBuffers& operator=(const SearchBuffers&) = delete;
   void release() noexcept {
@@ -412,13 +425,7 @@ GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_
     // Rounded up to a multiple of every candidate's tiles (128), so each runs its fast kernel.
     n = (n + 127) / 128 * 128;
     SearchBuffers buf(*this, q, n, elem);
-    MatmulArgs g;
-    g.dtype = t;
-    g.m = g.n = g.k = n;
-    g.a = buf.a;
-    g.b = buf.b;
-    g.c = buf.c;
-    g.lda = g.ldb = g.ldc = n;
+    const MatmulArgs g = buf.product(t);
     const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const GemmParams& p = candidates[i];
@@ -565,13 +572,7 @@ std::vector<MmaParams> OpenCLDevice::mma_ranking(QueueImpl& q, std::uint64_t loc
   for (std::int64_t n : sizes) {
     n = (n + 127) / 128 * 128;  // a multiple of every tile
     SearchBuffers buf(*this, q, n, 8);
-    MatmulArgs g;
-    g.dtype = DType::float64;
-    g.m = g.n = g.k = n;
-    g.a = buf.a;
-    g.b = buf.b;
-    g.c = buf.c;
-    g.lda = g.ldb = g.ldc = n;
+    const MatmulArgs g = buf.product(DType::float64);
     const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const MmaParams& p = candidates[i];
