@@ -1,0 +1,174 @@
+// Index arithmetic past 2^31 and 2^32 elements: every kind of generated kernel (contiguous and
+// vector elementwise, strided, broadcast, whole-array and axis reductions, random numbers, GEMM)
+// on arrays whose element or byte positions do not fit 32 bits. Each check reads back samples at
+// the start, around 2^31 and 2^32 and at the end, and a reduction that sees every element.
+//
+// These need tens of GiB: they run on devices with at least 64 GiB (the H200: cuda:0 and
+// NVIDIA's OpenCL device) and skip elsewhere with a message; PORTA_TEST_LARGE=1 runs them on any
+// device (slow on CPU devices), PORTA_TEST_LARGE=0 skips them everywhere.
+#include "test_common.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "philox.hpp"
+
+namespace porta_test {
+namespace {
+
+constexpr std::int64_t k2p31 = std::int64_t{1} << 31;
+constexpr std::int64_t k2p32 = std::int64_t{1} << 32;
+
+class LargeArrays : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    const char* env = std::getenv("PORTA_TEST_LARGE");
+    const std::string e = env ? env : "";
+    if (e == "0") GTEST_SKIP() << "PORTA_TEST_LARGE=0";
+    if (e != "1" && (dev().kind() != porta::DeviceKind::gpu || dev().memory_bytes() < (std::uint64_t{64} << 30)))
+      GTEST_SKIP() << dev().spec() << " is not a GPU with 64 GiB or more (PORTA_TEST_LARGE=1 runs these anyway)";
+  }
+
+  // Positions worth reading back in an array of n elements.
+  static std::vector<std::int64_t> probes(std::int64_t n) {
+    std::vector<std::int64_t> p;
+    for (std::int64_t c : {std::int64_t{0}, k2p31, k2p32, n})
+      for (std::int64_t d = -40; d < 40; ++d)
+        if (c + d >= 0 && c + d < n) p.push_back(c + d);
+    return p;
+  }
+  // Elements [lo, lo + 64) (clamped) of a 1-D array, as doubles.
+  static std::vector<double> window(const Array& a, std::int64_t lo) {
+    const std::int64_t n = a.dim(0);
+    lo = std::max<std::int64_t>(0, std::min(lo, n - 64));
+    return fetch(a.slice({porta::Slice{lo, lo + 64, 1}})).values();
+  }
+};
+
+// Every dtype, contiguous (the vector fast path) at just over 2^31 elements, and the 1- and
+// 2-byte dtypes just over 2^32: y = x * 2 + 1 (bool: !x) checked at the probes, and a sum of
+// y - f(x) that must be exactly zero (an element written wrongly or not at all shows up).
+TEST_P(LargeArrays, ContiguousElementwisePast2To31And2To32) {
+  for (DType t : kAllDTypes) {
+    if (!dev().supports(t)) continue;
+    std::vector<std::int64_t> sizes{k2p31 + 16};
+    if (porta::itemsize(t) <= 2) sizes.push_back(k2p32 + 16);
+    for (std::int64_t n : sizes) {
+      SCOPED_TRACE(std::string(porta::name(t)) + " n=" + std::to_string(n));
+      // Small whole numbers, exact in every dtype, with no pattern a wrong index could match.
+      Array x = porta::floor(porta::random::uniform({n}, 0.0, 7.0, DType::float32, dev())).astype(t).eval();
+      Array y = t == DType::boolean ? porta::logical_not(x) : (x * 2 + 1).astype(t);
+      y.eval();
+      for (std::int64_t lo : {std::int64_t{0}, k2p31 - 32, k2p32 - 32, n - 64}) {
+        if (lo >= n) continue;
+        auto xs = window(x, lo), ys = window(y, lo);
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+          const double want = t == DType::boolean ? (xs[i] != 0 ? 0 : 1) : xs[i] * 2 + 1;
+          ASSERT_EQ(ys[i], want) << "element " << lo + static_cast<std::int64_t>(i);
+        }
+      }
+      Array diff = t == DType::boolean ? porta::sum(porta::not_equal(y, porta::logical_not(x)).astype(DType::int64))
+                                       : porta::sum(porta::abs(y.astype(DType::float64) - (x.astype(DType::float64) * 2 + 1)));
+      EXPECT_EQ(diff.astype(DType::float64).item<double>(), 0.0);
+    }
+  }
+}
+
+// A strided view (every other element of 2^32 + 64) and a broadcast over 2^31 + 2 rows.
+TEST_P(LargeArrays, StridedAndBroadcastPast2To32) {
+  const std::int64_t n = k2p32 + 64;
+  Array x = porta::floor(porta::random::uniform({n}, 0.0, 5.0, DType::float32, dev())).astype(DType::boolean).eval();
+  Array odd = x.slice({porta::Slice{1, std::nullopt, 2}});  // n / 2 elements, positions past 2^32
+  Array y = porta::logical_not(odd).eval();
+  auto xs = fetch(x.slice({porta::Slice{n - 128, n, 1}})).values();
+  auto ys = window(y, y.dim(0) - 64);
+  for (std::size_t i = 0; i < ys.size(); ++i) ASSERT_EQ(ys[i], xs[2 * i + 1] != 0 ? 0 : 1) << "element " << i;
+
+  const std::int64_t rows = k2p31 + 2;
+  Array col = porta::random::uniform({rows, 1}, 0.0, 1.0, DType::float32, dev()).astype(DType::float16).eval();
+  Array row = porta::random::uniform({1, 2}, 1.0, 2.0, DType::float32, dev()).astype(DType::float16).eval();
+  Array b = (col + row).eval();  // (rows, 2): 2^32 + 4 elements, read through a broadcast
+  auto r = fetch(row).values();
+  for (std::int64_t i : {std::int64_t{0}, k2p31 - 1, k2p31, rows - 1}) {
+    auto c = fetch(col.slice({porta::Slice{i, i + 1, 1}})).values();
+    auto got = fetch(b.slice({porta::Slice{i, i + 1, 1}})).values();
+    for (int j = 0; j < 2; ++j) ASSERT_EQ(got[static_cast<std::size_t>(j)], round_to(DType::float16, c[0] + r[static_cast<std::size_t>(j)])) << "row " << i;
+  }
+}
+
+// Whole-array and axis reductions over 2^32 + 16 bools and 2^31 + 16 floats: the count of
+// ones is known exactly from a second, independent path (the sum of the negation), and the
+// argmax finds a maximum planted past 2^31.
+TEST_P(LargeArrays, ReductionsPast2To31And2To32) {
+  const std::int64_t n = k2p32 + 16;
+  Array x = porta::less(porta::random::uniform({n}, 0.0, 1.0, DType::float32, dev()), 0.25).eval();
+  const auto ones = porta::sum(x.astype(DType::int64)).item<std::int64_t>();
+  const auto zeros = porta::sum(porta::logical_not(x).astype(DType::int64)).item<std::int64_t>();
+  EXPECT_EQ(ones + zeros, n);
+  EXPECT_NEAR(static_cast<double>(ones) / static_cast<double>(n), 0.25, 1e-3);
+  // Along an axis: (2, n / 2) rows summed, and (n / 16, 16) columns summed.
+  Array rows = porta::sum(x.reshape({2, n / 2}).astype(DType::int64), 1);
+  auto rv = fetch(rows).values();
+  EXPECT_EQ(static_cast<std::int64_t>(rv[0] + rv[1]), ones);
+  Array cols = porta::sum(x.reshape({n / 16, 16}).astype(DType::int64), 0);
+  double cs = 0;
+  for (double v : fetch(cols).values()) cs += v;
+  EXPECT_EQ(static_cast<std::int64_t>(cs), ones);
+
+  const std::int64_t m = k2p31 + 16;
+  Array u = porta::random::uniform({m}, 0.0, 1.0, DType::float32, dev());
+  const std::int64_t at = m - 5;
+  Array planted = porta::where(porta::equal(porta::arange(m, DType::int64, dev()), at), 2.0, u).eval();
+  EXPECT_EQ(porta::argmax(planted).item<std::int64_t>(), at);
+  EXPECT_EQ(porta::argmin(porta::negative(planted)).item<std::int64_t>(), at);
+  EXPECT_EQ(porta::max(planted).item<float>(), 2.0f);
+}
+
+// Random numbers keyed by element index: the bits past 2^31 and 2^32 match the host reference.
+TEST_P(LargeArrays, RandomBitsPast2To32MatchTheHost) {
+  const std::int64_t n = k2p32 + 16;
+  const std::uint64_t seed = this->seed();
+  porta::random::Generator g(seed);
+  Array u = g.uniform({n}, 0.0, 1.0, DType::float16, dev()).eval();
+  for (std::int64_t lo : {std::int64_t{0}, k2p31 - 8, k2p32 - 8}) {
+    auto h = fetch(u.slice({porta::Slice{lo, lo + 16, 1}}));
+    for (std::int64_t i = 0; i < 16; ++i) {
+      float want = porta::detail::philox_uniform_f32(static_cast<std::uint64_t>(lo + i), 0, seed);
+      ASSERT_EQ(h.bits(i), porta::half(want).bits) << "element " << lo + i;
+    }
+  }
+}
+
+// A GEMM whose A holds more than 2^31 elements (rows past the 32-bit element offsets): rows at
+// the end of C against a double-precision host product of the same rows.
+TEST_P(LargeArrays, MatmulWithOperandPast2To31Elements) {
+  for (DType t : {DType::float32, DType::float16}) {
+    if (!dev().supports(t)) continue;
+    SCOPED_TRACE(porta::name(t));
+    const std::int64_t k = 32768, m = k2p31 / k + 64, n = 64;
+    Array a = porta::random::uniform({m, k}, -1.0, 1.0, t, dev()).eval();
+    Array b = porta::random::uniform({k, n}, -1.0, 1.0, t, dev()).eval();
+    Array c = porta::matmul(a, b).eval();
+    auto bh = fetch(b).values();
+    for (std::int64_t i : {std::int64_t{0}, k2p31 / k, m - 1}) {
+      auto ar = fetch(a.slice({porta::Slice{i, i + 1, 1}})).values();
+      auto cr = fetch(c.slice({porta::Slice{i, i + 1, 1}})).values();
+      for (std::int64_t j = 0; j < n; ++j) {
+        double ref = 0, mag = 0;
+        for (std::int64_t p = 0; p < k; ++p) {
+          ref += ar[static_cast<std::size_t>(p)] * bh[static_cast<std::size_t>(p * n + j)];
+          mag += std::abs(ar[static_cast<std::size_t>(p)] * bh[static_cast<std::size_t>(p * n + j)]);
+        }
+        ASSERT_NEAR(cr[static_cast<std::size_t>(j)], ref, (t == DType::float16 ? 2e-3 : 1e-5) * mag + 1e-3)
+            << "C[" << i << ", " << j << "]";
+      }
+    }
+  }
+}
+
+PORTA_INSTANTIATE_DEVICES(LargeArrays);
+
+}  // namespace
+}  // namespace porta_test
