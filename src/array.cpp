@@ -110,6 +110,7 @@ bool Array::is_contiguous() const {
 
 void Array::to_host(DType expected, void* dst, std::size_t bytes) const {
   const auto& n = checked(node_);
+  detail::check_valid_dtype(expected, "to_host");
   if (expected != n.dtype())
     throw DTypeError(cat("to_host/to_vector as ", name(expected), " of a ", name(n.dtype()),
                          " array; use to_vector<T>() with T matching the dtype, or astype() first"));
@@ -246,6 +247,7 @@ Array Array::squeeze() const {
 }
 
 Array Array::astype(DType t) const {
+  detail::check_valid_dtype(t, "astype");
   return Array(detail::cast(detail::node_of(*this, "astype"), t));
 }
 

@@ -59,6 +59,7 @@ Array empty(Shape shape, DType t, Device d) {
 
 Array full(Shape shape, double value, DType t, Device d) {
   check_shape(shape);
+  detail::check_dtype(d, t);
   std::int64_t i = std::isfinite(value) ? static_cast<std::int64_t>(value) : 0;
   if (!is_floating(t) && std::isfinite(value) && static_cast<double>(i) != value)
     throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));

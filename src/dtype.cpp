@@ -103,8 +103,11 @@ std::size_t itemsize(DType t) {
     case DType::float32: return 4;
     case DType::float64: return 8;
   }
-  return 0;
+  throw DTypeError(detail::cat("DType(", static_cast<int>(t), ") is not a porta dtype; the dtypes are bool, int32, int64, ",
+                               "float16, bfloat16, float32, float64"));
 }
+
+bool is_valid(DType t) { return static_cast<int>(t) < kDTypeCount; }
 
 std::string_view name(DType t) {
   switch (t) {

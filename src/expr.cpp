@@ -37,7 +37,14 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+void check_valid_dtype(DType t, std::string_view what) {
+  if (is_valid(t)) return;
+  throw DTypeError(cat(what, ": DType(", static_cast<int>(t), ") is not a porta dtype; the dtypes are bool, int32, int64, ",
+                       "float16, bfloat16, float32, float64"));
+}
+
 void check_dtype(const Device& d, DType t) {
+  check_valid_dtype(t, "dtype");
   if (d.supports(t)) return;
   throw DTypeError(cat(name(t), " is not supported on ", d.spec(), " (", d.name(), ")",
                        t == DType::float64 ? ": the device has no double precision (cl_khr_fp64); use float32" : "",

@@ -26,6 +26,8 @@ const char* to_string(EvalReason r);
 
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 void check_dtype(const Device& d, DType t);
+// DTypeError naming `what` and the value when t is none of the seven dtypes.
+void check_valid_dtype(DType t, std::string_view what);
 void check_same_device(const NodePtr& a, const NodePtr& b, const char* op);
 
 // A scalar leaf of the given shape; the value is rounded to `t` (float16 values are exact halves).

@@ -6,6 +6,7 @@
 
 #include <porta/error.hpp>
 
+#include "expr.hpp"
 #include "strings.hpp"
 
 namespace porta::detail {
@@ -13,6 +14,7 @@ namespace porta::detail {
 ArrayNode::ArrayNode(Shape shape, DType dtype, Device device, View view)
     : shape_(std::move(shape)), dtype_(dtype), device_(std::move(device)), size_(element_count(shape_)),
       view_(std::move(view)) {
+  check_valid_dtype(dtype_, "array");
   held_bytes_ = view_.buffer ? view_.buffer->bytes() : 0;
   evaluated_.store(true, std::memory_order_release);
 }
@@ -20,6 +22,7 @@ ArrayNode::ArrayNode(Shape shape, DType dtype, Device device, View view)
 ArrayNode::ArrayNode(Shape shape, DType dtype, Device device, Expr expr)
     : shape_(std::move(shape)), dtype_(dtype), device_(std::move(device)), size_(element_count(shape_)),
       expr_(std::move(expr)) {
+  check_valid_dtype(dtype_, "array");
   int h = 0, leaves = 0;
   bool any = false;
   for (auto& a : expr_.args) {

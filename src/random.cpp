@@ -20,6 +20,7 @@ namespace {
 
 Array draw(Op op, std::uint64_t seed, std::uint64_t stream, Shape shape, double shift, double scale, DType t,
            const Device& d, const char* what) {
+  detail::check_valid_dtype(t, what);
   if (!is_floating(t)) throw DTypeError(cat("random::", what, " makes floating arrays; ", name(t), " is not one"));
   (void)element_count(shape);
   detail::check_dtype(d, t);

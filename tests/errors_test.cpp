@@ -194,6 +194,35 @@ TEST_P(Errors, OtherInvalidArguments) {
   expect_intact("invalid arguments");
 }
 
+// A DType cast from an integer that names no dtype is a DTypeError naming the value at every
+// function that takes one, before any memory is allocated or any kernel generated.
+TEST_P(Errors, OutOfRangeDTypeIsADTypeErrorNamingTheValue) {
+  for (int code : {7, 42, 255}) {
+    const auto bad = static_cast<DType>(code);
+    const std::string value = "DType(" + std::to_string(code) + ")";
+    EXPECT_FALSE(porta::is_valid(bad));
+    EXPECT_FALSE(dev().supports(bad));
+    const std::vector<std::pair<const char*, std::function<void()>>> calls = {
+        {"empty", [&] { (void)porta::empty({4}, bad, dev()); }},
+        {"zeros", [&] { (void)porta::zeros({4}, bad, dev()); }},
+        {"full", [&] { (void)porta::full({4}, 1.0, bad, dev()); }},
+        {"from_host", [&] { float f[4] = {1, 2, 3, 4}; (void)porta::from_host(f, bad, {4}, dev()); }},
+        {"astype", [&] { (void)evaluated_.astype(bad); }},
+        {"arange", [&] { (void)porta::arange(4, bad, dev()); }},
+        {"linspace", [&] { (void)porta::linspace(0, 1, 4, bad, dev()); }},
+        {"eye", [&] { (void)porta::eye(3, bad, dev()); }},
+        {"random::uniform", [&] { (void)porta::random::uniform({4}, 0, 1, bad, dev()); }},
+        {"to_host", [&] { std::vector<float> out(64 * 33); evaluated_.to_host(bad, out.data(), out.size() * 4); }},
+        {"itemsize", [&] { (void)porta::itemsize(bad); }},
+    };
+    for (const auto& [what, call] : calls) {
+      std::string msg = thrown_message<porta::DTypeError>(call);
+      EXPECT_NE(msg.find(value), std::string::npos) << what << ": " << msg;
+    }
+  }
+  expect_intact("functions given an out-of-range DType");
+}
+
 PORTA_INSTANTIATE_DEVICES(Errors);
 
 }  // namespace

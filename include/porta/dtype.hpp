@@ -32,6 +32,9 @@ struct bfloat16 {
   static bfloat16 from_bits(std::uint16_t b) { bfloat16 h; h.bits = b; return h; }
 };
 
+// True for the seven enumerators; false for a DType cast from any other integer. Every function that
+// takes a DType throws DTypeError, naming the value, for one that is not valid.
+bool is_valid(DType t);
 std::size_t itemsize(DType t);
 std::string_view name(DType t);
 // Parses "float32", "f32", "int64", "bool"...; throws DTypeError listing the valid names.
