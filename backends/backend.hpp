@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,7 +29,7 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 4;
+inline constexpr int kBackendApiVersion = 5;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -51,6 +52,7 @@ struct DeviceInfo {
   DeviceKind kind = DeviceKind::other;
   std::uint64_t memory_bytes = 0;
   std::uint64_t max_alloc_bytes = 0;
+  std::uint64_t max_local_bytes = 0;  // local / shared memory one work-group or block may take (CUDA: the opt-in maximum)
   int compute_units = 0;
   std::array<bool, kDTypeCount> dtypes{};  // storage and elementwise compute, by DType index
   Dialect dialect = Dialect::none;
@@ -124,10 +126,21 @@ struct KernelSource {
   std::vector<std::string> options;  // passed to NVRTC / clBuildProgram as given
 };
 
+// One parameter of a compiled kernel, as far as the backend can tell (RawKernel checks the
+// arguments a user passes against these before the driver sees them).
+struct KernelParam {
+  enum class Kind : std::uint8_t { memory, scalar, local_memory, unknown };
+  Kind kind = Kind::unknown;
+  std::size_t size = 0;  // bytes of the value passed (a pointer's or a scalar's); 0: unknown
+  std::string type;      // the declared type ("__global float*", "int"), empty when unknown
+};
+
 // A compiled kernel. Backends make launches of one Kernel from many threads safe.
 class Kernel {
  public:
   virtual ~Kernel() = default;
+  // The kernel's parameters in order; nullopt when the backend cannot list them.
+  virtual std::optional<std::vector<KernelParam>> params() const { return std::nullopt; }
   // The compiled program (a cubin, an OpenCL program binary) for the disk cache; empty when
   // the backend cannot give one.
   virtual std::vector<std::uint8_t> binary() const { return {}; }

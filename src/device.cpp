@@ -47,6 +47,7 @@ std::string Device::platform() const { return impl().info().platform; }
 std::string Device::driver_version() const { return impl().info().driver_version; }
 DeviceKind Device::kind() const { return impl().info().kind; }
 std::uint64_t Device::memory_bytes() const { return impl().info().memory_bytes; }
+std::uint64_t Device::max_local_bytes() const { return impl().info().max_local_bytes; }
 int Device::compute_units() const { return impl().info().compute_units; }
 std::string Device::pci_bus_id() const { return impl().info().pci_bus_id; }
 std::string Device::matmul_path() const { return impl().info().matmul; }

@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
       std::printf("  %-9s %s\n", d.spec().c_str(), d.name().c_str());
       std::printf("            kind %s, vendor %s, platform %s, driver %s\n", std::string(porta::name(d.kind())).c_str(),
                   d.vendor().c_str(), d.platform().c_str(), d.driver_version().c_str());
-      std::printf("            memory %s, compute units %d%s%s\n", porta::detail::format_bytes(d.memory_bytes()).c_str(),
-                  d.compute_units(), d.pci_bus_id().empty() ? "" : ", PCI ", d.pci_bus_id().c_str());
+      std::printf("            memory %s, compute units %d%s%s%s\n", porta::detail::format_bytes(d.memory_bytes()).c_str(),
+                  d.compute_units(), d.pci_bus_id().empty() ? "" : ", PCI ", d.pci_bus_id().c_str(),
+                  d.max_local_bytes() ? (", local memory " + porta::detail::format_bytes(d.max_local_bytes()) + " per group").c_str() : "");
       std::printf("            dtypes %s; %s\n", dtypes_of(d).c_str(),
                   d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
       if (auto m = d.matmul_path(); !m.empty()) std::printf("            matmul: %s\n", m.c_str());

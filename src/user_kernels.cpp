@@ -219,7 +219,17 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
   return result;
 }
 
-RawArg::RawArg(DType, const void* p, std::size_t n) : size_(n) { std::memcpy(bytes_.data(), p, n); }
+RawArg::RawArg(DType t, const void* p, std::size_t n, bool is_unsigned) : unsigned_(is_unsigned), dtype_(t), size_(n) {
+  std::memcpy(bytes_.data(), p, n);
+}
+
+RawArg RawArg::local(std::size_t bytes) {
+  if (bytes == 0) throw InvalidArgument("RawArg::local(0): local memory needs at least one byte");
+  RawArg a;
+  a.local_ = true;
+  a.size_ = bytes;
+  return a;
+}
 
 struct RawKernel::State {
   Backend backend;
@@ -233,6 +243,13 @@ RawKernel::RawKernel(Backend backend, std::string source, std::string name, std:
   if (backend == Backend::kokkos)
     throw InvalidArgument("RawKernel takes CUDA C++ (Backend::cuda) or OpenCL C (Backend::opencl) source; Kokkos compiles no source at run time");
   if (name.empty()) throw InvalidArgument("RawKernel needs the kernel's name");
+  if (detail::trim(source).empty())
+    throw InvalidArgument(cat("RawKernel ", name, ": the source is empty; give the ", porta::name(backend),
+                              " source that defines the kernel '", name, "'"));
+  // OpenCL programs keep their parameters' kinds and types only when asked: launch checks the
+  // arguments against them.
+  if (backend == Backend::opencl && std::find(options.begin(), options.end(), "-cl-kernel-arg-info") == options.end())
+    options.push_back("-cl-kernel-arg-info");
   state_->backend = backend;
   state_->source = std::move(source);
   state_->name = std::move(name);
@@ -260,6 +277,64 @@ std::shared_ptr<detail::Kernel> raw_compile(const Device& d, Backend backend, co
 
 }  // namespace
 
+namespace {
+
+std::string describe_arg(const RawArg& a) {
+  if (a.is_local()) return cat("local memory of ", a.size(), " bytes (RawArg::local)");
+  if (a.is_array()) return cat("an Array (", porta::name(a.array().dtype()), ")");
+  return cat(a.number_unsigned() ? "an unsigned " : "a ", a.number_dtype() == DType::float32 || a.number_dtype() == DType::float64
+                                                          ? porta::name(a.number_dtype())
+                                                          : (a.size() == 4 ? std::string_view("32-bit integer") : std::string_view("64-bit integer")),
+             " number (", a.size(), " bytes)");
+}
+
+bool is_float_type(const std::string& t) { return t == "float" || t == "double" || t == "half"; }
+
+std::string describe_param(const detail::KernelParam& p) {
+  if (!p.type.empty()) return cat("'", p.type, "'");
+  if (p.size) return cat("a ", p.size, "-byte parameter");
+  return "a parameter of unknown type";
+}
+
+// Arguments against the parameters the backend lists, before the driver sees them (a driver
+// given a number where it expects a buffer may crash: PoCL did).
+void check_args(const std::string& kernel, const Device& d, const detail::Kernel& k, const std::vector<RawArg>& args) {
+  auto params = k.params();
+  if (!params) return;
+  using Kind = detail::KernelParam::Kind;
+  // On CUDA local memory is no parameter: it joins the block's dynamic shared memory.
+  const bool cuda = d.backend() == Backend::cuda;
+  std::vector<const RawArg*> passed;
+  for (auto& a : args)
+    if (!(cuda && a.is_local())) passed.push_back(&a);
+  if (passed.size() != params->size()) {
+    std::vector<std::string> types;
+    for (auto& p : *params) types.push_back(p.type.empty() ? cat(p.size, " bytes") : p.type);
+    throw InvalidArgument(cat("RawKernel ", kernel, " on ", d.spec(), ": the kernel takes ", params->size(), " parameters (",
+                              detail::join(types, ", "), ") but ", passed.size(), " arguments were given",
+                              cuda ? " (RawArg::local arguments do not count on CUDA)" : ""));
+  }
+  for (std::size_t j = 0; j < passed.size(); ++j) {
+    const RawArg& a = *passed[j];
+    const detail::KernelParam& p = (*params)[j];
+    std::string what;
+    if (p.kind == Kind::memory && !a.is_array()) what = "pass an Array";
+    else if (p.kind == Kind::local_memory && !a.is_local()) what = "pass RawArg::local(bytes)";
+    else if (p.kind == Kind::scalar && (a.is_array() || a.is_local())) what = "pass a number of that type";
+    else if (p.kind == Kind::scalar && p.size && a.size() != p.size) what = cat("pass a ", p.size, "-byte number");
+    else if (p.kind == Kind::scalar && is_float_type(p.type) != porta::is_floating(a.number_dtype()))
+      what = is_float_type(p.type) ? "pass a float or double" : "pass an integer";
+    else if (p.kind == Kind::unknown && p.size && !a.is_local() && (a.is_array() ? 8 : a.size()) != p.size)
+      what = a.is_array() ? cat("an Array is passed as an 8-byte pointer; pass a ", p.size, "-byte number")
+                          : cat("pass a ", p.size, "-byte ", p.size == 8 ? "number or an Array" : "number");
+    if (!what.empty())
+      throw InvalidArgument(cat("RawKernel ", kernel, " on ", d.spec(), ": argument ", j, " is ", describe_arg(a), " but parameter ", j,
+                                " is ", describe_param(p), "; ", what));
+  }
+}
+
+}  // namespace
+
 void RawKernel::compile(const Device& d) const {
   raw_compile(d, state_->backend, state_->key, state_->source, state_->name, state_->options);
 }
@@ -281,7 +356,24 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || (!runtime_block && (block.x == 0 || block.y == 0 || block.z == 0)))
     throw InvalidArgument(cat("RawKernel ", st.name, ": grid (", grid.x, ", ", grid.y, ", ", grid.z, ") and block (", block.x, ", ",
                               block.y, ", ", block.z, ") must be positive"));
+  for (std::size_t j = 0; j < args.size(); ++j)
+    if (args[j].is_empty_array())
+      throw InvalidArgument(cat("RawKernel ", st.name, ": argument ", j, " is an empty Array (default-constructed or moved-from); ",
+                                "pass an array that holds data"));
+  if (shared_bytes > 0 && d.backend() == Backend::opencl)
+    throw InvalidArgument(cat("RawKernel ", st.name, ": shared_bytes (", shared_bytes, ") is CUDA's dynamic shared memory; an ",
+                              "OpenCL kernel takes local memory as a __local pointer parameter: pass RawArg::local(", shared_bytes,
+                              ") as that argument instead"));
+  std::size_t local_bytes = shared_bytes;
+  for (auto& a : args)
+    if (a.is_local()) local_bytes += a.size();
+  const auto limit = d.impl().info().max_local_bytes;
+  if (limit > 0 && local_bytes > limit)
+    throw InvalidArgument(cat("RawKernel ", st.name, ": ", local_bytes, " bytes of ", d.backend() == Backend::cuda ? "shared" : "local",
+                              " memory asked for, but ", d.spec(), " allows at most ", limit, " per ",
+                              d.backend() == Backend::cuda ? "block" : "work-group"));
   auto kernel = raw_compile(d, st.backend, st.key, st.source, st.name, st.options);
+  check_args(st.name, d, *kernel, args);
   const auto& q = detail::thread_queue_shared(d);
   std::vector<detail::KernelArg> kargs;
   std::vector<std::shared_ptr<detail::Buffer>> buffers;
@@ -289,6 +381,10 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
   buffers.reserve(args.size());
   for (std::size_t j = 0; j < args.size(); ++j) {
     const RawArg& a = args[j];
+    if (a.is_local()) {
+      kargs.push_back(detail::KernelArg::local(a.size()));
+      continue;
+    }
     if (!a.is_array()) {
       detail::KernelArg k;
       k.kind = detail::KernelArg::Kind::scalar;

@@ -164,6 +164,12 @@ __kernel void coords(__global int* out, int width) {
 __kernel void scalars(__global double* out, float f, double d, long l, uint u) {
   out[0] = f; out[1] = d; out[2] = (double)l; out[3] = (double)u;
 }
+__kernel void reverse_block(__global float* x, __local float* tile) {
+  int t = get_local_id(0), b = get_group_id(0), w = get_local_size(0);
+  tile[t] = x[b * w + t];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  x[b * w + t] = tile[w - 1 - t];
+}
 )";
 
 const char* kCudaAdd = R"(
@@ -230,12 +236,15 @@ TEST_P(Kernels, RawKernelLaunchesWithGridAndBlock) {
     sc({1}, {1}, {s, 1.5f, -2.25, std::int64_t{-(std::int64_t{1} << 40)}, std::uint32_t{4000000000u}});
     EXPECT_TRUE(array_matches(s, DType::float64, {4}, {1.5, -2.25, -1099511627776.0, 4e9}, {0, 0}));
   }
-  // CUDA's dynamic shared memory.
-  if (lang == Backend::cuda) {
+  // CUDA's dynamic shared memory (shared_bytes, or a RawArg::local that joins it); OpenCL's
+  // __local parameter (RawArg::local).
+  for (int form = 0; form < 2; ++form) {
+    if (lang == Backend::opencl && form == 0) continue;
     std::vector<double> x;
     Array xd = random_array({256}, DType::float32, -1, 1, &x);
     RawKernel rev(lang, raw_source(dev()), "reverse_block");
-    rev.launch({4}, {64}, {xd}, 64 * sizeof(float));
+    if (form == 0) rev.launch({4}, {64}, {xd}, 64 * sizeof(float));
+    else rev.launch({4}, {64}, {xd, porta::RawArg::local(64 * sizeof(float))});
     std::vector<double> rref(256);
     for (int blk = 0; blk < 4; ++blk)
       for (int t = 0; t < 64; ++t) rref[static_cast<std::size_t>(blk * 64 + t)] = x[static_cast<std::size_t>(blk * 64 + 63 - t)];
@@ -300,6 +309,56 @@ TEST_P(Kernels, RawKernelArgumentErrors) {
   RawKernel missing(lang, raw_source(dev()), "no_such_kernel");
   EXPECT_THROW(missing.compile(dev()), porta::CompileError);
   EXPECT_TRUE(array_matches(m, DType::float32, {4, 4}, std::vector<double>(16, 1), {0, 0})) << "m is unchanged";
+}
+
+// Arguments are checked against the kernel's parameters before the driver sees them (PoCL
+// crashed when given a number where the kernel takes a buffer): each error names the argument
+// and what the parameter is. CUDA lists only parameter sizes, so there a pointer and an 8-byte
+// number look alike; a 4-byte number for a pointer is still caught.
+TEST_P(Kernels, RawKernelArgumentsAreCheckedAgainstTheParameters) {
+  PORTA_REQUIRE_COMPILER();
+  const Backend lang = dev().backend();
+  RawKernel add(lang, raw_source(dev()), "vadd");
+  std::vector<double> a;
+  Array ad = random_array({64}, DType::float32, -5, 5, &a);
+  Array out = random_array({64}, DType::float32, -5, 5);
+  const auto before = fetch(out).values();
+  const std::int32_t n = 64;
+  auto expect_error = [&](const std::vector<porta::RawArg>& args, const std::string& needle, const char* what) {
+    std::string msg = thrown_message<porta::InvalidArgument>([&] { add({1}, {64}, args); });
+    EXPECT_NE(msg.find(needle), std::string::npos) << what << ": " << msg;
+  };
+  const porta::RawArg number_for_pointer = lang == Backend::cuda ? porta::RawArg(std::int32_t{7}) : porta::RawArg(std::int64_t{7});
+  expect_error({out, number_for_pointer, ad, n}, "argument 1", "a number where the kernel takes a buffer");
+  expect_error({out, ad, ad, ad}, "argument 3", "an array where the kernel takes an int");
+  expect_error({out, ad, ad}, "takes 4 parameters", "too few arguments");
+  expect_error({out, ad, ad, n, n}, "takes 4 parameters", "too many arguments");
+  expect_error({out, Array(), ad, n}, "empty Array", "an empty Array");
+  if (lang == Backend::opencl) {
+    expect_error({out, ad, ad, 64.0f}, "argument 3", "a float where the kernel takes an int");
+    expect_error({out, ad, ad, porta::RawArg::local(16)}, "argument 3", "local memory where the kernel takes an int");
+  }
+  // Local and shared memory beyond what the device allows per block names the limit.
+  const std::string limit = std::to_string(dev().max_local_bytes());
+  RawKernel rev(lang, raw_source(dev()), "reverse_block");
+  std::string msg = thrown_message<porta::InvalidArgument>([&] {
+    if (lang == Backend::cuda) rev.launch({1}, {64}, {ad}, std::size_t{64} << 20);
+    else rev.launch({1}, {64}, {ad, porta::RawArg::local(std::size_t{64} << 20)});
+  });
+  EXPECT_NE(msg.find(limit), std::string::npos) << msg;
+  if (lang == Backend::opencl) {
+    msg = thrown_message<porta::InvalidArgument>([&] { rev.launch({1}, {64}, {ad, porta::RawArg::local(256)}, 256); });
+    EXPECT_NE(msg.find("RawArg::local"), std::string::npos) << "shared_bytes on OpenCL: " << msg;
+  }
+  // Empty source.
+  msg = thrown_message<porta::InvalidArgument>([&] { RawKernel(lang, "  \n", "vadd"); });
+  EXPECT_NE(msg.find("source is empty"), std::string::npos) << msg;
+  EXPECT_TRUE(array_matches(out, DType::float32, {64}, before, {0, 0})) << "out is unchanged after the refused launches";
+  EXPECT_TRUE(array_matches(ad, DType::float32, {64}, a, {0, 0})) << "ad is unchanged";
+  add({1}, {64}, {out, ad, ad, n});  // and the kernel still runs
+  std::vector<double> ref(a.size());
+  for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = 2 * a[i];
+  EXPECT_TRUE(array_matches(out, DType::float32, {64}, ref, {1e-6, 0}));
 }
 
 TEST_P(Kernels, RawKernelCompileErrorCarriesLogAndNumberedSource) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "philox.hpp"
 
@@ -165,6 +166,52 @@ TEST_P(LargeArrays, MatmulWithOperandPast2To31Elements) {
             << "C[" << i << ", " << j << "]";
       }
     }
+  }
+}
+
+// Operations on bool arrays that came from the host (no generated producer) just over 2^31
+// elements, every element of every result compared on the host.
+TEST_P(LargeArrays, BoolOperationsFromHostPast2To31) {
+  const std::int64_t n = k2p31 + 16;
+  std::vector<std::uint8_t> hx(static_cast<std::size_t>(n)), hy(hx.size());
+  std::uint64_t state = seed() | 1;
+  for (std::size_t i = 0; i < hx.size(); i += 8) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    for (std::size_t b = 0; b < 8 && i + b < hx.size(); ++b) {
+      hx[i + b] = (state >> (8 * b)) & 1;
+      hy[i + b] = (state >> (8 * b + 1)) & 1;
+    }
+  }
+  Array x = porta::from_host(hx.data(), DType::boolean, {n}, dev());
+  Array y = porta::from_host(hy.data(), DType::boolean, {n}, dev());
+  struct Case {
+    const char* what;
+    Array result;
+    std::function<int(int, int)> ref;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"logical_and", porta::logical_and(x, y), [](int a, int b) { return a & b; }});
+  cases.push_back({"logical_or", porta::logical_or(x, y), [](int a, int b) { return a | b; }});
+  cases.push_back({"logical_xor", porta::logical_xor(x, y), [](int a, int b) { return a ^ b; }});
+  cases.push_back({"logical_not", porta::logical_not(x), [](int a, int) { return 1 - a; }});
+  cases.push_back({"equal", porta::equal(x, y), [](int a, int b) { return a == b ? 1 : 0; }});
+  cases.push_back({"where", porta::where(x, y, false), [](int a, int b) { return a ? b : 0; }});
+  cases.push_back({"bitwise_and", porta::bitwise_and(x, y), [](int a, int b) { return a & b; }});
+  cases.push_back({"add int32", x.astype(DType::int32) + y.astype(DType::int32), [](int a, int b) { return a + b; }});
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    const DType t = c.result.dtype();
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(n) * porta::itemsize(t));
+    c.result.to_host(t, bytes.data(), bytes.size());
+    std::int64_t wrong = 0, first = -1;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      int got = 0;
+      if (t == DType::boolean) got = bytes[k];
+      else std::memcpy(&got, &bytes[k * 4], 4);
+      if (got != c.ref(hx[k], hy[k]) && wrong++ == 0) first = i;
+    }
+    EXPECT_EQ(wrong, 0) << "first wrong element " << first;
   }
 }
 

@@ -87,6 +87,40 @@ Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const s
   throw CompileError(message, "", source);
 }
 
+namespace {
+
+// cuFuncGetParamInfo came with CUDA 12.4: looked up at run time, so that the plugin still opens
+// on older drivers (it is linked with RTLD_NOW).
+using ParamInfoFn = CUresult (*)(CUfunction, std::size_t, std::size_t*, std::size_t*);
+ParamInfoFn param_info_fn() {
+  static const ParamInfoFn fn = [] {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult found{};
+    if (cuGetProcAddress("cuFuncGetParamInfo", &p, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS ||
+        found != CU_GET_PROC_ADDRESS_SUCCESS)
+      return ParamInfoFn{nullptr};
+    return reinterpret_cast<ParamInfoFn>(p);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+std::optional<std::vector<detail::KernelParam>> Kernel::params() const {
+  ParamInfoFn info = param_info_fn();
+  if (!info) return std::nullopt;
+  std::vector<detail::KernelParam> out;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0, size = 0;
+    CUresult r = info(function_, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) return out;  // past the last parameter
+    if (r != CUDA_SUCCESS) return std::nullopt;     // an older driver: cannot tell
+    detail::KernelParam p;
+    p.size = size;
+    out.push_back(p);
+  }
+}
+
 void Kernel::reserve_shared_memory(std::size_t bytes) {
   if (bytes <= shared_limit_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(shared_m_);

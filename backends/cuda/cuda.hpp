@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,9 @@ class Kernel final : public detail::Kernel, public std::enable_shared_from_this<
   CUfunction function() const { return function_; }
   const std::string& entry() const { return entry_; }
   std::vector<std::uint8_t> binary() const override;
+  // Each parameter's size from cuFuncGetParamInfo; the kind is unknown (a pointer and an 8-byte
+  // number look alike). nullopt where the driver cannot say (before CUDA 12.4).
+  std::optional<std::vector<detail::KernelParam>> params() const override;
   Context& context() { return module_->context(); }
   // Raises the function's dynamic shared memory limit when a launch needs more than the default 48 KiB.
   void reserve_shared_memory(std::size_t bytes);

@@ -41,6 +41,59 @@ struct ProgramGuard {
 
 }  // namespace
 
+namespace {
+
+// The bytes a scalar of OpenCL C type `type` takes as an argument; 0 when it is not a plain
+// scalar this table knows (vectors, structs, typedefs).
+std::size_t scalar_size(std::string type) {
+  if (type.rfind("unsigned ", 0) == 0) type = "u" + type.substr(9);
+  if (type == "char" || type == "uchar" || type == "bool") return 1;
+  if (type == "short" || type == "ushort" || type == "half") return 2;
+  if (type == "int" || type == "uint" || type == "float") return 4;
+  if (type == "long" || type == "ulong" || type == "double" || type == "size_t" || type == "ptrdiff_t" ||
+      type == "intptr_t" || type == "uintptr_t")
+    return 8;
+  return 0;
+}
+
+std::vector<KernelParam> read_params(cl_kernel k, cl_uint count) {
+  std::vector<KernelParam> out(count);
+  for (cl_uint i = 0; i < count; ++i) {
+    cl_kernel_arg_address_qualifier aq = 0;
+    if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, nullptr) != CL_SUCCESS) continue;
+    std::size_t len = 0;
+    std::string type;
+    if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, 0, nullptr, &len) == CL_SUCCESS && len > 0) {
+      type.resize(len);
+      if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, len, type.data(), nullptr) != CL_SUCCESS) type.clear();
+      while (!type.empty() && type.back() == '\0') type.pop_back();
+    }
+    KernelParam& p = out[i];
+    switch (aq) {
+      case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+      case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+        p.kind = KernelParam::Kind::memory;
+        p.size = sizeof(cl_mem);
+        p.type = (aq == CL_KERNEL_ARG_ADDRESS_GLOBAL ? "__global " : "__constant ") + type;
+        break;
+      case CL_KERNEL_ARG_ADDRESS_LOCAL:
+        p.kind = KernelParam::Kind::local_memory;
+        p.type = "__local " + type;
+        break;
+      default:
+        // image2d_t, sampler_t and the like are private-qualified too, but not scalars.
+        if (type.find('*') != std::string::npos || type.find("image") != std::string::npos || type == "sampler_t") break;
+        p.kind = KernelParam::Kind::scalar;
+        p.size = scalar_size(type);
+        p.type = type;
+        break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 OpenCLKernel::OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_kernel first, std::string entry)
     : device_(device), program_(program), entry_(std::move(entry)) {
   auto slot = std::make_unique<Slot>();
@@ -50,6 +103,7 @@ OpenCLKernel::OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_ke
   PORTA_CL_CHECK(clGetKernelInfo(first, CL_KERNEL_NUM_ARGS, sizeof arg_count_, &arg_count_, nullptr));
   PORTA_CL_CHECK(clGetKernelWorkGroupInfo(first, device.id(), CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group_size_,
                                           &max_group_size_, nullptr));
+  params_ = read_params(first, arg_count_);
 }
 
 OpenCLKernel::~OpenCLKernel() {

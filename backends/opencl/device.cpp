@@ -107,6 +107,7 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
   in.kind = kind_of(device_value<cl_device_type>(device, CL_DEVICE_TYPE));
   in.memory_bytes = device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
   in.max_alloc_bytes = device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  in.max_local_bytes = device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE);
   in.compute_units = static_cast<int>(device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS));
   extensions_ = " " + device_string(device, CL_DEVICE_EXTENSIONS) + " ";
   label_ = detail::cat("opencl:", index, " (", in.name, ")");

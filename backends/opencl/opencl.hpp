@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ using detail::EventImpl;
 using detail::Handle;
 using detail::Kernel;
 using detail::KernelArg;
+using detail::KernelParam;
 using detail::KernelSource;
 using detail::LaunchDims;
 using detail::MatmulArgs;
@@ -161,6 +163,9 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   const std::string& entry() const { return entry_; }
   cl_uint arg_count() const { return arg_count_; }
   std::size_t max_group_size() const { return max_group_size_; }  // CL_KERNEL_WORK_GROUP_SIZE
+  // From clGetKernelArgInfo where the program kept argument info (-cl-kernel-arg-info, which
+  // RawKernel asks for); otherwise the count alone, each parameter of unknown kind.
+  std::optional<std::vector<KernelParam>> params() const override { return params_; }
 
  private:
   void give_back(Slot* slot) noexcept;
@@ -169,6 +174,7 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   cl_program program_;
   std::string entry_;
   cl_uint arg_count_ = 0;
+  std::vector<KernelParam> params_;
   std::size_t max_group_size_ = 0;
   std::mutex m_;
   std::vector<std::unique_ptr<Slot>> slots_;  // every cl_kernel made

@@ -46,6 +46,9 @@ class Device {
   std::string driver_version() const;
   DeviceKind kind() const;
   std::uint64_t memory_bytes() const;
+  // Local (OpenCL) or shared (CUDA, the opt-in maximum) memory one work-group or block may use;
+  // 0 where kernels take none (Kokkos). RawKernel launches are checked against it.
+  std::uint64_t max_local_bytes() const;
   int compute_units() const;
   // PCI bus id "0000:3b:00.0" when the driver tells it; the same GPU seen through CUDA and OpenCL
   // reports the same id. Empty for CPU devices and drivers that do not say.

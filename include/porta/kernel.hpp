@@ -52,25 +52,39 @@ struct Dim3 {
 };
 
 // An argument of a RawKernel: an array (passed as a pointer / cl_mem to its first element; the
-// kernel may read and write it) or a number with an exact C type.
+// kernel may read and write it), a number with an exact C type, or local memory (RawArg::local:
+// an OpenCL `__local` pointer parameter; on CUDA the bytes join the block's dynamic shared
+// memory, which the kernel reaches through `extern __shared__`). Before the driver sees them,
+// arguments are checked against the kernel's parameters as far as the backend can list them:
+// on OpenCL the kind and size of each (clGetKernelArgInfo), on CUDA the count and each size
+// (cuFuncGetParamInfo; a pointer and an 8-byte number cannot be told apart there).
 class RawArg {
  public:
-  RawArg(const Array& a) : array_(a) {}  // NOLINT(google-explicit-constructor)
+  RawArg(const Array& a) : array_(a), empty_array_(!a.valid()) {}  // NOLINT(google-explicit-constructor)
   RawArg(std::int32_t v) : RawArg(DType::int32, &v, 4) {}
   RawArg(std::int64_t v) : RawArg(DType::int64, &v, 8) {}
   RawArg(float v) : RawArg(DType::float32, &v, 4) {}
   RawArg(double v) : RawArg(DType::float64, &v, 8) {}
-  RawArg(std::uint32_t v) : RawArg(DType::int32, &v, 4) {}
-  RawArg(std::uint64_t v) : RawArg(DType::int64, &v, 8) {}
+  RawArg(std::uint32_t v) : RawArg(DType::int32, &v, 4, true) {}
+  RawArg(std::uint64_t v) : RawArg(DType::int64, &v, 8, true) {}
+
+  static RawArg local(std::size_t bytes);
 
   bool is_array() const { return array_.valid(); }
+  bool is_empty_array() const { return empty_array_; }  // made from an Array that holds nothing
+  bool is_local() const { return local_; }
   const Array& array() const { return array_; }
   const std::array<std::uint8_t, 8>& bytes() const { return bytes_; }
-  std::size_t size() const { return size_; }
+  std::size_t size() const { return size_; }  // a number's bytes, or local memory's
+  DType number_dtype() const { return dtype_; }
+  bool number_unsigned() const { return unsigned_; }
 
  private:
-  RawArg(DType t, const void* p, std::size_t n);
+  RawArg(DType t, const void* p, std::size_t n, bool is_unsigned = false);
+  RawArg() = default;
   Array array_;
+  bool empty_array_ = false, local_ = false, unsigned_ = false;
+  DType dtype_ = DType::int32;
   std::array<std::uint8_t, 8> bytes_{};
   std::size_t size_ = 0;
 };
@@ -89,7 +103,10 @@ class RawKernel {
   // argument, else the current device). On OpenCL, block (0, 0, 0) lets the runtime choose the
   // work-group (local size NULL) and `grid` counts work-items. Array arguments must be
   // contiguous (use copy() for a strided view); on OpenCL they must also start at the start of
-  // their buffer. Asynchronous: later porta work on the arrays is ordered after it.
+  // their buffer. `shared_bytes` is CUDA's dynamic shared memory; OpenCL kernels take local
+  // memory as a parameter instead (RawArg::local). Both are checked against the device's limit
+  // per block (porta-info; InvalidArgument naming it). Asynchronous: later porta work on the
+  // arrays is ordered after it.
   void launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, std::size_t shared_bytes = 0,
               Device d = Device()) const;
   void operator()(Dim3 grid, Dim3 block, const std::vector<RawArg>& args) const { launch(grid, block, args); }
