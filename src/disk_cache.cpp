@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -60,9 +61,13 @@ bool trusted(const struct stat& st, const std::string& what, std::string& why) {
 
 // Every ancestor of `dir` that users other than its owner may write to without the sticky bit:
 // such a user can rename `dir` away and put a directory of their own in its place. Returns the
-// first one found, or "".
+// first one found, or "". Walks the real path (symbolic links and a relative name resolved).
 std::string unsafe_ancestor(const std::string& dir) {
   std::string path = dir;
+  if (char* real = ::realpath(dir.c_str(), nullptr)) {
+    path = real;
+    std::free(real);
+  }
   while (true) {
     std::size_t slash = path.find_last_of('/');
     if (slash == std::string::npos) return {};
@@ -76,7 +81,7 @@ std::string unsafe_ancestor(const std::string& dir) {
 }
 
 // Removes the temporary files (".tmp-*") of writers that died before renaming them (kill -9,
-// a full disk): regular files of this user older than kStaleTempAge. A live writer's file is
+// a full disk): regular files of this user older than kStaleTempAgeSeconds. A live writer's file is
 // seconds old at most.
 void remove_stale_temporaries(const std::string& dir) {
   DIR* d = ::opendir(dir.c_str());
