@@ -1,7 +1,8 @@
 # Checks a porta-bench run for CI (cmake -P, so that it needs nothing beyond CMake >= 3.19):
 # every benchmark the issue names is in the JSON's porta_summary.values for every device, with
 # a finite positive value; every device has its ceilings; the DevicePool figures are there; and
-# the SVG is there, balanced and names every device.
+# the SVG is there, balanced, names every device and draws bandwidths and matmuls in panels of
+# their own (bench/report_svg.cpp); and `porta-bench --from-json` draws the same chart again.
 #
 #   cmake -DPORTA_BENCH=path/to/porta-bench -DJSON=out.json -DSVG=out.svg -P check_bench_json.cmake
 #       runs `porta-bench --quick --json=JSON --svg=SVG` (plus -DARGS="a;b"), then checks both files
@@ -121,6 +122,12 @@ function(check_run json svg_path)
     if(nrects LESS 10)
       list(APPEND errors "the SVG has only ${nrects} bars")
     endif()
+    foreach(heading "Bandwidth: share of each device's copy ceiling" "Matmul: TFLOP/s")
+      string(FIND "${svg}" ">${heading}" at)
+      if(at EQUAL -1)
+        list(APPEND errors "the SVG has no panel '${heading}'")
+      endif()
+    endforeach()
     foreach(spec IN LISTS specs)
       string(FIND "${svg}" ">${spec}<" at)
       if(at EQUAL -1)
@@ -162,6 +169,21 @@ check_run("${json}" "${SVG}")
 if(errors)
   list(JOIN errors "\n  " text)
   message(FATAL_ERROR "porta-bench's output is incomplete:\n  ${text}")
+endif()
+if(PORTA_BENCH)
+  # The chart again from the JSON alone: the same SVG but for its title line.
+  set(again "${SVG}.from_json.svg")
+  execute_process(COMMAND "${PORTA_BENCH}" "--from-json=${JSON}" "--svg=${again}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "porta-bench --from-json=${JSON} exited with ${rc}")
+  endif()
+  file(READ "${SVG}" first)
+  file(READ "${again}" second)
+  string(REGEX REPLACE "<text[^>]*font-size=\"16\"[^<]*</text>" "" first "${first}")
+  string(REGEX REPLACE "<text[^>]*font-size=\"16\"[^<]*</text>" "" second "${second}")
+  if(NOT first STREQUAL second)
+    message(FATAL_ERROR "porta-bench --from-json=${JSON} drew another chart than the run did (${again} against ${SVG})")
+  endif()
 endif()
 string(JSON ndevices LENGTH "${json}" porta_summary devices)
 message(STATUS "porta-bench's JSON and SVG are complete for ${ndevices} device(s)")

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <exception>
+#include <stdexcept>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -26,6 +27,7 @@ constexpr const char* kUsage =
     "  --json=FILE       write the results as JSON (Google Benchmark's format plus \"porta_summary\")\n"
     "  --markdown=FILE   also write the table to FILE\n"
     "  --svg=FILE        write an SVG chart: grouped bars per benchmark, one colour per device (and peer)\n"
+    "  --from-json=FILE  run nothing: draw --svg (required) from a JSON that porta-bench wrote, e.g. on another machine\n"
     "  --peers=FILE      add CuPy/PyTorch columns from bench/peers/peers.py's peers.json\n"
     "  --filter=REGEX    run only benchmarks whose name matches (names: add/opencl:0/16777216); '-REGEX' negates\n"
     "  --quick           smoke run: small sizes, one repetition\n"
@@ -59,7 +61,7 @@ bool take(std::string_view name, std::vector<std::string>& args, std::size_t& i,
 
 int main(int argc, char** argv) {
   porta_bench::Options options;
-  std::string json_path, markdown_path, svg_path, peers_path, filter;
+  std::string json_path, markdown_path, svg_path, peers_path, filter, from_json;
   bool ceilings_wanted = true;
   std::vector<std::string> args(argv, argv + argc), bench_args = {args[0]};
   std::string command = "porta-bench";
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
         return 0;
       }
       if (take("json", args, i, json_path) || take("markdown", args, i, markdown_path) || take("svg", args, i, svg_path) ||
-          take("peers", args, i, peers_path) || take("filter", args, i, filter))
+          take("peers", args, i, peers_path) || take("filter", args, i, filter) || take("from-json", args, i, from_json))
         continue;
       if (a == "--quick") {
         options.quick = true;
@@ -101,6 +103,23 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "porta-bench: " << e.what() << "\n";
     return 2;
+  }
+
+  if (!from_json.empty()) {
+    if (svg_path.empty()) {
+      std::cerr << "porta-bench: --from-json=" << from_json << " draws a chart: give --svg=FILE too\n";
+      return 2;
+    }
+    try {
+      std::ofstream out(svg_path);
+      out << porta_bench::render_svg(porta_bench::read_chart(from_json), "porta-bench, from " + from_json);
+      if (!out) throw std::runtime_error("cannot write " + svg_path);
+    } catch (const std::exception& e) {
+      std::cerr << "porta-bench: " << e.what() << "\n";
+      return 1;
+    }
+    std::cerr << "porta-bench: SVG written to " << svg_path << "\n";
+    return 0;
   }
 
   // Only the benchmarks the filter selects are registered, so that progress counts what runs.

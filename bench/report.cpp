@@ -19,7 +19,9 @@ namespace {
 
 class PeersParser {
  public:
-  explicit PeersParser(std::string text) : s_(std::move(text)) {}
+  // `strings`, when given, also receives every string and boolean ("true"/"false") value.
+  explicit PeersParser(std::string text, std::map<std::string, std::string>* strings = nullptr)
+      : s_(std::move(text)), strings_(strings) {}
 
   Peers parse() {
     Peers out;
@@ -76,10 +78,13 @@ class PeersParser {
       while (eat(','));
       if (!eat(']')) fail("expected ']'");
     } else if (c == '"') {
-      string();
+      std::string v = string();
+      if (strings_) (*strings_)[key] = std::move(v);
     } else if (s_.compare(i_, 4, "true") == 0 || s_.compare(i_, 4, "null") == 0) {
+      if (strings_ && s_[i_] == 't') (*strings_)[key] = "true";
       i_ += 4;
     } else if (s_.compare(i_, 5, "false") == 0) {
+      if (strings_) (*strings_)[key] = "false";
       i_ += 5;
     } else {
       std::size_t used = 0;
@@ -96,6 +101,7 @@ class PeersParser {
 
   std::string s_;
   std::size_t i_ = 0;
+  std::map<std::string, std::string>* strings_;
 };
 
 // What each row of the table shows.
@@ -385,6 +391,36 @@ Peers read_peers(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return PeersParser(ss.str()).parse();
+}
+
+Report read_chart(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::map<std::string, std::string> strings;
+  Peers numbers = PeersParser(ss.str(), &strings).parse();
+  const std::string at = "porta_summary.";
+  Report rep;
+  for (std::size_t s = 0; strings.count(at + "series." + std::to_string(s)); ++s)
+    rep.series.push_back(strings.at(at + "series." + std::to_string(s)));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t i = 0;; ++i) {
+    const std::string row = at + "chart." + std::to_string(i) + ".";
+    if (!strings.count(row + "id")) break;
+    ChartRow c{strings[row + "id"], strings[row + "label"], strings[row + "unit"], strings[row + "higher_is_better"] != "false",
+               {}, {}};
+    for (std::size_t s = 0; s < rep.series.size(); ++s) {
+      auto v = numbers.find(row + "values." + std::to_string(s)), f = numbers.find(row + "fractions." + std::to_string(s));
+      c.values.push_back(v == numbers.end() ? nan : v->second);  // null: no figure for that series
+      c.fractions.push_back(f == numbers.end() ? nan : f->second);
+    }
+    rep.chart.push_back(std::move(c));
+  }
+  if (rep.series.empty() || rep.chart.empty())
+    throw std::runtime_error(path + " has no porta_summary.series and .chart (written by a porta-bench older than --from-json, "
+                             "or not porta-bench's JSON)");
+  return rep;
 }
 
 CollectingReporter::CollectingReporter() : ConsoleReporter(OO_None) {
@@ -729,7 +765,21 @@ std::string render_json(const Report& r) {
     }
     o << "}";
   }
-  o << "\n    },\n    \"pool\": ";
+  // The chart's rows as render_svg draws them (porta-bench --from-json reads them back).
+  o << "\n    },\n    \"series\": [";
+  for (std::size_t i = 0; i < r.series.size(); ++i) o << (i ? ", " : "") << json_string(r.series[i]);
+  o << "],\n    \"chart\": [";
+  for (std::size_t i = 0; i < r.chart.size(); ++i) {
+    auto& row = r.chart[i];
+    o << (i ? "," : "") << "\n      {\"id\": " << json_string(row.id) << ", \"label\": " << json_string(row.label)
+      << ", \"unit\": " << json_string(row.unit) << ", \"higher_is_better\": " << (row.higher_is_better ? "true" : "false")
+      << ", \"values\": [";
+    for (std::size_t j = 0; j < row.values.size(); ++j) o << (j ? ", " : "") << json_number(row.values[j]);
+    o << "], \"fractions\": [";
+    for (std::size_t j = 0; j < row.fractions.size(); ++j) o << (j ? ", " : "") << json_number(row.fractions[j]);
+    o << "]}";
+  }
+  o << "\n    ],\n    \"pool\": ";
   if (!r.pool) o << "null";
   else {
     o << "{\"tasks\": " << r.pool->tasks << ", \"all_tasks_per_s\": " << json_number(r.pool->all)
@@ -742,153 +792,6 @@ std::string render_json(const Report& r) {
   o << ",\n    \"skipped\": [";
   for (std::size_t i = 0; i < r.errors.size(); ++i) o << (i ? ", " : "") << json_string(r.errors[i]);
   o << "]\n  }";
-  return o.str();
-}
-
-namespace {
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-// A figure as the chart prints it: three significant digits and the unit.
-std::string short_value(double v, const std::string& unit) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : v >= 1 ? "%.2f" : "%.3g", v);
-  std::string u = unit.substr(0, unit.find(','));
-  return std::string(buf) + " " + u;
-}
-
-// An axis maximum: the smallest of 1, 2, 2.5, 5 times a power of ten that holds `v`.
-double nice_max(double v) {
-  if (!(v > 0)) return 1;
-  double p = std::pow(10.0, std::floor(std::log10(v)));
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * p >= v) return m * p;
-  return 10 * p;
-}
-
-}  // namespace
-
-std::string render_svg(const Report& r, const std::string& title) {
-  static const char* kColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-                                   "#edc948", "#b07aa1", "#ff9da7", "#9c755f"};
-  auto colour = [&](std::size_t s) -> std::string {
-    if (r.series[s].rfind("pool over all", 0) == 0) return "#7f7f7f";
-    return kColours[s % (sizeof kColours / sizeof *kColours)];
-  };
-  constexpr double kLeft = 20, kLabel = 330, kBars = 500, kText = 150, kWidth = kLeft + kLabel + kBars + kText + 20;
-  constexpr double kBar = 11, kGap = 2, kGroupGap = 9;
-  std::ostringstream body;
-  double y = 34;
-  body << "<text x=\"" << kLeft << "\" y=\"" << y << "\" font-size=\"16\" font-weight=\"bold\">" << xml(title) << "</text>\n";
-  y += 22;
-  // Legend: one swatch a series.
-  double x = kLeft;
-  for (std::size_t s = 0; s < r.series.size(); ++s) {
-    double w = 26 + 7.0 * static_cast<double>(r.series[s].size());
-    if (x + w > kWidth - 20) x = kLeft, y += 18;
-    body << "<rect x=\"" << num(x) << "\" y=\"" << num(y - 10) << "\" width=\"12\" height=\"12\" fill=\"" << colour(s) << "\"/>"
-         << "<text x=\"" << num(x + 16) << "\" y=\"" << num(y) << "\" font-size=\"12\">" << xml(r.series[s]) << "</text>\n";
-    x += w;
-  }
-  y += 14;
-
-  // One panel: a heading, an axis from 0 to `axis`, and a bar group per row.
-  auto panel = [&](const std::string& heading, const std::vector<const ChartRow*>& rows, bool fractions) {
-    if (rows.empty()) return;
-    double top = 0;
-    for (auto* row : rows)
-      for (std::size_t s = 0; s < r.series.size(); ++s) {
-        double v = fractions ? row->fractions[s] : row->values[s];
-        if (std::isfinite(v)) top = std::max(top, v);
-      }
-    double axis = fractions ? std::max(1.0, nice_max(top)) : nice_max(top);
-    y += 18;
-    body << "<text x=\"" << kLeft << "\" y=\"" << num(y) << "\" font-size=\"14\" font-weight=\"bold\">" << xml(heading) << "</text>\n";
-    y += 8;
-    const double x0 = kLeft + kLabel, y_axis = y;
-    std::ostringstream bars;
-    for (auto* row : rows) {
-      y += kGroupGap;
-      const double group_top = y;
-      int drawn = 0;
-      for (std::size_t s = 0; s < r.series.size(); ++s) {
-        double v = fractions ? row->fractions[s] : row->values[s];
-        if (!std::isfinite(v)) continue;
-        double w = std::max(0.5, kBars * std::min(v, axis) / axis);
-        std::string text = fractions ? std::to_string(static_cast<int>(std::lround(100 * v))) + "% (" +
-                                           short_value(row->values[s], row->unit) + ")"
-                                     : short_value(v, row->unit);
-        bars << "<rect x=\"" << num(x0) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\"" << kBar
-             << "\" fill=\"" << colour(s) << "\"><title>" << xml(r.series[s] + ": " + row->label + " " + text) << "</title></rect>"
-             << "<text x=\"" << num(x0 + w + 4) << "\" y=\"" << num(y + kBar - 2) << "\" font-size=\"10\">" << xml(text)
-             << "</text>\n";
-        y += kBar + kGap;
-        ++drawn;
-      }
-      if (!drawn) y += kBar;
-      // About 50 characters fit the label column; a longer label is cut, whole in its tooltip.
-      std::string shown = row->label.size() > 50 ? row->label.substr(0, 47) + "..." : row->label;
-      bars << "<text x=\"" << num(x0 - 8) << "\" y=\"" << num(group_top + 10) << "\" font-size=\"12\" text-anchor=\"end\">"
-           << "<title>" << xml(row->label) << "</title>" << xml(shown) << "</text>\n";
-    }
-    // Grid lines and ticks, under the bars.
-    const double lead = axis / std::pow(10.0, std::floor(std::log10(axis)));
-    const int ticks = std::fabs(lead - 2.5) < 1e-9 || std::fabs(lead - 5) < 1e-9 ? 5 : 4;
-    for (int t = 0; t <= ticks; ++t) {
-      double v = axis * t / ticks, gx = x0 + kBars * t / ticks;
-      body << "<line x1=\"" << num(gx) << "\" y1=\"" << num(y_axis) << "\" x2=\"" << num(gx) << "\" y2=\"" << num(y + 4)
-           << "\" stroke=\"" << (t ? "#dddddd" : "#444444") << "\"/>"
-           << "<text x=\"" << num(gx) << "\" y=\"" << num(y + 16) << "\" font-size=\"10\" text-anchor=\"middle\">"
-           << xml(fractions ? std::to_string(static_cast<int>(std::lround(100 * v))) + "%" : short_value(v, "")) << "</text>\n";
-    }
-    if (fractions && axis > 1)
-      body << "<line x1=\"" << num(x0 + kBars / axis) << "\" y1=\"" << num(y_axis) << "\" x2=\"" << num(x0 + kBars / axis)
-           << "\" y2=\"" << num(y + 4) << "\" stroke=\"#444444\" stroke-dasharray=\"4 3\"/>\n";
-    body << bars.str();
-    y += 22;
-  };
-
-  std::vector<const ChartRow*> with_ceiling;
-  std::vector<std::string> units;
-  for (auto& row : r.chart) {
-    if (std::any_of(row.fractions.begin(), row.fractions.end(), [](double f) { return std::isfinite(f); }))
-      with_ceiling.push_back(&row);
-    else if (std::find(units.begin(), units.end(), row.unit) == units.end())
-      units.push_back(row.unit);
-  }
-  panel("Share of each device's ceiling (bandwidth: copy; matmul: FMA-chain peak)", with_ceiling, true);
-  for (auto& unit : units) {
-    std::vector<const ChartRow*> rows;
-    bool lower = false;
-    for (auto& row : r.chart)
-      if (row.unit == unit && std::find(with_ceiling.begin(), with_ceiling.end(), &row) == with_ceiling.end()) {
-        rows.push_back(&row);
-        lower = !row.higher_is_better;
-      }
-    panel(unit + (lower ? " (lower is better)" : " (higher is better)"), rows, false);
-  }
-  std::ostringstream o;
-  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(kWidth) << "\" height=\"" << num(y + 10) << "\" viewBox=\"0 0 "
-    << num(kWidth) << " " << num(y + 10) << "\" font-family=\"Helvetica, Arial, sans-serif\">\n"
-    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    << body.str() << "</svg>\n";
   return o.str();
 }
 

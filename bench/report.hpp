@@ -84,8 +84,13 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
 std::string render_markdown(const Report& r, const std::string& heading);
 std::string render_json(const Report& r);  // one JSON object
 // A self-contained SVG: grouped horizontal bars per benchmark, one colour per device (and per
-// peer). Rows with a ceiling are drawn as fractions of it; the others in their own unit.
+// peer), one panel per kind of figure on a scale of its own (bandwidth: share of the copy
+// ceiling; matmul: TFLOP/s; host times and rates: their unit), log where a panel's figures
+// span more than 30x (bench/report_svg.cpp).
 std::string render_svg(const Report& r, const std::string& title);
+// The chart's series and rows from a JSON porta-bench wrote (its porta_summary), for
+// --from-json; throws std::runtime_error naming what is missing.
+Report read_chart(const std::string& path);
 
 // The JSON file reporter of porta-bench: Google Benchmark's JSON, with porta's table and
 // ratios added as "porta_summary" once the runs are done.

@@ -1,4 +1,5 @@
-// The disk kernel cache: directory checks, the file format, atomic writes.
+// The disk kernel cache: directory checks, the file format, atomic writes, and entries that are
+// not what a cache file should be (a FIFO, a device, a huge sparse file, a writer's leftovers).
 #include "disk_cache.hpp"
 
 #include <dirent.h>
@@ -7,8 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "env.hpp"
 #include "log.hpp"
@@ -24,6 +28,8 @@ struct Header {
   std::uint64_t payload_bytes;
   std::uint64_t checksum;  // fnv1a64 of key then payload
 };
+
+constexpr char kTempPrefix[] = ".tmp-";
 
 // Creates `path` and its missing parents with mode 0700.
 bool make_dirs(const std::string& path, std::string& err) {
@@ -51,6 +57,45 @@ bool trusted(const struct stat& st, const std::string& what, std::string& why) {
     return false;
   }
   return true;
+}
+
+// Every ancestor of `dir` that users other than its owner may write to without the sticky bit:
+// such a user can rename `dir` away and put a directory of their own in its place. Returns the
+// first one found, or "". Walks the real path (symbolic links and a relative name resolved).
+std::string unsafe_ancestor(const std::string& dir) {
+  std::string path = dir;
+  if (char* real = ::realpath(dir.c_str(), nullptr)) {
+    path = real;
+    std::free(real);
+  }
+  while (true) {
+    std::size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos) return {};
+    path = slash == 0 ? std::string("/") : path.substr(0, slash);
+    struct stat st{};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)) &&
+        !(st.st_mode & S_ISVTX))
+      return cat(path, " (mode ", std::oct, (st.st_mode & 07777), std::dec, ")");
+    if (path == "/") return {};
+  }
+}
+
+// Removes the temporary files (".tmp-*") of writers that died before renaming them (kill -9,
+// a full disk): regular files of this user older than kStaleTempAgeSeconds. A live writer's file is
+// seconds old at most.
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  while (dirent* e = ::readdir(d)) {
+    if (std::strncmp(e->d_name, kTempPrefix, sizeof kTempPrefix - 1) != 0) continue;
+    std::string path = dir + "/" + e->d_name;
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) continue;
+    if (now - st.st_mtime < DiskCache::kStaleTempAgeSeconds) continue;
+    if (::unlink(path.c_str()) == 0) PORTA_LOG(info, "kernel cache: removed ", path, ", left by a writer that did not finish");
+  }
+  ::closedir(d);
 }
 
 }  // namespace
@@ -97,6 +142,14 @@ DiskCache::DiskCache() {
     PORTA_LOG(warn, "kernel disk cache off: ", why_);
     return;
   }
+  // Warned, not refused: a substituted directory belongs to another user, and so do its files,
+  // which load() refuses one by one (owner, mode, no symlinks, the key inside each file).
+  if (std::string a = unsafe_ancestor(dir_); !a.empty())
+    PORTA_LOG(warn, "kernel disk cache ", dir_, ": its parent directory ", a,
+              " is writable by other users without the sticky bit, so they can replace the cache directory; porta "
+              "still checks each file's owner and mode, but set PORTA_CACHE_DIR to a path under directories only you "
+              "can write to");
+  remove_stale_temporaries(dir_);
   enabled_ = true;
 }
 
@@ -109,24 +162,56 @@ std::string DiskCache::path_for(const std::string& key) const {
 
 std::optional<std::vector<std::uint8_t>> DiskCache::load(const std::string& key) const {
   if (!enabled_) return std::nullopt;
+  // A bad entry is a miss, never an exception for the caller: the kernel is compiled again.
+  try {
+    return read_entry(key);
+  } catch (const std::exception& e) {
+    PORTA_LOG(info, "kernel cache file ", path_for(key), " could not be read (", e.what(), "); recompiling");
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<std::uint8_t>> DiskCache::read_entry(const std::string& key) const {
   std::string path = path_for(key);
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  // O_NONBLOCK: opening a FIFO planted under an entry's name returns at once instead of waiting
+  // for a writer (for ever, with the kernel's lock held); it changes nothing for a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) PORTA_LOG(warn, "kernel cache file refused: ", path, " is a symbolic link");
+    return std::nullopt;
+  }
   std::vector<std::uint8_t> data;
   struct stat st{};
   std::string why;
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted(st, path, why);
+  bool ok = ::fstat(fd, &st) == 0;
+  if (ok && !S_ISREG(st.st_mode)) {
+    why = cat(path, " is not a regular file (mode ", std::oct, st.st_mode, std::dec, ")");
+    ok = false;
+  } else if (ok && static_cast<std::uint64_t>(st.st_size) > kMaxEntryBytes) {
+    why = cat(path, " is ", st.st_size, " bytes, more than the ", kMaxEntryBytes, " a cache file may have");
+    ok = false;
+  } else if (ok) {
+    ok = trusted(st, path, why);
+  }
   if (ok) {
-    data.resize(static_cast<std::size_t>(st.st_size));
+    try {
+      data.resize(static_cast<std::size_t>(st.st_size));
+    } catch (const std::bad_alloc&) {
+      why = cat(path, " is ", st.st_size, " bytes: no memory to read it");
+      ok = false;
+    }
+  }
+  if (ok) {
     std::size_t got = 0;
     while (got < data.size()) {
       ssize_t r = ::read(fd, data.data() + got, data.size() - got);
+      if (r < 0 && errno == EINTR) continue;
       if (r <= 0) break;
       got += static_cast<std::size_t>(r);
     }
     ok = got == data.size();
   } else if (!why.empty()) {
-    PORTA_LOG(warn, "kernel cache file refused: ", why);
+    PORTA_LOG(warn, "kernel cache file refused: ", why, "; recompiling");
   }
   ::close(fd);
   if (!ok) return std::nullopt;
@@ -158,7 +243,7 @@ void DiskCache::store(const std::string& key, std::span<const std::uint8_t> payl
   h.key_bytes = static_cast<std::uint32_t>(key.size());
   h.payload_bytes = payload.size();
   h.checksum = fnv1a64(body);
-  std::string tmp = dir_ + "/.tmp-XXXXXX";
+  std::string tmp = cat(dir_, "/", kTempPrefix, "XXXXXX");
   int fd = ::mkstemp(tmp.data());  // mode 0600
   if (fd < 0) {
     PORTA_LOG(warn, "cannot write to the kernel cache ", dir_, ": ", std::strerror(errno));

@@ -5,6 +5,12 @@
 // written to a temporary name in the directory and renamed into place, so processes sharing
 // the directory never read half a file.
 //
+// An entry that is not a regular file of this user (a FIFO, a device, a symbolic link), larger
+// than kMaxEntryBytes, or unreadable is a miss: the kernel is compiled again and the entry
+// replaced; load() never throws. Temporary files that a killed writer left are removed when the
+// directory is opened, once older than kStaleTempAgeSeconds. A directory that others can write
+// is refused; an ancestor that others can write without the sticky bit is warned about once.
+//
 // PORTA_CACHE_DIR sets the directory (default $XDG_CACHE_HOME/porta, else ~/.cache/porta);
 // PORTA_CACHE=off turns the disk cache off.
 #pragma once
@@ -33,11 +39,17 @@ class DiskCache {
   };
   Usage usage() const;
 
+  // The largest entry read (the biggest OpenCL program binaries are a few MiB).
+  static constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
+  // Age after which a ".tmp-*" file in the directory counts as a dead writer's.
+  static constexpr long kStaleTempAgeSeconds = 10 * 60;
+
   // Public for tests: where `key` is stored.
   std::string path_for(const std::string& key) const;
 
  private:
   DiskCache();
+  std::optional<std::vector<std::uint8_t>> read_entry(const std::string& key) const;
   bool enabled_ = false;
   std::string dir_;
   std::string why_;

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -408,6 +409,89 @@ TEST_P(Cache, DirectoryWritableByOthersIsNeverUsed) {
   ASSERT_TRUE(g.ok()) << g.output;
   EXPECT_EQ(g.disk_hits, 0) << g.output;
   EXPECT_TRUE(contains(g.output, "kernel disk cache off")) << g.output;
+}
+
+// Entries that are not cache files at all. Each run goes through `timeout`, so a hang fails the
+// test (exit 124) instead of stopping the suite.
+const std::string kTimeout = "timeout 120 ";
+
+std::size_t count_of(const std::string& s, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + part.size())) ++n;
+  return n;
+}
+
+TEST_P(Cache, FifoEntryIsAMissNotAHang) {
+  ASSERT_NO_FATAL_FAILURE(fill(kKernels));
+  auto files = cache_files();
+  ASSERT_EQ(::unlink(files[1].c_str()), 0);
+  ASSERT_EQ(::mkfifo(files[1].c_str(), 0600), 0) << std::strerror(errno);
+  HelperRun r = run("kernels", kKernels, "", kTimeout);
+  ASSERT_NE(r.status, 124) << "the process hung opening the FIFO:\n" << r.output;
+  ASSERT_TRUE(r.ok()) << r.output;
+  EXPECT_EQ(r.compiles, 1) << r.output;
+  EXPECT_EQ(r.disk_hits, kKernels - 1) << r.output;
+  EXPECT_TRUE(contains(r.output, files[1] + " is not a regular file")) << r.output;
+  // The rename of the rebuilt entry replaced the FIFO.
+  expect_valid_files(kKernels);
+}
+
+TEST_P(Cache, HugeSparseEntryIsAMissNotAnException) {
+  ASSERT_NO_FATAL_FAILURE(fill(kKernels));
+  auto files = cache_files();
+  // 1 TiB of nothing: more than any machine can allocate, a few blocks on disk.
+  ASSERT_EQ(::truncate(files[0].c_str(), off_t{1} << 40), 0) << std::strerror(errno);
+  HelperRun r = run("kernels", kKernels, "", kTimeout);
+  ASSERT_TRUE(r.ok()) << r.output;
+  EXPECT_EQ(r.compiles, 1) << r.output;
+  EXPECT_EQ(r.disk_hits, kKernels - 1) << r.output;
+  EXPECT_TRUE(contains(r.output, files[0] + " is 1099511627776 bytes, more than the")) << r.output;
+  expect_valid_files(kKernels);
+}
+
+TEST_P(Cache, StaleTemporaryFilesAreRemoved) {
+  ASSERT_NO_FATAL_FAILURE(fill(kKernels));
+  // What a writer killed between mkstemp and rename leaves, an hour old; and one a live writer
+  // could be writing now, which must stay.
+  std::string stale = dir_ + "/.tmp-kill9x", fresh = dir_ + "/.tmp-livewr";
+  write_bytes(stale, {1, 2, 3, 4});
+  write_bytes(fresh, {5, 6, 7, 8});
+  struct timeval old[2] = {};
+  ::gettimeofday(&old[0], nullptr);
+  old[0].tv_sec -= 3600;
+  old[1] = old[0];
+  ASSERT_EQ(::utimes(stale.c_str(), old), 0) << std::strerror(errno);
+  HelperRun r = run("kernels", kKernels, "", kTimeout);
+  ASSERT_TRUE(r.ok()) << r.output;
+  EXPECT_EQ(r.disk_hits, kKernels) << r.output;
+  EXPECT_FALSE(fs::exists(stale)) << r.output;
+  EXPECT_TRUE(contains(r.output, "removed " + stale)) << r.output;
+  EXPECT_TRUE(fs::exists(fresh)) << "a temporary file seconds old may belong to a live writer";
+  fs::remove(fresh);
+  expect_valid_files(kKernels);
+}
+
+TEST_P(Cache, ParentWritableByOthersWithoutStickyBitIsWarnedOnce) {
+  ASSERT_NO_FATAL_FAILURE(fill(kKernels));
+  const std::string warning = "is writable by other users without the sticky bit";
+  // At the default level (warn), once per process however many kernels it loads; the cache is
+  // still used: each file is checked on its own.
+  ASSERT_EQ(::chmod(root_.c_str(), 0777), 0);
+  HelperRun r = run("kernels", kKernels, "PORTA_LOG=warn", kTimeout);
+  ASSERT_EQ(::chmod(root_.c_str(), 0700), 0);
+  ASSERT_TRUE(r.ok()) << r.output;
+  EXPECT_EQ(r.disk_hits, kKernels) << r.output;
+  EXPECT_EQ(count_of(r.output, warning), 1u) << r.output;
+  EXPECT_TRUE(contains(r.output, "its parent directory " + root_ + " (mode 777)")) << r.output;
+  // Group-writable counts too; with the sticky bit (as /tmp has) nobody can rename the directory.
+  ASSERT_EQ(::chmod(root_.c_str(), 0770), 0);
+  HelperRun g = run("kernels", kKernels, "PORTA_LOG=warn", kTimeout);
+  ASSERT_EQ(::chmod(root_.c_str(), 01777), 0);
+  HelperRun sticky = run("kernels", kKernels, "PORTA_LOG=warn", kTimeout);
+  ASSERT_EQ(::chmod(root_.c_str(), 0700), 0);
+  EXPECT_EQ(count_of(g.output, warning), 1u) << g.output;
+  ASSERT_TRUE(sticky.ok()) << sticky.output;
+  EXPECT_EQ(count_of(sticky.output, warning), 0u) << sticky.output;
 }
 
 TEST_P(Cache, OffWritesNothing) {
