@@ -69,6 +69,16 @@ const char* install_hint(Backend b) {
   return "";
 }
 
+// dlopen failed because a library the plugin needs is missing (the driver, on a machine without
+// that vendor's hardware: expected, said at info level) rather than because the file itself is
+// broken (truncated, not an ELF object, built against another libporta: worth a warning).
+bool missing_dependency(const std::string& error, const std::string& path) {
+  const std::string marker = ": cannot open shared object file";
+  auto at = error.find(marker);
+  if (at == std::string::npos) return false;
+  return error.substr(0, at) != path && error.substr(0, at) != std::filesystem::path(path).filename().string();
+}
+
 }  // namespace
 
 std::vector<Backend> built_backends() {
@@ -151,8 +161,16 @@ Registry::Registry() {
     plugin->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!plugin->library) {
       const char* err = dlerror();
-      st.reason = cat("cannot open ", path, ": ", err ? err : "unknown error", ". It needs ", install_hint(b));
-      PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
+      const std::string error = err ? err : "unknown error";
+      if (missing_dependency(error, path)) {
+        st.reason = cat("cannot open ", path, ": ", error, ". It needs ", install_hint(b));
+        PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
+      } else {
+        st.reason = cat("cannot open ", path, ": ", error, ". The file itself is damaged or was built for another porta: ",
+                        "rebuild and reinstall porta, or remove the file (PORTA_PLUGIN_PATH: ",
+                        env("PORTA_PLUGIN_PATH").value_or("unset"), ")");
+        PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
+      }
       statuses_.push_back(st);
       continue;
     }
@@ -160,13 +178,22 @@ Registry::Registry() {
     auto entry_fn = reinterpret_cast<EntryFn>(dlsym(plugin->library, PORTA_PLUGIN_ENTRY_NAME));
     const PluginEntry* entry = entry_fn ? entry_fn() : nullptr;
     if (!entry) {
-      st.reason = cat(path, " has no ", PORTA_PLUGIN_ENTRY_NAME, " entry point: it is not a porta plugin");
+      st.reason = cat(path, " has no ", PORTA_PLUGIN_ENTRY_NAME, " entry point: it is not a porta plugin; remove it or fix PORTA_PLUGIN_PATH");
+      PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
     }
-    if (entry->api_version != kBackendApiVersion || entry->backend != b) {
+    if (entry->api_version != kBackendApiVersion) {
       st.reason = cat(path, " was built for backend interface version ", entry->api_version, " but libporta has ",
                       kBackendApiVersion, ": rebuild porta and its plugins together");
+      PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
+      statuses_.push_back(st);
+      continue;
+    }
+    if (entry->backend != b) {
+      st.reason = cat(path, " is a plugin of the ", name(entry->backend), " backend, not of ", name(b),
+                      ": the file was renamed or copied over; reinstall porta's plugins");
+      PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
     }

@@ -157,6 +157,15 @@ TEST(SelectionByEnvironment, BrokenPluginIsReportedWithTheReason) {
     EXPECT_NE(helper.status, 0) << helper.output;
     EXPECT_TRUE(contains(helper.output, broken.string())) << helper.output;
   }
+  // Said once at the default log level (warn), naming the file; the hint is about the file, not
+  // a driver to install.
+  std::size_t warnings = 0;
+  for (std::size_t at = helper.output.find("backend unavailable: "); at != std::string::npos;
+       at = helper.output.find("backend unavailable: ", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << helper.output;
+  EXPECT_TRUE(contains(helper.output, "damaged")) << helper.output;
+  EXPECT_FALSE(contains(info.output, "pocl-opencl-icd")) << "no driver hint for a broken file:\n" << info.output;
   // PORTA_LOG=info tells which device was chosen.
   ProcessResult logged = run(kHelper, "PORTA_LOG=info");
   EXPECT_EQ(logged.status, 0) << logged.output;
