@@ -245,6 +245,7 @@ std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::
 }
 
 std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
+  check_usable();
   auto t0 = std::chrono::steady_clock::now();
   const char* text = src.source.c_str();
   std::size_t length = src.source.size();

@@ -175,7 +175,27 @@ bool OpenCLDevice::has_extension(const char* name) const {
 
 std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() { return std::make_shared<OpenCLQueue>(*this); }
 
+void OpenCLDevice::note_failure(cl_int status, const std::string& what) const {
+  // CL_OUT_OF_RESOURCES where work completes, and NVIDIA's own codes for faulting kernels
+  // (-9999 and below); other codes are about the call, not the context.
+  if (status != CL_OUT_OF_RESOURCES && status > -9999) return;
+  std::lock_guard lock(failure_m_);
+  if (failed_.load(std::memory_order_relaxed)) return;
+  failure_ = detail::cat(what, ": ", describe_status(status));
+  failed_.store(true, std::memory_order_release);
+  PORTA_LOG(error, label_, ": the context failed (", failure_, "); every later call on this device fails");
+}
+
+void OpenCLDevice::check_usable() const {
+  if (!failed_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(failure_m_);
+  throw DeviceError(detail::cat(label_, ": this device's context failed earlier (", failure_, "), most likely because a kernel ",
+                                "accessed memory out of bounds. The driver now fails every call on it, so every array on this ",
+                                "device is lost; other devices are unaffected. Restart the process to use it again"));
+}
+
 OpenCLQueue& OpenCLDevice::queue_of(QueueImpl& q) const {
+  check_usable();
   auto* cq = dynamic_cast<OpenCLQueue*>(&q);
   if (!cq) throw InvalidArgument(detail::cat(label_, " was given a queue of another backend"));
   if (&cq->device() != this)

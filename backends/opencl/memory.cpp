@@ -62,8 +62,13 @@ void OpenCLDevice::write(QueueImpl& q, Handle dst, std::size_t dst_offset, const
 
 void OpenCLDevice::read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
   if (bytes == 0) return;
-  PORTA_CL_CHECK_CTX(clEnqueueReadBuffer(queue_of(q).get(), mem(src), CL_TRUE, src_offset, bytes, dst, 0, nullptr, nullptr),
-                     "reading ", bytes, " bytes at offset ", src_offset, " from ", label_);
+  cl_int s = clEnqueueReadBuffer(queue_of(q).get(), mem(src), CL_TRUE, src_offset, bytes, dst, 0, nullptr, nullptr);
+  if (s != CL_SUCCESS) {
+    const std::string what = detail::cat("reading ", bytes, " bytes at offset ", src_offset, " from ", label_);
+    note_failure(s, what);
+    check_usable();
+    throw_status(s, "clEnqueueReadBuffer", what);
+  }
 }
 
 void OpenCLDevice::copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,

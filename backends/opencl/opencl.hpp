@@ -229,7 +229,16 @@ class OpenCLDevice final : public detail::DeviceImpl {
   int nv_compute_capability() const { return nv_compute_capability_; }
 
   // The queue behind `q`, checked to be an OpenCL queue of this device.
+  // The OpenCL queue behind a core queue; first throws, when this device's context failed
+  // earlier (check_usable).
   OpenCLQueue& queue_of(QueueImpl& q) const;
+
+  // A kernel that faults leaves the context unusable: NVIDIA's driver then fails every later
+  // read with CL_OUT_OF_RESOURCES and every build. The first such failure at a point where work
+  // completes (a finish, a blocking read) is remembered, and every later call on the device
+  // (queue_of, compile) throws a DeviceError that says so, instead of an error in unrelated places.
+  void note_failure(cl_int status, const std::string& what) const;
+  void check_usable() const;
 
  private:
   // gemm_tiled.cpp: porta's GEMM kernel and the parameters chosen for this device (per dtype,
@@ -253,6 +262,9 @@ class OpenCLDevice final : public detail::DeviceImpl {
   cl_context context_;
   DeviceInfo info_;
   std::string label_;
+  mutable std::atomic<bool> failed_{false};
+  mutable std::mutex failure_m_;
+  mutable std::string failure_;
   std::string extensions_;
   std::string compiler_id_;
   int nv_compute_capability_ = 0;

@@ -83,7 +83,15 @@ void OpenCLQueue::wait(EventImpl& e) {
   PORTA_CL_CHECK(clEnqueueBarrierWithWaitList(get(), 1, &ev, nullptr));
 }
 
-void OpenCLQueue::synchronize() { PORTA_CL_CHECK_CTX(clFinish(get()), "waiting for the work queued on ", device_.label()); }
+void OpenCLQueue::synchronize() {
+  device_.check_usable();
+  if (cl_int s = clFinish(get()); s != CL_SUCCESS) {
+    const std::string what = detail::cat("waiting for the work queued on ", device_.label());
+    device_.note_failure(s, what);
+    device_.check_usable();
+    throw_status(s, "clFinish", what);
+  }
+}
 
 void OpenCLQueue::make_launch(LaunchItem& item) {
   OpenCLKernel& kernel = *item.kernel;
