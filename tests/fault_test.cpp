@@ -26,6 +26,25 @@ TEST_P(Faults, EveryCallAfterAKernelFaultNamesTheFailedContext) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << out;
 }
 
+// Work that needs a new kernel after main returns (a reduction in a static destructor, tasks a
+// static DevicePool still holds) finishes, or fails with a porta error that says why (PoCL's
+// compiler is torn down by then); it never crashes or aborts the process.
+TEST_P(Faults, WorkAfterMainReturnsFinishesOrFailsClearly) {
+  const std::string cmd = std::string("'") + PORTA_EXIT_HELPER_PATH + "' " + dev().spec() + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  int status = ::pclose(p);
+  ASSERT_TRUE(WIFEXITED(status)) << "the helper crashed:\n" << out;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("main returns"), std::string::npos) << out;
+  const bool computed = out.find("static destructor: sum 1509500 (want 1509500)") != std::string::npos;
+  const bool refused = out.find("static destructor: porta error") != std::string::npos;
+  EXPECT_TRUE(computed || refused) << out;
+}
+
 PORTA_INSTANTIATE_DEVICES(Faults);
 
 }  // namespace

@@ -113,6 +113,7 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
   label_ = detail::cat("opencl:", index, " (", in.name, ")");
   in.pci_bus_id = pci_bus_id(device, *this);
   nv_compute_capability_ = query_compute_capability(device, *this);
+  watch_exit();
   compiler_id_ = detail::cat("OpenCL; platform ", in.platform, " / ", platform_string(platform, CL_PLATFORM_VERSION),
                              " / ", platform_string(platform, CL_PLATFORM_VENDOR), "; device ", in.name, " / ", in.vendor,
                              " / ", device_string(device, CL_DEVICE_VERSION), " / ", in.arch, " / vendor id ",
