@@ -3,6 +3,7 @@
 #include <porta/error.hpp>
 
 #include "context.hpp"
+#include "strings.hpp"
 
 namespace porta {
 
@@ -25,6 +26,9 @@ bool Event::done() const {
 
 double Event::elapsed_ms(const Event& start) const {
   if (!impl_ || !start.impl_) throw InvalidArgument("Event::elapsed_ms: both events must be recorded");
+  if (device_ != start.device_)
+    throw InvalidArgument(detail::cat("Event::elapsed_ms: this event was recorded on ", device_.spec(), " but the start event on ",
+                                      start.device_.spec(), "; devices have separate clocks, so time two events of one device"));
   return impl_->elapsed_ms_since(*start.impl_);
 }
 

@@ -406,6 +406,18 @@ TEST_P(Kernels, EventElapsedWaitsForTheWork) {
   EXPECT_TRUE(array_matches(y, DType::float32, {1 << 20}, ref, tolerance(DType::float32, Accuracy::transcendental)));
 }
 
+// Events of two devices have two clocks: timing one against the other is an error naming both.
+TEST_P(Kernels, EventsOfTwoDevicesCannotBeTimedAgainstEachOther) {
+  for (const Device& other : porta::devices()) {
+    if (other == dev()) continue;
+    porta::Event a = porta::Event::record(dev()), b = porta::Event::record(other);
+    std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)b.elapsed_ms(a); });
+    EXPECT_NE(msg.find(dev().spec()), std::string::npos) << msg;
+    EXPECT_NE(msg.find(other.spec()), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("wait"), std::string::npos) << "not about a queue wait: " << msg;
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(Kernels);
 
 }  // namespace

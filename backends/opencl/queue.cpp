@@ -6,9 +6,9 @@
 namespace porta::opencl {
 namespace {
 
-OpenCLEvent& event_of(EventImpl& e) {
+OpenCLEvent& event_of(EventImpl& e, const char* use = "an OpenCL queue was asked to wait on an event of another backend") {
   auto* ce = dynamic_cast<OpenCLEvent*>(&e);
-  if (!ce) throw InvalidArgument("an OpenCL queue was asked to wait on an event of another backend");
+  if (!ce) throw InvalidArgument(use);
   return *ce;
 }
 
@@ -37,7 +37,7 @@ bool OpenCLEvent::done() {
 void OpenCLEvent::synchronize() { PORTA_CL_CHECK(clWaitForEvents(1, &event_)); }
 
 double OpenCLEvent::elapsed_ms_since(EventImpl& start) {
-  auto& s = event_of(start);
+  auto& s = event_of(start, "elapsed_ms_since: the start event is not an OpenCL event");
   // Profiling information exists only once both markers have completed.
   s.synchronize();
   synchronize();
