@@ -78,6 +78,17 @@ std::string combine(ReduceOp op, DType acc, const std::string& a, const std::str
   return "";
 }
 
+// The same fold for arg ops where each accumulator sees its positions in increasing order (a
+// thread's pass over the input): a tie or a later NaN never wins, so the index comparisons of
+// combine() drop out, and what is left is one compare and two selects per element.
+std::string combine_in_order(ReduceOp op, DType acc, const std::string& a, const std::string& ai, const std::string& v,
+                             const std::string& i) {
+  const char* cmp = op == ReduceOp::argmin ? "<" : ">";
+  std::string better = cat(v, " ", cmp, " ", a);
+  if (is_floating(acc)) better = cat("(", better, " || (", v, " != ", v, " && ", a, " == ", a, "))");
+  return cat("if (", ai, " < 0 || ", better, ") { ", a, " = ", v, "; ", ai, " = ", i, "; }");
+}
+
 struct Geometry {
   bool row = true;
   std::int64_t outer = 1, extent = 1, inner = 1, chunks = 1, chunk = 1;
@@ -166,6 +177,7 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
     }
   }
   auto fold_into = [&](const std::string& a, const std::string& ai) {
+    if (arg && src.plan) return cat("      ", combine_in_order(rp.op, acc_t, a, ai, val, cat("(", i64, ")", vidx)), "\n");
     return cat("      ", combine(rp.op, acc_t, a, ai, val, arg ? cat("(", i64, ")", vidx) : "0"), "\n");
   };
   std::string fold = fold_into("acc", "ai");
