@@ -127,9 +127,18 @@ Device choose_default() {
   return all.front();
 }
 
+// Set when this thread's ThreadDevice is destroyed at thread exit. A DeviceScope held in a
+// thread_local made before porta's own (a binding's table of scopes) is destroyed after it, and
+// must not touch it then. A bool with constant initialisation outlives every thread_local object.
+thread_local bool t_thread_device_gone = false;
+
 struct ThreadDevice {
   Device device;
   bool set = false;
+  ThreadDevice() = default;
+  ThreadDevice(const ThreadDevice&) = delete;
+  ThreadDevice& operator=(const ThreadDevice&) = delete;
+  ~ThreadDevice() { t_thread_device_gone = true; }
 };
 
 ThreadDevice& thread_device() {
@@ -153,14 +162,16 @@ Device default_device() {
 }
 
 Device current_device() {
+  if (t_thread_device_gone) return default_device();
   auto& t = thread_device();
   if (t.set) return t.device;
   return default_device();
 }
 
 DeviceScope::DeviceScope(Device d) {
-  auto& t = thread_device();
   if (!d.valid()) throw InvalidArgument("DeviceScope needs a device; this one is empty");
+  if (t_thread_device_gone) return;  // made by a thread_local destructor at thread exit: nothing to scope
+  auto& t = thread_device();
   previous_ = t.device;
   had_previous_ = t.set;
   t.device = std::move(d);
@@ -168,6 +179,7 @@ DeviceScope::DeviceScope(Device d) {
 }
 
 DeviceScope::~DeviceScope() {
+  if (t_thread_device_gone) return;
   auto& t = thread_device();
   t.device = previous_;
   t.set = had_previous_;

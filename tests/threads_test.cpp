@@ -7,6 +7,7 @@
 #include <cmath>
 #include <latch>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -187,6 +188,25 @@ TEST_P(Threads, SameLazyNodeFromManyThreadsAtOnce) {
     EXPECT_TRUE(node.is_evaluated());
   }
   f.report();
+}
+
+// A DeviceScope kept in a thread_local that was made before porta's own per-thread device (as a
+// binding's table of scopes is) is destroyed after it at thread exit; that must not touch freed
+// memory (the Python package's Device.use() crashed here; ASan in CI sees the access).
+TEST_P(Threads, DeviceScopeInAThreadLocalOutlivesPortasThreadState) {
+  struct Holder {
+    std::optional<porta::DeviceScope> scope;
+  };
+  std::atomic<bool> ok{false};
+  const Device d = dev();
+  std::thread t([&] {
+    thread_local Holder holder;  // constructed first, so destroyed last
+    holder.scope.emplace(d);
+    ok = porta::current_device() == d && porta::sum(porta::ones({16}, DType::float32)).item<float>() == 16.0f;
+  });
+  t.join();
+  EXPECT_TRUE(ok.load());
+  EXPECT_EQ(porta::current_device(), porta::default_device()) << "the main thread's device is untouched";
 }
 
 PORTA_INSTANTIATE_DEVICES(Threads);
