@@ -28,7 +28,7 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 4;
+inline constexpr int kBackendApiVersion = 5;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -146,6 +146,15 @@ struct MatmulArgs {
   bool allow_tf32 = false;
 };
 
+// The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the
+// primary context) and the CUdevice's ordinal; a cl_context, cl_device_id and cl_platform_id.
+struct NativeObjects {
+  void* context = nullptr;
+  void* device = nullptr;
+  void* platform = nullptr;
+  int ordinal = 0;
+};
+
 class DeviceContext;  // the core's per-device state (kernel cache, allocator); defined in src/
 
 class DeviceImpl {
@@ -193,6 +202,19 @@ class DeviceImpl {
   // Valid until unmap(); the queue's earlier work is finished first.
   virtual void* map(QueueImpl& q, Handle h, std::size_t bytes) { (void)q; (void)h; (void)bytes; return nullptr; }
   virtual void unmap(QueueImpl& q, Handle h, void* p) { (void)q; (void)h; (void)p; }
+
+  // Interop with streams, queues and memory porta does not own (include/porta/interop.hpp).
+  virtual NativeObjects native_objects() { return {}; }
+  // The host address of `h`'s first byte when the memory is host memory that needs no map
+  // (Kokkos; an OpenCL buffer made over host memory), else null.
+  virtual void* host_address(Handle h) { (void)h; return nullptr; }
+  // An event at the current end of `foreign`, a CUstream / cl_command_queue of this device that
+  // porta does not own; null when there is nothing to wait for (Kokkos). Throws InvalidArgument
+  // for a queue of another device.
+  virtual std::shared_ptr<EventImpl> record_foreign(void* foreign) { (void)foreign; return nullptr; }
+  // Work queued on `foreign` after this call starts only once `e` (of this device) is done: on the
+  // device where the driver allows it, else the host waits for `e` first.
+  virtual void foreign_wait(void* foreign, EventImpl& e) { (void)foreign; e.synchronize(); }
 
   // Run-time compiled kernels (info().dialect != none). Throws CompileError with the log.
   virtual std::shared_ptr<Kernel> compile(const KernelSource& src);

@@ -1,6 +1,8 @@
 // Buffers and the ordering of work on them across queues.
 #include "buffer.hpp"
 
+#include <algorithm>
+
 #include "allocator.hpp"
 #include "context.hpp"
 #include "log.hpp"
@@ -56,6 +58,15 @@ void Buffer::after_write(const std::shared_ptr<QueueImpl>& q) {
   writer_ = {q, q.get()};
   readers_.clear();
   readers_.push_back(writer_);
+}
+
+std::vector<std::shared_ptr<QueueImpl>> Buffer::users() {
+  std::lock_guard lock(m_);
+  std::vector<std::shared_ptr<QueueImpl>> out;
+  if (auto w = writer_.queue.lock()) out.push_back(std::move(w));
+  for (auto& r : readers_)
+    if (auto q = r.queue.lock(); q && std::find(out.begin(), out.end(), q) == out.end()) out.push_back(std::move(q));
+  return out;
 }
 
 }  // namespace porta::detail

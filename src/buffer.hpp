@@ -34,6 +34,9 @@ class Buffer {
   void before_read(const std::shared_ptr<QueueImpl>& q);
   void before_write(const std::shared_ptr<QueueImpl>& q);
   void after_write(const std::shared_ptr<QueueImpl>& q);
+  // The queues whose work on this buffer may still be pending: the last writer and the readers
+  // since (interop: a foreign queue that is to use the memory waits for all of them).
+  std::vector<std::shared_ptr<QueueImpl>> users();
 
  private:
   struct QueueRef {

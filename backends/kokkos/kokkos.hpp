@@ -58,6 +58,7 @@ class KokkosDevice final : public detail::DeviceImpl {
             std::size_t bytes) override;
   void* map(detail::QueueImpl& q, Handle h, std::size_t bytes) override;
   void unmap(detail::QueueImpl& q, Handle h, void* p) override;
+  void* host_address(Handle h) override;  // interop.cpp
 
   void execute(detail::QueueImpl& q, const detail::ElementwisePlan& plan) override;
   void execute(detail::QueueImpl& q, const detail::ReductionPlan& plan) override;
