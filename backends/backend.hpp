@@ -215,6 +215,20 @@ class DeviceImpl {
   // Work queued on `foreign` after this call starts only once `e` (of this device) is done: on the
   // device where the driver allows it, else the host waits for `e` first.
   virtual void foreign_wait(void* foreign, EventImpl& e) { (void)foreign; e.synchronize(); }
+  // Memory porta does not own, as a Handle every call above takes. `native` is a CUdeviceptr /
+  // cl_mem / host pointer (kind device) or a host pointer (kind host); porta will touch the bytes
+  // [native + begin, native + end) (begin <= end). Checks that the memory is of this device and
+  // covers them (InvalidArgument naming the values otherwise); `base_offset` says where byte
+  // `native` is within `handle` (pointers are given an aligned handle: generated kernels assume
+  // one). release_import gives back what import took (a cl_mem reference, a buffer made over host
+  // memory), never the memory itself.
+  struct Imported {
+    Handle handle = nullptr;
+    std::int64_t base_offset = 0;
+  };
+  enum class MemoryKind : std::uint8_t { device, host };
+  virtual Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end);
+  virtual void release_import(Handle h) noexcept { (void)h; }
 
   // Run-time compiled kernels (info().dialect != none). Throws CompileError with the log.
   virtual std::shared_ptr<Kernel> compile(const KernelSource& src);
@@ -243,6 +257,10 @@ class DeviceImpl {
   std::once_flag context_once_;
   std::unique_ptr<DeviceContext> context_;
 };
+
+// A pointer `native` as an imported handle aligned as porta's own allocations are (256 bytes),
+// with `native`'s offset in it: for backends whose handles are addresses (CUDA, Kokkos).
+DeviceImpl::Imported aligned_import(void* native);
 
 class BackendImpl {
  public:

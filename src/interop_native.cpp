@@ -48,7 +48,10 @@ void queue_wait_for(void* foreign, const Array& a) {
   const auto& node = checked(a, "queue_wait_for");
   const detail::View& v = detail::evaluate(a.node());
   detail::DeviceImpl& dev = node.device().impl();
-  for (const auto& q : v.buffer->users()) dev.foreign_wait(foreign, *q->record());
+  for (const auto& q : v.buffer->users()) {
+    if (foreign) dev.foreign_wait(foreign, *q->record());
+    else q->record()->synchronize();  // the host
+  }
 }
 
 void wait_for_queue(const Array& a, void* foreign) {
@@ -57,11 +60,16 @@ void wait_for_queue(const Array& a, void* foreign) {
   const auto& q = detail::thread_queue_shared(node.device());
   // Ordered like a porta write on this queue: later readers and writers on other queues wait for it.
   v.buffer->before_write(q);
-  if (auto e = node.device().impl().record_foreign(foreign)) q->wait(*e);
+  if (!foreign) {
+    // The host wrote it: it is ordered before every queue's later work already.
+  } else if (auto e = node.device().impl().record_foreign(foreign)) {
+    q->wait(*e);
+  }
   v.buffer->after_write(q);
 }
 
 void wait_for_queue(const Device& d, void* foreign) {
+  if (!foreign) return;
   if (auto e = d.impl().record_foreign(foreign)) detail::thread_queue(d).wait(*e);
 }
 

@@ -234,6 +234,7 @@ class Device final : public detail::DeviceImpl {
   detail::NativeObjects native_objects() override;
   std::shared_ptr<detail::EventImpl> record_foreign(void* foreign) override;
   void foreign_wait(void* foreign, detail::EventImpl& e) override;
+  Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end) override;
 
   const std::string& label() const { return ctx_->label(); }
 

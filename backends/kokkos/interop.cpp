@@ -7,4 +7,9 @@ namespace porta::kokkos {
 
 void* KokkosDevice::host_address(Handle h) { return h; }
 
+// Host memory of either kind is this device's memory.
+detail::DeviceImpl::Imported KokkosDevice::import_memory(void* native, MemoryKind, std::size_t, std::size_t) {
+  return detail::aligned_import(native);
+}
+
 }  // namespace porta::kokkos

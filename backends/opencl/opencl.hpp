@@ -218,6 +218,8 @@ class OpenCLDevice final : public detail::DeviceImpl {
   void* host_address(Handle h) override;
   std::shared_ptr<EventImpl> record_foreign(void* foreign) override;
   void foreign_wait(void* foreign, EventImpl& e) override;
+  Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end) override;
+  void release_import(Handle h) noexcept override;
 
   cl_platform_id platform_id() const { return platform_; }
   cl_device_id id() const { return device_; }

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include <porta/array.hpp>
 #include <porta/device.hpp>
@@ -48,7 +50,9 @@ NativeMemory native_memory(const Array& a);
 
 // Ordering with foreign streams and queues. `foreign` is a CUstream (0, CU_STREAM_LEGACY and
 // CU_STREAM_PER_THREAD included) of the array's CUDA device, or a cl_command_queue of the array's
-// OpenCL device (any cl_context); on Kokkos it is ignored, since nothing is pending there.
+// OpenCL device (any cl_context), or null for the host: queue_wait_for(nullptr, a) returns once
+// porta's work on `a` is done, and wait_for_queue(a, nullptr) says the host has written `a`. On
+// Kokkos every queue is the host, where porta's work is done when its call returns.
 
 // Work queued on `foreign` after this call starts only once porta's pending work on `a`'s memory
 // (its writes, and reads, since the foreign work may write) is done. CUDA: an event and
@@ -61,5 +65,28 @@ void queue_wait_for(void* foreign, const Array& a);
 void wait_for_queue(const Array& a, void* foreign);
 // This thread's queue on `d` waits for the work queued on `foreign` so far.
 void wait_for_queue(const Device& d, void* foreign);
+
+// Memory porta does not own, as a porta::Array (zero-copy). porta never frees it: `release` runs
+// exactly once, on whichever thread drops the last array using the memory, after porta's work on
+// it has finished; and also when wrap_memory throws (bad input), so that nothing leaks.
+enum class MemoryKind : std::uint8_t {
+  device,  // CUdeviceptr (cast) on CUDA; cl_mem on OpenCL; a host pointer on Kokkos
+  host,    // a host pointer: Kokkos; OpenCL CPU devices (PoCL), through a buffer over it
+           // (CL_MEM_USE_HOST_PTR); CUDA, for page-locked memory (cudaMallocHost) the GPU can reach
+};
+struct ExternalMemory {
+  void* pointer = nullptr;  // the allocation: a CUdeviceptr, cl_mem or host pointer, by `kind`
+  MemoryKind kind = MemoryKind::device;
+  // The bytes from `pointer` the caller owns and porta may touch; 0 when not known (then porta
+  // checks what the driver can tell: a CUDA allocation's range, a cl_mem's size).
+  std::size_t bytes = 0;
+};
+// An array of `dtype` and `shape` whose element (i, j, ...) is at byte
+// offset_bytes + (i * strides[0] + j * strides[1] + ...) * itemsize from memory.pointer. Strides
+// are in elements and may be 0 or negative; empty means row-major. Throws InvalidArgument for
+// memory of another device, a misaligned first element, or elements outside the memory;
+// DTypeError when the device lacks the dtype.
+Array wrap_memory(const ExternalMemory& memory, DType dtype, Shape shape, std::vector<std::int64_t> strides,
+                  std::size_t offset_bytes, const Device& device, std::function<void()> release);
 
 }  // namespace porta
