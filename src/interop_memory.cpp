@@ -16,6 +16,10 @@ using detail::cat;
 
 namespace {
 
+// Byte ranges of any int64 shape and strides, without overflow (__extension__: GCC and Clang have
+// it in every mode, -Wpedantic notwithstanding).
+__extension__ typedef __int128 Wide;
+
 // Runs `release` unless dismissed: wrap_memory's error paths give the memory back too.
 class ReleaseGuard {
  public:
@@ -58,23 +62,23 @@ Array wrap_memory(const ExternalMemory& memory, DType dtype, Shape shape, std::v
   const auto isz = static_cast<std::int64_t>(itemsize(dtype));
   // The elements' byte range relative to the first element, without overflow.
   bool empty = false;
-  __int128 lo = 0, hi = 0;
+  Wide lo = 0, hi = 0;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] < 0) throw ShapeError(cat("wrap_memory: negative dimension in shape ", to_string(shape)));
     if (shape[i] == 0) empty = true;
-    __int128 reach = static_cast<__int128>(shape[i] > 0 ? shape[i] - 1 : 0) * strides[i];
+    Wide reach = static_cast<Wide>(shape[i] > 0 ? shape[i] - 1 : 0) * strides[i];
     (reach < 0 ? lo : hi) += reach;
   }
   std::size_t begin = 0, end = 0;
   if (!empty) {
-    __int128 first = static_cast<__int128>(offset_bytes) + lo * isz;
-    __int128 last = static_cast<__int128>(offset_bytes) + (hi + 1) * isz;
+    Wide first = static_cast<Wide>(offset_bytes) + lo * isz;
+    Wide last = static_cast<Wide>(offset_bytes) + (hi + 1) * isz;
     if (first < 0)
       throw InvalidArgument(cat("wrap_memory: the strides reach ", static_cast<long long>(-first),
                                 " bytes before the start of the memory (", layout_text(shape, strides, offset_bytes, dtype),
                                 "); give an offset that leaves room for the negative strides"));
-    if (last > static_cast<__int128>(std::numeric_limits<std::int64_t>::max()) ||
-        (memory.bytes && last > static_cast<__int128>(memory.bytes)))
+    if (last > static_cast<Wide>(std::numeric_limits<std::int64_t>::max()) ||
+        (memory.bytes && last > static_cast<Wide>(memory.bytes)))
       throw InvalidArgument(cat("wrap_memory: the elements reach byte ", static_cast<long double>(last), " but the memory holds ",
                                 memory.bytes, " bytes (", layout_text(shape, strides, offset_bytes, dtype), ")"));
     begin = static_cast<std::size_t>(first);

@@ -3,6 +3,7 @@
 // own (an OpenCL queue of the test's, in porta's cl_context and in a context of its own).
 #include "test_common.hpp"
 
+#include <porta/dlpack.hpp>
 #include <porta/interop.hpp>
 
 #include <atomic>
@@ -79,7 +80,9 @@ TEST_P(Interop, NativeDeviceNamesTheBackendsObjects) {
   void* mine = porta::native_queue(dev());
   void* theirs = nullptr;
   std::thread([&] { theirs = porta::native_queue(dev()); }).join();
-  if (mine) EXPECT_NE(mine, theirs);
+  if (mine) {
+    EXPECT_NE(mine, theirs);
+  }
 }
 
 TEST_P(Interop, NativeMemoryOfViewsPointsAtTheirFirstElement) {
@@ -379,6 +382,231 @@ TEST_P(Interop, WrappedClMemIsSharedWithRawKernelsAndRetained) {
   EXPECT_EQ(released.load(), 1);
 }
 #endif
+
+// Reads element (i0, i1, ...) of a DLPack tensor's float32 data on the host, whatever its device
+// (for views: the strides and offset a consumer would use).
+std::vector<float> dl_elements(const DLTensor& t, const Device& d) {
+  std::int64_t n = 1;
+  for (int i = 0; i < t.ndim; ++i) n *= t.shape[i];
+  std::vector<float> out(static_cast<std::size_t>(n));
+  // The lowest and highest element addressed, for a read of the whole span.
+  std::int64_t lo = 0, hi = 0;
+  for (int i = 0; i < t.ndim; ++i) {
+    std::int64_t r = (t.shape[i] - 1) * t.strides[i];
+    (r < 0 ? lo : hi) += r;
+  }
+  std::vector<float> span(static_cast<std::size_t>(hi - lo + 1));
+  std::size_t first = t.byte_offset + static_cast<std::size_t>(lo * 4);  // bytes from data (lo <= 0)
+  if (t.device.device_type == kDLCPU) {
+    std::memcpy(span.data(), static_cast<char*>(t.data) + static_cast<std::ptrdiff_t>(t.byte_offset) + lo * 4, span.size() * 4);
+  } else {
+#ifdef PORTA_TEST_OPENCL
+    EXPECT_EQ(t.device.device_type, kDLOpenCL);
+    EXPECT_EQ(clEnqueueReadBuffer(porta::native::opencl_queue(d), static_cast<cl_mem>(t.data), CL_TRUE, first, span.size() * 4,
+                                  span.data(), 0, nullptr, nullptr),
+              CL_SUCCESS);
+#else
+    ADD_FAILURE() << "cannot read " << d.spec();
+#endif
+  }
+  (void)first;
+  for (std::int64_t e = 0; e < n; ++e) {
+    std::int64_t rem = e, at = -lo;
+    for (int i = t.ndim; i-- > 0;) {
+      at += (rem % t.shape[i]) * t.strides[i];
+      rem /= t.shape[i];
+    }
+    out[static_cast<std::size_t>(e)] = span[static_cast<std::size_t>(at)];
+  }
+  return out;
+}
+
+std::atomic<int> g_deleted{0};
+void (*g_porta_deleter)(DLManagedTensorVersioned*) = nullptr;
+void counting_deleter(DLManagedTensorVersioned* t) {
+  g_deleted++;
+  g_porta_deleter(t);
+}
+// Counts the deleter calls of a tensor of porta's.
+DLManagedTensorVersioned* counted(DLManagedTensorVersioned* t) {
+  g_porta_deleter = t->deleter;
+  t->deleter = &counting_deleter;
+  return t;
+}
+
+TEST_P(Interop, DLPackRoundTripSharesMemoryAndDeletesOnce) {
+  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop (the driver is opened by the test)";
+  g_deleted = 0;
+  const int n = 256;
+  std::vector<double> x;
+  Array a = random_array({n}, DType::float32, -3, 3, &x);
+  DLManagedTensorVersioned* t = counted(porta::to_dlpack(a));
+  EXPECT_EQ(t->version.major, 1u);
+  EXPECT_EQ(t->flags, 0u);
+  EXPECT_EQ(t->dl_tensor.ndim, 1);
+  EXPECT_EQ(t->dl_tensor.shape[0], n);
+  EXPECT_EQ(t->dl_tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(t->dl_tensor.dtype.bits, 32);
+  EXPECT_EQ(t->dl_tensor.device.device_type, dev().backend() == porta::Backend::kokkos ? kDLCPU : kDLOpenCL);
+  Array b = porta::from_dlpack(t, {dev(), nullptr});
+  EXPECT_EQ(b.device(), dev());
+  porta::NativeMemory ma = porta::native_memory(a), mb = porta::native_memory(b);
+  if (dev().backend() == porta::Backend::opencl) {
+    EXPECT_EQ(ma.handle, mb.handle) << "zero-copy: the same cl_mem";
+    EXPECT_EQ(ma.offset_bytes, mb.offset_bytes);
+  } else {
+    EXPECT_EQ(ma.host, mb.host) << "zero-copy: the same host memory";
+  }
+  // A write through one side is read on the other.
+  if (dev().compiles_at_runtime()) {
+    porta::RawKernel neg(porta::Backend::opencl,
+                         "__kernel void neg(__global float* v, int n) { int i = get_global_id(0); if (i < n) v[i] = -v[i]; }", "neg");
+    neg({4}, {64}, {b, n});
+  } else {
+    porta::queue_wait_for(nullptr, b);
+    for (int i = 0; i < n; ++i) static_cast<float*>(mb.host)[i] = -static_cast<float*>(mb.host)[i];
+    porta::wait_for_queue(b, nullptr);
+  }
+  std::vector<double> ref(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) ref[i] = -x[i];
+  EXPECT_TRUE(array_matches(a, DType::float32, {n}, ref, {0, 0}));
+  EXPECT_EQ(g_deleted.load(), 0);
+  b = Array();
+  EXPECT_EQ(g_deleted.load(), 1) << "the last porta array over the tensor is gone";
+  EXPECT_TRUE(array_matches(a, DType::float32, {n}, ref, {0, 0})) << "a's buffer is a's own still";
+}
+
+TEST_P(Interop, DLPackViewsExportTheirStrides) {
+  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop";
+  std::vector<double> x;
+  Array a = random_array({6, 8}, DType::float32, -3, 3, &x);
+  struct Case {
+    Array view;
+    std::vector<std::int64_t> strides;
+  };
+  std::vector<Case> cases = {
+      {a.transpose(), {1, 8}},
+      {a.slice({{1, 6, 2}, {std::nullopt, std::nullopt, -3}}), {16, -3}},
+      {a.slice({{5, std::nullopt, -1}}).broadcast_to({2, 6, 8}), {0, -8, 1}},
+  };
+  for (auto& c : cases) {
+    DLManagedTensorVersioned* t = porta::to_dlpack(c.view);
+    ASSERT_EQ(t->dl_tensor.ndim, c.view.ndim());
+    for (int i = 0; i < c.view.ndim(); ++i) {
+      EXPECT_EQ(t->dl_tensor.shape[i], c.view.dim(i));
+      EXPECT_EQ(t->dl_tensor.strides[i], c.strides[static_cast<std::size_t>(i)]) << "axis " << i;
+    }
+    bool zero_stride = c.strides[0] == 0;
+    EXPECT_EQ((t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0, zero_stride) << "aliased elements are read-only";
+    std::vector<float> got = dl_elements(t->dl_tensor, dev());
+    std::vector<float> want = c.view.contiguous().to_vector<float>();
+    EXPECT_EQ(got, want);
+    // And back: the import reads the same elements.
+    EXPECT_EQ(porta::from_dlpack(t, {dev(), nullptr}).contiguous().to_vector<float>(), want);
+  }
+  // The legacy form carries the same layout.
+  DLManagedTensor* legacy = porta::to_dlpack_legacy(cases[1].view);
+  EXPECT_EQ(legacy->dl_tensor.strides[1], -3);
+  EXPECT_EQ(dl_elements(legacy->dl_tensor, dev()), cases[1].view.contiguous().to_vector<float>());
+  EXPECT_EQ(porta::from_dlpack(legacy, {dev(), nullptr}).contiguous().to_vector<float>(),
+            cases[1].view.contiguous().to_vector<float>());
+}
+
+TEST_P(Interop, DLPackExportOutlivesTheArrayItsThreadAndItsPool) {
+  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop";
+  g_deleted = 0;
+  std::vector<double> x = random_values(1000, DType::float32, -2, 2);
+  std::vector<float> xf(x.begin(), x.end());
+  DLManagedTensorVersioned* t = nullptr;
+  {
+    porta::DevicePool pool({dev()}, 1);
+    t = pool.submit([&](const Device& d) {
+              Array a = porta::from_host(xf, {1000}, d) * 2.0f;
+              return counted(porta::to_dlpack(a, {porta::native_queue(d), true}));
+            }).get();
+  }  // the worker, its queue and the array are gone
+  for (int i = 0; i < 3; ++i) (void)porta::random::uniform({1 << 16}, 0, 1, DType::float32, dev()).eval();  // reuse freed memory
+  std::vector<float> got = dl_elements(t->dl_tensor, dev());
+  for (std::size_t i = 0; i < xf.size(); ++i) ASSERT_EQ(got[i], 2 * xf[i]) << i;
+  // The consumer deletes it from a thread of its own.
+  std::thread([t] { t->deleter(t); }).join();
+  EXPECT_EQ(g_deleted.load(), 1);
+}
+
+TEST_P(Interop, DLPackToHostCopiesOnlyWhereNeeded) {
+  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop";
+  std::vector<double> x;
+  Array a = random_array({3, 4}, DType::float32, -3, 3, &x);
+  porta::DLPackExport host;
+  host.to_host = true;
+  DLManagedTensorVersioned* t = porta::to_dlpack(a.transpose(), host);
+  EXPECT_EQ(t->dl_tensor.device.device_type, kDLCPU);
+  bool in_place = porta::native_memory(a).host != nullptr;
+  EXPECT_EQ((t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0, !in_place);
+  EXPECT_EQ(dl_elements(t->dl_tensor, dev()), a.transpose().contiguous().to_vector<float>());
+  t->deleter(t);
+}
+
+// A tensor of the test's own over host memory, with a counted deleter.
+struct HostTensor {
+  static inline std::atomic<int> deleted{0};
+  std::vector<float> data = std::vector<float>(64, 1.5f);
+  std::vector<std::int64_t> shape{4, 4}, strides{4, 1};
+  DLManagedTensorVersioned m{};
+  HostTensor() {
+    m.version = {1, 0};
+    m.manager_ctx = this;
+    m.deleter = [](DLManagedTensorVersioned*) { deleted++; };
+    m.dl_tensor.data = data.data();
+    m.dl_tensor.device = {kDLCPU, 0};
+    m.dl_tensor.ndim = 2;
+    m.dl_tensor.dtype = {kDLFloat, 32, 1};
+    m.dl_tensor.shape = shape.data();
+    m.dl_tensor.strides = strides.data();
+  }
+};
+
+TEST_P(Interop, DLPackImportOfBadTensorsIsATypedErrorAndStillDeletes) {
+  if (!host_memory_device(dev())) GTEST_SKIP() << dev().spec() << " does not use host memory in place";
+  porta::DLPackImport on{dev(), nullptr};
+  EXPECT_THROW(porta::from_dlpack(static_cast<DLManagedTensorVersioned*>(nullptr), on), porta::InvalidArgument);
+  EXPECT_THROW(porta::from_dlpack(static_cast<DLManagedTensor*>(nullptr), on), porta::InvalidArgument);
+  HostTensor::deleted = 0;
+  int expected = 0;
+  auto refused = [&](auto&& change, auto tag, const char* needle) {
+    using E = decltype(tag);
+    HostTensor h;
+    change(h);
+    std::string msg = thrown_message<E>([&] { (void)porta::from_dlpack(&h.m, on); });
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+    EXPECT_EQ(HostTensor::deleted.load(), ++expected) << "the deleter ran for: " << msg;
+  };
+  refused([](HostTensor& h) { h.m.version.major = 2; }, porta::InvalidArgument{""}, "2.0");
+  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLVulkan, 0}; }, porta::DeviceError{""}, "device type 7");
+  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLCUDA, 99}; }, porta::DeviceError{""}, "cuda:99");
+  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLOpenCL, 99}; }, porta::DeviceError{""}, "opencl:99");
+  refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLUInt, 8, 1}; }, porta::DTypeError{""}, "code 1 (kDLUInt), bits 8, lanes 1");
+  refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLFloat, 32, 4}; }, porta::DTypeError{""}, "lanes 4");
+  refused([](HostTensor& h) { h.m.dl_tensor.data = reinterpret_cast<char*>(h.data.data()) + 2; }, porta::InvalidArgument{""},
+          "aligned");
+  refused([](HostTensor& h) { h.shape = {std::int64_t{1} << 61, 4}; }, porta::InvalidArgument{""}, "reach");
+  refused([](HostTensor& h) { h.m.dl_tensor.data = nullptr; }, porta::InvalidArgument{""}, "null");
+  refused([](HostTensor& h) { h.m.dl_tensor.shape = nullptr; }, porta::InvalidArgument{""}, "shape is null");
+  // A good one: zero-copy, with byte_offset and strides, deleted once when the array goes.
+  {
+    HostTensor h;
+    for (int i = 0; i < 64; ++i) h.data[static_cast<std::size_t>(i)] = static_cast<float>(i);
+    h.m.dl_tensor.byte_offset = 4 * sizeof(float);
+    h.strides = {-4, 2};
+    h.shape = {3, 2};
+    h.m.dl_tensor.byte_offset = 12 * sizeof(float);
+    Array a = porta::from_dlpack(&h.m, on);
+    EXPECT_EQ(a.contiguous().to_vector<float>(), (std::vector<float>{12, 14, 8, 10, 4, 6}));
+    EXPECT_EQ(HostTensor::deleted.load(), expected);
+    a = Array();
+    EXPECT_EQ(HostTensor::deleted.load(), expected + 1);
+  }
+}
 
 PORTA_INSTANTIATE_DEVICES(Interop);
 

@@ -12,6 +12,10 @@
 #include <porta/array.hpp>
 #include <porta/device.hpp>
 
+// DLPack's tensors (the structs are in <porta/dlpack.hpp>, or the user's own dlpack.h).
+struct DLManagedTensor;
+struct DLManagedTensorVersioned;
+
 namespace porta {
 
 // The vendor objects behind a device. porta owns them; they stay valid while the device's
@@ -88,5 +92,43 @@ struct ExternalMemory {
 // DTypeError when the device lacks the dtype.
 Array wrap_memory(const ExternalMemory& memory, DType dtype, Shape shape, std::vector<std::int64_t> strides,
                   std::size_t offset_bytes, const Device& device, std::function<void()> release);
+
+// DLPack: zero-copy exchange with CuPy, PyTorch, NumPy, JAX and every library that speaks it.
+// to_dlpack's tensor keeps porta's memory alive until the consumer calls its deleter (from any
+// thread, at any time: also after the array, its thread and the backend's queues are gone).
+struct DLPackExport {
+  // The consumer's stream or queue (a CUstream, CU_STREAM_LEGACY included, or a cl_command_queue of
+  // the array's device): it waits on the device for porta's pending work on the array, as Python's
+  // __dlpack__(stream=...) asks of a producer. Null: the host waits instead, before the call returns.
+  void* consumer_queue = nullptr;
+  bool synchronize = true;  // false: no ordering at all (__dlpack__(stream=-1)); the consumer orders
+  // Export to the host (kDLCPU) instead of the array's own device type: zero-copy where the memory
+  // is host memory (Kokkos, a buffer over host memory), else a copy (flag IS_COPIED).
+  bool to_host = false;
+  bool read_only = false;  // flag READ_ONLY (also set for views with a 0 stride, whose elements alias)
+};
+// The array (evaluated first) as a DLPack 1.x tensor: data is the element (0, 0, ...)'s address
+// (kDLCUDA, kDLCPU) with byte_offset 0, or a cl_mem with the byte offset (kDLOpenCL); strides in
+// elements, as porta keeps them (0 and negative ones too).
+DLManagedTensorVersioned* to_dlpack(const Array& a, const DLPackExport& options = {});
+// The same as DLPack 0.x's DLManagedTensor, for consumers without the versioned form.
+DLManagedTensor* to_dlpack_legacy(const Array& a, const DLPackExport& options = {});
+
+struct DLPackImport {
+  // For kDLCPU and kDLCUDAHost tensors: the device whose arrays use the memory. Empty: the current
+  // device if it uses host memory in place (Kokkos, an OpenCL CPU device), else the first that does.
+  Device host_device;
+  // The producer's stream or queue: porta's later work on the array waits for it (wait_for_queue).
+  void* producer_queue = nullptr;
+};
+// A porta array over the tensor's memory, zero-copy: kDLCUDA and kDLCUDAManaged (device_id N:
+// cuda:N), kDLCPU and kDLCUDAHost (on a device that uses host memory in place; CUDA devices for
+// page-locked memory), kDLOpenCL (data a cl_mem of porta's cl_context of opencl:N). The tensor's
+// deleter runs exactly once: when the last porta array using the memory is gone, or, when the
+// tensor is refused (a typed error: null pointers, a device porta does not have, a dtype porta
+// lacks, a major version above 1, a misaligned pointer, strides outside the memory), before the
+// error is thrown.
+Array from_dlpack(DLManagedTensorVersioned* tensor, const DLPackImport& options = {});
+Array from_dlpack(DLManagedTensor* tensor, const DLPackImport& options = {});
 
 }  // namespace porta
