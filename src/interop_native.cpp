@@ -49,6 +49,7 @@ void queue_wait_for(void* foreign, const Array& a) {
   const detail::View& v = detail::evaluate(a.node());
   detail::DeviceImpl& dev = node.device().impl();
   for (const auto& q : v.buffer->users()) {
+    if (foreign && q->native() == foreign) continue;  // porta's own in-order queue: ordered already
     if (foreign) dev.foreign_wait(foreign, *q->record());
     else q->record()->synchronize();  // the host
   }
