@@ -40,6 +40,7 @@ NativeMemory native_memory(const Array& a) {
   m.handle = v.buffer->handle();
   m.offset_bytes = static_cast<std::size_t>(v.offset) * itemsize(node.dtype());
   m.buffer_bytes = v.buffer->bytes();
+  m.strides = v.strides;
   if (void* host = node.device().impl().host_address(v.buffer->handle())) m.host = static_cast<char*>(host) + m.offset_bytes;
   return m;
 }

@@ -15,6 +15,9 @@
 #ifdef PORTA_TEST_OPENCL
 #include <porta/native/opencl.hpp>
 #endif
+#ifdef PORTA_TEST_KOKKOS
+#include <porta/native/kokkos.hpp>
+#endif
 #ifdef PORTA_TEST_CUDA
 #include <porta/native/cuda.hpp>
 
@@ -637,6 +640,43 @@ TEST_P(Interop, DLPackImportOfBadTensorsIsATypedErrorAndStillDeletes) {
     EXPECT_EQ(HostTensor::deleted.load(), expected + 1);
   }
 }
+
+#ifdef PORTA_TEST_KOKKOS
+TEST_P(Interop, KokkosViewsAndPortaArraysShareMemory) {
+  if (dev().backend() != porta::Backend::kokkos) GTEST_SKIP() << "Kokkos Views";
+  std::vector<double> x;
+  Array a = random_array({5, 6}, DType::float64, -3, 3, &x);
+  Array t = a.transpose();  // strides (1, 6)
+  auto v = porta::native::kokkos_view<double**>(t);
+  ASSERT_EQ(v.extent(0), 6u);
+  ASSERT_EQ(v.extent(1), 5u);
+  EXPECT_EQ(v.stride(0), 1u);
+  EXPECT_EQ(v.stride(1), 6u);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 5; ++j) ASSERT_EQ(v(i, j), x[static_cast<std::size_t>(j * 6 + i)]);
+  // A Kokkos kernel writes; porta reads.
+  Kokkos::parallel_for("interop_test", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, 6),
+                       [=](int i) { v(i, 0) = 100.0 + i; });
+  Kokkos::fence();
+  porta::wait_for_queue(t, nullptr);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(a[0][i].item<double>(), 100.0 + i);
+  EXPECT_THROW(porta::native::kokkos_view<float**>(t), porta::DTypeError);
+  EXPECT_THROW(porta::native::kokkos_view<double*>(t), porta::InvalidArgument);
+  EXPECT_THROW(porta::native::kokkos_view<double*>(a[0].slice({{std::nullopt, std::nullopt, -1}})), porta::InvalidArgument);
+
+  // A managed View as a porta array: the View's memory lives while the array does.
+  Array w;
+  {
+    Kokkos::View<float**, Kokkos::HostSpace> managed("porta_interop_test", 3, 4);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) managed(i, j) = static_cast<float>(10 * i + j);
+    w = porta::native::from_kokkos_view(managed, dev());
+    EXPECT_EQ(porta::native_memory(w).host, managed.data());
+  }
+  EXPECT_EQ(porta::sum(w).item<float>(), 4 * (0 + 10 + 20) + 3 * (0 + 1 + 2 + 3));
+  EXPECT_EQ(w.transpose()[3][2].item<float>(), 23.0f);
+}
+#endif
 
 #ifdef PORTA_TEST_CUDA
 // A kernel of the test's own: spins for `cycles` clock cycles (tens of milliseconds, so that an
