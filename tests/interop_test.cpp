@@ -625,19 +625,24 @@ TEST_P(Interop, DLPackImportOfBadTensorsIsATypedErrorAndStillDeletes) {
   refused([](HostTensor& h) { h.shape = {std::int64_t{1} << 61, 4}; }, porta::InvalidArgument{""}, "reach");
   refused([](HostTensor& h) { h.m.dl_tensor.data = nullptr; }, porta::InvalidArgument{""}, "null");
   refused([](HostTensor& h) { h.m.dl_tensor.shape = nullptr; }, porta::InvalidArgument{""}, "shape is null");
-  // A good one: zero-copy, with byte_offset and strides, deleted once when the array goes.
-  {
+  // Good ones (host memory, pinned CUDA host memory as NumPy and CuPy label them): zero-copy, with
+  // byte_offset and negative strides, deleted once when the last array goes, on another thread.
+  for (DLDeviceType type : {kDLCPU, kDLCUDAHost}) {
     HostTensor h;
     for (int i = 0; i < 64; ++i) h.data[static_cast<std::size_t>(i)] = static_cast<float>(i);
-    h.m.dl_tensor.byte_offset = 4 * sizeof(float);
+    h.m.dl_tensor.device = {type, 0};
     h.strides = {-4, 2};
     h.shape = {3, 2};
     h.m.dl_tensor.byte_offset = 12 * sizeof(float);
     Array a = porta::from_dlpack(&h.m, on);
+    EXPECT_EQ(porta::native_memory(a).host, h.data.data() + 12) << "zero-copy";
     EXPECT_EQ(a.contiguous().to_vector<float>(), (std::vector<float>{12, 14, 8, 10, 4, 6}));
     EXPECT_EQ(HostTensor::deleted.load(), expected);
-    a = Array();
-    EXPECT_EQ(HostTensor::deleted.load(), expected + 1);
+    std::thread([b = std::move(a)]() mutable {
+      EXPECT_EQ(porta::sum(b).item<float>(), 54.0f);
+      b = Array();
+    }).join();
+    EXPECT_EQ(HostTensor::deleted.load(), ++expected);
   }
 }
 
