@@ -624,6 +624,8 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
            "torch_small_add_us_per_op"});
   add_row({"small RawKernel add (1024 floats)", "small_rawkernel_add", "", Metric::us_per_op, "", ""});
   add_row({"bare launch loop, clEnqueueNDRangeKernel / cuLaunchKernel (1024 floats)", "small_native_add", "", Metric::us_per_op, "", ""});
+  add_row({"DLPack export + import (evaluated 1024 floats)", "interop_dlpack_roundtrip", "", Metric::us_per_op,
+           "torch_from_dlpack_cupy_us", "cupy_from_dlpack_torch_us"});
   {
     std::vector<int> threads;
     for (auto& [name, r] : results)
