@@ -1,7 +1,9 @@
-// The collectives on host memory: each rank's array is read to a host buffer in row-major order
-// (which waits for its pending writes on this thread's queue and gathers a strided view), MPI
-// moves and reduces it, and the result becomes a new array on the input's device, so later porta
-// work on it is ordered after the transfer by construction.
+// The collectives on host memory. Each rank's array is read on the host in row-major order after
+// porta's pending writes of it (HostInput: in place on Kokkos and PoCL, else a copy; a strided
+// view is made contiguous first), MPI moves and reduces it straight into the result's memory
+// (HostOutput: a new array on the input's device), and porta's later work on the result waits for
+// that write. iallreduce keeps copies in its request, since its buffers outlive the call.
+#include "host_view.hpp"
 #include "mpi_impl.hpp"
 
 #include <algorithm>
@@ -31,6 +33,8 @@ std::byte* thread_staging(int slot, std::size_t n) {
 namespace {
 
 using detail::check;
+using detail::HostInput;
+using detail::HostOutput;
 
 std::size_t bytes_of(const Array& x) { return static_cast<std::size_t>(x.size()) * itemsize(x.dtype()); }
 
@@ -40,36 +44,38 @@ void stage_in(const Array& x, void* dst) {
 
 Array stage_out(const void* src, DType t, Shape s, const Device& d) { return from_host(src, t, std::move(s), d); }
 
-// The buffer reductions run on: `buf` itself, or its float32 widening for float16/bfloat16.
-void* reduction_input(DType t, void* buf, std::size_t n) {
-  if (!detail::reduces_widened(t)) return buf;
-  auto* wide = reinterpret_cast<float*>(detail::thread_staging(2, n * sizeof(float)));
-  detail::widen(t, buf, wide, n);
-  return wide;
-}
-
-void reduction_output(DType t, const void* data, void* buf, std::size_t n) {
-  if (detail::reduces_widened(t)) detail::narrow(t, static_cast<const float*>(data), buf, n);
-}
-
 std::size_t reduce_itemsize(DType t) { return detail::reduces_widened(t) ? sizeof(float) : itemsize(t); }
 
-// In place over n elements, in pieces MPI's int counts can hold; root < 0 means every rank.
-void reduce_in_place(MPI_Comm comm, int rank, void* data, DType t, std::size_t n, Op op, int root) {
+// n elements of `in` reduced over the ranks into `out` (every rank's, or root's only: root >= 0;
+// out is unused elsewhere), in pieces MPI's int counts can hold. float16/bfloat16 are widened to
+// float32 in a staging buffer, reduced there in place, and narrowed into `out`.
+void reduce_into(MPI_Comm comm, int rank, const void* in, void* out, DType t, std::size_t n, Op op, int root) {
   const MPI_Datatype type = detail::reduce_type(t);
   const MPI_Op mop = detail::mpi_op(op, t);
-  auto* p = static_cast<std::byte*>(data);
+  const bool widened = detail::reduces_widened(t);
+  float* wide = nullptr;
+  if (widened) {
+    wide = reinterpret_cast<float*>(detail::thread_staging(2, n * sizeof(float)));
+    detail::widen(t, in, wide, n);
+  }
+  const bool receives = root < 0 || rank == root;
   for (std::size_t off = 0; off < n; off += detail::kMaxCount) {
     const int count = static_cast<int>(std::min(n - off, detail::kMaxCount));
-    void* at = p + off * reduce_itemsize(t);
+    const std::size_t at = off * reduce_itemsize(t);
+    const void* send = widened ? static_cast<const void*>(reinterpret_cast<std::byte*>(wide) + at)
+                               : static_cast<const void*>(static_cast<const std::byte*>(in) + at);
+    void* recv = receives ? static_cast<void*>(static_cast<std::byte*>(out) + at) : nullptr;
+    if (widened) {
+      send = rank == root || root < 0 ? MPI_IN_PLACE : send;
+      recv = receives ? reinterpret_cast<std::byte*>(wide) + at : nullptr;
+    }
     if (root < 0) {
-      check(MPI_Allreduce(MPI_IN_PLACE, at, count, type, mop, comm), "MPI_Allreduce");
-    } else if (rank == root) {
-      check(MPI_Reduce(MPI_IN_PLACE, at, count, type, mop, root, comm), "MPI_Reduce");
+      check(MPI_Allreduce(send, recv, count, type, mop, comm), "MPI_Allreduce");
     } else {
-      check(MPI_Reduce(at, nullptr, count, type, mop, root, comm), "MPI_Reduce");
+      check(MPI_Reduce(send, recv, count, type, mop, root, comm), "MPI_Reduce");
     }
   }
+  if (widened && receives) detail::narrow(t, wide, out, n);
 }
 
 }  // namespace
@@ -78,31 +84,31 @@ Array Communicator::allreduce(const Array& x, Op op) const {
   detail::mpi_op(op, DType::float32);  // an op value out of range is an error before any exchange
   detail::agree(impl_->comm, detail::describe(detail::Collective::allreduce, x, op));
   const std::size_t n = static_cast<std::size_t>(x.size());
-  const DType t = x.dtype();
-  auto* buf = detail::thread_staging(0, bytes_of(x));
-  stage_in(x, buf);
+  HostOutput out(x.dtype(), x.shape(), x.device());
   if (n > 0) {
-    void* data = reduction_input(t, buf, n);
-    reduce_in_place(impl_->comm, impl_->rank, data, t, n, op, -1);
-    reduction_output(t, data, buf, n);
+    HostInput in(x);
+    reduce_into(impl_->comm, impl_->rank, in.data(), out.data(), x.dtype(), n, op, -1);
   }
-  return stage_out(buf, t, x.shape(), x.device());
+  return out.finish();
 }
 
 Array Communicator::reduce(const Array& x, Op op, int root) const {
   detail::mpi_op(op, DType::float32);
   detail::agree(impl_->comm, detail::describe(detail::Collective::reduce, x, op, root));
   const std::size_t n = static_cast<std::size_t>(x.size());
-  const DType t = x.dtype();
-  auto* buf = detail::thread_staging(0, bytes_of(x));
-  stage_in(x, buf);
-  if (n > 0) {
-    void* data = reduction_input(t, buf, n);
-    reduce_in_place(impl_->comm, impl_->rank, data, t, n, op, root);
-    if (impl_->rank == root) reduction_output(t, data, buf, n);
+  if (impl_->rank != root) {
+    if (n > 0) {
+      HostInput in(x);
+      reduce_into(impl_->comm, impl_->rank, in.data(), nullptr, x.dtype(), n, op, root);
+    }
+    return Array();
   }
-  if (impl_->rank != root) return Array();
-  return stage_out(buf, t, x.shape(), x.device());
+  HostOutput out(x.dtype(), x.shape(), x.device());
+  if (n > 0) {
+    HostInput in(x);
+    reduce_into(impl_->comm, impl_->rank, in.data(), out.data(), x.dtype(), n, op, root);
+  }
+  return out.finish();
 }
 
 Array Communicator::broadcast(const Array& x, int root) const {
@@ -111,31 +117,39 @@ Array Communicator::broadcast(const Array& x, int root) const {
   const DType t = static_cast<DType>(ref.dtype);
   const Shape shape = detail::shape_of(ref);
   const std::size_t n = static_cast<std::size_t>(element_count(shape));
-  auto* buf = detail::thread_staging(0, n * itemsize(t));
-  if (impl_->rank == root) stage_in(x, buf);
-  for (std::size_t off = 0; off < n; off += detail::kMaxCount) {
-    const int count = static_cast<int>(std::min(n - off, detail::kMaxCount));
-    check(MPI_Bcast(buf + off * itemsize(t), count, detail::transfer_type(t), root, impl_->comm), "MPI_Bcast");
+  const MPI_Datatype type = detail::transfer_type(t);
+  auto send_pieces = [&](void* data) {
+    for (std::size_t off = 0; off < n; off += detail::kMaxCount) {
+      const int count = static_cast<int>(std::min(n - off, detail::kMaxCount));
+      check(MPI_Bcast(static_cast<std::byte*>(data) + off * itemsize(t), count, type, root, impl_->comm), "MPI_Bcast");
+    }
+  };
+  if (impl_->rank == root) {
+    if (n > 0) {
+      HostInput in(x);
+      // MPI_Bcast takes a non-const buffer; the root's is only read.
+      send_pieces(const_cast<std::byte*>(in.data()));
+    }
+    return x;
   }
-  if (impl_->rank == root) return x;
-  return stage_out(buf, t, shape, x.valid() ? x.device() : device());
+  HostOutput out(t, shape, x.valid() ? x.device() : device());
+  if (n > 0) send_pieces(out.data());
+  return out.finish();
 }
 
 Array Communicator::allgather(const Array& x) const {
   detail::agree(impl_->comm, detail::describe(detail::Collective::allgather, x));
-  const DType t = x.dtype();
   const std::size_t n = static_cast<std::size_t>(x.size());
   const int count = detail::checked_count(n, "allgather");
-  auto* mine = detail::thread_staging(0, bytes_of(x));
-  auto* all = detail::thread_staging(1, bytes_of(x) * static_cast<std::size_t>(impl_->size));
-  stage_in(x, mine);
-  if (n > 0) {
-    const MPI_Datatype type = detail::transfer_type(t);
-    check(MPI_Allgather(mine, count, type, all, count, type, impl_->comm), "MPI_Allgather");
-  }
   Shape shape = x.shape();
   shape.insert(shape.begin(), impl_->size);
-  return stage_out(all, t, std::move(shape), x.device());
+  HostOutput out(x.dtype(), std::move(shape), x.device());
+  if (n > 0) {
+    HostInput in(x);
+    const MPI_Datatype type = detail::transfer_type(x.dtype());
+    check(MPI_Allgather(in.data(), count, type, out.data(), count, type, impl_->comm), "MPI_Allgather");
+  }
+  return out.finish();
 }
 
 Array Communicator::reduce_scatter(const Array& x, Op op) const {
@@ -145,38 +159,44 @@ Array Communicator::reduce_scatter(const Array& x, Op op) const {
   const std::size_t n = static_cast<std::size_t>(x.size());
   const std::size_t block = n / static_cast<std::size_t>(impl_->size);
   const int count = detail::checked_count(block, "reduce_scatter");
-  auto* buf = detail::thread_staging(0, bytes_of(x));
-  auto* out = detail::thread_staging(1, block * std::max(itemsize(t), reduce_itemsize(t)));
-  stage_in(x, buf);
-  void* result = out;
-  if (block > 0) {
-    void* data = reduction_input(t, buf, n);
-    check(MPI_Reduce_scatter_block(data, out, count, detail::reduce_type(t), detail::mpi_op(op, t), impl_->comm),
-          "MPI_Reduce_scatter_block");
-    // float16/bfloat16: the float32 block narrows into the (no longer needed) input buffer.
-    if (detail::reduces_widened(t)) {
-      detail::narrow(t, reinterpret_cast<const float*>(out), buf, block);
-      result = buf;
-    }
-  }
   Shape shape = x.shape();
   shape[0] /= impl_->size;
-  return stage_out(result, t, std::move(shape), x.device());
+  HostOutput out(t, std::move(shape), x.device());
+  if (block > 0) {
+    HostInput in(x);
+    const void* send = in.data();
+    void* recv = out.data();
+    float* wide = nullptr;
+    if (detail::reduces_widened(t)) {
+      // The whole input widened in slot 2; this rank's float32 block lands at its start.
+      wide = reinterpret_cast<float*>(detail::thread_staging(2, n * sizeof(float)));
+      detail::widen(t, in.data(), wide, n);
+      send = wide;
+    }
+    if (wide) {
+      std::vector<float> block_sum(block);
+      check(MPI_Reduce_scatter_block(send, block_sum.data(), count, MPI_FLOAT, detail::mpi_op(op, t), impl_->comm),
+            "MPI_Reduce_scatter_block");
+      detail::narrow(t, block_sum.data(), out.data(), block);
+    } else {
+      check(MPI_Reduce_scatter_block(send, recv, count, detail::reduce_type(t), detail::mpi_op(op, t), impl_->comm),
+            "MPI_Reduce_scatter_block");
+    }
+  }
+  return out.finish();
 }
 
 Array Communicator::alltoall(const Array& x) const {
   detail::agree(impl_->comm, detail::describe(detail::Collective::alltoall, x));
-  const DType t = x.dtype();
   const std::size_t block = static_cast<std::size_t>(x.size()) / static_cast<std::size_t>(impl_->size);
   const int count = detail::checked_count(block, "alltoall");
-  auto* in = detail::thread_staging(0, bytes_of(x));
-  auto* out = detail::thread_staging(1, bytes_of(x));
-  stage_in(x, in);
+  HostOutput out(x.dtype(), x.shape(), x.device());
   if (block > 0) {
-    const MPI_Datatype type = detail::transfer_type(t);
-    check(MPI_Alltoall(in, count, type, out, count, type, impl_->comm), "MPI_Alltoall");
+    HostInput in(x);
+    const MPI_Datatype type = detail::transfer_type(x.dtype());
+    check(MPI_Alltoall(in.data(), count, type, out.data(), count, type, impl_->comm), "MPI_Alltoall");
   }
-  return stage_out(out, t, x.shape(), x.device());
+  return out.finish();
 }
 
 namespace {
