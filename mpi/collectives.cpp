@@ -78,11 +78,23 @@ void reduce_into(MPI_Comm comm, int rank, const void* in, void* out, DType t, st
   if (widened && receives) detail::narrow(t, wide, out, n);
 }
 
+// This rank's descriptor, marked as an NCCL candidate when its array is a CUDA array on the
+// communicator's device (or, for a broadcast receiver without one, when that device is CUDA).
+detail::Descriptor described(const Communicator& c, detail::Collective kind, const Array& x, Op op = Op::sum,
+                             int root = 0) {
+  detail::Descriptor d = detail::describe(kind, x, op, root);
+  const Device dev = x.valid() ? x.device() : c.device();
+  d.nccl_candidate = detail::nccl_path_built() && dev.backend() == Backend::cuda && dev == c.device();
+  return d;
+}
+
 }  // namespace
 
 Array Communicator::allreduce(const Array& x, Op op) const {
   detail::mpi_op(op, DType::float32);  // an op value out of range is an error before any exchange
-  detail::agree(impl_->comm, detail::describe(detail::Collective::allreduce, x, op));
+  const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::allreduce, x, op));
+  if (detail::nccl_usable(*impl_, all, x.device()))
+    return detail::nccl_collective(*impl_, detail::Collective::allreduce, x, op, -1, x.dtype(), x.shape(), x.device());
   const std::size_t n = static_cast<std::size_t>(x.size());
   HostOutput out(x.dtype(), x.shape(), x.device());
   if (n > 0) {
@@ -94,7 +106,9 @@ Array Communicator::allreduce(const Array& x, Op op) const {
 
 Array Communicator::reduce(const Array& x, Op op, int root) const {
   detail::mpi_op(op, DType::float32);
-  detail::agree(impl_->comm, detail::describe(detail::Collective::reduce, x, op, root));
+  const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::reduce, x, op, root));
+  if (detail::nccl_usable(*impl_, all, x.device()))
+    return detail::nccl_collective(*impl_, detail::Collective::reduce, x, op, root, x.dtype(), x.shape(), x.device());
   const std::size_t n = static_cast<std::size_t>(x.size());
   if (impl_->rank != root) {
     if (n > 0) {
@@ -112,10 +126,13 @@ Array Communicator::reduce(const Array& x, Op op, int root) const {
 }
 
 Array Communicator::broadcast(const Array& x, int root) const {
-  const auto all = detail::agree(impl_->comm, detail::describe(detail::Collective::broadcast, x, Op::sum, root));
+  const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::broadcast, x, Op::sum, root));
   const auto& ref = all[static_cast<std::size_t>(root)];
   const DType t = static_cast<DType>(ref.dtype);
   const Shape shape = detail::shape_of(ref);
+  const Device target = x.valid() ? x.device() : device();
+  if (detail::nccl_usable(*impl_, all, target))
+    return detail::nccl_collective(*impl_, detail::Collective::broadcast, x, Op::sum, root, t, shape, target);
   const std::size_t n = static_cast<std::size_t>(element_count(shape));
   const MPI_Datatype type = detail::transfer_type(t);
   auto send_pieces = [&](void* data) {
@@ -132,17 +149,19 @@ Array Communicator::broadcast(const Array& x, int root) const {
     }
     return x;
   }
-  HostOutput out(t, shape, x.valid() ? x.device() : device());
+  HostOutput out(t, shape, target);
   if (n > 0) send_pieces(out.data());
   return out.finish();
 }
 
 Array Communicator::allgather(const Array& x) const {
-  detail::agree(impl_->comm, detail::describe(detail::Collective::allgather, x));
+  const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::allgather, x));
   const std::size_t n = static_cast<std::size_t>(x.size());
-  const int count = detail::checked_count(n, "allgather");
   Shape shape = x.shape();
   shape.insert(shape.begin(), impl_->size);
+  if (detail::nccl_usable(*impl_, all, x.device()))
+    return detail::nccl_collective(*impl_, detail::Collective::allgather, x, Op::sum, -1, x.dtype(), shape, x.device());
+  const int count = detail::checked_count(n, "allgather");
   HostOutput out(x.dtype(), std::move(shape), x.device());
   if (n > 0) {
     HostInput in(x);
@@ -154,13 +173,15 @@ Array Communicator::allgather(const Array& x) const {
 
 Array Communicator::reduce_scatter(const Array& x, Op op) const {
   detail::mpi_op(op, DType::float32);
-  detail::agree(impl_->comm, detail::describe(detail::Collective::reduce_scatter, x, op));
+  const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::reduce_scatter, x, op));
   const DType t = x.dtype();
   const std::size_t n = static_cast<std::size_t>(x.size());
   const std::size_t block = n / static_cast<std::size_t>(impl_->size);
-  const int count = detail::checked_count(block, "reduce_scatter");
   Shape shape = x.shape();
   shape[0] /= impl_->size;
+  if (detail::nccl_usable(*impl_, all, x.device()))
+    return detail::nccl_collective(*impl_, detail::Collective::reduce_scatter, x, op, -1, t, shape, x.device());
+  const int count = detail::checked_count(block, "reduce_scatter");
   HostOutput out(t, std::move(shape), x.device());
   if (block > 0) {
     HostInput in(x);
@@ -187,7 +208,9 @@ Array Communicator::reduce_scatter(const Array& x, Op op) const {
 }
 
 Array Communicator::alltoall(const Array& x) const {
-  detail::agree(impl_->comm, detail::describe(detail::Collective::alltoall, x));
+  const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::alltoall, x));
+  if (detail::nccl_usable(*impl_, all, x.device()))
+    return detail::nccl_collective(*impl_, detail::Collective::alltoall, x, Op::sum, -1, x.dtype(), x.shape(), x.device());
   const std::size_t block = static_cast<std::size_t>(x.size()) / static_cast<std::size_t>(impl_->size);
   const int count = detail::checked_count(block, "alltoall");
   HostOutput out(x.dtype(), x.shape(), x.device());

@@ -30,6 +30,7 @@ Communicator::Impl::~Impl() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   // After MPI_Finalize the communicator is gone with MPI itself.
+  if (!finalized) detail::nccl_destroy(nccl_comm);
   if (!finalized && comm != MPI_COMM_NULL) detail::check_noexcept(MPI_Comm_free(&comm), "MPI_Comm_free");
 }
 

@@ -15,6 +15,14 @@ namespace {
 
 std::size_t bytes_of(DType t, const Shape& s) { return static_cast<std::size_t>(element_count(s)) * itemsize(t); }
 
+// CUDA memory handed to a CUDA-aware MPI as it is (after a host wait for porta's work on it, since
+// MPI does not know porta's stream).
+bool cuda_aware(const Device& d) { return d.backend() == Backend::cuda && mpi_cuda_aware(); }
+void* cuda_address(const Array& a) {
+  const NativeMemory m = native_memory(a);
+  return static_cast<std::byte*>(m.handle) + m.offset_bytes;
+}
+
 // Where porta's interop gives a host address without a map (Kokkos).
 bool host_addressable(const Device& d) { return d.backend() == Backend::kokkos; }
 // OpenCL CPU devices (PoCL): buffers are host memory, and a map hands out their address.
@@ -58,6 +66,12 @@ HostInput::HostInput(const Array& x) {
     data_ = static_cast<const std::byte*>(native_memory(array_).host);
     direct_ = data_ != nullptr;
   }
+  if (!data_ && bytes > 0 && cuda_aware(d)) {
+    array_ = x.contiguous();
+    queue_wait_for(nullptr, array_);
+    data_ = static_cast<const std::byte*>(cuda_address(array_));
+    direct_ = true;
+  }
 #if defined(PORTA_MPI_OPENCL)
   if (!data_ && bytes > 0 && mappable(d)) {
     array_ = x.contiguous();
@@ -88,6 +102,11 @@ HostOutput::HostOutput(DType t, Shape shape, const Device& d) : dtype_(t), shape
     array_ = empty(shape_, t, d);
     queue_wait_for(nullptr, array_);
     data_ = static_cast<std::byte*>(native_memory(array_).host);
+  }
+  if (!data_ && bytes > 0 && cuda_aware(d)) {
+    array_ = empty(shape_, t, d);
+    queue_wait_for(nullptr, array_);
+    data_ = static_cast<std::byte*>(cuda_address(array_));
   }
 #if defined(PORTA_MPI_OPENCL)
   if (!data_ && bytes > 0 && mappable(d)) {

@@ -1,7 +1,8 @@
 // Host access to porta arrays for MPI without copies where the device allows: Kokkos arrays are
 // host memory already, and PoCL's OpenCL buffers are mapped (clEnqueueMapBuffer on porta's own
-// queue of this thread, which is free on a CPU device). Other devices (GPUs without NCCL) go
-// through a staging buffer and a copy.
+// queue of this thread, which is free on a CPU device); a CUDA-aware MPI gets CUDA device pointers
+// as they are. Other devices (CUDA without NCCL or a CUDA-aware MPI, OpenCL GPUs) go through a
+// staging buffer and a copy.
 #pragma once
 
 #include "mpi_impl.hpp"

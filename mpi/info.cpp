@@ -26,10 +26,16 @@ LibraryInfo library_info() {
   if (initialized) detail::check(MPI_Query_thread(&info.thread_level), "MPI_Query_thread");
   info.nccl_version = detail::nccl_version();
   info.nccl_built = !info.nccl_version.empty();
-  // The NCCL path needs an array's CUdeviceptr and this thread's CUstream, which porta's public
-  // API does not give yet (the interop issue's native handles): CUDA arrays go through the host.
-  info.nccl_used = false;
+  // The NCCL path needs an array's CUdeviceptr and this thread's CUstream (porta's native handles).
+  info.nccl_used = detail::nccl_path_built();
   return info;
 }
+
+namespace detail {
+bool mpi_cuda_aware() {
+  static const bool aware = library_info().cuda_aware;
+  return aware;
+}
+}  // namespace detail
 
 }  // namespace porta::mpi

@@ -45,6 +45,9 @@ struct Descriptor {
   std::int64_t dtype = -1;
   std::int64_t ndim = 0;
   std::int64_t shape[kMaxDims] = {};
+  // 1 when the array is a CUDA array on this rank's Communicator::device(): when every rank's is,
+  // the collective goes through NCCL (where built), else every rank takes the host path.
+  std::int64_t nccl_candidate = 0;
 };
 Descriptor describe(Collective c, const Array& x, Op op = Op::sum, int root = 0);
 Shape shape_of(const Descriptor& d);
@@ -73,6 +76,11 @@ struct Communicator::Impl {
   int local_size = 1;
   mutable std::once_flag device_once;
   mutable Device device;
+  // NCCL's communicator over these ranks, made on the first collective that can use it
+  // (nccl_transport.cpp); null when NCCL is not built or cannot serve these ranks.
+  std::mutex nccl_mutex;
+  bool nccl_tried = false;
+  void* nccl_comm = nullptr;
   explicit Impl(MPI_Comm c, bool user_visible);
   ~Impl();
 };
@@ -90,4 +98,15 @@ struct Request::State {
 namespace porta::mpi::detail {
 // NCCL, when porta_mpi was built with it (nccl_transport.cpp): its version, or empty.
 std::string nccl_version();
+// The MPI library takes CUDA device pointers (MPIX_Query_cuda_support), asked once.
+bool mpi_cuda_aware();
+// Whether this build can move CUDA arrays through NCCL (NCCL and porta's CUDA native handles).
+bool nccl_path_built();
+void nccl_destroy(void* comm) noexcept;
+// The collectives on NCCL, for a table of descriptors in which every rank is a candidate; each
+// returns false, on every rank alike, when NCCL cannot serve these ranks (two ranks on one GPU,
+// which NCCL refuses; a failed init), and the caller then takes the host path.
+bool nccl_usable(Communicator::Impl& c, const std::vector<Descriptor>& all, const Device& d);
+Array nccl_collective(Communicator::Impl& c, Collective kind, const Array& x, Op op, int root, DType t,
+                      const Shape& out_shape, const Device& d);
 }  // namespace porta::mpi::detail

@@ -36,11 +36,11 @@ int main(int argc, char** argv) {
     std::printf("MPI library:   %s (MPI %d.%d)\n", info.mpi_library.c_str(), info.mpi_version, info.mpi_subversion);
     std::printf("CUDA-aware:    %s\n", !info.cuda_aware_known ? "unknown (the library does not say)"
                                        : info.cuda_aware      ? "yes"
-                                                              : "no (CUDA arrays go through host memory)");
+                                                              : "no (CUDA arrays go through NCCL where it serves, else host memory)");
     std::printf("Thread level:  %s (porta asks for MPI_THREAD_MULTIPLE)\n", level);
     if (info.nccl_built) {
       std::printf("NCCL:          %s found at configure time; used for CUDA arrays: %s\n", info.nccl_version.c_str(),
-                  info.nccl_used ? "yes" : "no (needs porta's CUDA native handles; CUDA arrays go through the host)");
+                  info.nccl_used ? "yes, when every rank has its own GPU" : "no (this build lacks porta's CUDA native handles)");
     } else {
       std::printf("NCCL:          not found at configure time (CUDA arrays go through the host)\n");
     }
