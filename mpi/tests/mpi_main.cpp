@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 namespace {
 
@@ -16,17 +17,21 @@ namespace {
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
  public:
   explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  // The name is kept here: asking UnitTest::current_test_info() from OnTestPartResult deadlocks
+  // (GoogleTest holds its own lock while it reports a result).
+  void OnTestStart(const ::testing::TestInfo& test) override {
+    test_ = std::string(test.test_suite_name()) + "." + test.name();
+  }
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
     if (!r.failed()) return;
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::cout << "[rank " << rank_ << "] FAILED " << (test ? test->test_suite_name() : "") << "."
-              << (test ? test->name() : "") << " at " << (r.file_name() ? r.file_name() : "?") << ":"
+    std::cout << "[rank " << rank_ << "] FAILED " << test_ << " at " << (r.file_name() ? r.file_name() : "?") << ":"
               << r.line_number() << "\n"
               << r.summary() << std::endl;
   }
 
  private:
   int rank_;
+  std::string test_;
 };
 
 }  // namespace

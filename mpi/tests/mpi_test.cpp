@@ -349,3 +349,7 @@ TEST(MpiCommunicator, RanksHostsAndDevice) {
 
 PORTA_INSTANTIATE_DEVICES_DTYPES(MpiTest, kAllDTypes);
 PORTA_INSTANTIATE_DEVICES(MpiDeviceTest);
+
+// Run only by the CTest entry mpi.runner_reports_a_failure_on_another_rank (it is disabled): a
+// failure on rank 1 alone must fail the whole run, with rank 0 saying so.
+TEST(MpiRunner, DISABLED_FailsOnRankOneOnly) { EXPECT_NE(world().rank(), 1) << "the failure rank 1 is meant to report"; }
