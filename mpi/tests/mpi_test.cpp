@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <future>
 #include <thread>
 
 using namespace porta_test;
@@ -290,6 +291,40 @@ TEST_P(MpiDeviceTest, MismatchesAreTheSameErrorOnEveryRank) {
       [&] { world().recv_like(porta::ones(Shape{4}, DType::float32, dev()), (r + n - 1) % n, 5); });
   EXPECT_NE(msg.find("expected (4,)"), std::string::npos) << msg;
   tx.wait();
+}
+
+TEST_P(MpiDeviceTest, CollectivesFollowPendingWritesAndPrecedeLaterWork) {
+  const int n = world().size(), r = world().rank();
+  const std::int64_t size = 1 << 16;
+  // The input is written by kernels still queued on another thread's queue, which stays alive
+  // (a thread's queue is drained when the thread ends) and never synchronises.
+  Array x;
+  std::promise<void> written, done;
+  std::thread writer([&] {
+    porta::DeviceScope scope(dev());
+    x = (porta::random::Generator(11 + static_cast<std::uint64_t>(r)).uniform({size}, -1, 1, DType::float32) * 2.0f + 1.0f)
+            .eval();
+    written.set_value();
+    done.get_future().wait();
+  });
+  written.get_future().wait();
+  const Array sum = world().allreduce(x);
+  // Later porta work on the result, straight away.
+  const auto got = (sum * 0.5f).to_vector<float>();
+  done.set_value();
+  writer.join();
+  std::vector<double> ref(static_cast<std::size_t>(size), 0.0);
+  for (int k = 0; k < n; ++k) {
+    const auto v = (porta::random::Generator(11 + static_cast<std::uint64_t>(k)).uniform({size}, -1, 1, DType::float32, dev()) *
+                        2.0f +
+                    1.0f)
+                       .to_vector<float>();
+    for (std::size_t i = 0; i < v.size(); ++i) ref[i] += 0.5 * v[i];
+  }
+  std::int64_t bad = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    if (std::fabs(got[i] - ref[i]) > 1e-5 * (1 + std::fabs(ref[i]))) ++bad;
+  EXPECT_EQ(bad, 0) << "elements that differ from the reference, of " << size;
 }
 
 TEST_P(MpiDeviceTest, TwoThreadsRunCollectivesAtOnceOnTheirOwnCommunicators) {
