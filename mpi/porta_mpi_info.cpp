@@ -10,6 +10,12 @@
 #include <string>
 #include <vector>
 
+namespace {
+void check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw porta::Error(std::string(call) + " failed with MPI error " + std::to_string(rc));
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   try {
     porta::mpi::Environment env(&argc, &argv);
@@ -18,7 +24,7 @@ int main(int argc, char** argv) {
 
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int host_len = 0;
-    MPI_Get_processor_name(host, &host_len);
+    check(MPI_Get_processor_name(host, &host_len), "MPI_Get_processor_name");
     const auto dev = world.device();
     std::string line = "  rank " + std::to_string(world.rank()) + " on " + host + " (local rank " +
                        std::to_string(world.local_rank()) + " of " + std::to_string(world.local_size()) +
@@ -26,7 +32,7 @@ int main(int argc, char** argv) {
     constexpr int kLine = 256;
     line.resize(kLine - 1, ' ');
     std::vector<char> lines(static_cast<std::size_t>(kLine * world.size()));
-    MPI_Gather(line.c_str(), kLine, MPI_CHAR, lines.data(), kLine, MPI_CHAR, 0, world.comm());
+    check(MPI_Gather(line.c_str(), kLine, MPI_CHAR, lines.data(), kLine, MPI_CHAR, 0, world.comm()), "MPI_Gather");
     if (world.rank() != 0) return 0;
 
     const char* level = info.thread_level == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
