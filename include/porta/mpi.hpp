@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <porta/array.hpp>
 #include <porta/device.hpp>
@@ -78,6 +79,10 @@ class Request {
   std::unique_ptr<State> state_;
 };
 
+// Making a Communicator is collective (every rank of the MPI_Comm makes it, in the same order), as
+// is every collective below; rank(), size() and device() are not. Messages of up to 2^30 elements
+// (2^30 bytes for send/recv) go in one MPI call; allreduce, reduce and broadcast cut larger arrays
+// in pieces, the others refuse them (InvalidArgument).
 class Communicator {
  public:
   Communicator();  // MPI_COMM_WORLD
