@@ -14,7 +14,8 @@ porta_jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 
 # DESIGN.md section 9, plus ninja. The CUDA toolkit is not a Debian package here: the CUDA backend
 # is built when /usr/local/cuda (or CUDAToolkit_ROOT) has it, and runs where an NVIDIA driver is.
 porta_packages=(cmake g++ ninja-build ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
-                libclblast-dev libopenblas-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev)
+                libclblast-dev libopenblas-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev
+                libopenmpi-dev openmpi-bin)
 # What each package provides, so that a package unpacked without dpkg's database (the GPU host's
 # .gpu/setup.sh) or a tool installed another way (CMake from a tarball) counts as present.
 declare -A porta_provides=(
@@ -29,6 +30,8 @@ declare -A porta_provides=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [libbenchmark-dev]=/usr/include/benchmark/benchmark.h
   [libdlpack-dev]=/usr/include/dlpack/dlpack.h
+  [libopenmpi-dev]='/usr/include/*/openmpi/mpi.h /usr/lib/*/openmpi/include/mpi.h'
+  [openmpi-bin]=cmd:mpirun
 )
 
 porta_has_package() {

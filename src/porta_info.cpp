@@ -9,6 +9,9 @@
 
 #include "disk_cache.hpp"
 #include "strings.hpp"
+#if defined(PORTA_HAVE_MPI_SUMMARY)
+#include "porta_mpi_summary.h"
+#endif
 
 namespace {
 
@@ -50,6 +53,10 @@ int main(int argc, char** argv) {
       std::printf("%s\n", b.reason.rfind("not built: ", 0) == 0 ? b.reason.c_str() + 11 : b.reason.c_str());
     if (b.loaded && !b.plugin_path.empty()) std::printf("          plugin %s\n", b.plugin_path.c_str());
   }
+#if defined(PORTA_HAVE_MPI_SUMMARY)
+  // Written by mpi/CMakeLists.txt at configure time: porta-info does not link MPI.
+  std::printf("\nMPI: %s\n", PORTA_MPI_SUMMARY);
+#endif
   const auto& cache = porta::detail::DiskCache::get();
   if (cache.enabled()) {
     auto u = cache.usage();
