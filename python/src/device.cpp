@@ -1,0 +1,89 @@
+// Binds device.hpp: porta.Device (also `with porta.Device("opencl:0"):` and CuPy's .use()),
+// devices(), backends(), default/current device, synchronize().
+#include "bindings.hpp"
+
+#include <memory>
+#include <vector>
+
+namespace porta::python {
+namespace {
+
+// This thread's DeviceScopes, innermost last. `with` pops back to the depth it found; use()
+// pushes one that lasts until the thread ends (or an enclosing `with` ends).
+thread_local std::vector<std::unique_ptr<DeviceScope>> scopes;
+thread_local std::vector<std::size_t> with_depths;
+
+}  // namespace
+
+void bind_device(nb::module_& m) {
+  nb::class_<BackendStatus>(m, "BackendStatus", "One backend: built with this porta? loaded? why not?")
+      .def_prop_ro("backend", [](const BackendStatus& s) { return std::string(name(s.backend)); })
+      .def_ro("built", &BackendStatus::built)
+      .def_ro("loaded", &BackendStatus::loaded)
+      .def_ro("device_count", &BackendStatus::device_count)
+      .def_ro("plugin_path", &BackendStatus::plugin_path)
+      .def_ro("reason", &BackendStatus::reason)
+      .def_ro("version", &BackendStatus::version)
+      .def("__repr__", [](const BackendStatus& s) {
+        return "BackendStatus(" + std::string(name(s.backend)) + ", built=" + (s.built ? "True" : "False") +
+               ", loaded=" + (s.loaded ? "True" : "False") + ", devices=" + std::to_string(s.device_count) +
+               (s.reason.empty() ? "" : ", reason=" + s.reason) + ")";
+      });
+
+  nb::class_<Device>(m, "Device", "A device of one backend: Device('opencl:0'), Device('gpu'), Device(i).")
+      .def("__init__", [](Device* self, nb::handle spec) { new (self) Device(to_device(spec)); }, nb::arg("spec") = nb::none())
+      .def_prop_ro("spec", &Device::spec)
+      .def_prop_ro("id", &Device::index)
+      .def_prop_ro("index", &Device::index)
+      .def_prop_ro("backend", [](const Device& d) { return std::string(name(d.backend())); })
+      .def_prop_ro("kind", [](const Device& d) { return std::string(name(d.kind())); })
+      .def_prop_ro("name", &Device::name)
+      .def_prop_ro("vendor", &Device::vendor)
+      .def_prop_ro("platform", &Device::platform)
+      .def_prop_ro("driver_version", &Device::driver_version)
+      .def_prop_ro("memory_bytes", &Device::memory_bytes)
+      .def_prop_ro("compute_units", &Device::compute_units)
+      .def_prop_ro("pci_bus_id", &Device::pci_bus_id)
+      .def_prop_ro("matmul_path", &Device::matmul_path)
+      .def_prop_ro("compiles_at_runtime", &Device::compiles_at_runtime)
+      .def("supports", [](const Device& d, nb::handle t) { return d.supports(to_dtype(t)); }, nb::arg("dtype"))
+      .def("synchronize", [](const Device& d) { porta::synchronize(d); }, release_gil(),
+           "Waits for this thread's work on the device.")
+      .def("use", [](const Device& d) { scopes.push_back(std::make_unique<DeviceScope>(d)); },
+           "Makes this the thread's current device (cp.cuda.Device(i).use()).")
+      .def("__enter__", [](const Device& d) {
+        with_depths.push_back(scopes.size());
+        scopes.push_back(std::make_unique<DeviceScope>(d));
+        return d;
+      })
+      .def("__exit__", [](const Device&, nb::args) {
+        if (with_depths.empty()) return;
+        std::size_t depth = with_depths.back();
+        with_depths.pop_back();
+        while (scopes.size() > depth) scopes.pop_back();
+      })
+      .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
+      .def("__ne__", [](const Device& a, const Device& b) { return a != b; })
+      .def("__hash__", [](const Device& d) { return std::hash<std::string>()(d.spec()); })
+      .def("__repr__", [](const Device& d) { return "<porta.Device " + d.spec() + ": " + d.name() + ">"; })
+      .def("__str__", &Device::spec);
+
+  m.def("devices", &porta::devices, release_gil(), "Every device of every loaded backend, in preference order.");
+  m.def("backends", &porta::backends, release_gil(), "Every backend porta knows: built? loaded? why not?");
+  m.def("default_device", &porta::default_device, release_gil());
+  m.def("current_device", &porta::current_device, release_gil(),
+        "This thread's device: the innermost `with porta.Device(...)`, else the default device.");
+  m.def("get_device", [](nb::handle spec) { return to_device(spec); }, nb::arg("spec") = nb::none());
+  m.def("synchronize", [](nb::handle d) {
+        if (d.is_none()) {
+          nb::gil_scoped_release unlocked;
+          porta::synchronize();
+        } else {
+          Device dev = to_device(d);
+          nb::gil_scoped_release unlocked;
+          porta::synchronize(dev);
+        }
+      }, nb::arg("device") = nb::none(), "Waits for this thread's work (on one device, or on every one it used).");
+}
+
+}  // namespace porta::python
