@@ -5,14 +5,18 @@
 namespace porta::python {
 namespace {
 
+// An int, a tuple of 1 to 3 ints, or (OpenCL) None / all zeros: the runtime chooses the work-group.
 Dim3 to_dim3(nb::handle h, const char* what) {
+  if (h.is_none()) return Dim3{0, 0, 0};
   if (PyLong_Check(h.ptr())) return Dim3{nb::cast<std::uint32_t>(h), 1, 1};
   std::vector<std::uint32_t> v;
   for (nb::handle e : h) v.push_back(nb::cast<std::uint32_t>(nb::int_(e)));
   if (v.empty() || v.size() > 3)
     throw InvalidArgument(std::string(what) + " has " + std::to_string(v.size()) +
                           " entries: give an int or a tuple of 1 to 3 ints, as (4, 4, 1)");
-  v.resize(3, 1);
+  bool all_zero = true;
+  for (std::uint32_t x : v) all_zero = all_zero && x == 0;
+  v.resize(3, all_zero ? 0 : 1);
   return Dim3{v[0], v[1], v[2]};
 }
 
@@ -89,7 +93,7 @@ void bind_kernel(nb::module_& m) {
         Device d = device.is_none() ? Device() : to_device(device);
         nb::gil_scoped_release unlocked;
         k.launch(g, b, raw, shared_mem, d);
-      }, nb::arg("grid"), nb::arg("block"), nb::arg("args"), nb::arg("shared_mem") = 0, nb::arg("device") = nb::none())
+      }, nb::arg("grid"), nb::arg("block").none(), nb::arg("args"), nb::arg("shared_mem") = 0, nb::arg("device") = nb::none())
       .def("compile", [](const RawKernel& k, nb::handle device) {
         Device d = to_device(device);
         nb::gil_scoped_release unlocked;
