@@ -10,8 +10,24 @@ namespace {
 
 // This thread's DeviceScopes, innermost last. `with` pops back to the depth it found; use()
 // pushes one that lasts until the thread ends (or an enclosing `with` ends).
-thread_local std::vector<std::unique_ptr<DeviceScope>> scopes;
-thread_local std::vector<std::size_t> with_depths;
+struct ThreadScopes {
+  std::vector<std::unique_ptr<DeviceScope>> scopes;
+  std::vector<std::size_t> with_depths;
+};
+
+// Called only after a DeviceScope was made on this thread: porta's own per-thread device then
+// exists before this table, so at thread exit it is destroyed after the scopes that restore it.
+ThreadScopes& thread_scopes() {
+  thread_local ThreadScopes t;
+  return t;
+}
+
+void push_scope(const Device& d, bool with) {
+  auto scope = std::make_unique<DeviceScope>(d);
+  ThreadScopes& t = thread_scopes();
+  if (with) t.with_depths.push_back(t.scopes.size());
+  t.scopes.push_back(std::move(scope));
+}
 
 }  // namespace
 
@@ -49,18 +65,18 @@ void bind_device(nb::module_& m) {
       .def("supports", [](const Device& d, nb::handle t) { return d.supports(to_dtype(t)); }, nb::arg("dtype"))
       .def("synchronize", [](const Device& d) { porta::synchronize(d); }, release_gil(),
            "Waits for this thread's work on the device.")
-      .def("use", [](const Device& d) { scopes.push_back(std::make_unique<DeviceScope>(d)); },
+      .def("use", [](const Device& d) { push_scope(d, false); },
            "Makes this the thread's current device (cp.cuda.Device(i).use()).")
       .def("__enter__", [](const Device& d) {
-        with_depths.push_back(scopes.size());
-        scopes.push_back(std::make_unique<DeviceScope>(d));
+        push_scope(d, true);
         return d;
       })
       .def("__exit__", [](const Device&, nb::args) {
-        if (with_depths.empty()) return;
-        std::size_t depth = with_depths.back();
-        with_depths.pop_back();
-        while (scopes.size() > depth) scopes.pop_back();
+        ThreadScopes& t = thread_scopes();
+        if (t.with_depths.empty()) return;
+        std::size_t depth = t.with_depths.back();
+        t.with_depths.pop_back();
+        while (t.scopes.size() > depth) t.scopes.pop_back();
       })
       .def("__eq__", [](const Device& a, const Device& b) { return a == b; })
       .def("__ne__", [](const Device& a, const Device& b) { return a != b; })

@@ -105,3 +105,20 @@ def test_100k_small_ops_leave_memory_flat(device):
         (x + y).eval()
     porta.synchronize()
     assert _rss_bytes() - before < 16 << 20
+
+
+def test_device_use_and_with_are_per_thread(device):
+    seen = []
+
+    def worker():
+        device.use()
+        seen.append(porta.zeros(2).device)
+        with porta.Device(porta.devices()[-1]):
+            seen.append(porta.current_device())
+        seen.append(porta.current_device())
+
+    th = threading.Thread(target=worker)
+    th.start()
+    th.join()  # the thread's scopes end with it
+    assert seen == [device, porta.devices()[-1], device]
+    assert porta.current_device() == device  # this thread's `with device` is untouched
