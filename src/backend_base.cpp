@@ -69,6 +69,18 @@ void DeviceImpl::execute(QueueImpl&, const ElementwisePlan&) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " does not interpret plans; it compiles kernels"));
 }
 
+DeviceImpl::Imported DeviceImpl::import_memory(void*, MemoryKind kind, std::size_t, std::size_t) {
+  throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot use ", kind == MemoryKind::host ? "host" : "device",
+                               " memory porta does not own"));
+}
+
+DeviceImpl::Imported aligned_import(void* native) {
+  constexpr std::uintptr_t kAlign = 256;  // what cuMemAlloc and porta's allocators give
+  auto p = reinterpret_cast<std::uintptr_t>(native);
+  std::uintptr_t base = p / kAlign * kAlign;
+  return {reinterpret_cast<Handle>(base), static_cast<std::int64_t>(p - base)};
+}
+
 void DeviceImpl::execute(QueueImpl&, const ReductionPlan&) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " does not interpret plans; it compiles kernels"));
 }

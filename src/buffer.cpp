@@ -1,6 +1,8 @@
 // Buffers and the ordering of work on them across queues.
 #include "buffer.hpp"
 
+#include <algorithm>
+
 #include "allocator.hpp"
 #include "context.hpp"
 #include "log.hpp"
@@ -14,11 +16,14 @@ Buffer::Buffer(Device device, std::size_t bytes) : device_(std::move(device)), b
   readers_.push_back(writer_);
 }
 
-Buffer::Buffer(Device device, Handle handle, std::size_t bytes, bool owned)
-    : device_(std::move(device)), handle_(handle), bytes_(bytes), owned_(owned) {}
+Buffer::Buffer(Device device, Handle handle, std::size_t bytes, std::function<void()> release)
+    : device_(std::move(device)), handle_(handle), bytes_(bytes), owned_(false), release_(std::move(release)) {}
 
 Buffer::~Buffer() {
-  if (!owned_) return;
+  if (!owned_) {
+    release_foreign();
+    return;
+  }
   try {
     // Free on the order of one queue that used the buffer, after the others' work.
     std::shared_ptr<QueueImpl> last = writer_.queue.lock();
@@ -31,6 +36,30 @@ Buffer::~Buffer() {
     release_memory(device_.impl(), handle_, bytes_, last);
   } catch (const std::exception& e) {
     PORTA_LOG(error, "freeing ", bytes_, " bytes on ", device_.spec(), " failed: ", e.what());
+  }
+}
+
+void Buffer::release_foreign() noexcept {
+  // The owner may free the memory as soon as it is told: porta's work on it must be done first.
+  std::vector<std::shared_ptr<QueueImpl>> pending;
+  if (auto w = writer_.queue.lock()) pending.push_back(std::move(w));
+  for (auto& r : readers_)
+    if (auto q = r.queue.lock()) pending.push_back(std::move(q));
+  for (auto& q : pending) {
+    try {
+      q->record()->synchronize();
+    } catch (const std::exception& e) {
+      PORTA_LOG(error, "waiting for porta's work on foreign memory of ", device_.spec(), " failed: ", e.what());
+    }
+  }
+  device_.impl().release_import(handle_);
+  if (!release_) return;
+  try {
+    release_();
+  } catch (const std::exception& e) {
+    PORTA_LOG(error, "the release callback of foreign memory on ", device_.spec(), " threw: ", e.what());
+  } catch (...) {
+    PORTA_LOG(error, "the release callback of foreign memory on ", device_.spec(), " threw");
   }
 }
 
@@ -56,6 +85,15 @@ void Buffer::after_write(const std::shared_ptr<QueueImpl>& q) {
   writer_ = {q, q.get()};
   readers_.clear();
   readers_.push_back(writer_);
+}
+
+std::vector<std::shared_ptr<QueueImpl>> Buffer::users() {
+  std::lock_guard lock(m_);
+  std::vector<std::shared_ptr<QueueImpl>> out;
+  if (auto w = writer_.queue.lock()) out.push_back(std::move(w));
+  for (auto& r : readers_)
+    if (auto q = r.queue.lock(); q && std::find(out.begin(), out.end(), q) == out.end()) out.push_back(std::move(q));
+  return out;
 }
 
 }  // namespace porta::detail

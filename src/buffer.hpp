@@ -5,6 +5,7 @@
 // Events are recorded only when a second queue appears, so one thread's work pays nothing.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -19,8 +20,10 @@ class Buffer {
  public:
   // Allocates `bytes` on `device` for first use on `q` (this thread's queue).
   Buffer(Device device, std::size_t bytes);
-  // Wraps memory the caller owns; it is not freed here.
-  Buffer(Device device, Handle handle, std::size_t bytes, bool owned);
+  // Memory porta does not own, imported by the device (DeviceImpl::import_memory). When the last
+  // array using it is gone, porta's work on it is waited for, the import is released and then
+  // `release` runs (once, on whichever thread drops the last reference); it is never freed here.
+  Buffer(Device device, Handle handle, std::size_t bytes, std::function<void()> release);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -34,8 +37,12 @@ class Buffer {
   void before_read(const std::shared_ptr<QueueImpl>& q);
   void before_write(const std::shared_ptr<QueueImpl>& q);
   void after_write(const std::shared_ptr<QueueImpl>& q);
+  // The queues whose work on this buffer may still be pending: the last writer and the readers
+  // since (interop: a foreign queue that is to use the memory waits for all of them).
+  std::vector<std::shared_ptr<QueueImpl>> users();
 
  private:
+  void release_foreign() noexcept;
   struct QueueRef {
     std::weak_ptr<QueueImpl> queue;
     QueueImpl* id;
@@ -44,6 +51,7 @@ class Buffer {
   Handle handle_;
   std::size_t bytes_;
   bool owned_;
+  std::function<void()> release_;  // memory porta does not own
   std::mutex m_;
   QueueRef writer_{};
   std::vector<QueueRef> readers_;  // queues ordered after the last write (the writer included)

@@ -230,10 +230,17 @@ class Device final : public detail::DeviceImpl {
               std::span<const detail::KernelArg> args) override;
   // blas.cpp
   void matmul(detail::QueueImpl& q, const detail::MatmulArgs& args) override;
+  // interop.cpp
+  detail::NativeObjects native_objects() override;
+  std::shared_ptr<detail::EventImpl> record_foreign(void* foreign) override;
+  void foreign_wait(void* foreign, detail::EventImpl& e) override;
+  Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end) override;
 
   const std::string& label() const { return ctx_->label(); }
 
  private:
+  // A stream porta does not own, checked to belong to this device's primary context (interop.cpp).
+  CUstream foreign_stream(void* foreign, const char* what);
   // This device's queue, or InvalidArgument for a queue of another device.
   Queue& own(detail::QueueImpl& q);
   Kernel& own(detail::Kernel& k);

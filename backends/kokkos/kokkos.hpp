@@ -58,6 +58,8 @@ class KokkosDevice final : public detail::DeviceImpl {
             std::size_t bytes) override;
   void* map(detail::QueueImpl& q, Handle h, std::size_t bytes) override;
   void unmap(detail::QueueImpl& q, Handle h, void* p) override;
+  void* host_address(Handle h) override;  // interop.cpp
+  Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end) override;
 
   void execute(detail::QueueImpl& q, const detail::ElementwisePlan& plan) override;
   void execute(detail::QueueImpl& q, const detail::ReductionPlan& plan) override;

@@ -213,6 +213,14 @@ class OpenCLDevice final : public detail::DeviceImpl {
 
   void matmul(QueueImpl& q, const MatmulArgs& args) override;
 
+  // interop.cpp
+  detail::NativeObjects native_objects() override;
+  void* host_address(Handle h) override;
+  std::shared_ptr<EventImpl> record_foreign(void* foreign) override;
+  void foreign_wait(void* foreign, EventImpl& e) override;
+  Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end) override;
+  void release_import(Handle h) noexcept override;
+
   cl_platform_id platform_id() const { return platform_; }
   cl_device_id id() const { return device_; }
   cl_context context_handle() const { return context_; }
@@ -222,6 +230,9 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // NVIDIA's compute capability, major * 10 + minor (cl_nv_device_attribute_query); 0 elsewhere.
   int nv_compute_capability() const { return nv_compute_capability_; }
 
+  // A cl_command_queue porta does not own, checked to be of this device (any cl_context), and
+  // its context (interop.cpp).
+  cl_command_queue foreign_queue(void* foreign, const char* what, cl_context* context) const;
   // The queue behind `q`, checked to be an OpenCL queue of this device.
   OpenCLQueue& queue_of(QueueImpl& q) const;
 
