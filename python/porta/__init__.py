@@ -24,6 +24,7 @@ from ._creation import (  # noqa: F401
 from ._reduce import sum, mean, prod, min, max, amin, amax, argmin, argmax, all, any  # noqa: F401,A004
 from ._kernel import RawKernel  # noqa: F401
 from ._pool import DevicePool  # noqa: F401
+from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401
 from . import random  # noqa: F401
 
 __version__ = "0.1.0"

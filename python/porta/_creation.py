@@ -28,6 +28,11 @@ def asarray(obj, dtype=None, device=None):
     if isinstance(obj, ndarray):
         r = obj if name is None or name == obj._dtype_name else obj.astype(name)
         return r if device is None else r.to(device)
+    if not isinstance(obj, np.ndarray) and (hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__")):
+        # Device arrays of other libraries (CuPy, PyTorch): zero-copy, then converted or moved.
+        from ._interop import from_cuda_array_interface, from_dlpack
+        r = from_dlpack(obj) if hasattr(obj, "__dlpack__") else from_cuda_array_interface(obj)
+        return asarray(r, dtype, device)
     host = np.asarray(obj) if name in (None, "bfloat16") else np.asarray(obj, dtype=name)
     if host.dtype.name not in _HOST_DTYPES:
         if host.dtype.kind in "iu" and host.dtype.itemsize <= 4 and host.dtype.name != "uint32":

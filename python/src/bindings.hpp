@@ -28,6 +28,7 @@ void bind_linalg(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_pool(nb::module_& m);
+void bind_interop(nb::module_& m);
 
 // A dtype as NumPy spells it: a string ("float32", "f4"), a numpy.dtype, a scalar type
 // (numpy.float32, float, int, bool) or anything numpy.dtype() accepts.
@@ -36,6 +37,20 @@ DType to_dtype(nb::handle h);
 Shape to_shape(nb::handle h);
 // None (this thread's current device), a Device, a spec ("opencl:0") or an index into devices().
 Device to_device(nb::handle h);
+
+// A Python object held by porta (a pool task, a producer's array under a zero-copy import):
+// dropped with the GIL, from whichever thread drops it.
+struct PyRef {
+  PyObject* obj;
+  explicit PyRef(nb::handle h) : obj(h.inc_ref().ptr()) {}
+  PyRef(const PyRef&) = delete;
+  PyRef& operator=(const PyRef&) = delete;
+  ~PyRef() {
+    if (!Py_IsInitialized()) return;
+    nb::gil_scoped_acquire locked;
+    Py_DECREF(obj);
+  }
+};
 
 }  // namespace porta::python
 

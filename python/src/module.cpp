@@ -62,4 +62,5 @@ NB_MODULE(_core, m) {
   bind_random(m);
   bind_kernel(m);
   bind_pool(m);
+  bind_interop(m);
 }

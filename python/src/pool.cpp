@@ -7,18 +7,6 @@
 namespace porta::python {
 namespace {
 
-// A Python object held by a porta thread: dropped with the GIL, from whichever thread drops it.
-struct PyRef {
-  PyObject* obj;
-  explicit PyRef(nb::handle h) : obj(h.inc_ref().ptr()) {}
-  PyRef(const PyRef&) = delete;
-  ~PyRef() {
-    if (!Py_IsInitialized()) return;
-    nb::gil_scoped_acquire locked;
-    Py_DECREF(obj);
-  }
-};
-
 class PoolHandle {
  public:
   PoolHandle(std::vector<Device> devices, int workers) : pool_(std::make_unique<DevicePool>(std::move(devices), workers)) {}
