@@ -3,8 +3,10 @@
   python bench_small_ops.py [--device SPEC] [--quick] [--sgemm-n N] [--out FILE]
 
 - small_add: c = a + b on 1024 float32, time per op (porta forces each add with .eval(); the
-  queue is synchronised once at the end, as for CuPy and PyTorch).
-- threads_T: the same add from T Python threads at once, each on its own arrays: ops/s in all.
+  queue is synchronised once at the end, as for CuPy and PyTorch); small_add_out: CuPy's and
+  PyTorch's add(a, b, out=c), which bench/peers/peers.py times (porta has no out=).
+- threads_T: small adds from T Python threads at once, each on its own arrays (and, for CuPy and
+  PyTorch, its own stream and out=, as peers.py does): ops/s in all.
 - fused: 0.5*x*x - 1.25*x + 2*exp(-y) on 2^24 float32 (GB/s over 12 bytes an element), sum (GB/s),
   SGEMM n x n (GFLOP/s). Compare with porta-bench's C++ rows for the same work.
 """
@@ -33,8 +35,12 @@ def best_of(fn, repeats, sync):
 class Lib:
     """One library's spelling of the benchmark's work."""
 
-    def __init__(self, name, mod, put, sync, force=lambda a: a, exp=None, total=None, matmul=None):
+    def __init__(self, name, mod, put, sync, force=lambda a: a, exp=None, total=None, matmul=None,
+                 add_out=None, thread_stream=None):
         self.name, self.mod, self.put, self.sync, self.force = name, mod, put, sync, force
+        # add_out(a, b, out): the add without an allocation (CuPy's and PyTorch's out=), as
+        # bench/peers/peers.py times them; thread_stream(): a context giving a thread its own stream.
+        self.add_out, self.thread_stream = add_out, thread_stream
         self.exp = exp or mod.exp
         self.total = total or mod.sum
         self.matmul = matmul or mod.matmul
@@ -47,13 +53,17 @@ def libraries(device):
                         force=lambda a: a.eval()))
     try:
         import cupy as cp
-        libs.append(Lib("cupy", cp, cp.asarray, cp.cuda.Device().synchronize))
+        libs.append(Lib("cupy", cp, cp.asarray, cp.cuda.Device().synchronize,
+                        add_out=lambda a, b, o: cp.add(a, b, out=o),
+                        thread_stream=lambda: cp.cuda.Stream(non_blocking=True)))
     except Exception:  # noqa: BLE001  (not installed, or no GPU)
         pass
     try:
         import torch
         if torch.cuda.is_available():
-            libs.append(Lib("torch", torch, lambda h: torch.from_numpy(h).cuda(), torch.cuda.synchronize))
+            libs.append(Lib("torch", torch, lambda h: torch.from_numpy(h).cuda(), torch.cuda.synchronize,
+                            add_out=lambda a, b, o: torch.add(a, b, out=o),
+                            thread_stream=lambda: torch.cuda.stream(torch.cuda.Stream())))
     except Exception:  # noqa: BLE001
         pass
     if device.kind == "cpu" or len(libs) == 1:
@@ -61,16 +71,21 @@ def libraries(device):
     return libs
 
 
-def small_add(lib, seconds):
+def small_add(lib, seconds, out=False):
     a = lib.put(np.random.rand(1024).astype(np.float32))
     b = lib.put(np.random.rand(1024).astype(np.float32))
+    if out:
+        o = a + b
+        op = lambda: lib.add_out(a, b, o)  # noqa: E731
+    else:
+        op = lambda: lib.force(a + b)  # noqa: E731
     for _ in range(1000):
-        lib.force(a + b)
+        op()
     lib.sync()
     n, t0 = 0, time.perf_counter()
     while True:
         for _ in range(1000):
-            lib.force(a + b)
+            op()
         n += 1000
         lib.sync()
         t = time.perf_counter() - t0
@@ -86,15 +101,24 @@ def threaded_adds(lib, threads, seconds, device):
     def worker(k):
         if lib.name == "porta":
             device.use()
+        if lib.thread_stream:
+            with lib.thread_stream():
+                run(k)
+        else:
+            run(k)
+
+    def run(k):
         a = lib.put(np.random.rand(1024).astype(np.float32))
         b = lib.put(np.random.rand(1024).astype(np.float32))
         lib.force(a + b)
         lib.sync()
         start.wait()
+        o = a + b
+        op = (lambda: lib.add_out(a, b, o)) if lib.add_out else (lambda: lib.force(a + b))
         n = 0
         while not stop.is_set():
             for _ in range(100):
-                lib.force(a + b)
+                op()
             n += 100
         lib.sync()
         counts[k] = n
@@ -142,11 +166,25 @@ def main():
     report = {"device": device.spec, "device_name": device.name, "results": {}}
     for lib in libraries(device):
         r = {"small_add_us": small_add(lib, seconds) * 1e6}
+        if lib.add_out:
+            r["small_add_out_us"] = small_add(lib, seconds, out=True) * 1e6
         for t in (int(s) for s in args.threads.split(",")):
             r[f"threads_{t}_ops_per_s"] = threaded_adds(lib, t, seconds, device)
         r.update(large(lib, n_elems, sgemm_n, 3 if args.quick else 10))
         report["results"][lib.name] = r
         print(f"{lib.name}: " + ", ".join(f"{k} {v:.4g}" for k, v in r.items()), flush=True)
+    # The same figures under bench/peers/peers.py's flat key names (porta as "porta_py"), so that
+    # one file can hold both and a reader of peers.json finds them.
+    flat = report["flat"] = {}
+    for name, r in report["results"].items():
+        key = "porta_py" if name == "porta" else name
+        flat[f"{key}_small_add_alloc_us_per_op"] = r["small_add_us"]
+        if "small_add_out_us" in r:
+            flat[f"{key}_small_add_us_per_op"] = r["small_add_out_us"]
+        flat[f"{key}_threads_ops_per_s"] = {k.split("_")[1]: v for k, v in r.items() if k.startswith("threads_")}
+        flat[f"{key}_expr_effGBps"] = r["fused_GBps"]
+        flat[f"{key}_sum_GBps"] = r["sum_GBps"]
+        flat[f"{key}_sgemm{r['sgemm_n']}_TFLOPs"] = r["sgemm_GFLOPs"] / 1e3
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
