@@ -42,7 +42,8 @@ def asarray(obj, dtype=None, device=None):
         else:
             raise _core.DTypeError(f"porta has no dtype for NumPy's {host.dtype.name}: use bool, int32, int64, "
                                    f"float16, bfloat16, float32 or float64")
-    host = np.ascontiguousarray(host)
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
     r = _core._from_host(host.reshape(-1), host.dtype.name, host.shape, device)
     return r.astype("bfloat16") if name == "bfloat16" else r
 

@@ -8,6 +8,9 @@ namespace porta::python {
 
 DType to_dtype(nb::handle h) {
   if (nb::isinstance<nb::str>(h)) return parse_dtype(nb::cast<std::string>(h));
+  // numpy.dtype objects and porta.bfloat16 carry their name.
+  if (!PyType_Check(h.ptr()) && nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name")))
+    return parse_dtype(nb::cast<std::string>(h.attr("name")));
   nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
   std::string n;
   try {

@@ -78,6 +78,16 @@ def test_creation_functions_match_numpy(device):
     np.testing.assert_array_equal(porta.concatenate([a, a], axis=1).get(), np.concatenate([a.get()] * 2, axis=1))
 
 
+def test_scalars_bfloat16_and_numpy_dtypes(device):
+    s = porta.asarray(3.0)
+    assert s.shape == () and s.dtype == np.float64 and (s + 1).item() == 4.0
+    b = porta.asarray([1.5, -2.25], dtype=porta.bfloat16)
+    assert b.dtype is porta.bfloat16
+    np.testing.assert_array_equal(porta.asnumpy(b), np.array([1.5, -2.25]))
+    assert porta.zeros(2, dtype=np.dtype("int32")).dtype == np.int32
+    assert porta.ones(2, dtype=float).dtype == np.float64 and porta.ones(2, dtype=bool).dtype == np.bool_
+
+
 def test_astype_copy_and_to(device, rng):
     a = rng.standard_normal(50)
     x = porta.asarray(a)
