@@ -77,7 +77,15 @@ void bind_array(nb::module_& m) {
         if (a.ndim() == 0) throw nb::type_error("len() of a 0-d porta array");
         return a.dim(0);
       })
-      .def("eval", [](const Array& a) { return a.eval(); }, release_gil(), "Runs a pending expression now.")
+      // Returns the same Python object: no new wrapper on the small-op path `(a + b).eval()`.
+      .def("eval", [](nb::handle self) {
+        const Array& a = nb::cast<const Array&>(self);
+        {
+          nb::gil_scoped_release unlocked;
+          a.eval();
+        }
+        return nb::borrow(self);
+      }, "Runs a pending expression now; returns the array.")
       .def_prop_ro("is_evaluated", &Array::is_evaluated)
       .def_prop_ro("is_contiguous", &Array::is_contiguous)
       .def("reshape", [](const Array& a, nb::args shape) {
