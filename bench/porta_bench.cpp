@@ -25,6 +25,8 @@
 #include <thread>
 #include <utility>
 
+#include <porta/dlpack.hpp>
+#include <porta/interop.hpp>
 #include <porta/porta.hpp>
 
 #include "reference_kernels.hpp"
@@ -667,6 +669,39 @@ void register_small_ops(const DeviceConfig& c) {
   }
 }
 
+// Host time per DLPack round trip of an evaluated 1024-element array: to_dlpack for a consumer
+// on this thread's own queue (the ordering is an event on the queue, no host wait), from_dlpack of
+// that tensor, and the release of both (the import's deleter frees the export). The issue's
+// target is 2 us each way with no device synchronisation or allocation; PyTorch's
+// torch.from_dlpack(cupy_array) (peers.py: torch_from_dlpack_cupy_us) is the peer figure.
+void register_interop(const DeviceConfig& c) {
+  constexpr std::int64_t kSmall = 1024;
+  add(c, nm("interop_dlpack_roundtrip", c, kSmall), [c](benchmark::State& st) {
+    Array x = input(c, 0, {kSmall}).eval();
+    porta::DLPackExport to;
+    to.consumer_queue = porta::native_queue(c.device);
+    porta::DLPackImport from;
+    from.host_device = c.device;
+    auto trip = [&] {
+      Array y = porta::from_dlpack(porta::to_dlpack(x, to), from);
+      benchmark::DoNotOptimize(y);
+    };
+    for (int i = 0; i < 1000; ++i) trip();
+    porta::synchronize(c.device);
+    const int ops = std::max(c.small_ops, 1);
+    std::vector<double> us;
+    for (auto _ : st) {
+      auto t0 = Clock::now();
+      for (int i = 0; i < ops; ++i) trip();
+      double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      st.SetIterationTime(s);
+      us.push_back(s * 1e6 / ops);
+    }
+    porta::synchronize(c.device);
+    st.counters["us_per_op"] = median(us);
+  }, 3);
+}
+
 // DevicePool throughput: many independent medium tasks (the fused expression over pool_size
 // floats, then its sum), host wall time from the first submit until every task's device work
 // has finished (the pool synchronizes after each task); tasks/s. Once for each device alone (a
@@ -933,6 +968,7 @@ int register_suite(const Options& o) {
     register_reductions(c);
     register_matmul(c);
     register_small_ops(c);
+    register_interop(c);
     configs.push_back(c);
   }
   register_pool(configs);

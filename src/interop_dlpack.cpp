@@ -8,6 +8,14 @@
 #include "node.hpp"
 #include "strings.hpp"
 
+#include <cstddef>
+
+// DLPack 1.x's layout, which consumers compiled against a 1.x dlpack.h read: the structs
+// <porta/dlpack.hpp> adds to an older dlpack.h must match it.
+static_assert(offsetof(DLManagedTensorVersioned, flags) == 24 && offsetof(DLManagedTensorVersioned, dl_tensor) == 32 &&
+                  sizeof(DLTensor) == 48,
+              "DLManagedTensorVersioned differs from DLPack 1.x's layout");
+
 namespace porta {
 
 using detail::cat;

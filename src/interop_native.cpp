@@ -40,6 +40,7 @@ NativeMemory native_memory(const Array& a) {
   m.handle = v.buffer->handle();
   m.offset_bytes = static_cast<std::size_t>(v.offset) * itemsize(node.dtype());
   m.buffer_bytes = v.buffer->bytes();
+  m.strides = v.strides;
   if (void* host = node.device().impl().host_address(v.buffer->handle())) m.host = static_cast<char*>(host) + m.offset_bytes;
   return m;
 }
@@ -49,6 +50,7 @@ void queue_wait_for(void* foreign, const Array& a) {
   const detail::View& v = detail::evaluate(a.node());
   detail::DeviceImpl& dev = node.device().impl();
   for (const auto& q : v.buffer->users()) {
+    if (foreign && q->native() == foreign) continue;  // porta's own in-order queue: ordered already
     if (foreign) dev.foreign_wait(foreign, *q->record());
     else q->record()->synchronize();  // the host
   }

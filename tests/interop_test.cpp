@@ -15,6 +15,14 @@
 #ifdef PORTA_TEST_OPENCL
 #include <porta/native/opencl.hpp>
 #endif
+#ifdef PORTA_TEST_KOKKOS
+#include <porta/native/kokkos.hpp>
+#endif
+#ifdef PORTA_TEST_CUDA
+#include <porta/native/cuda.hpp>
+
+#include "cuda_driver.hpp"
+#endif
 
 namespace porta_test {
 namespace {
@@ -39,8 +47,33 @@ std::vector<float> read_native(const Array& a) {
     return out;
   }
 #endif
+#ifdef PORTA_TEST_CUDA
+  if (a.device().backend() == porta::Backend::cuda) {
+    const CudaDriver& cu = CudaDriver::get();
+    porta::native::cuda_stream(a.device());  // porta's launches recorded so far are submitted
+    porta::queue_wait_for(nullptr, a);
+    EXPECT_EQ(cu.cuMemcpyDtoH(out.data(), porta::native::cuda_pointer(a), out.size() * sizeof(float)), CUDA_SUCCESS);
+    return out;
+  }
+#endif
   ADD_FAILURE() << "no way to read " << a.device().spec() << " memory in this test";
   return out;
+}
+
+// Both arrays' element (0, 0, ...) is the same device memory.
+bool same_memory(const Array& a, const Array& b) {
+  porta::NativeMemory ma = porta::native_memory(a), mb = porta::native_memory(b);
+  if (a.device().backend() == porta::Backend::opencl) return ma.handle == mb.handle && ma.offset_bytes == mb.offset_bytes;
+  return static_cast<char*>(ma.handle) + ma.offset_bytes == static_cast<char*>(mb.handle) + mb.offset_bytes;
+}
+
+// v[i] = -v[i] for i < n, in the device's own kernel language.
+porta::RawKernel negate_kernel(const Device& d) {
+  if (d.backend() == porta::Backend::cuda)
+    return porta::RawKernel(porta::Backend::cuda, R"(extern "C" __global__ void neg(float* v, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) v[i] = -v[i]; })", "neg");
+  return porta::RawKernel(porta::Backend::opencl,
+                          "__kernel void neg(__global float* v, int n) { int i = get_global_id(0); if (i < n) v[i] = -v[i]; }", "neg");
 }
 
 TEST_P(Interop, NativeDeviceNamesTheBackendsObjects) {
@@ -86,7 +119,6 @@ TEST_P(Interop, NativeDeviceNamesTheBackendsObjects) {
 }
 
 TEST_P(Interop, NativeMemoryOfViewsPointsAtTheirFirstElement) {
-  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "read through the CUDA driver in CudaInterop tests";
   std::vector<double> x;
   Array a = random_array({6, 10}, DType::float32, -4, 4, &x);
   Array lazy = a * 2.0f;  // native_memory evaluates
@@ -399,6 +431,15 @@ std::vector<float> dl_elements(const DLTensor& t, const Device& d) {
   std::size_t first = t.byte_offset + static_cast<std::size_t>(lo * 4);  // bytes from data (lo <= 0)
   if (t.device.device_type == kDLCPU) {
     std::memcpy(span.data(), static_cast<char*>(t.data) + static_cast<std::ptrdiff_t>(t.byte_offset) + lo * 4, span.size() * 4);
+  } else if (t.device.device_type == kDLCUDA) {
+#ifdef PORTA_TEST_CUDA
+    EXPECT_EQ(CudaDriver::get().cuMemcpyDtoH(span.data(),
+                                             reinterpret_cast<CUdeviceptr>(t.data) + t.byte_offset + static_cast<CUdeviceptr>(lo * 4),
+                                             span.size() * 4),
+              CUDA_SUCCESS);
+#else
+    ADD_FAILURE() << "cannot read " << d.spec();
+#endif
   } else {
 #ifdef PORTA_TEST_OPENCL
     EXPECT_EQ(t.device.device_type, kDLOpenCL);
@@ -435,7 +476,6 @@ DLManagedTensorVersioned* counted(DLManagedTensorVersioned* t) {
 }
 
 TEST_P(Interop, DLPackRoundTripSharesMemoryAndDeletesOnce) {
-  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop (the driver is opened by the test)";
   g_deleted = 0;
   const int n = 256;
   std::vector<double> x;
@@ -447,21 +487,17 @@ TEST_P(Interop, DLPackRoundTripSharesMemoryAndDeletesOnce) {
   EXPECT_EQ(t->dl_tensor.shape[0], n);
   EXPECT_EQ(t->dl_tensor.dtype.code, kDLFloat);
   EXPECT_EQ(t->dl_tensor.dtype.bits, 32);
-  EXPECT_EQ(t->dl_tensor.device.device_type, dev().backend() == porta::Backend::kokkos ? kDLCPU : kDLOpenCL);
+  DLDeviceType want_type = dev().backend() == porta::Backend::kokkos  ? kDLCPU
+                           : dev().backend() == porta::Backend::cuda ? kDLCUDA
+                                                                      : kDLOpenCL;
+  EXPECT_EQ(t->dl_tensor.device.device_type, want_type);
   Array b = porta::from_dlpack(t, {dev(), nullptr});
   EXPECT_EQ(b.device(), dev());
-  porta::NativeMemory ma = porta::native_memory(a), mb = porta::native_memory(b);
-  if (dev().backend() == porta::Backend::opencl) {
-    EXPECT_EQ(ma.handle, mb.handle) << "zero-copy: the same cl_mem";
-    EXPECT_EQ(ma.offset_bytes, mb.offset_bytes);
-  } else {
-    EXPECT_EQ(ma.host, mb.host) << "zero-copy: the same host memory";
-  }
+  porta::NativeMemory mb = porta::native_memory(b);
+  EXPECT_TRUE(same_memory(a, b)) << "zero-copy";
   // A write through one side is read on the other.
   if (dev().compiles_at_runtime()) {
-    porta::RawKernel neg(porta::Backend::opencl,
-                         "__kernel void neg(__global float* v, int n) { int i = get_global_id(0); if (i < n) v[i] = -v[i]; }", "neg");
-    neg({4}, {64}, {b, n});
+    negate_kernel(dev())({4}, {64}, {b, n});
   } else {
     porta::queue_wait_for(nullptr, b);
     for (int i = 0; i < n; ++i) static_cast<float*>(mb.host)[i] = -static_cast<float*>(mb.host)[i];
@@ -477,7 +513,6 @@ TEST_P(Interop, DLPackRoundTripSharesMemoryAndDeletesOnce) {
 }
 
 TEST_P(Interop, DLPackViewsExportTheirStrides) {
-  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop";
   std::vector<double> x;
   Array a = random_array({6, 8}, DType::float32, -3, 3, &x);
   struct Case {
@@ -513,7 +548,6 @@ TEST_P(Interop, DLPackViewsExportTheirStrides) {
 }
 
 TEST_P(Interop, DLPackExportOutlivesTheArrayItsThreadAndItsPool) {
-  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop";
   g_deleted = 0;
   std::vector<double> x = random_values(1000, DType::float32, -2, 2);
   std::vector<float> xf(x.begin(), x.end());
@@ -534,7 +568,6 @@ TEST_P(Interop, DLPackExportOutlivesTheArrayItsThreadAndItsPool) {
 }
 
 TEST_P(Interop, DLPackToHostCopiesOnlyWhereNeeded) {
-  if (dev().backend() == porta::Backend::cuda) GTEST_SKIP() << "in CudaInterop";
   std::vector<double> x;
   Array a = random_array({3, 4}, DType::float32, -3, 3, &x);
   porta::DLPackExport host;
@@ -592,21 +625,205 @@ TEST_P(Interop, DLPackImportOfBadTensorsIsATypedErrorAndStillDeletes) {
   refused([](HostTensor& h) { h.shape = {std::int64_t{1} << 61, 4}; }, porta::InvalidArgument{""}, "reach");
   refused([](HostTensor& h) { h.m.dl_tensor.data = nullptr; }, porta::InvalidArgument{""}, "null");
   refused([](HostTensor& h) { h.m.dl_tensor.shape = nullptr; }, porta::InvalidArgument{""}, "shape is null");
-  // A good one: zero-copy, with byte_offset and strides, deleted once when the array goes.
-  {
+  // Good ones (host memory, pinned CUDA host memory as NumPy and CuPy label them): zero-copy, with
+  // byte_offset and negative strides, deleted once when the last array goes, on another thread.
+  for (DLDeviceType type : {kDLCPU, kDLCUDAHost}) {
     HostTensor h;
     for (int i = 0; i < 64; ++i) h.data[static_cast<std::size_t>(i)] = static_cast<float>(i);
-    h.m.dl_tensor.byte_offset = 4 * sizeof(float);
+    h.m.dl_tensor.device = {type, 0};
     h.strides = {-4, 2};
     h.shape = {3, 2};
     h.m.dl_tensor.byte_offset = 12 * sizeof(float);
     Array a = porta::from_dlpack(&h.m, on);
+    EXPECT_EQ(porta::native_memory(a).host, h.data.data() + 12) << "zero-copy";
     EXPECT_EQ(a.contiguous().to_vector<float>(), (std::vector<float>{12, 14, 8, 10, 4, 6}));
     EXPECT_EQ(HostTensor::deleted.load(), expected);
-    a = Array();
-    EXPECT_EQ(HostTensor::deleted.load(), expected + 1);
+    std::thread([b = std::move(a)]() mutable {
+      EXPECT_EQ(porta::sum(b).item<float>(), 54.0f);
+      b = Array();
+    }).join();
+    EXPECT_EQ(HostTensor::deleted.load(), ++expected);
   }
 }
+
+#ifdef PORTA_TEST_KOKKOS
+TEST_P(Interop, KokkosViewsAndPortaArraysShareMemory) {
+  if (dev().backend() != porta::Backend::kokkos) GTEST_SKIP() << "Kokkos Views";
+  std::vector<double> x;
+  Array a = random_array({5, 6}, DType::float64, -3, 3, &x);
+  Array t = a.transpose();  // strides (1, 6)
+  auto v = porta::native::kokkos_view<double**>(t);
+  ASSERT_EQ(v.extent(0), 6u);
+  ASSERT_EQ(v.extent(1), 5u);
+  EXPECT_EQ(v.stride(0), 1u);
+  EXPECT_EQ(v.stride(1), 6u);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 5; ++j) ASSERT_EQ(v(i, j), x[static_cast<std::size_t>(j * 6 + i)]);
+  // A Kokkos kernel writes; porta reads.
+  Kokkos::parallel_for("interop_test", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, 6),
+                       [=](int i) { v(i, 0) = 100.0 + i; });
+  Kokkos::fence();
+  porta::wait_for_queue(t, nullptr);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(a[0][i].item<double>(), 100.0 + i);
+  EXPECT_THROW(porta::native::kokkos_view<float**>(t), porta::DTypeError);
+  EXPECT_THROW(porta::native::kokkos_view<double*>(t), porta::InvalidArgument);
+  EXPECT_THROW(porta::native::kokkos_view<double*>(a[0].slice({{std::nullopt, std::nullopt, -1}})), porta::InvalidArgument);
+
+  // A managed View as a porta array: the View's memory lives while the array does.
+  Array w;
+  {
+    Kokkos::View<float**, Kokkos::HostSpace> managed("porta_interop_test", 3, 4);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) managed(i, j) = static_cast<float>(10 * i + j);
+    w = porta::native::from_kokkos_view(managed, dev());
+    EXPECT_EQ(porta::native_memory(w).host, managed.data());
+  }
+  EXPECT_EQ(porta::sum(w).item<float>(), 4 * (0 + 10 + 20) + 3 * (0 + 1 + 2 + 3));
+  EXPECT_EQ(w.transpose()[3][2].item<float>(), 23.0f);
+}
+#endif
+
+#ifdef PORTA_TEST_CUDA
+// A kernel of the test's own: spins for `cycles` clock cycles (tens of milliseconds, so that an
+// unordered read by porta would see the old values), then v[i] = 3 v[i] + 1.
+constexpr const char* kCudaSlowTriple = R"(
+extern "C" __global__ void slow_triple(float* v, int n, long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) {}
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) v[i] = 3.0f * v[i] + 1.0f;
+}
+)";
+
+struct CudaTestKernel {
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  std::string error;
+  explicit CudaTestKernel(const Device& d) {
+    const CudaDriver& cu = CudaDriver::get();
+    CUdevice dev = porta::native::cuda_device(d);
+    int major = 0, minor = 0;
+    cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    std::string ptx = nvrtc_ptx(kCudaSlowTriple, major, minor, &error);
+    if (ptx.empty()) return;
+    if (cu.cuModuleLoadData(&module, ptx.c_str()) != CUDA_SUCCESS) error = "cuModuleLoadData failed";
+    else if (cu.cuModuleGetFunction(&function, module, "slow_triple") != CUDA_SUCCESS) error = "cuModuleGetFunction failed";
+  }
+  ~CudaTestKernel() {
+    if (module) CudaDriver::get().cuModuleUnload(module);
+  }
+  CUresult launch(CUstream s, CUdeviceptr v, int n, long long cycles) const {
+    void* params[] = {&v, &n, &cycles};
+    return CudaDriver::get().cuLaunchKernel(function, static_cast<unsigned>((n + 255) / 256), 1, 1, 256, 1, 1, 0, s, params,
+                                            nullptr);
+  }
+};
+
+#define PORTA_REQUIRE_CUDA_DRIVER()                                                                          \
+  do {                                                                                                       \
+    if (dev().backend() != porta::Backend::cuda) GTEST_SKIP() << dev().spec() << " is not a CUDA device";     \
+    ASSERT_TRUE(CudaDriver::get().loaded) << "libcuda.so.1 lacks a function the test uses";                  \
+    ASSERT_EQ(CudaDriver::get().cuCtxSetCurrent(porta::native::cuda_context(dev())), CUDA_SUCCESS);          \
+  } while (0)
+
+TEST_P(Interop, CudaKernelOnAForeignStreamIsOrderedBothWaysThroughDLPack) {
+  PORTA_REQUIRE_CUDA_DRIVER();
+  const CudaDriver& cu = CudaDriver::get();
+  CudaTestKernel k(dev());
+  ASSERT_TRUE(k.function) << k.error;
+  CUstream foreign = nullptr;
+  ASSERT_EQ(cu.cuStreamCreate(&foreign, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  const int n = 1 << 16;
+  std::vector<double> x;
+  Array xs = random_array({n}, DType::float32, -2, 2, &x);
+  Array a = xs * 2.0f + 1.0f;  // lazy: porta writes it on its stream at export
+  porta::DLPackExport out;
+  out.consumer_queue = foreign;
+  DLManagedTensorVersioned* t = porta::to_dlpack(a, out);
+  ASSERT_EQ(t->dl_tensor.device.device_type, kDLCUDA);
+  EXPECT_EQ(reinterpret_cast<CUdeviceptr>(t->dl_tensor.data), porta::native::cuda_pointer(a)) << "zero-copy";
+  // About 50 ms at 2 GHz: porta's read would overtake it if it were not ordered after it.
+  ASSERT_EQ(k.launch(foreign, reinterpret_cast<CUdeviceptr>(t->dl_tensor.data), n, 100'000'000LL), CUDA_SUCCESS);
+  porta::DLPackImport in;
+  in.producer_queue = foreign;
+  Array b = porta::from_dlpack(t, in);
+  EXPECT_EQ(cu.cuStreamQuery(foreign), CUDA_ERROR_NOT_READY) << "the import did not wait on the host";
+  EXPECT_TRUE(same_memory(a, b));
+  std::vector<double> ref(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) ref[i] = 3 * (2 * x[i] + 1) + 1;
+  EXPECT_TRUE(array_matches(b, DType::float32, {n}, ref, {1e-6, 1e-6}));
+  // Another thread's queue is ordered after the foreign kernel too.
+  std::vector<float> other;
+  std::thread([&] { other = (b + 0.0f).to_vector<float>(); }).join();
+  for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(other[i], ref[i], 1e-5 * (1 + std::abs(ref[i]))) << i;
+  b = Array();
+  EXPECT_EQ(cu.cuStreamSynchronize(foreign), CUDA_SUCCESS);
+  EXPECT_EQ(cu.cuStreamDestroy(foreign), CUDA_SUCCESS);
+}
+
+TEST_P(Interop, CudaStreamWaitsForPorta) {
+  PORTA_REQUIRE_CUDA_DRIVER();
+  const CudaDriver& cu = CudaDriver::get();
+  CudaTestKernel k(dev());
+  ASSERT_TRUE(k.function) << k.error;
+  CUstream foreign = nullptr;
+  ASSERT_EQ(cu.cuStreamCreate(&foreign, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  // porta's own slow work first (the kernel on porta's stream, through its native handle), then
+  // its write of b, then the foreign read of b: the foreign stream must wait for both.
+  const int n = 4096;
+  std::vector<double> x;
+  Array a = random_array({n}, DType::float32, -2, 2, &x);
+  Array b = a.copy();
+  ASSERT_EQ(k.launch(porta::native::cuda_stream(dev()), porta::native::cuda_pointer(b), n, 100'000'000LL), CUDA_SUCCESS);
+  porta::wait_for_queue(b, porta::native::cuda_stream(dev()));  // porta's later work on b after it (same queue: free)
+  porta::native::stream_wait_for(foreign, b);
+  ASSERT_EQ(k.launch(foreign, porta::native::cuda_pointer(b), n, 0), CUDA_SUCCESS);  // 3 v + 1 again, after porta's
+  ASSERT_EQ(cu.cuStreamSynchronize(foreign), CUDA_SUCCESS);
+  std::vector<float> got(n);
+  ASSERT_EQ(cu.cuMemcpyDtoH(got.data(), porta::native::cuda_pointer(b), n * sizeof(float)), CUDA_SUCCESS);
+  for (int i = 0; i < n; ++i) {
+    double want = 3 * (3 * x[static_cast<std::size_t>(i)] + 1) + 1;
+    ASSERT_NEAR(got[static_cast<std::size_t>(i)], want, 1e-4) << i;
+  }
+  cu.cuStreamDestroy(foreign);
+}
+
+TEST_P(Interop, CudaWrappedDeviceMemoryIsCheckedSharedAndReleasedOnce) {
+  PORTA_REQUIRE_CUDA_DRIVER();
+  const CudaDriver& cu = CudaDriver::get();
+  const int n = 1000;
+  std::vector<double> x = random_values(n, DType::float32, -4, 4);
+  std::vector<float> xf(x.begin(), x.end());
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cu.cuMemAlloc(&p, n * sizeof(float)), CUDA_SUCCESS);
+  ASSERT_EQ(cu.cuMemcpyHtoD(p, xf.data(), n * sizeof(float)), CUDA_SUCCESS);
+  std::atomic<int> released{0};
+  void* ptr = reinterpret_cast<void*>(p);
+  {
+    // Every other element from the 4th, as a view porta does not own.
+    Array a = porta::wrap_memory({ptr, porta::MemoryKind::device, 0}, DType::float32, {400}, {2}, 4 * sizeof(float), dev(),
+                                 [&] {
+                                   released++;
+                                   CudaDriver::get().cuMemFree(p);
+                                 });
+    EXPECT_EQ(porta::native::cuda_pointer(a), p + 4 * sizeof(float));
+    double sum = 0;
+    for (int i = 0; i < 400; ++i) sum += xf[static_cast<std::size_t>(4 + 2 * i)];
+    EXPECT_NEAR(porta::sum(a.astype(DType::float64)).item<double>(), sum, 1e-9);
+    // Beyond the allocation, and a host address as device memory, are refused (nothing released).
+    std::string msg = thrown_message<porta::InvalidArgument>(
+        [&] { porta::wrap_memory({ptr, porta::MemoryKind::device, 0}, DType::float32, {n + 1}, {}, 0, dev(), {}); });
+    EXPECT_NE(msg.find("past the end"), std::string::npos) << msg;
+    msg = thrown_message<porta::InvalidArgument>(
+        [&] { porta::wrap_memory({xf.data(), porta::MemoryKind::device, 0}, DType::float32, {4}, {}, 0, dev(), {}); });
+    // Unknown to the driver, or (with HMM) host memory: either way not memory of this device.
+    EXPECT_NE(msg.find(dev().spec()), std::string::npos) << msg;
+    EXPECT_EQ(released.load(), 0);
+  }
+  EXPECT_EQ(released.load(), 1);
+}
+#endif
 
 PORTA_INSTANTIATE_DEVICES(Interop);
 

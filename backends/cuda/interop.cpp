@@ -16,8 +16,11 @@ detail::NativeObjects Device::native_objects() {
 // does. A stream of another context cannot record porta's events (cuEventRecord needs one
 // context), so it is refused rather than half supported.
 CUstream Device::foreign_stream(void* foreign, const char* what) {
-  ctx_->make_current();  // the legacy and per-thread default streams (0, 1, 2) mean the current context's
+  ctx_->make_current();
   auto stream = static_cast<CUstream>(foreign);
+  // The legacy and per-thread default streams (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD) are the
+  // current context's, which is the primary context now.
+  if (stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return stream;
   CUcontext owner = nullptr;
   PORTA_CU_AT(label(), cuStreamGetCtx(stream, &owner));
   if (owner != ctx_->handle())

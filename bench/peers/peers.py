@@ -288,11 +288,20 @@ def tasks():
     res["torch_pool_tasks_per_s"] = run("torch")
 
 
+def dlpack():
+    """Host microseconds per DLPack exchange between the two libraries (porta-bench's
+    interop_dlpack_roundtrip is porta's export plus import of one evaluated array)."""
+    cx = cp.ones(1024, dtype=cp.float32)
+    tx = torch.ones(1024, device="cuda")
+    res["torch_from_dlpack_cupy_us"] = per_op(lambda: torch.from_dlpack(cx))
+    res["cupy_from_dlpack_torch_us"] = per_op(lambda: cp.from_dlpack(tx))
+
+
 res["meta"] = {"n": N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick,
                "cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)}
 for name, fn in [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
                  ("small_ops", small_ops), ("cupy_threads", lambda: thread_scaling("cupy")),
-                 ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks)]:
+                 ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack)]:
     section(name, fn)
 
 for k, v in res.items():

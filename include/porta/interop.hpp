@@ -43,6 +43,7 @@ struct NativeMemory {
   // strides also has elements below it.
   std::size_t offset_bytes = 0;
   std::size_t buffer_bytes = 0;  // the size of the allocation behind `handle`
+  std::vector<std::int64_t> strides;  // in elements, one per dimension (0 and negative ones too)
   // The host address of element (0, 0, ...) where the memory is host memory that needs no map
   // (Kokkos; an OpenCL buffer porta made over host memory), else null.
   void* host = nullptr;
