@@ -63,9 +63,8 @@ template <> struct type_caster<porta::Operand> {
   type_caster() : value(porta::Array()) {}
 
   bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
-    porta::Array* a = nullptr;
-    if (nanobind::try_cast<porta::Array*>(src, a, false) && a) {
-      value = porta::Operand(*a);
+    if (nanobind::isinstance<porta::Array>(src)) {  // the common case, first and without a generic cast
+      value = porta::Operand(*nanobind::inst_ptr<porta::Array>(src));
       return true;
     }
     PyObject* o = src.ptr();
