@@ -29,6 +29,7 @@ void bind_random(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_pool(nb::module_& m);
 void bind_interop(nb::module_& m);
+void bind_event(nb::module_& m);
 
 // A dtype as NumPy spells it: a string ("float32", "f4"), a numpy.dtype, a scalar type
 // (numpy.float32, float, int, bool) or anything numpy.dtype() accepts.

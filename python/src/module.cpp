@@ -66,4 +66,5 @@ NB_MODULE(_core, m) {
   bind_kernel(m);
   bind_pool(m);
   bind_interop(m);
+  bind_event(m);
 }
