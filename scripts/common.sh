@@ -31,8 +31,9 @@ declare -A porta_provides=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [libbenchmark-dev]=/usr/include/benchmark/benchmark.h
   [libdlpack-dev]=/usr/include/dlpack/dlpack.h
-  [python3-dev]='/usr/include/python3*/Python.h /usr/local/include/python3*/Python.h'
-  [python3-venv]='/usr/lib/python3*/ensurepip/__init__.py /usr/local/lib/python3*/ensurepip/__init__.py'
+  # Asked of the python3 on PATH, wherever it was installed from (Debian, pyenv, conda); ~ is a space.
+  [python3-dev]='py:import~sysconfig,os;os.stat(sysconfig.get_paths()["include"]+"/Python.h")'
+  [python3-venv]='py:import~ensurepip,venv'
 )
 
 porta_has_package() {
@@ -41,6 +42,9 @@ porta_has_package() {
   for probe in ${porta_provides[$p]:-}; do
     if [[ $probe == cmd:* ]]; then
       command -v "${probe#cmd:}" >/dev/null && return 0
+    elif [[ $probe == py:* ]]; then
+      local code=${probe#py:}
+      python3 -c "${code//\~/ }" 2>/dev/null && return 0
     else
       for f in $probe; do [[ -e $f ]] && return 0; done
     fi
