@@ -4,6 +4,7 @@
 #   PORTA_BUILD_DIR     build directory (default: build/ in the repository)
 #   PORTA_CMAKE_ARGS    extra CMake options, e.g. "-DPORTA_KOKKOS=OFF" or "-DPORTA_CUDA=ON"
 #   PORTA_INSTALL_DEPS  0 skips the package step (not Debian, or no root: install them yourself)
+#   PORTA_PYTHON_VENV   0: no venv; the Python package is built only if python3 has nanobind
 
 set -euo pipefail
 
@@ -15,7 +16,7 @@ porta_jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 
 # is built when /usr/local/cuda (or CUDAToolkit_ROOT) has it, and runs where an NVIDIA driver is.
 porta_packages=(cmake g++ ninja-build ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
                 libclblast-dev libopenblas-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev
-                libopenmpi-dev openmpi-bin)
+                libopenmpi-dev openmpi-bin python3-dev python3-venv)
 # What each package provides, so that a package unpacked without dpkg's database (the GPU host's
 # .gpu/setup.sh) or a tool installed another way (CMake from a tarball) counts as present.
 declare -A porta_provides=(
@@ -32,6 +33,9 @@ declare -A porta_provides=(
   [libdlpack-dev]=/usr/include/dlpack/dlpack.h
   [libopenmpi-dev]='/usr/include/*/openmpi/mpi.h /usr/lib/*/openmpi/include/mpi.h'
   [openmpi-bin]=cmd:mpirun
+  # Asked of the python3 on PATH, wherever it was installed from (Debian, pyenv, conda); ~ is a space.
+  [python3-dev]='py:import~sysconfig,os;os.stat(sysconfig.get_paths()["include"]+"/Python.h")'
+  [python3-venv]='py:import~ensurepip,venv'
 )
 
 porta_has_package() {
@@ -40,6 +44,9 @@ porta_has_package() {
   for probe in ${porta_provides[$p]:-}; do
     if [[ $probe == cmd:* ]]; then
       command -v "${probe#cmd:}" >/dev/null && return 0
+    elif [[ $probe == py:* ]]; then
+      local code=${probe#py:}
+      python3 -c "${code//\~/ }" 2>/dev/null && return 0
     else
       for f in $probe; do [[ -e $f ]] && return 0; done
     fi
@@ -72,8 +79,34 @@ porta_install_deps() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 }
 
+# The Python package needs nanobind, and its tests numpy and pytest (PyPI). A python3 that has
+# them is used as it is (the GPU host's); otherwise a venv in the build directory gets them with
+# pip. Without either the package is not built (PORTA_PYTHON=AUTO) and the C++ tests still run.
+porta_python_modules='import nanobind, numpy, pytest'
+porta_python_interpreter() {
+  command -v python3 >/dev/null || return 0
+  if python3 -c "$porta_python_modules" 2>/dev/null; then
+    command -v python3
+    return 0
+  fi
+  [[ ${PORTA_PYTHON_VENV:-1} == 0 ]] && return 0
+  local venv=$porta_build_dir/pyenv
+  if ! "$venv/bin/python" -c "$porta_python_modules" 2>/dev/null; then
+    echo "porta: making $venv (nanobind, scikit-build-core, numpy, pytest from PyPI)" >&2
+    mkdir -p "$porta_build_dir"
+    if ! { python3 -m venv "$venv" >&2 &&
+           "$venv/bin/python" -m pip install -q nanobind scikit-build-core numpy pytest >&2; }; then
+      echo "porta: no venv for the Python package; it is not built (set PORTA_PYTHON_VENV=0 to skip this)" >&2
+      return 0
+    fi
+  fi
+  echo "$venv/bin/python"
+}
+
 porta_configure() {
-  local args=(-S "$porta_root" -B "$porta_build_dir" -DCMAKE_BUILD_TYPE=Release) extra=()
+  local args=(-S "$porta_root" -B "$porta_build_dir" -DCMAKE_BUILD_TYPE=Release) extra=() python
+  python=$(porta_python_interpreter)
+  [[ -n $python ]] && args+=(-DPython_EXECUTABLE="$python")
   # The generator is chosen once, when the build directory is made.
   if [[ ! -f $porta_build_dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then args+=(-G Ninja); fi
   read -r -a extra <<<"${PORTA_CMAKE_ARGS:-}"

@@ -10,6 +10,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 porta_install_deps
+# The demo builds no Python package, so it makes no venv for one (scripts/test.sh does).
+export PORTA_PYTHON_VENV=${PORTA_PYTHON_VENV:-0}
 porta_configure
 porta_build --target porta-bench porta-info
 echo

@@ -1,0 +1,30 @@
+"""porta: one array API over CUDA, OpenCL (PoCL included) and Kokkos devices, with CuPy's names.
+
+Every call into porta releases the GIL while porta works, so Python threads drive devices in
+parallel. Arrays are values: an operation makes a new array; elementwise work is lazy and fused.
+"""
+from . import _core
+from ._core import (  # noqa: F401
+    Error, BackendUnavailable, DeviceError, ShapeError, DTypeError, InvalidArgument, Cancelled, CompileError,
+    OutOfMemory,
+    Device, BackendStatus, devices, backends, default_device, current_device, get_device, synchronize,
+    ndarray, empty, zeros, ones, eye, concatenate, stack,
+    add, subtract, multiply, divide, true_divide, remainder, mod, power, pow, maximum, minimum, equal, not_equal,
+    less, less_equal, greater, greater_equal, logical_and, logical_or, logical_xor, logical_not, bitwise_and,
+    bitwise_or, bitwise_xor, bitwise_not, bitwise_invert, invert, negative, abs, absolute, sign, square, exp, log,
+    log1p, expm1, sqrt, rsqrt, sin, cos, tan, tanh, sigmoid, erf, floor, ceil, round, around, rint, isnan, isinf,
+    isfinite, clip, where, matmul, dot, ElementwiseKernel, Event, get_elapsed_time,
+)
+from . import _array  # noqa: F401  (adds NumPy's conveniences to ndarray)
+from ._creation import (  # noqa: F401
+    array, asarray, asnumpy, full, arange, linspace, zeros_like, ones_like, full_like, empty_like, reshape,
+    transpose, expand_dims, squeeze, broadcast_to, floor_divide, float16, float32, float64, int32, int64, bool_,
+    bfloat16,
+)
+from ._reduce import sum, mean, prod, min, max, amin, amax, argmin, argmax, all, any  # noqa: F401,A004
+from ._kernel import RawKernel  # noqa: F401
+from ._pool import DevicePool  # noqa: F401
+from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401
+from . import random  # noqa: F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,132 @@
+"""Creation and shape functions with NumPy's argument names; host data crosses through NumPy."""
+import builtins
+
+import numpy as np
+
+from . import _core
+from ._core import ndarray
+from ._array import _to_numpy, bfloat16  # noqa: F401
+
+float16, float32, float64 = np.float16, np.float32, np.float64
+int32, int64, bool_ = np.int32, np.int64, np.bool_
+_HOST_DTYPES = ("bool", "int32", "int64", "float16", "float32", "float64")
+
+
+def _dtype_name(dtype):
+    if dtype is None:
+        return None
+    if dtype is bfloat16 or (isinstance(dtype, str) and dtype in ("bfloat16", "bf16")):
+        return "bfloat16"
+    if isinstance(dtype, str) and dtype in _HOST_DTYPES:
+        return dtype
+    return np.dtype(dtype).name
+
+
+def asarray(obj, dtype=None, device=None):
+    """A porta array of `obj` (a porta array, a NumPy array, a list, a number) on `device`."""
+    name = _dtype_name(dtype)
+    if isinstance(obj, ndarray):
+        r = obj if name is None or name == obj._dtype_name else obj.astype(name)
+        return r if device is None else r.to(device)
+    if not isinstance(obj, np.ndarray) and (hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__")):
+        # Device arrays of other libraries (CuPy, PyTorch): zero-copy, then converted or moved.
+        from ._interop import from_cuda_array_interface, from_dlpack
+        r = from_dlpack(obj) if hasattr(obj, "__dlpack__") else from_cuda_array_interface(obj)
+        return asarray(r, dtype, device)
+    host = np.asarray(obj) if name in (None, "bfloat16") else np.asarray(obj, dtype=name)
+    if host.dtype.name not in _HOST_DTYPES:
+        if host.dtype.kind in "iu" and host.dtype.itemsize <= 4 and host.dtype.name != "uint32":
+            host = host.astype(np.int32)
+        elif host.dtype.kind in "iu":
+            host = host.astype(np.int64)
+        else:
+            raise _core.DTypeError(f"porta has no dtype for NumPy's {host.dtype.name}: use bool, int32, int64, "
+                                   f"float16, bfloat16, float32 or float64")
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
+    r = _core._from_host(host.reshape(-1), host.dtype.name, host.shape, device)
+    return r.astype("bfloat16") if name == "bfloat16" else r
+
+
+def array(obj, dtype=None, copy=True, device=None):
+    """As cupy.array: always a new array."""
+    r = asarray(obj, dtype, device)
+    return r.copy() if copy and r is obj else r
+
+
+def asnumpy(a, dtype=None):
+    """A NumPy copy of a porta array (cupy.asnumpy); other objects go through numpy.asarray."""
+    return _to_numpy(a, dtype) if isinstance(a, ndarray) else np.asarray(a, dtype)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    if dtype is None:
+        dtype = "bool" if isinstance(fill_value, bool) else "int64" if isinstance(fill_value, int) else "float64"
+    return _core._full(shape, float(fill_value), _dtype_name(dtype), device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        ints = builtins.all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
+        dtype = "int64" if ints else "float64"
+    return _core._arange(float(start), float(stop), float(step), _dtype_name(dtype), device)
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+    return _core._linspace(float(start), float(stop), int(num), endpoint, _dtype_name(dtype) or "float64", device)
+
+
+def zeros_like(a, dtype=None):
+    return _core.zeros(a.shape, _dtype_name(dtype) or a._dtype_name, a.device)
+
+
+def ones_like(a, dtype=None):
+    return _core.ones(a.shape, _dtype_name(dtype) or a._dtype_name, a.device)
+
+
+def empty_like(a, dtype=None):
+    return _core.empty(a.shape, _dtype_name(dtype) or a._dtype_name, a.device)
+
+
+def full_like(a, fill_value, dtype=None):
+    return _core._full(a.shape, float(fill_value), _dtype_name(dtype) or a._dtype_name, a.device)
+
+
+def reshape(a, newshape):
+    return a.reshape(newshape)
+
+
+def transpose(a, axes=None):
+    return a.transpose(axes)
+
+
+def expand_dims(a, axis):
+    return a._expand_dims(axis)
+
+
+def squeeze(a, axis=None):
+    if axis is None:
+        return a.squeeze()
+    axes = (axis,) if isinstance(axis, int) else axis
+    axes = {x % a.ndim for x in axes}
+    for x in axes:
+        if a.shape[x] != 1:
+            raise _core.ShapeError(f"cannot squeeze axis {x} of shape {a.shape}: its size is not 1")
+    return a.reshape(tuple(n for i, n in enumerate(a.shape) if i not in axes))
+
+
+def broadcast_to(a, shape):
+    return a._broadcast_to(tuple(shape))
+
+
+def floor_divide(x1, x2):
+    """x1 // x2 as NumPy: floor of the quotient; integers stay integers (sign of the divisor)."""
+    a = x1 if isinstance(x1, ndarray) else x2
+    if a._dtype_name in ("int32", "int64") and (not isinstance(x2, ndarray) or x2._dtype_name in ("int32", "int64")) \
+            and (not isinstance(x1, ndarray) or x1._dtype_name in ("int32", "int64")):
+        r = _core.subtract(x1, _core.remainder(x1, x2))
+        q = _core.divide(r, x2)
+        return _core.round(q).astype(_core.add(r, x2)._dtype_name)
+    return _core.floor(_core.divide(x1, x2))

@@ -1,0 +1,71 @@
+"""Reductions with NumPy's arguments: axis (an int, a tuple or None), dtype, keepdims."""
+import builtins
+
+from . import _core
+
+
+def _normalize_axes(a, axis):
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for x in axes:
+        if not -a.ndim <= x < builtins.max(a.ndim, 1):
+            raise _core.ShapeError(f"axis {x} is out of bounds for an array of {a.ndim} dimensions {a.shape}")
+        out.append(x % builtins.max(a.ndim, 1))
+    return sorted(set(out), reverse=True)
+
+
+def _reduce(fn, a, axis, keepdims, dtype=None, single_axis=False):
+    if dtype is not None:
+        from ._creation import _dtype_name
+        a = a.astype(_dtype_name(dtype))
+    axes = _normalize_axes(a, axis)
+    if axes is None or (len(axes) == a.ndim and not single_axis):
+        r = fn(a)
+        return r.reshape((1,) * a.ndim) if keepdims else r
+    if single_axis and len(axes) != 1:
+        raise _core.InvalidArgument("this reduction takes one axis or None")
+    r = a
+    for x in axes:  # highest first, so the lower axes keep their numbers
+        r = fn(r, x, keepdims)
+    return r
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    return _reduce(_core._sum, a, axis, keepdims, dtype)
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    return _reduce(_core._mean, a, axis, keepdims, dtype)
+
+
+def prod(a, axis=None, dtype=None, keepdims=False):
+    return _reduce(_core._prod, a, axis, keepdims, dtype)
+
+
+def min(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(_core._min, a, axis, keepdims)
+
+
+def max(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(_core._max, a, axis, keepdims)
+
+
+amin, amax = min, max
+
+
+def argmin(a, axis=None, keepdims=False):
+    return _reduce(_core._argmin, a, axis, keepdims, single_axis=True)
+
+
+def argmax(a, axis=None, keepdims=False):
+    return _reduce(_core._argmax, a, axis, keepdims, single_axis=True)
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(_core._all, a, axis, keepdims)
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(_core._any, a, axis, keepdims)

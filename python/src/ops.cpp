@@ -1,0 +1,79 @@
+// Binds ops.hpp: the elementwise functions under NumPy's names, and the ndarray operators with
+// Python numbers weakly typed (NumPy 2). An operand that is not an array or a number makes an
+// operator return NotImplemented.
+#include "bindings.hpp"
+
+namespace porta::python {
+namespace {
+
+using Binary = Array (*)(const Operand&, const Operand&);
+using Unary = Array (*)(const Array&);
+
+template <class F> void def_operator(nb::handle cls, const char* name, F f) {
+  nb::cpp_function_def(std::move(f), nb::scope(cls), nb::name(name), nb::is_method(), nb::is_operator(), release_gil());
+}
+
+void def_binary_operator(nb::handle cls, const char* name, const char* rname, Binary fn) {
+  def_operator(cls, name, [fn](const Array& a, const Operand& b) { return fn(a, b); });
+  def_operator(cls, rname, [fn](const Array& a, const Operand& b) { return fn(b, a); });
+}
+
+}  // namespace
+
+void bind_ops(nb::module_& m) {
+  const std::pair<const char*, Binary> binary[] = {
+      {"add", porta::add}, {"subtract", porta::subtract}, {"multiply", porta::multiply},
+      {"divide", porta::divide}, {"true_divide", porta::divide}, {"remainder", porta::remainder},
+      {"mod", porta::remainder}, {"power", porta::power}, {"pow", porta::power},
+      {"maximum", porta::maximum}, {"minimum", porta::minimum}, {"equal", porta::equal},
+      {"not_equal", porta::not_equal}, {"less", porta::less}, {"less_equal", porta::less_equal},
+      {"greater", porta::greater}, {"greater_equal", porta::greater_equal},
+      {"logical_and", porta::logical_and}, {"logical_or", porta::logical_or}, {"logical_xor", porta::logical_xor},
+      {"bitwise_and", porta::bitwise_and}, {"bitwise_or", porta::bitwise_or}, {"bitwise_xor", porta::bitwise_xor},
+  };
+  for (const auto& [name, fn] : binary)
+    m.def(name, [fn = fn](const Operand& a, const Operand& b) { return fn(a, b); }, nb::arg("x1"), nb::arg("x2"),
+          release_gil());
+
+  const std::pair<const char*, Unary> unary[] = {
+      {"negative", porta::negative}, {"abs", porta::abs}, {"absolute", porta::abs}, {"sign", porta::sign},
+      {"square", porta::square}, {"exp", porta::exp}, {"log", porta::log}, {"log1p", porta::log1p},
+      {"expm1", porta::expm1}, {"sqrt", porta::sqrt}, {"rsqrt", porta::rsqrt}, {"sin", porta::sin},
+      {"cos", porta::cos}, {"tan", porta::tan}, {"tanh", porta::tanh}, {"sigmoid", porta::sigmoid},
+      {"erf", porta::erf}, {"floor", porta::floor}, {"ceil", porta::ceil}, {"round", porta::round},
+      {"around", porta::round}, {"rint", porta::round}, {"isnan", porta::isnan}, {"isinf", porta::isinf},
+      {"isfinite", porta::isfinite}, {"logical_not", porta::logical_not}, {"bitwise_not", porta::bitwise_not},
+      {"bitwise_invert", porta::bitwise_not}, {"invert", porta::bitwise_not},
+  };
+  for (const auto& [name, fn] : unary)
+    m.def(name, [fn = fn](const Array& a) { return fn(a); }, nb::arg("x"), release_gil());
+
+  m.def("clip", [](const Operand& a, const Operand& lo, const Operand& hi) { return porta::clip(a, lo, hi); },
+        nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"), release_gil());
+  m.def("where", [](const Operand& c, const Operand& x, const Operand& y) { return porta::where(c, x, y); },
+        nb::arg("condition"), nb::arg("x"), nb::arg("y"), release_gil());
+
+  nb::handle cls = nb::type<Array>();
+  def_binary_operator(cls, "__add__", "__radd__", porta::add);
+  def_binary_operator(cls, "__sub__", "__rsub__", porta::subtract);
+  def_binary_operator(cls, "__mul__", "__rmul__", porta::multiply);
+  def_binary_operator(cls, "__truediv__", "__rtruediv__", porta::divide);
+  def_binary_operator(cls, "__mod__", "__rmod__", porta::remainder);
+  def_binary_operator(cls, "__pow__", "__rpow__", porta::power);
+  def_binary_operator(cls, "__and__", "__rand__", porta::bitwise_and);
+  def_binary_operator(cls, "__or__", "__ror__", porta::bitwise_or);
+  def_binary_operator(cls, "__xor__", "__rxor__", porta::bitwise_xor);
+  def_operator(cls, "__eq__", [](const Array& a, const Operand& b) { return porta::equal(a, b); });
+  def_operator(cls, "__ne__", [](const Array& a, const Operand& b) { return porta::not_equal(a, b); });
+  def_operator(cls, "__lt__", [](const Array& a, const Operand& b) { return porta::less(a, b); });
+  def_operator(cls, "__le__", [](const Array& a, const Operand& b) { return porta::less_equal(a, b); });
+  def_operator(cls, "__gt__", [](const Array& a, const Operand& b) { return porta::greater(a, b); });
+  def_operator(cls, "__ge__", [](const Array& a, const Operand& b) { return porta::greater_equal(a, b); });
+  def_operator(cls, "__neg__", [](const Array& a) { return porta::negative(a); });
+  def_operator(cls, "__pos__", [](const Array& a) { return a; });
+  def_operator(cls, "__abs__", [](const Array& a) { return porta::abs(a); });
+  // NumPy's ~ on bool is logical not; porta's bitwise_not follows it.
+  def_operator(cls, "__invert__", [](const Array& a) { return porta::bitwise_not(a); });
+}
+
+}  // namespace porta::python

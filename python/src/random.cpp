@@ -1,0 +1,24 @@
+// Binds random.hpp: Philox draws, the same bits on every device for a seed.
+#include "bindings.hpp"
+
+namespace porta::python {
+
+void bind_random(nb::module_& m) {
+  m.def("_seed", &porta::random::seed, release_gil());
+  m.def("_uniform", [](nb::handle shape, double low, double high, nb::handle dtype, nb::handle device) {
+    Shape s = to_shape(shape);
+    DType t = to_dtype(dtype);
+    Device d = to_device(device);
+    nb::gil_scoped_release unlocked;
+    return porta::random::uniform(std::move(s), low, high, t, std::move(d));
+  }, nb::arg("shape"), nb::arg("low"), nb::arg("high"), nb::arg("dtype"), nb::arg("device").none());
+  m.def("_normal", [](nb::handle shape, double mean, double stddev, nb::handle dtype, nb::handle device) {
+    Shape s = to_shape(shape);
+    DType t = to_dtype(dtype);
+    Device d = to_device(device);
+    nb::gil_scoped_release unlocked;
+    return porta::random::normal(std::move(s), mean, stddev, t, std::move(d));
+  }, nb::arg("shape"), nb::arg("mean"), nb::arg("stddev"), nb::arg("dtype"), nb::arg("device").none());
+}
+
+}  // namespace porta::python
