@@ -22,7 +22,9 @@ enum class Op : std::uint8_t {
   scalar,  // scalars[arg]; dtype = the scalar's dtype
   index,   // this element's linear index in the plan's shape (int64)
   // Unary, operand a. Math functions take and give floating dtypes.
-  cast,         // a converted to dtype: C rules; to bool: a != 0; float->int out of range: undefined
+  cast,         // a converted to dtype: C rules; to bool: a != 0 (NaN gives true); float -> int:
+                // toward zero, saturated at the dtype's limits, NaN gives 0 (cvt.rzi.sat,
+                // convert_*_sat; src/float_to_int.hpp on the host); int -> int wraps
   neg, abs,
   sign,         // -1, 0, +1 (NaN stays NaN)
   square,

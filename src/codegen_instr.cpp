@@ -17,7 +17,17 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
   auto fn = [&](const char* f) { return cat(d.math(f, t), "(", a, ")"); };
   switch (in.op) {
     case Op::cast: {
-      if (t == DType::boolean) return cat("((", a, ") != 0)");
+      if (t == DType::boolean) return is_floating(src) ? cat("((", a, ") != ", d.literal(0, src), ")") : cat("((", a, ") != 0)");
+      // float -> integer saturates, NaN giving 0 (plan.hpp): a C cast leaves that undefined
+      // (x86's cvttss2si gives INT_MIN for all of them), so say it in each dialect's own words.
+      if (is_floating(src) && (t == DType::int32 || t == DType::int64)) {
+        if (d.cuda()) {
+          const char* from = src == DType::float64 ? "double" : "float";
+          // cvt.rzi saturates, but gives INT64_MIN for NaN from float64 or into int64 (PTX ISA).
+          return cat("(isnan(", a, ") ? 0 : __", from, t == DType::int32 ? "2int_rz(" : "2ll_rz(", a, "))");
+        }
+        return cat(t == DType::int32 ? "convert_int_sat(" : "convert_long_sat(", a, ")");
+      }
       std::string v = cat("(", ct, ")(", a, ")");
       // From float64, round to odd in float32 first so that the value is rounded only once.
       if ((t == DType::float16 || t == DType::bfloat16) && src == DType::float64) v = cat("porta_odd_f32(", a, ")");

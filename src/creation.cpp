@@ -8,6 +8,7 @@
 #include "context.hpp"
 #include "evaluate.hpp"
 #include "expr.hpp"
+#include "float_to_int.hpp"
 #include "strings.hpp"
 
 namespace porta {
@@ -59,9 +60,12 @@ Array empty(Shape shape, DType t, Device d) {
 
 Array full(Shape shape, double value, DType t, Device d) {
   check_shape(shape);
-  std::int64_t i = std::isfinite(value) ? static_cast<std::int64_t>(value) : 0;
-  if (!is_floating(t) && std::isfinite(value) && static_cast<double>(i) != value)
+  std::int64_t i = detail::float_to_int(value, t);
+  if (!is_floating(t) && std::isfinite(value) && static_cast<double>(i) != value) {
+    if (std::trunc(value) == value)
+      throw InvalidArgument(cat("full: ", value, " does not fit in ", name(t), "; use a wider dtype"));
     throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));
+  }
   return Array(make_scalar(value, i, t, std::move(shape), d));
 }
 
