@@ -175,6 +175,11 @@ Array concatenate(const std::vector<Array>& arrays, int axis) {
 
 Array stack(const std::vector<Array>& arrays, int axis) {
   if (arrays.empty()) throw InvalidArgument("stack: no arrays given");
+  // Checked here so that the message names stack, not the expand_dims it is built from.
+  const int nd = arrays[0].ndim();
+  if (axis < -(nd + 1) || axis > nd)
+    throw InvalidArgument(cat("stack: axis ", axis, " is out of range for stacking arrays of ", nd,
+                              " dimensions (the result has ", nd + 1, "; axis must be in [", -(nd + 1), ", ", nd, "])"));
   std::vector<Array> expanded;
   for (std::size_t j = 0; j < arrays.size(); ++j) {
     if (arrays[j].shape() != arrays[0].shape())
