@@ -39,7 +39,9 @@ enum class Op : std::uint8_t {
   add, sub, mul,
   div,          // true division (floating dtypes)
   mod,          // NumPy remainder: sign of the divisor; integer x % 0 is 0
-  pow,          // integers: exact by squaring, negative exponents give 0
+  pow,          // integers: exact by squaring, wrapping; a negative exponent (only from an
+                // exponent array: ops.cpp refuses one known when building) gives the result
+                // truncated toward zero: 1 for base 1, +-1 for base -1, else 0 (also for base 0)
   maximum, minimum,  // NaN propagates, as NumPy
   eq, ne, lt, le, gt, ge,          // bool; operands share a dtype (not the instruction's)
   logical_and, logical_or, logical_xor,  // bool from bool

@@ -169,7 +169,8 @@ double numpy_mod(double a, double b, DType t) {
 }
 
 double int_pow(double a, double b) {
-  if (b < 0) return 0;  // ops.hpp: integer powers are exact; plan.hpp: negative exponents give 0
+  // plan.hpp: a negative exponent gives the power truncated toward zero.
+  if (b < 0) return a == 1 ? 1 : a == -1 ? (std::fmod(b, 2) != 0 ? -1 : 1) : 0;
   double r = 1;
   for (int k = 0; k < static_cast<int>(b); ++k) r *= a;
   return r;
@@ -477,8 +478,9 @@ INSTANTIATE_TEST_SUITE_P(Devices, SpecialValues,
                          DeviceDTypeName());
 
 // Integer rules of ops.hpp / plan.hpp: remainder has the sign of the divisor and x % 0 is 0;
-// powers are exact (beyond float64's 2^53) and negative exponents give 0; true division gives
-// float64.
+// powers are exact (beyond float64's 2^53); a negative exponent from an array gives the power
+// truncated toward zero (1 ** -k is 1, (-1) ** -k is +-1, others 0) and one known when building
+// is an InvalidArgument (NumPy raises); true division gives float64.
 TEST_P(SpecialValues, IntegerRemainderPowerAndDivision) {
   const DType t = dtype();
   if (t != DType::float32) GTEST_SKIP() << "integer rules are checked once per device";
@@ -490,11 +492,22 @@ TEST_P(SpecialValues, IntegerRemainderPowerAndDivision) {
     EXPECT_TRUE(array_matches(q, DType::float64, {8}, {7.0 / 3, -7.0 / 3, -7.0 / 3, 7.0 / 3, kInf, 0, 9, -1.5},
                               tolerance(DType::float64, Accuracy::simple)))
         << porta::name(it);
-    Array base = upload({2, -3, 2, 5, -2, 0}, it, {6}, dev());
-    Array ex = upload({10, 5, -1, 0, 3, 0}, it, {6}, dev());
-    EXPECT_TRUE(array_matches(porta::power(base, ex), it, {6}, {1024, -243, 0, 1, -8, 1}, tolerance(it, Accuracy::exact)))
+    Array base = upload({2, -3, 2, 5, -2, 0, 1, -1, -1, 0, 1, -1}, it, {12}, dev());
+    Array ex = upload({10, 5, -1, 0, 3, 0, -1, -3, -2, -2, -7, -1}, it, {12}, dev());
+    EXPECT_TRUE(array_matches(porta::power(base, ex), it, {12}, {1024, -243, 0, 1, -8, 1, 1, -1, 1, 0, 1, -1},
+                              tolerance(it, Accuracy::exact)))
         << porta::name(it);
+    for (std::int64_t e : {-1, -2, -5}) {
+      std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)porta::power(base, e); });
+      EXPECT_NE(msg.find("negative integer powers"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(std::to_string(e)), std::string::npos) << msg;
+      EXPECT_THROW((void)porta::power(base, porta::full({12}, static_cast<double>(e), it, dev())), porta::InvalidArgument)
+          << "a lazy scalar exponent is known when building";
+    }
+    EXPECT_THROW((void)porta::power(1, porta::full({1}, -1, it, dev())), porta::InvalidArgument) << "1 ** -1";
+    EXPECT_NO_THROW((void)porta::power(base, -1.0)) << "a floating exponent makes the result float64";
   }
+  EXPECT_THROW((void)porta::power(upload({1, 0}, DType::boolean, {2}, dev()), -1), porta::InvalidArgument) << "bool ** -1 is int64";
   // 3^39 is exact in int64 and not in float64.
   Array big = upload({3}, DType::int64, {1}, dev());
   HostArray p = fetch(porta::power(big, std::int64_t{39}));
