@@ -3,12 +3,16 @@
 // strided inputs; non-contiguous outputs; sizes from 0 to past 2^16.
 #include "test_common.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string_view>
+
+#include <unistd.h>
 
 namespace porta_test {
 namespace {
@@ -1084,6 +1088,75 @@ TEST_P(TwoDimensional, SteppedSlicesOtherDTypesAndStridedOutputs) {
 }
 
 PORTA_INSTANTIATE_DEVICES(TwoDimensional);
+
+using CompileWarnings = DeviceTest;
+
+// The generated kernels compilers used to warn about: an op of a value with itself (clip(x, x,
+// hi) is maximum(x, x): "self-comparison always evaluates to false"; x == x of bools), argmax
+// and argmin of bool arrays, where of bools, the float -> integer casts. Each is computed here
+// and checked; the test below runs this one in a subprocess and reads the build logs.
+TEST_P(CompileWarnings, KernelsOfTheWarningCheckComputeRightValues) {
+  const std::int64_t n = 300;
+  std::vector<double> xv, yv;
+  for (DType t : {DType::int32, DType::float32}) {
+    Array x = random_array({n}, t, -50, 50, &xv), y = random_array({n}, t, -50, 50, &yv);
+    std::vector<double> ref(xv.size()), eq(xv.size(), 1), lt(xv.size(), 0);
+    for (std::size_t i = 0; i < xv.size(); ++i) ref[i] = std::min(xv[i], yv[i]);
+    const Tolerance exact = tolerance(t, Accuracy::exact);
+    EXPECT_TRUE(array_matches(porta::clip(x, x, y), t, {n}, ref, exact)) << "clip(x, x, y) of " << porta::name(t);
+    EXPECT_TRUE(array_matches(x == x, DType::boolean, {n}, eq, exact)) << "x == x of " << porta::name(t);
+    EXPECT_TRUE(array_matches(x < x, DType::boolean, {n}, lt, exact)) << "x < x of " << porta::name(t);
+  }
+  std::vector<double> bv, cv;
+  Array b = random_array({n}, DType::boolean, 0, 1, &bv), c = random_array({n}, DType::boolean, 0, 1, &cv);
+  std::vector<double> w(bv.size()), ne(bv.size(), 0), ge(bv.size(), 1);
+  for (std::size_t i = 0; i < bv.size(); ++i) w[i] = bv[i] != 0 ? cv[i] : bv[i];
+  const Tolerance exact = tolerance(DType::boolean, Accuracy::exact);
+  EXPECT_TRUE(array_matches(porta::where(b, c, b), DType::boolean, {n}, w, exact)) << "where of bools";
+  EXPECT_TRUE(array_matches(b != b, DType::boolean, {n}, ne, exact)) << "b != b";
+  EXPECT_TRUE(array_matches(b >= b, DType::boolean, {n}, ge, exact)) << "b >= b";
+  const std::int64_t first_true = std::find(bv.begin(), bv.end(), 1.0) - bv.begin();
+  const auto first_false = std::find(bv.begin(), bv.end(), 0.0);
+  EXPECT_EQ(porta::argmax(b).item<std::int64_t>(), first_true);
+  EXPECT_EQ(porta::argmin(b).item<std::int64_t>(), first_false == bv.end() ? 0 : first_false - bv.begin());
+  Array f = upload({3e9, -3e9, kNaN, kInf, -kInf, 2.5}, DType::float32, {6}, dev());
+  EXPECT_TRUE(array_matches(f.astype(DType::int32), DType::int32, {6}, {2147483647.0, -2147483648.0, 0, 2147483647.0, -2147483648.0, 2},
+                            tolerance(DType::int32, Accuracy::exact)));
+  EXPECT_TRUE(array_matches(f.astype(DType::boolean), DType::boolean, {6}, {1, 1, 1, 1, 1, 1}, exact));
+}
+
+// porta's own kernels compile without a warning: the subprocess runs the test above with the
+// kernel caches off (PORTA_CACHE=off, PoCL's POCL_KERNEL_CACHE=0, NVIDIA's CUDA_CACHE_DISABLE=1)
+// so that every kernel is compiled, and PORTA_LOG=debug, which prints every non-empty build log.
+// PoCL's clang also prints "N warning(s) generated." to stderr by itself, which no porta setting
+// can redirect: only a kernel without warnings keeps stderr quiet.
+TEST_P(CompileWarnings, GeneratedKernelsCompileWithoutWarnings) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "only OpenCL compilers' build logs are read";
+  const std::string filter = "Devices/CompileWarnings.KernelsOfTheWarningCheckComputeRightValues/" + device_label(dev());
+  char self[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(len, 0) << "readlink /proc/self/exe";
+  self[len] = '\0';
+  // CTest runs this program as GoogleTest shards: the child runs its one test whatever the shard.
+  const std::string cmd = "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_STATUS_FILE -u GTEST_OUTPUT POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 PORTA_CACHE=off PORTA_LOG=debug PORTA_TEST_SEED=" + std::to_string(seed()) +
+                          " '" + self + "' --gtest_filter=" + filter + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr) << cmd;
+  std::string out;
+  char buf[4096];
+  for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, got);
+  const int status = ::pclose(p);
+  ASSERT_EQ(status, 0) << cmd << "\n" << out;
+  ASSERT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << "the subprocess ran no test: " << cmd << "\n" << out;
+  ASSERT_NE(out.find("compiled porta_"), std::string::npos) << "the subprocess compiled nothing:\n" << out;
+  for (const char* bad : {"warning:", "warning generated", "warnings generated"}) {
+    const auto at = out.find(bad);
+    EXPECT_EQ(at, std::string::npos) << "'" << bad << "' in the output of " << cmd << ":\n"
+                                     << out.substr(at == std::string::npos ? 0 : (at > 2000 ? at - 2000 : 0), 6000);
+  }
+}
+
+PORTA_INSTANTIATE_DEVICES(CompileWarnings);
 
 }  // namespace
 }  // namespace porta_test
