@@ -60,12 +60,15 @@ Array empty(Shape shape, DType t, Device d) {
 
 Array full(Shape shape, double value, DType t, Device d) {
   check_shape(shape);
-  std::int64_t i = detail::float_to_int(value, t);
-  if (!is_floating(t) && std::isfinite(value) && static_cast<double>(i) != value) {
-    if (std::trunc(value) == value)
+  if (t == DType::int32 || t == DType::int64) {
+    // As NumPy: a fraction, NaN, an infinity or a number the dtype cannot hold is an error.
+    if (!std::isfinite(value) || std::trunc(value) != value)
+      throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));
+    const double limit = t == DType::int32 ? 2147483648.0 : 9223372036854775808.0;  // 2^31, 2^63
+    if (value >= limit || value < -limit)
       throw InvalidArgument(cat("full: ", value, " does not fit in ", name(t), "; use a wider dtype"));
-    throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));
   }
+  std::int64_t i = detail::float_to_int(value, t);
   return Array(make_scalar(value, i, t, std::move(shape), d));
 }
 
