@@ -22,7 +22,9 @@ enum class Op : std::uint8_t {
   scalar,  // scalars[arg]; dtype = the scalar's dtype
   index,   // this element's linear index in the plan's shape (int64)
   // Unary, operand a. Math functions take and give floating dtypes.
-  cast,         // a converted to dtype: C rules; to bool: a != 0; float->int out of range: undefined
+  cast,         // a converted to dtype: C rules; to bool: a != 0 (NaN gives true); float -> int:
+                // toward zero, saturated at the dtype's limits, NaN gives 0 (cvt.rzi.sat,
+                // convert_*_sat; src/float_to_int.hpp on the host); int -> int wraps
   neg, abs,
   sign,         // -1, 0, +1 (NaN stays NaN)
   square,
@@ -37,7 +39,9 @@ enum class Op : std::uint8_t {
   add, sub, mul,
   div,          // true division (floating dtypes)
   mod,          // NumPy remainder: sign of the divisor; integer x % 0 is 0
-  pow,          // integers: exact by squaring, negative exponents give 0
+  pow,          // integers: exact by squaring, wrapping; a negative exponent (only from an
+                // exponent array: ops.cpp refuses one known when building) gives the result
+                // truncated toward zero: 1 for base 1, +-1 for base -1, else 0 (also for base 0)
   maximum, minimum,  // NaN propagates, as NumPy
   eq, ne, lt, le, gt, ge,          // bool; operands share a dtype (not the instruction's)
   logical_and, logical_or, logical_xor,  // bool from bool

@@ -194,25 +194,32 @@ Array Array::slice(std::vector<Slice> slices) const {
   for (std::size_t d = 0; d < slices.size(); ++d) {
     const Slice& sl = slices[d];
     std::int64_t len = s[d];
-    if (sl.step == 0) throw InvalidArgument(cat("slice: step 0 on axis ", d));
+    if (sl.step == 0)
+      throw InvalidArgument(cat("slice: the step of axis ", d, " is 0; a step must be a nonzero integer (as Python's slice)"));
+    // Python's slice.indices, without signed overflow at int64's limits: a negative start or
+    // stop plus a length >= 0 cannot overflow, the clamped bounds lie in [-1, len], and the
+    // count is computed in unsigned arithmetic from the step's magnitude (|INT64_MIN| = 2^63).
     auto clampi = [&](std::optional<std::int64_t> x, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
       if (!x) return dflt;
       std::int64_t y = *x < 0 ? *x + len : *x;
       return std::clamp(y, lo, hi);
     };
-    std::int64_t start, stop, count;
-    if (sl.step > 0) {
+    const bool up = sl.step > 0;
+    const std::uint64_t magnitude = up ? static_cast<std::uint64_t>(sl.step) : std::uint64_t{0} - static_cast<std::uint64_t>(sl.step);
+    std::int64_t start, stop, count = 0;
+    if (up) {
       start = clampi(sl.start, 0, 0, len);
       stop = clampi(sl.stop, len, 0, len);
-      count = stop > start ? (stop - start + sl.step - 1) / sl.step : 0;
     } else {
       start = clampi(sl.start, len - 1, -1, len - 1);
       stop = clampi(sl.stop, -1, -1, len - 1);
-      count = start > stop ? (start - stop + (-sl.step) - 1) / (-sl.step) : 0;
     }
+    const std::int64_t span = up ? stop - start : start - stop;  // within [-len - 1, len + 1]
+    if (span > 0) count = static_cast<std::int64_t>((static_cast<std::uint64_t>(span) - 1) / magnitude + 1);
     if (count > 0) offset += start * st[d];
     s[d] = count;
-    st[d] *= sl.step;
+    // With two or more elements |step| < len, so the product fits; with one the stride is unused.
+    if (count > 1) st[d] *= sl.step;
   }
   return Array(detail::make_view(node_, std::move(s), offset, std::move(st)));
 }

@@ -17,7 +17,17 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
   auto fn = [&](const char* f) { return cat(d.math(f, t), "(", a, ")"); };
   switch (in.op) {
     case Op::cast: {
-      if (t == DType::boolean) return cat("((", a, ") != 0)");
+      if (t == DType::boolean) return is_floating(src) ? cat("((", a, ") != ", d.literal(0, src), ")") : cat("((", a, ") != 0)");
+      // float -> integer saturates, NaN giving 0 (plan.hpp): a C cast leaves that undefined
+      // (x86's cvttss2si gives INT_MIN for all of them), so say it in each dialect's own words.
+      if (is_floating(src) && (t == DType::int32 || t == DType::int64)) {
+        if (d.cuda()) {
+          const char* from = src == DType::float64 ? "double" : "float";
+          // cvt.rzi saturates, but gives INT64_MIN for NaN from float64 or into int64 (PTX ISA).
+          return cat("(isnan(", a, ") ? 0 : __", from, t == DType::int32 ? "2int_rz(" : "2ll_rz(", a, "))");
+        }
+        return cat(t == DType::int32 ? "convert_int_sat(" : "convert_long_sat(", a, ")");
+      }
       std::string v = cat("(", ct, ")(", a, ")");
       // From float64, round to odd in float32 first so that the value is rounded only once.
       if ((t == DType::float16 || t == DType::bfloat16) && src == DType::float64) v = cat("porta_odd_f32(", a, ")");
@@ -28,7 +38,7 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
     case Op::neg: return cat("(-(", a, "))");
     case Op::abs: return is_floating(t) ? fn("fabs") : cat("((", a, ") < 0 ? -(", a, ") : (", a, "))");
     case Op::sign:
-      if (is_floating(t)) return cat("((", a, ") != (", a, ") ? (", a, ") : (", ct, ")(((", a, ") > 0) - ((", a, ") < 0)))");
+      if (is_floating(t)) return cat("(isnan(", a, ") ? (", a, ") : (", ct, ")(((", a, ") > 0) - ((", a, ") < 0)))");
       return cat("(", ct, ")(((", a, ") > 0) - ((", a, ") < 0))");
     case Op::square: return cat("((", a, ") * (", a, "))");
     case Op::exp: return fn("exp");
@@ -47,7 +57,7 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
     case Op::floor: return fn("floor");
     case Op::ceil: return fn("ceil");
     case Op::round: return fn("rint");
-    case Op::isnan: return is_floating(src) ? cat("((", a, ") != (", a, "))") : "false";
+    case Op::isnan: return is_floating(src) ? cat("(isnan(", a, ") != 0)") : "false";
     case Op::isinf: return is_floating(src) ? cat("(", d.cuda() ? "isinf" : "isinf", "(", a, ") != 0)") : "false";
     case Op::isfinite: return is_floating(src) ? cat("(", "isfinite", "(", a, ") != 0)") : "true";
     case Op::logical_not: return cat("(!(", a, "))");
@@ -57,8 +67,29 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
   throw std::logic_error("codegen: not a unary op");
 }
 
+// An op of a value with itself (clip(x, x, hi), x == x): the answer without comparing the value
+// with itself, which compilers warn about ("self-comparison always evaluates to false"); floats
+// keep NaN's answers. Empty where the general form has no such comparison.
+std::string self_binary(Op op, DType src, const std::string& a) {
+  const bool fl = is_floating(src);
+  const std::string nan = cat("(isnan(", a, ") != 0)"), number = cat("(isnan(", a, ") == 0)");
+  switch (op) {
+    case Op::maximum: case Op::minimum: return a;  // NaN stays NaN
+    case Op::eq: case Op::le: case Op::ge: return fl ? number : "true";
+    case Op::ne: return fl ? nan : "false";
+    case Op::lt: case Op::gt: return "false";
+    case Op::logical_xor: return "false";
+    case Op::bit_xor: return src == DType::boolean ? "false" : "";
+    default: return "";
+  }
+}
+
 std::string binary(const DialectText& d, const Instr& in, DType src, const std::string& a, const std::string& b) {
   DType t = in.dtype;
+  if (a == b) {
+    std::string same = self_binary(in.op, src, a);
+    if (!same.empty()) return same;
+  }
   auto infix = [&](const char* op) { return cat("((", a, ") ", op, " (", b, "))"); };
   switch (in.op) {
     case Op::add: return infix("+");
@@ -201,8 +232,12 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       case Op::pow: rhs = cat("pow(", v(in.a), ", ", v(in.b), ")"); break;
       // porta_max_f32's rule lane by lane: a where a > b or a is NaN, else b (select takes the
       // second operand where the mask's sign bit is set).
-      case Op::maximum: rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " > ", v(in.b), ") | isnan(", v(in.a), "))"); break;
-      case Op::minimum: rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " < ", v(in.b), ") | isnan(", v(in.a), "))"); break;
+      case Op::maximum:
+        if (in.a == in.b) { rhs = v(in.a); break; }
+        rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " > ", v(in.b), ") | isnan(", v(in.a), "))"); break;
+      case Op::minimum:
+        if (in.a == in.b) { rhs = v(in.a); break; }
+        rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " < ", v(in.b), ") | isnan(", v(in.a), "))"); break;
       case Op::fma: rhs = cat("fma(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
       default: throw std::logic_error("codegen: no vector form for this op");
     }

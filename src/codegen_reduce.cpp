@@ -67,9 +67,14 @@ std::string combine(ReduceOp op, DType acc, const std::string& a, const std::str
     case ReduceOp::argmax: {
       const char* cmp = op == ReduceOp::argmin ? "<" : ">";
       std::string better;
+      // NaN tests through isnan and bool order through && and !: compilers warn about x != x
+      // where they can see x, and about ordering comparisons of bools.
       if (fl)
-        better = cat("((", v, ") != (", v, ") ? ((", a, ") == (", a, ") || ", i, " < ", ai, ") : ((", a, ") == (", a, ") && (", v,
+        better = cat("(isnan(", v, ") ? (!isnan(", a, ") || ", i, " < ", ai, ") : (!isnan(", a, ") && (", v,
                      " ", cmp, " ", a, " || (", v, " == ", a, " && ", i, " < ", ai, "))))");
+      else if (acc == DType::boolean)
+        better = op == ReduceOp::argmax ? cat("(((", v, ") && !(", a, ")) || ((", v, ") == (", a, ") && ", i, " < ", ai, "))")
+                                        : cat("((!(", v, ") && (", a, ")) || ((", v, ") == (", a, ") && ", i, " < ", ai, "))");
       else
         better = cat("(", v, " ", cmp, " ", a, " || (", v, " == ", a, " && ", i, " < ", ai, "))");
       return cat("if (", i, " >= 0 && (", ai, " < 0 || ", better, ")) { ", a, " = ", v, "; ", ai, " = ", i, "; }");

@@ -144,8 +144,8 @@ inline uint porta_mulhi(uint a, uint b) { return (uint)(((ulong)a * b) >> 32); }
   // NumPy's remainder (sign of the divisor), integer power, NaN-propagating max/min.
   p += R"(PORTA_FN int porta_mod_i32(int a, int b) { if (b == 0) return 0; if (b == -1) return 0; int r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 PORTA_FN PORTA_I64 porta_mod_i64(PORTA_I64 a, PORTA_I64 b) { if (b == 0) return 0; if (b == -1) return 0; PORTA_I64 r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
-PORTA_FN int porta_pow_i32(int a, int b) { if (b < 0) return 0; porta_u32 r = 1u, x = (porta_u32)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (int)r; }
-PORTA_FN PORTA_I64 porta_pow_i64(PORTA_I64 a, PORTA_I64 b) { if (b < 0) return 0; porta_u64 r = 1u, x = (porta_u64)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (PORTA_I64)r; }
+PORTA_FN int porta_pow_i32(int a, int b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; porta_u32 r = 1u, x = (porta_u32)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (int)r; }
+PORTA_FN PORTA_I64 porta_pow_i64(PORTA_I64 a, PORTA_I64 b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; porta_u64 r = 1u, x = (porta_u64)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (PORTA_I64)r; }
 PORTA_FN float porta_mod_f32(float a, float b) { float m = FMODF(a, b); if (b == 0.0f) return m; if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) m += b; } else { m = COPYSIGNF(0.0f, b); } return m; }
 PORTA_FN float porta_max_f32(float a, float b) { return (a > b || a != a) ? a : b; }
 PORTA_FN float porta_min_f32(float a, float b) { return (a < b || a != a) ? a : b; }

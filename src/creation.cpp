@@ -8,6 +8,7 @@
 #include "context.hpp"
 #include "evaluate.hpp"
 #include "expr.hpp"
+#include "float_to_int.hpp"
 #include "strings.hpp"
 
 namespace porta {
@@ -60,9 +61,15 @@ Array empty(Shape shape, DType t, Device d) {
 Array full(Shape shape, double value, DType t, Device d) {
   check_shape(shape);
   detail::check_dtype(d, t);
-  std::int64_t i = std::isfinite(value) ? static_cast<std::int64_t>(value) : 0;
-  if (!is_floating(t) && std::isfinite(value) && static_cast<double>(i) != value)
-    throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));
+  if (t == DType::int32 || t == DType::int64) {
+    // As NumPy: a fraction, NaN, an infinity or a number the dtype cannot hold is an error.
+    if (!std::isfinite(value) || std::trunc(value) != value)
+      throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));
+    const double limit = t == DType::int32 ? 2147483648.0 : 9223372036854775808.0;  // 2^31, 2^63
+    if (value >= limit || value < -limit)
+      throw InvalidArgument(cat("full: ", value, " does not fit in ", name(t), "; use a wider dtype"));
+  }
+  std::int64_t i = detail::float_to_int(value, t);
   return Array(make_scalar(value, i, t, std::move(shape), d));
 }
 
@@ -172,6 +179,11 @@ Array concatenate(const std::vector<Array>& arrays, int axis) {
 
 Array stack(const std::vector<Array>& arrays, int axis) {
   if (arrays.empty()) throw InvalidArgument("stack: no arrays given");
+  // Checked here so that the message names stack, not the expand_dims it is built from.
+  const int nd = arrays[0].ndim();
+  if (axis < -(nd + 1) || axis > nd)
+    throw InvalidArgument(cat("stack: axis ", axis, " is out of range for stacking arrays of ", nd,
+                              " dimensions (the result has ", nd + 1, "; axis must be in [", -(nd + 1), ", ", nd, "])"));
   std::vector<Array> expanded;
   for (std::size_t j = 0; j < arrays.size(); ++j) {
     if (arrays[j].shape() != arrays[0].shape())

@@ -2,8 +2,10 @@
 #include <porta/dtype.hpp>
 #include <porta/error.hpp>
 
+#include <array>
 #include <bit>
 #include <cmath>
+#include <string>
 
 #include "strings.hpp"
 
@@ -119,7 +121,14 @@ std::string_view name(DType t) {
     case DType::float32: return "float32";
     case DType::float64: return "float64";
   }
-  return "?";
+  // A value outside the enumeration (a cast from an integer): name the value, so that a message
+  // says which. One string per possible value, made once, so the view stays valid.
+  static const std::array<std::string, 256> unknown = [] {
+    std::array<std::string, 256> names;
+    for (std::size_t i = 0; i < names.size(); ++i) names[i] = "DType(" + std::to_string(i) + ")";
+    return names;
+  }();
+  return unknown[static_cast<std::uint8_t>(t)];
 }
 
 DType parse_dtype(std::string_view s) {

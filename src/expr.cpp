@@ -7,6 +7,7 @@
 
 #include <porta/error.hpp>
 
+#include "float_to_int.hpp"
 #include "log.hpp"
 
 namespace porta::detail {
@@ -69,7 +70,7 @@ NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device
   e.scalar.dtype = t;
   switch (t) {
     case DType::boolean: e.scalar.i = (i != 0 || f != 0) ? 1 : 0; break;
-    case DType::int32:
+    case DType::int32: e.scalar.i = static_cast<std::int32_t>(i); break;  // wraps, as a cast of the array would
     case DType::int64: e.scalar.i = i; break;
     case DType::float16: e.scalar.f = static_cast<float>(half(f)); break;
     case DType::bfloat16: e.scalar.f = static_cast<float>(bfloat16(f)); break;
@@ -115,7 +116,7 @@ NodePtr cast(const NodePtr& a, DType t) {
     if (!snap.evaluated && snap.expr.op == Op::scalar) {
       const ScalarValue& s = snap.expr.scalar;
       double f = is_floating(s.dtype) ? s.f : static_cast<double>(s.i);
-      std::int64_t i = is_floating(s.dtype) ? static_cast<std::int64_t>(std::trunc(std::isfinite(s.f) ? s.f : 0.0)) : s.i;
+      std::int64_t i = is_floating(s.dtype) ? float_to_int(s.f, t) : s.i;
       return make_scalar(f, i, t, a->shape(), a->device());
     }
   }
@@ -195,7 +196,7 @@ Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType>
       continue;
     }
     double f = o->kind() == Operand::Kind::floating ? o->floating() : static_cast<double>(o->integer());
-    std::int64_t i = o->kind() == Operand::Kind::floating ? static_cast<std::int64_t>(o->floating()) : o->integer();
+    std::int64_t i = o->kind() == Operand::Kind::floating ? float_to_int(o->floating(), r.dtype) : o->integer();
     if (r.dtype == DType::int32 && o->kind() == Operand::Kind::integer &&
         (i > std::numeric_limits<std::int32_t>::max() || i < std::numeric_limits<std::int32_t>::min()))
       throw InvalidArgument(cat("the number ", i, " does not fit in int32, the dtype of the array it meets; use astype(int64)"));

@@ -242,8 +242,8 @@ template <class T> T int_mod(T a, T b) {  // NumPy remainder: the sign of the di
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
-template <class T> T int_pow(T a, T b) {  // exact by squaring, wrapping; negative exponents give 0
-  if (b < 0) return 0;
+template <class T> T int_pow(T a, T b) {  // exact by squaring, wrapping; plan.hpp for b < 0
+  if (b < 0) return a == 1 ? T(1) : a == -1 ? T((b & 1) ? -1 : 1) : T(0);
   Unsigned<T> base = static_cast<Unsigned<T>>(a), e = static_cast<Unsigned<T>>(b), r = 1;
   while (e) {
     if (e & 1u) r *= base;

@@ -3,7 +3,12 @@
 
 #include <porta/error.hpp>
 
+#include <cstdint>
+#include <limits>
+#include <optional>
+
 #include "expr.hpp"
+#include "node.hpp"
 #include "strings.hpp"
 
 namespace porta {
@@ -22,6 +27,16 @@ Array wrap(NodePtr n) { return Array(std::move(n)); }
   throw DTypeError(cat(op, " does not take ", name(t), " operands: it needs ", need));
 }
 
+// The value of an integer or bool exponent known when the expression is built: a host number,
+// or an array that is a lazy scalar (full, ones, a folded cast).
+std::optional<std::int64_t> known_integer(const Operand& o) {
+  if (o.kind() == Operand::Kind::integer || o.kind() == Operand::Kind::boolean) return o.integer();
+  if (o.kind() != Operand::Kind::array || !o.array().valid()) return std::nullopt;
+  auto snap = o.array().node()->snapshot();
+  if (snap.evaluated || snap.expr.op != Op::scalar || is_floating(snap.expr.scalar.dtype)) return std::nullopt;
+  return snap.expr.scalar.i;
+}
+
 Array arithmetic(Op op, const Operand& a, const Operand& b) {
   auto r = resolve({&a, &b});
   if (r.dtype == DType::boolean) {
@@ -30,10 +45,29 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
     else if (op == Op::sub) throw DTypeError("subtract of two bool arrays is not defined (as NumPy); use logical_xor or astype(int32)");
     else if (op == Op::mod || op == Op::pow) r = resolve({&a, &b}, DType::int32);
   }
+  if (op == Op::pow && !is_floating(r.dtype)) {
+    // NumPy raises here; an exponent array is not read back to check (plan.hpp says what a
+    // negative element gives).
+    auto e = known_integer(b);
+    if (e && *e < 0)
+      throw InvalidArgument(cat("power: integers to negative integer powers are not allowed (exponent ", *e,
+                                ", result dtype ", name(r.dtype), "), as in NumPy; make the base floating, e.g. astype(float64)"));
+  }
   return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
+bool outside_int32(const Operand& o) {
+  return o.kind() == Operand::Kind::integer &&
+         (o.integer() > std::numeric_limits<std::int32_t>::max() || o.integer() < std::numeric_limits<std::int32_t>::min());
+}
+
 Array comparison(Op op, const Operand& a, const Operand& b) {
+  // int32_array < 2**40 is all true in NumPy 2: a host integer int32 cannot hold is compared
+  // in int64 rather than refused (arithmetic with it still is).
+  if (detail::result_dtype({&a, &b}) == DType::int32 && (outside_int32(a) || outside_int32(b))) {
+    auto r = resolve({&a, &b}, DType::int64);
+    return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+  }
   auto r = resolve({&a, &b});
   return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
 }

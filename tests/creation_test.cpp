@@ -32,6 +32,12 @@ TEST_P(Creation, ZerosOnesFullAndLikes) {
   EXPECT_TRUE(array_matches(porta::full_like(like_src, 1), t, {2, 3}, std::vector<double>(6, 1), ex));
   if (porta::is_integral(t)) {
     EXPECT_THROW((void)porta::full({2}, 2.5, t, dev()), porta::InvalidArgument) << "a fraction in an integer array";
+    const double limit = t == DType::int32 ? 2147483648.0 : 9223372036854775808.0;
+    for (double bad : {limit, -limit * 2, std::nan(""), HUGE_VAL}) {
+      std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)porta::full({2}, bad, t, dev()); });
+      EXPECT_NE(msg.find(std::string(porta::name(t))), std::string::npos) << msg;
+    }
+    EXPECT_EQ(porta::full({1}, -limit, t, dev()).astype(DType::float64).item<double>(), -limit) << "the lowest value fits";
   }
   // empty() has the shape and dtype; its values are whatever the memory held.
   Array e = porta::empty({5, 2}, t, dev());

@@ -3,12 +3,16 @@
 // strided inputs; non-contiguous outputs; sizes from 0 to past 2^16.
 #include "test_common.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string_view>
+
+#include <unistd.h>
 
 namespace porta_test {
 namespace {
@@ -169,7 +173,8 @@ double numpy_mod(double a, double b, DType t) {
 }
 
 double int_pow(double a, double b) {
-  if (b < 0) return 0;  // ops.hpp: integer powers are exact; plan.hpp: negative exponents give 0
+  // plan.hpp: a negative exponent gives the power truncated toward zero.
+  if (b < 0) return a == 1 ? 1 : a == -1 ? (std::fmod(b, 2) != 0 ? -1 : 1) : 0;
   double r = 1;
   for (int k = 0; k < static_cast<int>(b); ++k) r *= a;
   return r;
@@ -477,8 +482,9 @@ INSTANTIATE_TEST_SUITE_P(Devices, SpecialValues,
                          DeviceDTypeName());
 
 // Integer rules of ops.hpp / plan.hpp: remainder has the sign of the divisor and x % 0 is 0;
-// powers are exact (beyond float64's 2^53) and negative exponents give 0; true division gives
-// float64.
+// powers are exact (beyond float64's 2^53); a negative exponent from an array gives the power
+// truncated toward zero (1 ** -k is 1, (-1) ** -k is +-1, others 0) and one known when building
+// is an InvalidArgument (NumPy raises); true division gives float64.
 TEST_P(SpecialValues, IntegerRemainderPowerAndDivision) {
   const DType t = dtype();
   if (t != DType::float32) GTEST_SKIP() << "integer rules are checked once per device";
@@ -490,15 +496,73 @@ TEST_P(SpecialValues, IntegerRemainderPowerAndDivision) {
     EXPECT_TRUE(array_matches(q, DType::float64, {8}, {7.0 / 3, -7.0 / 3, -7.0 / 3, 7.0 / 3, kInf, 0, 9, -1.5},
                               tolerance(DType::float64, Accuracy::simple)))
         << porta::name(it);
-    Array base = upload({2, -3, 2, 5, -2, 0}, it, {6}, dev());
-    Array ex = upload({10, 5, -1, 0, 3, 0}, it, {6}, dev());
-    EXPECT_TRUE(array_matches(porta::power(base, ex), it, {6}, {1024, -243, 0, 1, -8, 1}, tolerance(it, Accuracy::exact)))
+    Array base = upload({2, -3, 2, 5, -2, 0, 1, -1, -1, 0, 1, -1}, it, {12}, dev());
+    Array ex = upload({10, 5, -1, 0, 3, 0, -1, -3, -2, -2, -7, -1}, it, {12}, dev());
+    EXPECT_TRUE(array_matches(porta::power(base, ex), it, {12}, {1024, -243, 0, 1, -8, 1, 1, -1, 1, 0, 1, -1},
+                              tolerance(it, Accuracy::exact)))
         << porta::name(it);
+    for (std::int64_t e : {-1, -2, -5}) {
+      std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)porta::power(base, e); });
+      EXPECT_NE(msg.find("negative integer powers"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(std::to_string(e)), std::string::npos) << msg;
+      EXPECT_THROW((void)porta::power(base, porta::full({12}, static_cast<double>(e), it, dev())), porta::InvalidArgument)
+          << "a lazy scalar exponent is known when building";
+    }
+    EXPECT_THROW((void)porta::power(1, porta::full({1}, -1, it, dev())), porta::InvalidArgument) << "1 ** -1";
+    EXPECT_NO_THROW((void)porta::power(base, -1.0)) << "a floating exponent makes the result float64";
   }
+  EXPECT_THROW((void)porta::power(upload({1, 0}, DType::boolean, {2}, dev()), -1), porta::InvalidArgument) << "bool ** -1 is int64";
   // 3^39 is exact in int64 and not in float64.
   Array big = upload({3}, DType::int64, {1}, dev());
   HostArray p = fetch(porta::power(big, std::int64_t{39}));
   EXPECT_EQ(p.integer(0), 4052555153018976267LL);
+}
+
+// The host reference of porta's float -> integer rule (plan.hpp's Op::cast), written out here
+// apart from the library's: truncate toward zero, saturate at the limits of the `bits`-bit
+// integer, NaN gives 0. The same on every backend, where a C cast would leave it undefined.
+std::int64_t saturated_int(double v, int bits) {
+  if (std::isnan(v)) return 0;
+  const double limit = std::ldexp(1.0, bits - 1);
+  if (v >= limit) return bits == 64 ? std::numeric_limits<std::int64_t>::max() : (std::int64_t{1} << (bits - 1)) - 1;
+  if (v <= -limit) return bits == 64 ? std::numeric_limits<std::int64_t>::min() : -(std::int64_t{1} << (bits - 1));
+  return static_cast<std::int64_t>(std::trunc(v));
+}
+
+// astype of out-of-range, NaN and infinite floats to int32 and int64 saturates, NaN giving 0,
+// for every floating source dtype; to bool it is x != 0, NaN giving true (NumPy). Values at the
+// edges of each integer's range as the source dtype rounds them, then random ones over +-1e19.
+TEST_P(SpecialValues, FloatToIntegerCastsSaturateAndNaNGivesZero) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  std::vector<double> v = {3e9, -3e9, kNaN, kInf, -kInf, 2.5, -2.5, 0.75, -0.75, 0.0, -0.0,
+                           2147483520.0, 2147483647.0, 2147483648.0, -2147483648.0, -2147483904.0, -2147483649.0,
+                           9223371487098961920.0, 9223372036854775807.0, -9223372036854775808.0, 9.3e18, -9.3e18,
+                           65504, -65504, 65520, 1e30, -1e30, 1e-30};
+  for (double x : random_values(200, DType::float64, -1e19, 1e19)) v.push_back(x);
+  for (double x : random_values(100, DType::float64, -5e9, 5e9)) v.push_back(x);
+  const std::int64_t n = static_cast<std::int64_t>(v.size());
+  Array src = upload(v, t, {n}, dev());
+  const HostArray in = fetch(src);  // the values as the source dtype holds them
+  for (auto [to, bits] : {std::pair{DType::int32, 32}, std::pair{DType::int64, 64}, std::pair{DType::boolean, 0}}) {
+    Array r = src.astype(to);
+    ASSERT_EQ(r.dtype(), to);
+    const HostArray got = fetch(r);
+    int bad = 0;
+    for (std::int64_t i = 0; i < n && bad < 10; ++i) {
+      const double x = in.value(i);
+      const std::int64_t want = bits ? saturated_int(x, bits) : (x != 0 ? 1 : 0);
+      const std::int64_t have = bits ? got.integer(i) : got.raw_bool(i);
+      if (have != want) {
+        ++bad;
+        ADD_FAILURE() << porta::name(t) << " " << x << " astype(" << porta::name(to) << ") gave " << have
+                      << ", the rule gives " << want;
+      }
+    }
+  }
+  // A host number folded into the expression follows the same rule.
+  HostArray folded = fetch(porta::full({3}, kNaN, t, dev()).astype(DType::int32) + porta::full({3}, kInf, t, dev()).astype(DType::int32));
+  EXPECT_EQ(folded.integer(0), std::numeric_limits<std::int32_t>::max());
 }
 
 using SingleOps = DeviceDTypeTest;
@@ -1024,6 +1088,75 @@ TEST_P(TwoDimensional, SteppedSlicesOtherDTypesAndStridedOutputs) {
 }
 
 PORTA_INSTANTIATE_DEVICES(TwoDimensional);
+
+using CompileWarnings = DeviceTest;
+
+// The generated kernels compilers used to warn about: an op of a value with itself (clip(x, x,
+// hi) is maximum(x, x): "self-comparison always evaluates to false"; x == x of bools), argmax
+// and argmin of bool arrays, where of bools, the float -> integer casts. Each is computed here
+// and checked; the test below runs this one in a subprocess and reads the build logs.
+TEST_P(CompileWarnings, KernelsOfTheWarningCheckComputeRightValues) {
+  const std::int64_t n = 300;
+  std::vector<double> xv, yv;
+  for (DType t : {DType::int32, DType::float32}) {
+    Array x = random_array({n}, t, -50, 50, &xv), y = random_array({n}, t, -50, 50, &yv);
+    std::vector<double> ref(xv.size()), eq(xv.size(), 1), lt(xv.size(), 0);
+    for (std::size_t i = 0; i < xv.size(); ++i) ref[i] = std::min(xv[i], yv[i]);
+    const Tolerance exact = tolerance(t, Accuracy::exact);
+    EXPECT_TRUE(array_matches(porta::clip(x, x, y), t, {n}, ref, exact)) << "clip(x, x, y) of " << porta::name(t);
+    EXPECT_TRUE(array_matches(x == x, DType::boolean, {n}, eq, exact)) << "x == x of " << porta::name(t);
+    EXPECT_TRUE(array_matches(x < x, DType::boolean, {n}, lt, exact)) << "x < x of " << porta::name(t);
+  }
+  std::vector<double> bv, cv;
+  Array b = random_array({n}, DType::boolean, 0, 1, &bv), c = random_array({n}, DType::boolean, 0, 1, &cv);
+  std::vector<double> w(bv.size()), ne(bv.size(), 0), ge(bv.size(), 1);
+  for (std::size_t i = 0; i < bv.size(); ++i) w[i] = bv[i] != 0 ? cv[i] : bv[i];
+  const Tolerance exact = tolerance(DType::boolean, Accuracy::exact);
+  EXPECT_TRUE(array_matches(porta::where(b, c, b), DType::boolean, {n}, w, exact)) << "where of bools";
+  EXPECT_TRUE(array_matches(b != b, DType::boolean, {n}, ne, exact)) << "b != b";
+  EXPECT_TRUE(array_matches(b >= b, DType::boolean, {n}, ge, exact)) << "b >= b";
+  const std::int64_t first_true = std::find(bv.begin(), bv.end(), 1.0) - bv.begin();
+  const auto first_false = std::find(bv.begin(), bv.end(), 0.0);
+  EXPECT_EQ(porta::argmax(b).item<std::int64_t>(), first_true);
+  EXPECT_EQ(porta::argmin(b).item<std::int64_t>(), first_false == bv.end() ? 0 : first_false - bv.begin());
+  Array f = upload({3e9, -3e9, kNaN, kInf, -kInf, 2.5}, DType::float32, {6}, dev());
+  EXPECT_TRUE(array_matches(f.astype(DType::int32), DType::int32, {6}, {2147483647.0, -2147483648.0, 0, 2147483647.0, -2147483648.0, 2},
+                            tolerance(DType::int32, Accuracy::exact)));
+  EXPECT_TRUE(array_matches(f.astype(DType::boolean), DType::boolean, {6}, {1, 1, 1, 1, 1, 1}, exact));
+}
+
+// porta's own kernels compile without a warning: the subprocess runs the test above with the
+// kernel caches off (PORTA_CACHE=off, PoCL's POCL_KERNEL_CACHE=0, NVIDIA's CUDA_CACHE_DISABLE=1)
+// so that every kernel is compiled, and PORTA_LOG=debug, which prints every non-empty build log.
+// PoCL's clang also prints "N warning(s) generated." to stderr by itself, which no porta setting
+// can redirect: only a kernel without warnings keeps stderr quiet.
+TEST_P(CompileWarnings, GeneratedKernelsCompileWithoutWarnings) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "only OpenCL compilers' build logs are read";
+  const std::string filter = "Devices/CompileWarnings.KernelsOfTheWarningCheckComputeRightValues/" + device_label(dev());
+  char self[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(len, 0) << "readlink /proc/self/exe";
+  self[len] = '\0';
+  // CTest runs this program as GoogleTest shards: the child runs its one test whatever the shard.
+  const std::string cmd = "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_STATUS_FILE -u GTEST_OUTPUT POCL_KERNEL_CACHE=0 CUDA_CACHE_DISABLE=1 PORTA_CACHE=off PORTA_LOG=debug PORTA_TEST_SEED=" + std::to_string(seed()) +
+                          " '" + self + "' --gtest_filter=" + filter + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr) << cmd;
+  std::string out;
+  char buf[4096];
+  for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, got);
+  const int status = ::pclose(p);
+  ASSERT_EQ(status, 0) << cmd << "\n" << out;
+  ASSERT_NE(out.find("[  PASSED  ] 1 test"), std::string::npos) << "the subprocess ran no test: " << cmd << "\n" << out;
+  ASSERT_NE(out.find("compiled porta_"), std::string::npos) << "the subprocess compiled nothing:\n" << out;
+  for (const char* bad : {"warning:", "warning generated", "warnings generated"}) {
+    const auto at = out.find(bad);
+    EXPECT_EQ(at, std::string::npos) << "'" << bad << "' in the output of " << cmd << ":\n"
+                                     << out.substr(at == std::string::npos ? 0 : (at > 2000 ? at - 2000 : 0), 6000);
+  }
+}
+
+PORTA_INSTANTIATE_DEVICES(CompileWarnings);
 
 }  // namespace
 }  // namespace porta_test

@@ -65,6 +65,13 @@ TEST_P(Errors, BadAxesAreInvalidArguments) {
   EXPECT_THROW((void)evaluated_.expand_dims(4), porta::InvalidArgument);
   EXPECT_THROW((void)evaluated_.dim(2), porta::InvalidArgument);
   EXPECT_THROW((void)evaluated_[64], porta::InvalidArgument);
+  // stack builds on expand_dims; its message must name stack and the axis it was given.
+  for (int axis : {5, 3, -4}) {
+    std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)porta::stack({evaluated_, evaluated_}, axis); });
+    EXPECT_NE(msg.find("stack: axis " + std::to_string(axis)), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("expand_dims"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(porta::stack({evaluated_, evaluated_}, -3).dim(0), 2) << "axis -3 of a 2-D stack is the first";
   expect_intact("bad axes");
 }
 
@@ -103,6 +110,10 @@ TEST_P(Errors, DTypeErrors) {
   EXPECT_EQ(porta::parse_dtype("f32"), DType::float32);
   EXPECT_EQ(porta::parse_dtype("bool"), DType::boolean);
   EXPECT_EQ(porta::parse_dtype("bf16"), DType::bfloat16);
+  // A value outside the enumeration prints as itself, so that a message says which.
+  EXPECT_EQ(porta::name(static_cast<DType>(42)), "DType(42)");
+  EXPECT_EQ(porta::name(static_cast<DType>(7)), "DType(7)");
+  EXPECT_EQ(porta::name(DType::bfloat16), "bfloat16");
   expect_intact("dtype errors");
 }
 

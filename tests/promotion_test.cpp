@@ -3,6 +3,7 @@
 #include "test_common.hpp"
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace porta_test {
@@ -137,9 +138,40 @@ TEST_P(Promotion, WeakHostScalarsFollowNumPy2) {
     for (std::size_t i = 0; i < x.size(); ++i) ref[i] = c.ref(x[i]);
     EXPECT_TRUE(array_matches(c.fn(a), c.expected, {n}, ref, tolerance(c.expected, Accuracy::simple))) << c.what;
   }
-  // A number that does not fit the integer array's dtype is an error (NumPy 2 raises too).
+  // A number that does not fit the integer array's dtype is an error in arithmetic (NumPy 2
+  // raises too), and compared with it gives NumPy 2's answer: the comparison is made in int64.
   Array i32 = porta::ones({3}, I32, dev());
   EXPECT_THROW((void)(i32 + (std::int64_t{1} << 40)), porta::InvalidArgument);
+}
+
+TEST_P(Promotion, ComparisonsWithIntegersBeyondInt32AreExact) {
+  const std::int64_t n = 64;
+  std::vector<double> x;
+  Array a = random_array({n}, I32, -2147483648.0, 2147483647.0, &x);
+  const std::int64_t big[] = {std::int64_t{1} << 40, -(std::int64_t{1} << 40), 2147483648LL, -2147483649LL,
+                              std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+  using Cmp = Array (*)(const porta::Operand&, const porta::Operand&);
+  const std::pair<Cmp, bool (*)(double, double)> ops[] = {
+      {porta::less, [](double p, double q) { return p < q; }},
+      {porta::greater_equal, [](double p, double q) { return p >= q; }},
+      {porta::equal, [](double p, double q) { return p == q; }},
+      {porta::not_equal, [](double p, double q) { return p != q; }},
+  };
+  std::vector<Array> results;
+  std::vector<double> ref;
+  for (std::int64_t k : big)
+    for (auto [fn, want] : ops) {
+      // Both orders: array op number and number op array. The numbers are far from every int32,
+      // so comparing their doubles is exact here.
+      results.push_back(fn(a, k));
+      for (double xi : x) ref.push_back(want(xi, static_cast<double>(k)) ? 1 : 0);
+      results.push_back(fn(k, a));
+      for (double xi : x) ref.push_back(want(static_cast<double>(k), xi) ? 1 : 0);
+    }
+  Array all = porta::concatenate(results, 0);
+  EXPECT_TRUE(array_matches(all, B, {n * static_cast<std::int64_t>(results.size())}, ref, tolerance(B, Accuracy::exact)));
+  // Numbers inside int32 still compare in int32.
+  EXPECT_EQ((a < 5).dtype(), B);
 }
 
 // The operands are converted to the result dtype before the operation: int32 + int64 does not

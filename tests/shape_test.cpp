@@ -2,6 +2,10 @@
 // squeeze, copy, contiguous, concatenate, stack, and the accessors.
 #include "test_common.hpp"
 
+#include <limits>
+#include <optional>
+#include <string>
+
 namespace porta_test {
 namespace {
 
@@ -129,6 +133,77 @@ TEST_P(Shapes, SlicesAndIndexing) {
   EXPECT_THROW((void)a[0][0][0], porta::InvalidArgument) << "indexing a 0-d array";
   EXPECT_THROW((void)a.slice({S{0, 1, 0}}), porta::InvalidArgument) << "step 0";
   EXPECT_THROW((void)a.slice({S{}, S{}, S{}}), porta::InvalidArgument) << "three slices for two axes";
+}
+
+// Python's slice(start, stop, step).indices(length) and the elements it selects, written as the
+// CPython source reads (PySlice_AdjustIndices) with 128-bit arithmetic, so that nothing here can
+// overflow at int64's limits.
+std::vector<std::int64_t> python_slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                                       std::int64_t step, std::int64_t length) {
+  using W = __int128;
+  const W lower = step < 0 ? -1 : 0, upper = step < 0 ? W(length) - 1 : W(length);
+  auto adjust = [&](std::optional<std::int64_t> x, W dflt) {
+    if (!x) return dflt;
+    W y = *x;
+    if (y < 0) {
+      y += length;
+      if (y < lower) y = lower;
+    } else if (y > upper) {
+      y = upper;
+    }
+    return y;
+  };
+  const W b = adjust(start, step < 0 ? upper : lower), e = adjust(stop, step < 0 ? lower : upper);
+  std::vector<std::int64_t> out;
+  for (W i = b; step > 0 ? i < e : i > e; i += step) out.push_back(static_cast<std::int64_t>(i));
+  return out;
+}
+
+// Slices at the limits of int64 (steps of INT64_MIN, +-2^62, starts and stops of +-INT64_MAX and
+// INT64_MIN) and random ones pick the elements Python's slice.indices picks.
+TEST_P(Shapes, SlicesAtTheLimitsOfInt64MatchPythonSliceIndices) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max(), kMin = std::numeric_limits<std::int64_t>::min();
+  const std::int64_t len = 9;
+  std::vector<double> v;
+  Array a = random_array({len}, DType::int32, -1000, 1000, &v);
+  using Bound = std::optional<std::int64_t>;
+  const std::vector<Bound> bounds = {std::nullopt, 0, 1, -1, 4, -4, len, -len, len + 1, -len - 1, kMax, kMin, kMax - 1, kMin + 1};
+  const std::vector<std::int64_t> steps = {1, -1, 2, -2, 3, -5, len - 1, -len + 1, len, -len, kMax, kMin, kMin + 1,
+                                           std::int64_t{1} << 62, -(std::int64_t{1} << 62)};
+  struct Triple {
+    Bound start, stop;
+    std::int64_t step;
+  };
+  std::vector<Triple> triples;
+  for (std::int64_t st : steps)
+    for (const Bound& b : bounds)
+      for (const Bound& e : {Bound{}, Bound{-1}, Bound{kMin}, Bound{kMax}, Bound{3}}) triples.push_back({b, e, st});
+  for (int k = 0; k < 200; ++k) {
+    auto pick = [&]() -> Bound {
+      int r = random_int(0, 9);
+      if (r == 0) return std::nullopt;
+      if (r < 7) return random_int(-12, 12);
+      return static_cast<std::int64_t>(rng()());  // anywhere in int64
+    };
+    std::int64_t st = random_int(0, 1) ? random_int(-12, 12) : static_cast<std::int64_t>(rng()());
+    if (st == 0) st = kMin;
+    triples.push_back({pick(), pick(), st});
+  }
+  auto show = [](const Bound& b) { return b ? std::to_string(*b) : std::string("None"); };
+  int failures = 0;
+  for (const Triple& t : triples) {
+    const std::vector<std::int64_t> idx = python_slice(t.start, t.stop, t.step, len);
+    std::vector<double> ref;
+    for (std::int64_t i : idx) ref.push_back(v[static_cast<std::size_t>(i)]);
+    Array s = a.slice({porta::Slice{t.start, t.stop, t.step}});
+    auto r = array_matches(s, DType::int32, {static_cast<std::int64_t>(idx.size())}, ref, {0, 0});
+    if (!r && ++failures <= 10)
+      ADD_FAILURE() << "a[" << show(t.start) << ":" << show(t.stop) << ":" << t.step << "] of " << len << " elements: " << r.message();
+  }
+  EXPECT_EQ(failures, 0) << "of " << triples.size() << " slices";
+  // A step of 0 names itself and the axis.
+  std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)a.slice({porta::Slice{1, 5, 0}}); });
+  EXPECT_NE(msg.find("step of axis 0 is 0"), std::string::npos) << msg;
 }
 
 TEST_P(Shapes, BroadcastToExpandDimsSqueeze) {
