@@ -14,6 +14,7 @@ function(porta_add_backend name)
   set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON
                                              BUILD_RPATH "$ORIGIN" INSTALL_RPATH "$ORIGIN")
   porta_warnings(${target})
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")  # src/CMakeLists.txt says why
   install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set_property(GLOBAL APPEND PROPERTY PORTA_BACKEND_TARGETS ${target})
 endfunction()

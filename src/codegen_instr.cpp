@@ -26,7 +26,9 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
           // cvt.rzi saturates, but gives INT64_MIN for NaN from float64 or into int64 (PTX ISA).
           return cat("(isnan(", a, ") ? 0 : __", from, t == DType::int32 ? "2int_rz(" : "2ll_rz(", a, "))");
         }
-        return cat(t == DType::int32 ? "convert_int_sat(" : "convert_long_sat(", a, ")");
+        // OpenCL's _sat conversions give 0 for NaN by the spec, but NVIDIA's driver gives the
+        // minimum (seen on the H200, driver 580): test NaN explicitly there too.
+        return cat("(isnan(", a, ") ? 0 : ", t == DType::int32 ? "convert_int_sat(" : "convert_long_sat(", a, "))");
       }
       std::string v = cat("(", ct, ")(", a, ")");
       // From float64, round to odd in float32 first so that the value is rounded only once.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nvrtc.h>
 
+#include "exit_guard.hpp"
 #include "cuda.hpp"
 #include "log.hpp"
 #include "strings.hpp"
@@ -132,6 +133,7 @@ void Kernel::reserve_shared_memory(std::size_t bytes) {
 
 std::shared_ptr<Module> Device::build(const std::string& source, const std::string& entry,
                                       const std::vector<std::string>& given) {
+  auto building = detail::ExitGuard::instance().enter(label(), entry);
   std::vector<std::string> options = given;
   int arch = cc_major_ * 10 + cc_minor_;
   if (!has_option(options, {"-arch", "--gpu-architecture"})) {
@@ -168,6 +170,7 @@ std::shared_ptr<Module> Device::build(const std::string& source, const std::stri
     throw CompileError(message, log, source);
   }
   if (!log.empty()) PORTA_LOG(debug, "NVRTC messages for ", entry, " on ", label(), ":\n", log);
+  detail::ExitGuard::instance().watch_first_build();
 
   // A cubin when compiled for a real architecture (sm_XY), else PTX (compute_XY).
   std::string image;

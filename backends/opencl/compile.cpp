@@ -10,6 +10,7 @@
 #include <shared_mutex>
 #include <cstring>
 
+#include "exit_guard.hpp"
 #include "log.hpp"
 #include "opencl/opencl.hpp"
 
@@ -201,49 +202,11 @@ std::vector<std::uint8_t> OpenCLKernel::binary() const {
   return std::vector<std::uint8_t>(storage[slot].begin(), storage[slot].end());
 }
 
-namespace {
-
-// PoCL compiles with LLVM, whose static state exit() destroys: a compile asked for after that
-// (a static DevicePool's queued task, a reduction in a static destructor) crashed inside PoCL.
-// An exit handler registered after PoCL's first build runs before LLVM's own (handlers run in
-// reverse order), and from then on porta refuses new PoCL compiles with a clear error.
-// Compiles in other threads (a pool's workers) hold the lock shared; the exit handler takes it
-// exclusively, so it returns only once no PoCL build is under way.
-bool is_pocl(const DeviceInfo& info) { return info.platform == "Portable Computing Language"; }
-std::atomic<bool> g_exit_started{false};
-std::shared_mutex g_build_lock;
-void note_exit_started() {
-  g_exit_started.store(true, std::memory_order_release);
-  std::unique_lock wait_for_builds(g_build_lock);
-}
-// Once when the device is made and once after its first build or load: LLVM may register its
-// teardown at either point, and the handler must come after it.
-void watch_exit_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { std::atexit(note_exit_started); });
-}
-
-}  // namespace
-
-void OpenCLDevice::watch_exit() const {
-  if (!is_pocl(info_)) return;
-  static std::once_flag once;
-  std::call_once(once, [] { std::atexit(note_exit_started); });
-}
-
-namespace {
-
-}  // namespace
-
 std::shared_lock<std::shared_mutex> OpenCLDevice::check_compile_allowed(const std::string& entry) const {
-  if (!is_pocl(info_)) return {};
-  std::shared_lock building(g_build_lock);
-  if (!g_exit_started.load(std::memory_order_acquire)) return building;
-  throw BackendUnavailable(detail::cat(
-      label_, ": kernel '", entry, "' would be compiled after the program began to exit (main returned or exit() was ",
-      "called), when PoCL's compiler is already being torn down, so porta does not call it. Kernels compiled before ",
-      "still run: finish this work before main returns, or run it once earlier so that its kernel is compiled"));
+  return detail::ExitGuard::instance().enter(label_, entry);
 }
+
+void OpenCLDevice::watch_exit() const { detail::ExitGuard::instance().watch_setup(); }
 
 std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) {
   auto building = check_compile_allowed(src.entry);
@@ -288,7 +251,7 @@ std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::
     return refuse(e.what());
   }
   guard.program = nullptr;  // the kernel owns it now
-  if (is_pocl(info_)) watch_exit_once();
+  detail::ExitGuard::instance().watch_first_build();
   PORTA_LOG(debug, label_, ": loaded the binary of '", src.entry, "' (", binary.size(), " bytes) in ",
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
   return kernel;
@@ -336,7 +299,7 @@ std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
     clReleaseProgram(program);
     throw;
   }
-  if (is_pocl(info_)) watch_exit_once();
+  detail::ExitGuard::instance().watch_first_build();
   PORTA_LOG(debug, label_, ": built '", src.entry, "' in ",
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
   return kernel;

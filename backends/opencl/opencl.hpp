@@ -251,10 +251,10 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // (queue_of, compile) throws a DeviceError that says so, instead of an error in unrelated places.
   void note_failure(cl_int status, const std::string& what) const;
   void check_usable() const;
-  // BackendUnavailable for a PoCL compile asked for after exit() began (compile.cpp says why);
+  // BackendUnavailable for a compile asked for after exit() began (exit_guard.hpp says why);
   // else a lock the build holds so that exit waits for it.
   std::shared_lock<std::shared_mutex> check_compile_allowed(const std::string& entry) const;
-  void watch_exit() const;  // registers that exit handler (PoCL only); the constructor calls it
+  void watch_exit() const;  // registers that exit handler; the constructor calls it
 
  private:
   // gemm_tiled.cpp: porta's GEMM kernel and the parameters chosen for this device (per dtype,
