@@ -174,8 +174,12 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
     }
     for (int ln = 0; ln < V; ++ln) lanes[static_cast<std::size_t>(ln)].push_back(lane_value(d, t, var, ln));
   }
+  // Random numbers: one Philox block for every four (float64: two) lanes, not one per lane.
+  std::vector<std::vector<std::string>> words;
+  if (plan_uses_random(plan)) s += emit_random_blocks(plan, "e", V, words);
   for (int ln = 0; ln < V; ++ln)
-    s += emit_instructions(d, plan, lanes[static_cast<std::size_t>(ln)], cat("(e + ", ln, ")"), cat("_", ln));
+    s += emit_instructions(d, plan, lanes[static_cast<std::size_t>(ln)], cat("(e + ", ln, ")"), cat("_", ln),
+                           words.empty() ? nullptr : &words[static_cast<std::size_t>(ln)]);
   std::vector<std::string> results;
   for (int ln = 0; ln < V; ++ln) results.push_back(cat("v", plan.result, "_", ln));
   if (!d.cuda() && out_t == DType::float16) {
@@ -231,7 +235,9 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
   }
   if (!tail)
     s += cat("    PORTA_PREFETCH(out + off_out + e + ", kPrefetchBytes / static_cast<int>(itemsize(plan.output.dtype)), ", 1);\n");
-  s += emit_vector_instructions(d, plan, reads, V);
+  std::vector<std::vector<std::string>> words;
+  if (plan_uses_random(plan)) s += emit_random_blocks(plan, "e", V, words);
+  s += emit_vector_instructions(d, plan, reads, V, words);
   const std::string r = cat("v", plan.result);
   if (!tail) return s + cat("    vstore", V, "(", r, ", 0, out + off_out + e);\n");
   s += cat("    out[off_out + e] = ", r, ".s0;\n");
