@@ -147,7 +147,9 @@ std::vector<RowSpec> bandwidth_rows() {
       {"argmax (whole array)", "argmax", "", Metric::gbps, "cupy_argmax_GBps", "torch_argmax_GBps"},
       {"sum over rows (axis 1)", "sum_rows", "", Metric::gbps, "", ""},
       {"sum over columns (axis 0)", "sum_cols", "", Metric::gbps, "", ""},
-      {"random::uniform float32", "uniform", "", Metric::gbps, "", ""},
+      {"fill full(...) float32 (write only)", "fill", "", Metric::gbps, "cupy_fill_GBps", "torch_fill_GBps"},
+      {"random::uniform float32", "uniform", "", Metric::gbps, "cupy_random_GBps", "torch_rand_GBps"},
+      {"random::normal float32", "normal", "", Metric::gbps, "", "torch_randn_GBps"},
   };
 }
 
@@ -280,6 +282,14 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
           push("fused bandwidth / " + cuda->spec + "'s", d.spec, f.value / cf.value, ">= 0.9 (issue 4)", f.value / cf.value >= 0.9);
       }
     }
+    // Issue 21: a generator at the device's write bandwidth (the fill row).
+    if (Cell fill = get("fill", d.spec, Metric::gbps); fill.found && fill.value > 0) {
+      if (Cell u = get("uniform", d.spec, Metric::gbps); u.found) {
+        double v = u.value / fill.value;
+        push("uniform / fill, bandwidth", d.spec, v, gpu ? ">= 0.9 (issue 21)" : "", gpu ? std::optional(v >= 0.9) : std::nullopt);
+      }
+      if (Cell z = get("normal", d.spec, Metric::gbps); z.found) push("normal / fill, bandwidth", d.spec, z.value / fill.value, "", std::nullopt);
+    }
     if (Cell r = get("ref_copy", d.spec, Metric::gbps); r.found && copy.found)
       push("copy / hand-written copy [" + r.detail + "], bandwidth", d.spec, copy.value / r.value, "", std::nullopt);
     Cell add = get("add", d.spec, Metric::gbps);
@@ -369,7 +379,9 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
         }
       }
       for (auto [fam, peer] : {std::pair{"add", "cupy_add_GBps"}, std::pair{"fused", "torch_expr_compiled_effGBps"},
-                               std::pair{"sum", "torch_sum_GBps"}}) {
+                               std::pair{"sum", "torch_sum_GBps"}, std::pair{"uniform", "torch_rand_GBps"},
+                               std::pair{"uniform", "cupy_random_GBps"}, std::pair{"normal", "torch_randn_GBps"},
+                               std::pair{"fill", "torch_fill_GBps"}}) {
         Cell c = get(fam, d.spec, Metric::gbps);
         auto p = peers.find(peer);
         if (c.found && p != peers.end() && p->second > 0)
