@@ -909,7 +909,7 @@ std::vector<DeviceSummary> selected_devices(const Options& o) {
   for (auto& d : devices_of(o)) {
     DeviceConfig c = configure(d, o);
     DeviceSummary x{c.spec, d.name(), std::string(porta::name(d.backend())), std::string(porta::name(d.kind())), d.platform(),
-                    d.driver_version(), d.compute_units(), c.n, {}};
+                    d.driver_version(), d.compute_units(), c.n, {}, d.pci_bus_id()};
     for (const MatmulKind& k : matmul_kinds(d))
       if (d.supports(k.dtype)) x.matmul_families.push_back(k.name);
     out.push_back(std::move(x));
