@@ -234,7 +234,7 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
 }
 
 std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& first, int lanes,
-                               std::vector<std::vector<std::string>>& words) {
+                               std::vector<std::vector<std::string>>& words, bool vector_blocks) {
   std::string out;
   words.assign(static_cast<std::size_t>(lanes), std::vector<std::string>(plan.code.size()));
   for (std::size_t j = 0; j < plan.code.size(); ++j) {
@@ -248,6 +248,18 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
       if (lanes % per != 0) {  // lanes straddle counters: each lane draws on its own
         w = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype), "((porta_u64)(", first, ") + ", ln, "u, ",
                 stream, ", ", seed, ")");
+      } else if (const int blocks = lanes / per; vector_blocks && (blocks == 2 || blocks == 4 || blocks == 8)) {
+        const std::string r = cat("r", j);
+        if (ln == 0)
+          out += cat("    const porta_u32x4_", blocks, " ", r, " = porta_philox_", blocks, "((porta_u64)(", first, ") / ", per, "u, ", stream,
+                     ", ", seed, ");\n");
+        const int k = ln % per;
+        auto x = [&](int word) { return cat(r, ".x", word, ".s", ln / per); };
+        if (in.op == Op::uniform)
+          w = f64 ? cat("porta_u01_f64(", x(2 * k), ", ", x(2 * k + 1), ")") : cat("porta_u01_f32(", x(k), ")");
+        else
+          w = f64 ? cat("porta_bm4_f64(", x(0), ", ", x(1), ", ", x(2), ", ", x(3), ", ", k, ")")
+                  : cat("porta_bm_f32(", x(k & 2), ", ", x((k & 2) + 1), ", ", k & 1, ")");
       } else {
         const std::string r = cat("r", j, "_", ln / per);
         if (ln % per == 0)

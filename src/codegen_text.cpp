@@ -210,7 +210,31 @@ PORTA_FN double porta_uniform_f64(porta_u64 i, porta_u64 s, porta_u64 k) {
   return (i & 1u) ? porta_u01_f64(x.x2, x.x3) : porta_u01_f64(x.x0, x.x1);
 }
 PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_bm_f64(porta_philox(i >> 1, s, k), (int)(i & 1u)); }
+PORTA_FN double porta_bm4_f64(porta_u32 a, porta_u32 b, porta_u32 c, porta_u32 d, int odd) {
+  porta_u32x4 x; x.x0 = a; x.x1 = b; x.x2 = c; x.x3 = d;
+  return porta_bm_f64(x, odd);
+}
 )";
+    }
+    if (!cuda()) {
+      // B consecutive Philox blocks from counter `first` (a multiple of B, so the low words do not
+      // carry) on OpenCL vectors: word w of block b is x<w>.s<b>. PoCL runs these as SIMD code,
+      // 2x the blocks a second of the scalar rounds in one work-item (2^24 float32, 2-core build
+      // machine); the CPU vector path uses them (emit_random_blocks).
+      for (int b : {2, 4, 8}) {
+        const std::string u = cat("uint", b), ul = cat("ulong", b);
+        std::string iota;
+        for (int i = 0; i < b; ++i) iota += cat(i ? ", " : "", i);
+        std::string round = cat("{ ", u, " h0 = convert_", u, "((convert_", ul, "(c0) * 0xD2511F53ul) >> 32), l0 = c0 * 0xD2511F53u; ", u,
+                                " h1 = convert_", u, "((convert_", ul, "(c2) * 0xCD9E8D57ul) >> 32), l1 = c2 * 0xCD9E8D57u; c0 = h1 ^ c1 ^ k0; ",
+                                "c1 = l1; c2 = h0 ^ c3 ^ k1; c3 = l0; k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n");
+        p += cat("typedef struct { ", u, " x0, x1, x2, x3; } porta_u32x4_", b, ";\n", "PORTA_FN porta_u32x4_", b, " porta_philox_", b,
+                 "(porta_u64 first, porta_u64 stream, porta_u64 seed) {\n  ", u, " c0 = (", u, ")((porta_u32)first) + (", u, ")(", iota,
+                 "), c1 = (", u, ")((porta_u32)(first >> 32)), c2 = (", u, ")((porta_u32)stream), c3 = (", u,
+                 ")((porta_u32)(stream >> 32));\n  porta_u32 k0 = (porta_u32)seed, k1 = (porta_u32)(seed >> 32);\n");
+        for (int r = 0; r < 10; ++r) p += cat("  ", round);
+        p += cat("  porta_u32x4_", b, " x; x.x0 = c0; x.x1 = c1; x.x2 = c2; x.x3 = c3;\n  return x;\n}\n");
+      }
     }
     p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n#define SINF sinf\n"
                  : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n#define SINF sin\n") + p;
