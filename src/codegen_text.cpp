@@ -210,10 +210,6 @@ PORTA_FN double porta_uniform_f64(porta_u64 i, porta_u64 s, porta_u64 k) {
   return (i & 1u) ? porta_u01_f64(x.x2, x.x3) : porta_u01_f64(x.x0, x.x1);
 }
 PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_bm_f64(porta_philox(i >> 1, s, k), (int)(i & 1u)); }
-PORTA_FN double porta_bm4_f64(porta_u32 a, porta_u32 b, porta_u32 c, porta_u32 d, int odd) {
-  porta_u32x4 x; x.x0 = a; x.x1 = b; x.x2 = c; x.x3 = d;
-  return porta_bm_f64(x, odd);
-}
 )";
     }
     if (!cuda()) {
