@@ -49,12 +49,17 @@ enum class Op : std::uint8_t {
   // Ternary
   where,        // a (bool) ? b : c
   fma,          // a * b + c rounded once (floating dtypes)
-  // Counter-based random numbers, Philox4x32-10. a = index instruction; scalars[arg] is the
-  // 64-bit key (seed), scalars[arg + 1] the 64-bit stream. Counter = (index lo, index hi,
-  // stream lo, stream hi), key = (seed lo, seed hi). dtype float32 or float64.
-  //  uniform: [0, 1): float32 from (x0 >> 8) * 2^-24; float64 from ((x0 >> 5) * 2^26 + (x1 >> 6)) * 2^-53
-  //  normal:  Box-Muller: sqrt(-2 log(1 - u1)) * cos(2 pi u2) with u1, u2 uniform from (x0, x1)
-  //           for float32 and from (x0, x1), (x2, x3) as above for float64
+  // Counter-based random numbers, Philox4x32-10 (host reference: src/philox.hpp). a = index
+  // instruction (element i); scalars[arg] is the 64-bit key (seed), scalars[arg + 1] the 64-bit
+  // stream. One call's four words x0..x3 serve consecutive elements: counter c = i / 4 for
+  // float32, i / 2 for float64; counter words = (c lo, c hi, stream lo, stream hi), key = (seed
+  // lo, seed hi). An element's value depends only on (seed, stream, i); executors that produce
+  // consecutive elements compute each block once, others may recompute it. dtype float32 or float64.
+  //  uniform: [0, 1): float32 from (x[i % 4] >> 8) * 2^-24; float64 from words (a, b) =
+  //           (x[2 (i % 2)], x[2 (i % 2) + 1]) as ((a >> 5) * 2^26 + (b >> 6)) * 2^-53
+  //  normal:  Box-Muller on u1, u2 uniform: r = sqrt(-2 log(1 - u1)), theta = 2 pi u2; r cos(theta)
+  //           for even i, r sin(theta) for odd i. float32: u1, u2 from words (x0, x1) when
+  //           i % 4 < 2, else (x2, x3); float64: from (x0, x1) and (x2, x3) as above
   uniform, normal,
 };
 

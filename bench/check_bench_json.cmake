@@ -16,7 +16,7 @@ cmake_minimum_required(VERSION 3.19)
 # Benchmarks every device must have, by their names in porta_summary.values. "matmul_*" are
 # taken from each device's own list (the dtypes it supports), at any size; small_add_threads
 # and pool at any thread count and task count.
-set(required copy saxpy fused add_broadcast sum argmax small_add interop_dlpack_roundtrip pool)
+set(required copy saxpy fused add_broadcast sum argmax fill uniform small_add interop_dlpack_roundtrip pool)
 set(required_prefixes small_add_threads/)
 
 function(check_positive what value)

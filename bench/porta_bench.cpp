@@ -526,11 +526,23 @@ void register_reductions(const DeviceConfig& c) {
     Array x = input(c, 0, {n});
     time_on_device(st, c, {f * dn, dn}, [&] { return porta::argmax(x).eval(); });
   });
+  // Write-only: full(...) evaluated into a new buffer, as the random rows are. The ceiling of a
+  // generator (a kernel that only writes), which copy (reads as much as it writes) is not.
+  add(c, nm("fill", c, n), [c, n, dn, f](benchmark::State& st) {
+    time_on_device(st, c, {f * dn, 0}, [&] { return porta::full({n}, 1.5, DType::float32, c.device).eval(); });
+  });
   add(c, nm("uniform", c, n), [c, n, dn, f](benchmark::State& st) {
     time_on_device(st, c, {f * dn, 0}, [&] {
       Array u = generator().uniform({n}, 0.0, 1.0, DType::float32, c.device);
       u.eval();
       return u;
+    });
+  });
+  add(c, nm("normal", c, n), [c, n, dn, f](benchmark::State& st) {
+    time_on_device(st, c, {f * dn, 0}, [&] {
+      Array z = generator().normal({n}, 0.0, 1.0, DType::float32, c.device);
+      z.eval();
+      return z;
     });
   });
 }
@@ -932,7 +944,7 @@ std::vector<DeviceSummary> selected_devices(const Options& o) {
   for (auto& d : devices_of(o)) {
     DeviceConfig c = configure(d, o);
     DeviceSummary x{c.spec, d.name(), std::string(porta::name(d.backend())), std::string(porta::name(d.kind())), d.platform(),
-                    d.driver_version(), d.compute_units(), c.n, {}};
+                    d.driver_version(), d.compute_units(), c.n, {}, d.pci_bus_id()};
     for (const MatmulKind& k : matmul_kinds(d))
       if (d.supports(k.dtype)) x.matmul_families.push_back(k.name);
     out.push_back(std::move(x));

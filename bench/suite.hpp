@@ -60,6 +60,7 @@ struct DeviceSummary {
   int compute_units = 0;
   std::int64_t size = 0;  // elements of its 1-D benchmarks
   std::vector<std::string> matmul_families;  // the matmul benchmarks it runs: "matmul_f32", "matmul_f64", ...
+  std::string pci_bus_id;                    // empty where the device reports none
   std::string text() const;  // one line: "pthread-haswell-AMD EPYC (cpu, Portable Computing Language, ...)"
 };
 std::vector<DeviceSummary> selected_devices(const Options& o);

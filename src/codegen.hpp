@@ -41,17 +41,30 @@ struct DialectText {
 
 // Emits `CT v<j><suffix> = ...;` for every instruction of `plan`, given how to read input k
 // (`input_expr(k)` returns an expression of compute type) and the linear index expression.
+// `random_words`, where given, replaces random instruction j by (*random_words)[j] when that is
+// not empty (the words of a Philox block emit_random_blocks computed for several elements).
 std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
                               const std::vector<std::string>& input_exprs, const std::string& index_expr,
-                              const std::string& suffix);
+                              const std::string& suffix, const std::vector<std::string>* random_words = nullptr);
+
+// Random numbers for `lanes` consecutive elements from element `first` (a multiple of `lanes`):
+// returns the statements that run each Philox block once (four float32 or two float64 elements
+// a block, philox.hpp), and sets words[lane][j] to random instruction j's value in that lane.
+// Where `lanes` is not a multiple of a block, each lane calls the one-element function instead.
+// `vector_blocks` (OpenCL): the blocks run together on OpenCL vectors (porta_philox_B, B = 2, 4, 8).
+std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& first, int lanes,
+                               std::vector<std::vector<std::string>>& words, bool vector_blocks = false);
 
 // The same instructions on OpenCL vectors of `lanes` values (floatN, doubleN): `vK` are vectors,
 // scalars are broadcast, `input_exprs` give vector reads. Only for plans where
 // vector_instructions_supported() holds: float32/float64 arithmetic and math, whose OpenCL C
 // vector forms compute what the scalar forms compute in every lane.
+// Random instructions (and the index, as their counter only) take their lanes from
+// `random_words` (emit_random_blocks).
 bool vector_instructions_supported(const ElementwisePlan& plan);
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
-                                     const std::vector<std::string>& input_exprs, int lanes);
+                                     const std::vector<std::string>& input_exprs, int lanes,
+                                     const std::vector<std::vector<std::string>>& random_words = {});
 
 // Appends a structural key (binary) for the instruction list, scalar and input dtypes (not
 // sizes, not values) to `k`.

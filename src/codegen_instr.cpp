@@ -132,7 +132,7 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
 
 std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
                               const std::vector<std::string>& input_exprs, const std::string& index_expr,
-                              const std::string& suffix) {
+                              const std::string& suffix, const std::vector<std::string>* random_words) {
   std::string out;
   auto v = [&](int j) { return cat("v", j, suffix); };
   for (std::size_t j = 0; j < plan.code.size(); ++j) {
@@ -149,8 +149,12 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
       case Op::fma: rhs = cat(d.math("fma", in.dtype), "(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
       case Op::uniform:
       case Op::normal: {
-        std::string fn = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype));
-        rhs = cat(fn, "((porta_u64)", v(in.a), ", (porta_u64)s", in.arg + 1, ", (porta_u64)s", in.arg, ")");
+        if (random_words && !(*random_words)[j].empty()) {
+          rhs = (*random_words)[j];
+        } else {
+          std::string fn = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype));
+          rhs = cat(fn, "((porta_u64)", v(in.a), ", (porta_u64)s", in.arg + 1, ", (porta_u64)s", in.arg, ")");
+        }
         if (in.dtype == DType::float16) rhs = cat("porta_round_h(", rhs, ")");
         if (in.dtype == DType::bfloat16) rhs = cat("porta_round_bf(", rhs, ")");
         break;
@@ -177,6 +181,16 @@ bool vector_dtype(DType t) { return t == DType::float32 || t == DType::float64; 
 
 bool vector_instructions_supported(const ElementwisePlan& plan) {
   for (const Instr& in : plan.code) {
+    if (in.op == Op::uniform || in.op == Op::normal) {
+      if (!vector_dtype(in.dtype)) return false;
+      continue;
+    }
+    if (in.op == Op::index) {  // only as the counter of random numbers (emit_random_blocks)
+      const auto j = static_cast<std::int32_t>(&in - plan.code.data());
+      for (const Instr& user : plan.code)
+        if ((user.a == j && user.op != Op::uniform && user.op != Op::normal) || user.b == j || user.c == j) return false;
+      continue;
+    }
     if (!vector_dtype(in.dtype)) return false;
     if (in.a >= 0 && !vector_dtype(plan.code[static_cast<std::size_t>(in.a)].dtype)) return false;
     switch (in.op) {
@@ -193,11 +207,19 @@ bool vector_instructions_supported(const ElementwisePlan& plan) {
 }
 
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
-                                     const std::vector<std::string>& input_exprs, int lanes) {
+                                     const std::vector<std::string>& input_exprs, int lanes,
+                                     const std::vector<std::vector<std::string>>& random_words) {
   std::string out;
   auto v = [](std::int32_t j) { return cat("v", j); };
   for (std::size_t j = 0; j < plan.code.size(); ++j) {
     const Instr& in = plan.code[j];
+    if (in.op == Op::index) continue;  // read only through random_words
+    if (in.op == Op::uniform || in.op == Op::normal) {
+      std::vector<std::string> ls;
+      for (int ln = 0; ln < lanes; ++ln) ls.push_back(random_words.at(static_cast<std::size_t>(ln)).at(j));
+      out += cat("    const ", d.compute_type(in.dtype), lanes, " v", j, " = (", d.compute_type(in.dtype), lanes, ")(", join(ls, ", "), ");\n");
+      continue;
+    }
     const std::string vt = cat(d.compute_type(in.dtype), lanes);
     const std::string one = cat("(", vt, ")(", d.literal(1, in.dtype), ")");
     auto fn = [&](const char* f) { return cat(f, "(", v(in.a), ")"); };
@@ -244,6 +266,71 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       default: throw std::logic_error("codegen: no vector form for this op");
     }
     out += cat("    const ", vt, " ", v(static_cast<std::int32_t>(j)), " = ", rhs, ";\n");
+  }
+  return out;
+}
+
+std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& first, int lanes,
+                               std::vector<std::vector<std::string>>& words, bool vector_blocks) {
+  std::string out;
+  words.assign(static_cast<std::size_t>(lanes), std::vector<std::string>(plan.code.size()));
+  for (std::size_t j = 0; j < plan.code.size(); ++j) {
+    const Instr& in = plan.code[j];
+    if (in.op != Op::uniform && in.op != Op::normal) continue;
+    const bool f64 = in.dtype == DType::float64;
+    const int per = f64 ? 2 : 4;  // elements one Philox call serves (philox.hpp)
+    const std::string seed = cat("(porta_u64)s", in.arg), stream = cat("(porta_u64)s", in.arg + 1);
+    for (int ln = 0; ln < lanes; ++ln) {
+      std::string w;
+      if (lanes % per != 0) {  // lanes straddle counters: each lane draws on its own
+        w = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype), "((porta_u64)(", first, ") + ", ln, "u, ",
+                stream, ", ", seed, ")");
+      } else if (const int blocks = lanes / per; vector_blocks && (blocks == 2 || blocks == 4 || blocks == 8)) {
+        const std::string r = cat("r", j);
+        if (ln == 0)
+          out += cat("    const porta_u32x4_", blocks, " ", r, " = porta_philox_", blocks, "((porta_u64)(", first, ") / ", per, "u, ", stream,
+                     ", ", seed, ");\n");
+        const int k = ln % per;
+        auto x = [&](int word) { return cat(r, ".x", word, ".s", ln / per); };
+        if (in.op == Op::uniform) {
+          w = f64 ? cat("porta_u01_f64(", x(2 * k), ", ", x(2 * k + 1), ")") : cat("porta_u01_f32(", x(k), ")");
+        } else {
+          // Box-Muller on vectors of the blocks' pairs: OpenCL's vector log, sqrt, cos and sin
+          // (scalar calls per lane ran PoCL's normal at 0.23 GB/s). The uniforms are the exact
+          // values of porta_u01_*; lane (block b, word k) takes pair k / 2, cos or sin by k % 2.
+          const std::string ft = cat(f64 ? "double" : "float", blocks);
+          auto u01 = [&](const std::string& a) { return cat("(convert_", ft, "(", a, " >> 8) * 5.9604644775390625e-08f)"); };
+          auto u01d = [&](const std::string& a, const std::string& b) {
+            return cat("((convert_", ft, "(", a, " >> 5) * 67108864.0 + convert_", ft, "(", b, " >> 6)) * 1.1102230246251565e-16)");
+          };
+          if (ln == 0) {
+            for (int pair = 0; pair < (f64 ? 1 : 2); ++pair) {
+              const std::string u1 = f64 ? u01d(r + ".x0", r + ".x1") : u01(cat(r, ".x", 2 * pair));
+              const std::string u2 = f64 ? u01d(r + ".x2", r + ".x3") : u01(cat(r, ".x", 2 * pair + 1));
+              const std::string one = f64 ? "1.0" : "1.0f", two = f64 ? "-2.0" : "-2.0f";
+              const std::string tau = f64 ? "6.283185307179586476925286766559" : "6.2831853071795864769f";
+              const std::string rr = cat(r, "_r", pair), tt = cat(r, "_t", pair);
+              out += cat("    const ", ft, " ", rr, " = sqrt(", two, " * log(", one, " - ", u1, ")), ", tt, " = ", tau, " * ", u2, ";\n");
+              out += cat("    const ", ft, " ", r, "_c", pair, " = ", rr, " * cos(", tt, "), ", r, "_s", pair, " = ", rr, " * sin(", tt, ");\n");
+            }
+          }
+          w = cat(r, (k & 1) ? "_s" : "_c", f64 ? 0 : k >> 1, ".s", ln / per);
+        }
+      } else {
+        const std::string r = cat("r", j, "_", ln / per);
+        if (ln % per == 0)
+          out += cat("    const porta_u32x4 ", r, " = porta_philox((porta_u64)(", first, ") / ", per, "u + ", ln / per, "u, ", stream,
+                     ", ", seed, ");\n");
+        const int k = ln % per;
+        if (in.op == Op::uniform)
+          w = f64 ? cat("porta_u01_f64(", r, ".x", 2 * k, ", ", r, ".x", 2 * k + 1, ")") : cat("porta_u01_f32(", r, ".x", k, ")");
+        else
+          w = f64 ? cat("porta_bm_f64(", r, ", ", k, ")") : cat("porta_bm_f32(", r, ".x", k & 2, ", ", r, ".x", (k & 2) + 1, ", ", k & 1, ")");
+      }
+      if (in.dtype == DType::float16) w = cat("porta_round_h(", w, ")");
+      if (in.dtype == DType::bfloat16) w = cat("porta_round_bf(", w, ")");
+      words[static_cast<std::size_t>(ln)][j] = w;
+    }
   }
   return out;
 }

@@ -169,7 +169,9 @@ PORTA_FN double porta_min_f64(double a, double b) { return (a < b || a != a) ? a
     p = "#define FMODF fmod\n#define COPYSIGNF copysign\n" + p;
   }
   if (random) {
-    // Philox4x32-10, as src/philox.hpp.
+    // Philox4x32-10 and the element -> (counter, word) map of src/philox.hpp. porta_uniform_* and
+    // porta_normal_* draw one element (the scalar paths); the vector paths call porta_philox once
+    // per block of lanes and pick words themselves (emit_random_blocks).
     // Rounds written out and the state in scalars: PoCL vectorises this, not a loop over a
     // private array (15x faster there); its mul_hi is slower than a 64-bit product.
     p += R"(typedef struct { porta_u32 x0, x1, x2, x3; } porta_u32x4;
@@ -183,24 +185,55 @@ PORTA_FN porta_u32x4 porta_philox(porta_u64 index, porta_u64 stream, porta_u64 s
   return x;
 }
 PORTA_FN float porta_u01_f32(porta_u32 x) { return (float)(x >> 8) * 5.9604644775390625e-08f; }
-PORTA_FN float porta_uniform_f32(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_u01_f32(porta_philox(i, s, k).x0); }
+PORTA_FN porta_u32 porta_word(porta_u32x4 x, porta_u32 w) { return w == 0u ? x.x0 : w == 1u ? x.x1 : w == 2u ? x.x2 : x.x3; }
+PORTA_FN float porta_bm_f32(porta_u32 a, porta_u32 b, int odd) {
+  float u1 = porta_u01_f32(a), u2 = porta_u01_f32(b);
+  float r = SQRTF(-2.0f * LOGF(1.0f - u1)), theta = 6.2831853071795864769f * u2;
+  return r * (odd ? SINF(theta) : COSF(theta));
+}
+PORTA_FN float porta_uniform_f32(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_u01_f32(porta_word(porta_philox(i >> 2, s, k), (porta_u32)i & 3u)); }
 PORTA_FN float porta_normal_f32(porta_u64 i, porta_u64 s, porta_u64 k) {
-  porta_u32x4 x = porta_philox(i, s, k);
-  float u1 = porta_u01_f32(x.x0), u2 = porta_u01_f32(x.x1);
-  return SQRTF(-2.0f * LOGF(1.0f - u1)) * COSF(6.2831853071795864769f * u2);
+  porta_u32x4 x = porta_philox(i >> 2, s, k);
+  porta_u32 w = (porta_u32)i & 2u;
+  return porta_bm_f32(porta_word(x, w), porta_word(x, w + 1u), (int)(i & 1u));
 }
 )";
     if (fp64 || cuda()) {
       p += R"(PORTA_FN double porta_u01_f64(porta_u32 a, porta_u32 b) { return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16; }
-PORTA_FN double porta_uniform_f64(porta_u64 i, porta_u64 s, porta_u64 k) { porta_u32x4 x = porta_philox(i, s, k); return porta_u01_f64(x.x0, x.x1); }
-PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) {
-  porta_u32x4 x = porta_philox(i, s, k);
+PORTA_FN double porta_bm_f64(porta_u32x4 x, int odd) {
   double u1 = porta_u01_f64(x.x0, x.x1), u2 = porta_u01_f64(x.x2, x.x3);
-  return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586476925286766559 * u2);
+  double r = sqrt(-2.0 * log(1.0 - u1)), theta = 6.283185307179586476925286766559 * u2;
+  return r * (odd ? sin(theta) : cos(theta));
 }
+PORTA_FN double porta_uniform_f64(porta_u64 i, porta_u64 s, porta_u64 k) {
+  porta_u32x4 x = porta_philox(i >> 1, s, k);
+  return (i & 1u) ? porta_u01_f64(x.x2, x.x3) : porta_u01_f64(x.x0, x.x1);
+}
+PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_bm_f64(porta_philox(i >> 1, s, k), (int)(i & 1u)); }
 )";
     }
-    p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n" : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n") + p;
+    if (!cuda()) {
+      // B consecutive Philox blocks from counter `first` (a multiple of B, so the low words do not
+      // carry) on OpenCL vectors: word w of block b is x<w>.s<b>. PoCL runs these as SIMD code,
+      // 2x the blocks a second of the scalar rounds in one work-item (2^24 float32, 2-core build
+      // machine); the CPU vector path uses them (emit_random_blocks).
+      for (int b : {2, 4, 8}) {
+        const std::string u = cat("uint", b), ul = cat("ulong", b);
+        std::string iota;
+        for (int i = 0; i < b; ++i) iota += cat(i ? ", " : "", i);
+        std::string round = cat("{ ", u, " h0 = convert_", u, "((convert_", ul, "(c0) * 0xD2511F53ul) >> 32), l0 = c0 * 0xD2511F53u; ", u,
+                                " h1 = convert_", u, "((convert_", ul, "(c2) * 0xCD9E8D57ul) >> 32), l1 = c2 * 0xCD9E8D57u; c0 = h1 ^ c1 ^ k0; ",
+                                "c1 = l1; c2 = h0 ^ c3 ^ k1; c3 = l0; k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n");
+        p += cat("typedef struct { ", u, " x0, x1, x2, x3; } porta_u32x4_", b, ";\n", "PORTA_FN porta_u32x4_", b, " porta_philox_", b,
+                 "(porta_u64 first, porta_u64 stream, porta_u64 seed) {\n  ", u, " c0 = (", u, ")((porta_u32)first) + (", u, ")(", iota,
+                 "), c1 = (", u, ")((porta_u32)(first >> 32)), c2 = (", u, ")((porta_u32)stream), c3 = (", u,
+                 ")((porta_u32)(stream >> 32));\n  porta_u32 k0 = (porta_u32)seed, k1 = (porta_u32)(seed >> 32);\n");
+        for (int r = 0; r < 10; ++r) p += cat("  ", round);
+        p += cat("  porta_u32x4_", b, " x; x.x0 = c0; x.x1 = c1; x.x2 = c2; x.x3 = c3;\n  return x;\n}\n");
+      }
+    }
+    p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n#define SINF sinf\n"
+                 : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n#define SINF sin\n") + p;
   }
   return p;
 }

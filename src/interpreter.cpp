@@ -19,6 +19,7 @@
 #include <porta/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -450,20 +451,41 @@ template <class T> void run_fma(T* __restrict o, const T* __restrict a, const T*
   }
 }
 
+// One Philox call serves the elements that share its counter (philox.hpp): consecutive indices
+// reuse the last block, any other order recomputes it (the same values, just slower).
+template <int kPer, class F> void for_each_block(const i64* index, i64 n, u64 stream, u64 seed, F&& f) {
+  u64 have = ~u64{0};
+  std::array<std::uint32_t, 4> x{};
+  for (i64 i = 0; i < n; ++i) {
+    const u64 e = static_cast<u64>(index[i]), c = e / kPer;
+    if (c != have) {
+      x = philox4x32_10(c, stream, seed);
+      have = c;
+    }
+    f(i, e, x);
+  }
+}
+
 void run_random(Op op, DType t, void* o, const i64* index, u64 seed, u64 stream, i64 n) {
   if (t == DType::float64) {
     double* d = static_cast<double*>(o);
     if (op == Op::uniform)
-      for (i64 i = 0; i < n; ++i) d[i] = philox_uniform_f64(static_cast<u64>(index[i]), stream, seed);
+      for_each_block<2>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) {
+        const std::size_t w = (e & 1) * 2;
+        d[i] = uniform01_f64(x[w], x[w + 1]);
+      });
     else
-      for (i64 i = 0; i < n; ++i) d[i] = philox_normal_f64(static_cast<u64>(index[i]), stream, seed);
+      for_each_block<2>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) { d[i] = box_muller_f64(x, (e & 1) != 0); });
     return;
   }
   float* f = static_cast<float*>(o);
   if (op == Op::uniform)
-    for (i64 i = 0; i < n; ++i) f[i] = philox_uniform_f32(static_cast<u64>(index[i]), stream, seed);
+    for_each_block<4>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) { f[i] = uniform01_f32(x[e & 3]); });
   else
-    for (i64 i = 0; i < n; ++i) f[i] = philox_normal_f32(static_cast<u64>(index[i]), stream, seed);
+    for_each_block<4>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) {
+      const std::size_t w = e & 2;
+      f[i] = box_muller_f32(x[w], x[w + 1], (e & 1) != 0);
+    });
   round_register(t, f, n);  // float16/bfloat16 numbers: the float32 ones, rounded
 }
 

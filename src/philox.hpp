@@ -1,10 +1,12 @@
 // Philox4x32-10 (Salmon et al., Random123) on the host: the reference for the random numbers
 // every backend generates (plan.hpp's Op::uniform and Op::normal). The generated device code
-// (src/codegen_random.cpp) follows this line for line.
+// (the prelude in src/codegen_text.cpp) follows this line for line, and the interpreter
+// (src/interpreter.cpp) calls these functions.
 #pragma once
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace porta::detail {
@@ -33,22 +35,38 @@ inline double uniform01_f64(std::uint32_t x0, std::uint32_t x1) {
   return (static_cast<double>(x0 >> 5) * 67108864.0 + static_cast<double>(x1 >> 6)) * 0x1p-53;
 }
 
+// Element index i -> (Philox counter, word): every call's four 32-bit outputs serve consecutive
+// elements, so a kernel writing consecutive elements runs one Philox per four float32 values
+// (two float64). float32 (and float16/bfloat16, rounded from it): counter i / 4, word i % 4.
+// float64: counter i / 2, words 2 (i % 2) and 2 (i % 2) + 1. normal: Box-Muller on a pair of
+// uniforms gives two values, r cos(theta) to the even element and r sin(theta) to the odd one;
+// float32 takes its pair from words (0, 1) or (2, 3) of counter i / 4, float64 from words
+// (0, 1) and (2, 3) of counter i / 2. A value depends only on (seed, stream, i).
 inline float philox_uniform_f32(std::uint64_t index, std::uint64_t stream, std::uint64_t seed) {
-  return uniform01_f32(philox4x32_10(index, stream, seed)[0]);
+  return uniform01_f32(philox4x32_10(index >> 2, stream, seed)[index & 3]);
 }
 inline double philox_uniform_f64(std::uint64_t index, std::uint64_t stream, std::uint64_t seed) {
-  auto x = philox4x32_10(index, stream, seed);
-  return uniform01_f64(x[0], x[1]);
+  auto x = philox4x32_10(index >> 1, stream, seed);
+  const std::size_t w = (index & 1) * 2;
+  return uniform01_f64(x[w], x[w + 1]);
+}
+inline float box_muller_f32(std::uint32_t a, std::uint32_t b, bool odd) {
+  float u1 = uniform01_f32(a), u2 = uniform01_f32(b);
+  float r = std::sqrt(-2.0f * std::log(1.0f - u1)), theta = 6.2831853071795864769f * u2;
+  return r * (odd ? std::sin(theta) : std::cos(theta));
 }
 inline float philox_normal_f32(std::uint64_t index, std::uint64_t stream, std::uint64_t seed) {
-  auto x = philox4x32_10(index, stream, seed);
-  float u1 = uniform01_f32(x[0]), u2 = uniform01_f32(x[1]);
-  return std::sqrt(-2.0f * std::log(1.0f - u1)) * std::cos(6.2831853071795864769f * u2);
+  auto x = philox4x32_10(index >> 2, stream, seed);
+  const std::size_t w = index & 2;
+  return box_muller_f32(x[w], x[w + 1], (index & 1) != 0);
+}
+inline double box_muller_f64(const std::array<std::uint32_t, 4>& x, bool odd) {
+  double u1 = uniform01_f64(x[0], x[1]), u2 = uniform01_f64(x[2], x[3]);
+  double r = std::sqrt(-2.0 * std::log(1.0 - u1)), theta = 6.283185307179586476925286766559 * u2;
+  return r * (odd ? std::sin(theta) : std::cos(theta));
 }
 inline double philox_normal_f64(std::uint64_t index, std::uint64_t stream, std::uint64_t seed) {
-  auto x = philox4x32_10(index, stream, seed);
-  double u1 = uniform01_f64(x[0], x[1]), u2 = uniform01_f64(x[2], x[3]);
-  return std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586476925286766559 * u2);
+  return box_muller_f64(philox4x32_10(index >> 1, stream, seed), (index & 1) != 0);
 }
 
 }  // namespace porta::detail

@@ -197,6 +197,68 @@ TEST_P(Random, SeedsStreamsAndShapes) {
   EXPECT_THROW((void)g1.normal({4}, 0.0, -1.0, DType::float32, dev()), porta::InvalidArgument) << "negative stddev";
 }
 
+// One Philox call serves four float32 (two float64) consecutive elements, but an element's value
+// depends only on its index: a slice or a transposed view of a lazy draw, a draw fused with a
+// misaligned float64 operand (other vector widths), a reduction of a draw and a strided
+// evaluation all see the whole draw's values.
+TEST_P(Random, EveryEvaluationPathGivesEachElementItsOwnValue) {
+  const std::uint64_t s = seed();
+  const std::int64_t n = 4103;
+  const std::vector<std::uint64_t> ref = uniform_reference(s, 0, n, 0, 1, DType::float32);
+  auto ref_value = [&](std::int64_t i) {
+    float f;
+    auto b = static_cast<std::uint32_t>(ref[static_cast<std::size_t>(i)]);
+    std::memcpy(&f, &b, 4);
+    return static_cast<double>(f);
+  };
+  auto draw = [&](Shape shape) { return Generator(s).uniform(std::move(shape), 0.0, 1.0, DType::float32, dev()); };
+
+  HostArray sl = fetch(draw({n}).slice({porta::Slice{5, n, 3}}));
+  for (std::int64_t k = 0; k < sl.size(); ++k) ASSERT_EQ(sl.value(k), ref_value(5 + 3 * k)) << "slice element " << k;
+
+  const std::int64_t rows = 37, cols = 109;  // 4033 elements
+  HostArray tr = fetch(draw({rows, cols}).transpose() + 0.0f);
+  for (std::int64_t j = 0; j < cols; ++j)
+    for (std::int64_t i = 0; i < rows; ++i)
+      ASSERT_EQ(tr.value(j * rows + i), ref_value(i * cols + j)) << "transposed element (" << j << ", " << i << ")";
+
+  std::vector<double> normal_ref(static_cast<std::size_t>(n - 7));
+  for (std::int64_t i = 7; i < n; ++i)
+    normal_ref[static_cast<std::size_t>(i - 7)] = porta::detail::philox_normal_f32(static_cast<std::uint64_t>(i), 0, s);
+  HostArray nl = fetch(Generator(s).normal({n}, 0.0, 1.0, DType::float32, dev()).slice({porta::Slice{7, n, 1}}));
+  EXPECT_TRUE(values_match(nl, normal_ref, Tolerance{2e-6, 2e-6})) << "a slice of a normal draw";
+
+  double total = 0;
+  for (std::int64_t i = 0; i < n; ++i) total += ref_value(i);
+  EXPECT_NEAR(porta::sum(draw({n})).item<float>(), total, 1e-3) << "a reduction of a lazy draw";
+
+  if (!dev().supports(DType::float64)) return;
+  std::vector<double> xv;
+  Array x = random_array({n + 1}, DType::float64, -1.0, 1.0, &xv).slice({porta::Slice{1, n + 1, 1}});
+  HostArray fused = fetch(draw({n}) + x);
+  ASSERT_EQ(fused.dtype, DType::float64);
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(fused.value(i), ref_value(i) + xv[static_cast<std::size_t>(i + 1)]) << "fused with a float64 view, element " << i;
+  HostArray d = fetch(Generator(s).uniform({n}, 0.0, 1.0, DType::float64, dev()).slice({porta::Slice{3, n, 2}}));
+  for (std::int64_t k = 0; k < d.size(); ++k)
+    ASSERT_EQ(d.value(k), porta::detail::philox_uniform_f64(static_cast<std::uint64_t>(3 + 2 * k), 0, s)) << "float64 slice element " << k;
+}
+
+// The host reference's map from element to (counter, word), past 2^32 counters: element 4c + w of
+// a float32 draw is word w of Philox block c; float64 element 2c + h takes words 2h and 2h + 1.
+TEST(RandomReference, ElementsTakeTheWordsOfTheirCounterPast2To32) {
+  const std::uint64_t seed = 0x0123456789abcdefULL, stream = 7;
+  for (std::uint64_t c : {std::uint64_t{0}, std::uint64_t{1} << 32, (std::uint64_t{1} << 40) + 3}) {
+    const auto x = porta::detail::philox4x32_10(c, stream, seed);
+    for (std::uint64_t w = 0; w < 4; ++w)
+      EXPECT_EQ(porta::detail::philox_uniform_f32(4 * c + w, stream, seed), porta::detail::uniform01_f32(x[w])) << c << " " << w;
+    for (std::uint64_t h = 0; h < 2; ++h)
+      EXPECT_EQ(porta::detail::philox_uniform_f64(2 * c + h, stream, seed), porta::detail::uniform01_f64(x[2 * h], x[2 * h + 1]));
+  }
+  // Different counters give different blocks (the high word of the counter is used).
+  EXPECT_NE(porta::detail::philox4x32_10(1, stream, seed), porta::detail::philox4x32_10((std::uint64_t{1} << 32) | 1, stream, seed));
+}
+
 PORTA_INSTANTIATE_DEVICES(Random);
 
 }  // namespace

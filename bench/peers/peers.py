@@ -129,6 +129,9 @@ def cupy_bandwidth():
     t = ev_time(lambda: fexpr(x, y, a, b, c)); res["cupy_expr_fuse_effGBps"] = 3 * 4 * N / t / 1e9
     t = ev_time(lambda: x.sum()); res["cupy_sum_GBps"] = 4 * N / t / 1e9
     t = ev_time(lambda: x.argmax()); res["cupy_argmax_GBps"] = 4 * N / t / 1e9
+    # Write-only work, bytes written: porta-bench's fill, uniform rows.
+    t = ev_time(lambda: out.fill(1.5)); res["cupy_fill_GBps"] = 4 * N / t / 1e9
+    t = ev_time(lambda: cp.random.random(N, dtype=cp.float32)); res["cupy_random_GBps"] = 4 * N / t / 1e9
     m = x[: ROWS * COLS].reshape(ROWS, COLS)
     v = y[:COLS]
     mo = out[: ROWS * COLS].reshape(ROWS, COLS)
@@ -154,6 +157,10 @@ def torch_bandwidth():
         res["torch_expr_compiled_error"] = repr(ex)[:200]
     t = tev_time(lambda: tx.sum()); res["torch_sum_GBps"] = 4 * N / t / 1e9
     t = tev_time(lambda: tx.argmax()); res["torch_argmax_GBps"] = 4 * N / t / 1e9
+    # Write-only work, bytes written: porta-bench's fill, uniform and normal rows.
+    t = tev_time(lambda: to.fill_(1.5)); res["torch_fill_GBps"] = 4 * N / t / 1e9
+    t = tev_time(lambda: torch.rand(N, device="cuda")); res["torch_rand_GBps"] = 4 * N / t / 1e9
+    t = tev_time(lambda: torch.randn(N, device="cuda")); res["torch_randn_GBps"] = 4 * N / t / 1e9
     m = tx[: ROWS * COLS].view(ROWS, COLS)
     v = ty[:COLS]
     mo = to[: ROWS * COLS].view(ROWS, COLS)
