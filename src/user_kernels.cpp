@@ -322,7 +322,9 @@ void check_args(const std::string& kernel, const Device& d, const detail::Kernel
     else if (p.kind == Kind::local_memory && !a.is_local()) what = "pass RawArg::local(bytes)";
     else if (p.kind == Kind::scalar && (a.is_array() || a.is_local())) what = "pass a number of that type";
     else if (p.kind == Kind::scalar && p.size && a.size() != p.size) what = cat("pass a ", p.size, "-byte number");
-    else if (p.kind == Kind::scalar && is_float_type(p.type) != porta::is_floating(a.number_dtype()))
+    // The float/integer test only where the type is one OpenCL C names (p.size known): a typedef
+    // such as `real` may be either.
+    else if (p.kind == Kind::scalar && p.size && is_float_type(p.type) != porta::is_floating(a.number_dtype()))
       what = is_float_type(p.type) ? "pass a float or double" : "pass an integer";
     else if (p.kind == Kind::unknown && p.size && !a.is_local() && (a.is_array() ? 8 : a.size()) != p.size)
       what = a.is_array() ? cat("an Array is passed as an 8-byte pointer; pass a ", p.size, "-byte number")

@@ -335,6 +335,11 @@ TEST_P(Kernels, RawKernelArgumentsAreCheckedAgainstTheParameters) {
   expect_error({out, ad, ad, n, n}, "takes 4 parameters", "too many arguments");
   expect_error({out, Array(), ad, n}, "empty Array", "an empty Array");
   if (lang == Backend::opencl) {
+    // A typedef'd parameter (porta-bench's FMA-chain kernel takes a `real`) is not second-guessed.
+    RawKernel typed(lang, "typedef float real;\n__kernel void set(__global real* o, real s) { o[get_global_id(0)] = s; }", "set");
+    Array o = porta::empty({4}, DType::float32, dev());
+    typed({4}, {0, 0, 0}, {o, 2.5f});
+    EXPECT_TRUE(array_matches(o, DType::float32, {4}, {2.5, 2.5, 2.5, 2.5}, {0, 0}));
     expect_error({out, ad, ad, 64.0f}, "argument 3", "a float where the kernel takes an int");
     expect_error({out, ad, ad, porta::RawArg::local(16)}, "argument 3", "local memory where the kernel takes an int");
   }
