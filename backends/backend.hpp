@@ -139,8 +139,9 @@ struct KernelParam {
 class Kernel {
  public:
   virtual ~Kernel() = default;
-  // The kernel's parameters in order; nullopt when the backend cannot list them.
-  virtual std::optional<std::vector<KernelParam>> params() const { return std::nullopt; }
+  // The kernel's parameters in order, read once when it was compiled; null when the backend cannot
+  // list them. RawKernel checks every launch against them, so this must cost nothing.
+  virtual const std::vector<KernelParam>* params() const { return nullptr; }
   // The compiled program (a cubin, an OpenCL program binary) for the disk cache; empty when
   // the backend cannot give one.
   virtual std::vector<std::uint8_t> binary() const { return {}; }

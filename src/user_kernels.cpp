@@ -299,7 +299,7 @@ std::string describe_param(const detail::KernelParam& p) {
 // Arguments against the parameters the backend lists, before the driver sees them (a driver
 // given a number where it expects a buffer may crash: PoCL did).
 void check_args(const std::string& kernel, const Device& d, const detail::Kernel& k, const std::vector<RawArg>& args) {
-  auto params = k.params();
+  const std::vector<detail::KernelParam>* params = k.params();
   if (!params) return;
   using Kind = detail::KernelParam::Kind;
   // On CUDA local memory is no parameter: it joins the block's dynamic shared memory.

@@ -64,10 +64,47 @@ Module::~Module() {
   if (ctx_->make_current_noexcept()) log_failure(cuModuleUnload(module_), "cuModuleUnload", ctx_->label());
 }
 
+namespace {
+
+// cuFuncGetParamInfo came with CUDA 12.4: looked up at run time, so that the plugin still opens
+// on older drivers (it is linked with RTLD_NOW).
+using ParamInfoFn = CUresult (*)(CUfunction, std::size_t, std::size_t*, std::size_t*);
+ParamInfoFn param_info_fn() {
+  static const ParamInfoFn fn = [] {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult found{};
+    if (cuGetProcAddress("cuFuncGetParamInfo", &p, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS ||
+        found != CU_GET_PROC_ADDRESS_SUCCESS)
+      return ParamInfoFn{nullptr};
+    return reinterpret_cast<ParamInfoFn>(p);
+  }();
+  return fn;
+}
+
+std::optional<std::vector<detail::KernelParam>> read_params(CUfunction function) {
+  ParamInfoFn info = param_info_fn();
+  if (!info) return std::nullopt;
+  std::vector<detail::KernelParam> out;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0, size = 0;
+    CUresult r = info(function, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) return out;  // past the last parameter
+    if (r != CUDA_SUCCESS) return std::nullopt;     // an older driver: cannot tell
+    detail::KernelParam p;
+    p.size = size;
+    out.push_back(p);
+  }
+}
+
+}  // namespace
+
 Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source)
     : module_(std::move(module)), entry_(entry) {
   CUresult r = cuModuleGetFunction(&function_, module_->get(), entry.c_str());
-  if (r == CUDA_SUCCESS) return;
+  if (r == CUDA_SUCCESS) {
+    params_ = read_params(function_);
+    return;
+  }
   if (r != CUDA_ERROR_NOT_FOUND) throw_error(r, "cuModuleGetFunction", module_->context().label());
   // List what the module does have: a C++ kernel's name is mangled unless it is extern "C".
   std::vector<std::string> names;
@@ -88,39 +125,6 @@ Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const s
   throw CompileError(message, "", source);
 }
 
-namespace {
-
-// cuFuncGetParamInfo came with CUDA 12.4: looked up at run time, so that the plugin still opens
-// on older drivers (it is linked with RTLD_NOW).
-using ParamInfoFn = CUresult (*)(CUfunction, std::size_t, std::size_t*, std::size_t*);
-ParamInfoFn param_info_fn() {
-  static const ParamInfoFn fn = [] {
-    void* p = nullptr;
-    CUdriverProcAddressQueryResult found{};
-    if (cuGetProcAddress("cuFuncGetParamInfo", &p, 12040, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS ||
-        found != CU_GET_PROC_ADDRESS_SUCCESS)
-      return ParamInfoFn{nullptr};
-    return reinterpret_cast<ParamInfoFn>(p);
-  }();
-  return fn;
-}
-
-}  // namespace
-
-std::optional<std::vector<detail::KernelParam>> Kernel::params() const {
-  ParamInfoFn info = param_info_fn();
-  if (!info) return std::nullopt;
-  std::vector<detail::KernelParam> out;
-  for (std::size_t i = 0;; ++i) {
-    std::size_t offset = 0, size = 0;
-    CUresult r = info(function_, i, &offset, &size);
-    if (r == CUDA_ERROR_INVALID_VALUE) return out;  // past the last parameter
-    if (r != CUDA_SUCCESS) return std::nullopt;     // an older driver: cannot tell
-    detail::KernelParam p;
-    p.size = size;
-    out.push_back(p);
-  }
-}
 
 void Kernel::reserve_shared_memory(std::size_t bytes) {
   if (bytes <= shared_limit_.load(std::memory_order_acquire)) return;

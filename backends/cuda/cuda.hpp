@@ -187,9 +187,10 @@ class Kernel final : public detail::Kernel, public std::enable_shared_from_this<
   CUfunction function() const { return function_; }
   const std::string& entry() const { return entry_; }
   std::vector<std::uint8_t> binary() const override;
-  // Each parameter's size from cuFuncGetParamInfo; the kind is unknown (a pointer and an 8-byte
-  // number look alike). nullopt where the driver cannot say (before CUDA 12.4).
-  std::optional<std::vector<detail::KernelParam>> params() const override;
+  // Each parameter's size from cuFuncGetParamInfo, read when the kernel is made; the kind is
+  // unknown (a pointer and an 8-byte number look alike). Null where the driver cannot say
+  // (before CUDA 12.4).
+  const std::vector<detail::KernelParam>* params() const override { return params_ ? &*params_ : nullptr; }
   Context& context() { return module_->context(); }
   // Raises the function's dynamic shared memory limit when a launch needs more than the default 48 KiB.
   void reserve_shared_memory(std::size_t bytes);
@@ -198,6 +199,7 @@ class Kernel final : public detail::Kernel, public std::enable_shared_from_this<
   std::shared_ptr<Module> module_;
   CUfunction function_ = nullptr;
   std::string entry_;
+  std::optional<std::vector<detail::KernelParam>> params_;
   std::mutex shared_m_;
   std::atomic<std::size_t> shared_limit_{48 * 1024};
 };

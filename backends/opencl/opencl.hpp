@@ -166,7 +166,7 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   std::size_t max_group_size() const { return max_group_size_; }  // CL_KERNEL_WORK_GROUP_SIZE
   // From clGetKernelArgInfo where the program kept argument info (-cl-kernel-arg-info, which
   // RawKernel asks for); otherwise the count alone, each parameter of unknown kind.
-  std::optional<std::vector<KernelParam>> params() const override { return params_; }
+  const std::vector<KernelParam>* params() const override { return &params_; }
 
  private:
   void give_back(Slot* slot) noexcept;
