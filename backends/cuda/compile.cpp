@@ -174,7 +174,8 @@ std::shared_ptr<Module> Device::build(const std::string& source, const std::stri
     throw CompileError(message, log, source);
   }
   if (!log.empty()) PORTA_LOG(debug, "NVRTC messages for ", entry, " on ", label(), ":\n", log);
-  detail::ExitGuard::instance().watch_first_build();
+  static std::once_flag first_build;  // see exit_guard.hpp
+  std::call_once(first_build, [] { detail::ExitGuard::instance().watch(); });
 
   // A cubin when compiled for a real architecture (sm_XY), else PTX (compute_XY).
   std::string image;

@@ -206,7 +206,17 @@ std::shared_lock<std::shared_mutex> OpenCLDevice::check_compile_allowed(const st
   return detail::ExitGuard::instance().enter(label_, entry);
 }
 
-void OpenCLDevice::watch_exit() const { detail::ExitGuard::instance().watch_setup(); }
+void OpenCLDevice::watch_exit() const {
+  static std::once_flag setup;
+  std::call_once(setup, [] { detail::ExitGuard::instance().watch(); });
+}
+
+namespace {
+void watch_exit_after_first_build() {
+  static std::once_flag first_build;
+  std::call_once(first_build, [] { detail::ExitGuard::instance().watch(); });
+}
+}  // namespace
 
 std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) {
   auto building = check_compile_allowed(src.entry);
@@ -251,7 +261,7 @@ std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::
     return refuse(e.what());
   }
   guard.program = nullptr;  // the kernel owns it now
-  detail::ExitGuard::instance().watch_first_build();
+  watch_exit_after_first_build();
   PORTA_LOG(debug, label_, ": loaded the binary of '", src.entry, "' (", binary.size(), " bytes) in ",
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
   return kernel;
@@ -299,7 +309,7 @@ std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
     clReleaseProgram(program);
     throw;
   }
-  detail::ExitGuard::instance().watch_first_build();
+  watch_exit_after_first_build();
   PORTA_LOG(debug, label_, ": built '", src.entry, "' in ",
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(), " ms");
   return kernel;
