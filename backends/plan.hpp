@@ -13,7 +13,7 @@ namespace porta::detail {
 
 using Handle = void*;
 
-// Operand rules: the builder (src/elementwise.cpp) inserts casts so that the operands of an
+// Operand rules: the expression builder (src/expr.cpp, resolve() and cast()) inserts casts so that the operands of an
 // arithmetic instruction have the instruction's dtype, except where noted. float16 and
 // bfloat16 values are computed in float32 and rounded when stored.
 enum class Op : std::uint8_t {

@@ -212,9 +212,9 @@ std::string json_number(double v) {
   return buf;
 }
 
-std::string issue9_target(double v) {
+std::string gemm_target(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, ">= %.2g (issue 9)", v);
+  std::snprintf(buf, sizeof buf, ">= %.2g", v);
   return buf;
 }
 
@@ -224,7 +224,7 @@ std::string join_plus(const std::vector<std::string>& parts) {
   return s;
 }
 
-// The ratios the issues set targets for, per device, where both sides were measured.
+// The ratios porta has targets for, per device, where both sides were measured.
 void add_ratios(Report& rep, const std::map<std::string, Result>& results, const Peers& peers) {
   auto get = [&](const std::string& family, const std::string& dev, Metric m, const std::string& param = "") {
     return lookup(results, family, dev, param, m);
@@ -249,7 +249,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
     // Issue 2 (PoCL): fusion works.
     if (auto f = counter("fused", d.spec, "ms"), a = counter("add", d.spec, "ms"); f && a && *a > 0) {
       double v = *f / *a;
-      push("fused time / add time", d.spec, v, ocl_cpu ? "<= 1.3 (issue 2)" : "", ocl_cpu ? std::optional(v <= 1.3) : std::nullopt);
+      push("fused time / add time", d.spec, v, ocl_cpu ? "<= 1.3" : "", ocl_cpu ? std::optional(v <= 1.3) : std::nullopt);
     }
     // The same two, timed pairwise in each iteration (robust to a machine whose load drifts).
     for (auto& [name, r] : results) {
@@ -257,10 +257,10 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
       auto it = r.counters.find("ratio");
       if (it == r.counters.end()) continue;
       if (r.family == "pair_fused_over_add")
-        push("fused time / add time, paired", d.spec, it->second, ocl_cpu ? "<= 1.3 (issue 2)" : "",
+        push("fused time / add time, paired", d.spec, it->second, ocl_cpu ? "<= 1.3" : "",
              ocl_cpu ? std::optional(it->second <= 1.3) : std::nullopt);
       if (r.family == "pair_ref_over_add") {
-        std::string t = ocl_cpu ? ">= 0.8 (issue 2)" : is_cuda ? ">= 0.95 (issue 3)" : "";
+        std::string t = ocl_cpu ? ">= 0.8" : is_cuda ? ">= 0.95" : "";
         push("add / hand-written add, bandwidth, paired [" + r.label + "]", d.spec, it->second, t,
              t.empty() ? std::nullopt : std::optional(it->second >= (ocl_cpu ? 0.8 : 0.95)));
       }
@@ -268,33 +268,33 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
     // Issues 2 and 3: generated add against the hand-written kernel.
     if (Cell a = get("add", d.spec, Metric::gbps), r = get("ref_add", d.spec, Metric::gbps); a.found && r.found) {
       double v = a.value / r.value;
-      std::string t = ocl_cpu ? ">= 0.8 (issue 2)" : is_cuda ? ">= 0.95 (issue 3)" : "";
+      std::string t = ocl_cpu ? ">= 0.8" : is_cuda ? ">= 0.95" : "";
       push("add / hand-written add [" + r.detail + "], bandwidth", d.spec, v, t,
            t.empty() ? std::nullopt : std::optional(v >= (ocl_cpu ? 0.8 : 0.95)));
     }
     if (Cell a = get("saxpy", d.spec, Metric::gbps), r = get("ref_saxpy", d.spec, Metric::gbps); a.found && r.found) {
       double v = a.value / r.value;
-      push("saxpy / hand-written saxpy [" + r.detail + "], bandwidth", d.spec, v, is_cuda ? ">= 0.95 (issue 3)" : "",
+      push("saxpy / hand-written saxpy [" + r.detail + "], bandwidth", d.spec, v, is_cuda ? ">= 0.95" : "",
            is_cuda ? std::optional(v >= 0.95) : std::nullopt);
     }
     Cell copy = get("copy", d.spec, Metric::gbps);
     if (Cell s = get("sum", d.spec, Metric::gbps); s.found && copy.found) {
       double v = s.value / copy.value;
-      push("sum / copy, bandwidth", d.spec, v, is_cuda ? ">= 0.95 (issue 3)" : "", is_cuda ? std::optional(v >= 0.95) : std::nullopt);
+      push("sum / copy, bandwidth", d.spec, v, is_cuda ? ">= 0.95" : "", is_cuda ? std::optional(v >= 0.95) : std::nullopt);
     }
     if (Cell f = get("fused", d.spec, Metric::gbps); f.found && copy.found) {
       double v = f.value / copy.value;
-      push("fused / copy, bandwidth", d.spec, v, is_cuda ? ">= 0.9 (issue 4)" : "", is_cuda ? std::optional(v >= 0.9) : std::nullopt);
+      push("fused / copy, bandwidth", d.spec, v, is_cuda ? ">= 0.9" : "", is_cuda ? std::optional(v >= 0.9) : std::nullopt);
       if (cuda && gpu && d.backend == "opencl") {
         if (Cell cf = get("fused", cuda->spec, Metric::gbps); cf.found)
-          push("fused bandwidth / " + cuda->spec + "'s", d.spec, f.value / cf.value, ">= 0.9 (issue 4)", f.value / cf.value >= 0.9);
+          push("fused bandwidth / " + cuda->spec + "'s", d.spec, f.value / cf.value, ">= 0.9", f.value / cf.value >= 0.9);
       }
     }
     // Issue 21: a generator at the device's write bandwidth (the fill row).
     if (Cell fill = get("fill", d.spec, Metric::gbps); fill.found && fill.value > 0) {
       if (Cell u = get("uniform", d.spec, Metric::gbps); u.found) {
         double v = u.value / fill.value;
-        push("uniform / fill, bandwidth", d.spec, v, gpu ? ">= 0.9 (issue 21)" : "", gpu ? std::optional(v >= 0.9) : std::nullopt);
+        push("uniform / fill, bandwidth", d.spec, v, gpu ? ">= 0.9" : "", gpu ? std::optional(v >= 0.9) : std::nullopt);
       }
       if (Cell z = get("normal", d.spec, Metric::gbps); z.found) push("normal / fill, bandwidth", d.spec, z.value / fill.value, "", std::nullopt);
     }
@@ -304,7 +304,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
     for (const char* fam : {"add_broadcast", "add_strided"}) {
       if (Cell b = get(fam, d.spec, Metric::gbps); b.found && add.found) {
         double v = b.value / add.value;
-        push(std::string(fam) + " / add, bandwidth", d.spec, v, gpu ? ">= 0.8 (issue 4)" : "", gpu ? std::optional(v >= 0.8) : std::nullopt);
+        push(std::string(fam) + " / add, bandwidth", d.spec, v, gpu ? ">= 0.8" : "", gpu ? std::optional(v >= 0.8) : std::nullopt);
       }
     }
     // Issue 4: per-op host cost against a bare launch of an equivalent kernel: plain
@@ -313,13 +313,13 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
       if (Cell r = get("small_native_add", d.spec, Metric::us_per_op); r.found) {
         double v = s.value / r.value;
         push(std::string("small add / bare ") + (is_cuda ? "cuLaunchKernel" : "clEnqueueNDRangeKernel") + ", host time per op", d.spec,
-             v, gpu ? "<= 1.3 (issue 4)" : "", gpu ? std::optional(v <= 1.3) : std::nullopt);
+             v, gpu ? "<= 1.3" : "", gpu ? std::optional(v <= 1.3) : std::nullopt);
       }
       if (Cell r = get("small_rawkernel_add", d.spec, Metric::us_per_op); r.found) {
         double v = s.value / r.value;
         // Only where no bare launch loop was measured does RawKernel stand in for it.
         bool target = is_cuda && !get("small_native_add", d.spec, Metric::us_per_op).found;
-        push("small add / RawKernel launch, host time per op", d.spec, v, target ? "<= 1.3 (issue 4, vs bare cuLaunchKernel)" : "",
+        push("small add / RawKernel launch, host time per op", d.spec, v, target ? "<= 1.3 (vs bare cuLaunchKernel)" : "",
              target ? std::optional(v <= 1.3) : std::nullopt);
       }
     }
@@ -327,7 +327,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
     if (Cell one = get("small_add_threads", d.spec, Metric::kops, "1"), four = get("small_add_threads", d.spec, Metric::kops, "4");
         one.found && four.found) {
       double v = four.value / one.value;
-      push("small adds, 4 threads / 1 thread, ops/s", d.spec, v, is_cuda ? ">= 2.5 (issue 5)" : "",
+      push("small adds, 4 threads / 1 thread, ops/s", d.spec, v, is_cuda ? ">= 2.5" : "",
            is_cuda ? std::optional(v >= 2.5) : std::nullopt);
     }
     // Issue 9: porta's OpenCL GEMM, and CLBlast called directly, against cuBLAS on the same GPU
@@ -353,7 +353,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
               bool target = gpu && std::find(g.target_sizes.begin(), g.target_sizes.end(), r.param) != g.target_sizes.end();
               double v = own.value / cub.value;
               push(std::string("porta OpenCL ") + g.blas + " " + r.param + " / cuBLAS " + g.blas + " (" + twin->spec + ")", d.spec, v,
-                   target ? issue9_target(g.target) : "", target ? std::optional(v >= g.target) : std::nullopt);
+                   target ? gemm_target(g.target) : "", target ? std::optional(v >= g.target) : std::nullopt);
               if (clb.found)
                 push(std::string("CLBlast ") + g.blas + " " + r.param + " / cuBLAS " + g.blas + " (" + twin->spec + ")", d.spec,
                      clb.value / cub.value, "", std::nullopt);
@@ -361,7 +361,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
           }
           if (clb.found && clb.value > 0)
             push(std::string("porta OpenCL ") + g.blas + " " + r.param + " / CLBlast " + g.blas, d.spec, own.value / clb.value,
-                 gpu ? "> 1 (issue 9)" : "", gpu ? std::optional(own.value > clb.value) : std::nullopt);
+                 gpu ? "> 1" : "", gpu ? std::optional(own.value > clb.value) : std::nullopt);
         }
       }
     }
@@ -382,7 +382,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
           double v = t->second / p->second;
           bool target = g.target > 0 && r.param == "8192";
           push(std::string(g.family) + " " + r.param + " / PyTorch", d.spec, v,
-               target ? (g.target > 0.975 ? ">= 0.98 (issue 3)" : ">= 0.97 (issue 3)") : "",
+               target ? (g.target > 0.975 ? ">= 0.98" : ">= 0.97") : "",
                target ? std::optional(v >= g.target) : std::nullopt);
         }
       }
@@ -692,7 +692,7 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
   if (rep.pool && rep.pool->sum_alone > 0) {
     // Devices that are one GPU (the same PCI bus id: cuda:0 and NVIDIA's OpenCL device) count once,
     // at the faster of their figures: the pool runs them through one device (pool.hpp), and the
-    // target for them is the faster one alone (issue 21).
+    // target for them is the faster one alone.
     std::map<std::string, std::pair<std::string, double>> fastest;  // bus id -> (device, tasks/s)
     std::map<std::string, std::vector<std::string>> views;
     double physical = 0;
@@ -708,18 +708,18 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
     }
     for (auto& [id, f] : fastest) physical += f.second;
     const bool shared = std::any_of(views.begin(), views.end(), [](auto& v) { return v.second.size() > 1; });
-    // The pool issue's target is for devices that do not share their hardware: GPUs.
+    // The pool target is for devices that do not share their hardware: GPUs.
     bool gpus = std::all_of(devices.begin(), devices.end(), [](auto& d) { return d.kind == "gpu"; });
     const double r = physical > 0 ? rep.pool->all / physical : 0;
     rep.ratios.push_back({shared ? "DevicePool over all / sum of each physical device alone (one GPU seen twice: the faster view), tasks/s"
                                  : "DevicePool over all / sum of each device alone, tasks/s",
-                          "all", r, gpus ? ">= 0.9 (pool issue)" : "", gpus ? std::optional(r >= 0.9) : std::nullopt});
+                          "all", r, gpus ? ">= 0.9" : "", gpus ? std::optional(r >= 0.9) : std::nullopt});
     for (auto& [id, specs] : views) {
       if (specs.size() < 2) continue;
       const auto& f = fastest[id];
       const double v = rep.pool->all / f.second;
       rep.ratios.push_back({"DevicePool over " + join_plus(specs) + " (one GPU, PCI " + id + ") / " + f.first + " alone, tasks/s", "all", v,
-                            devices.size() == specs.size() ? ">= 1.0 (issue 21)" : "",
+                            devices.size() == specs.size() ? ">= 1.0" : "",
                             devices.size() == specs.size() ? std::optional(v >= 1.0) : std::nullopt});
     }
   }
