@@ -47,8 +47,7 @@ Handle CachingAllocator::allocate_from_device(std::size_t bytes, QueueImpl& q) {
     PORTA_LOG(info, "out of memory for ", format_bytes(bytes), " on ", name(device_.backend()), ":", device_.index(),
               "; freeing ", format_bytes(cached_bytes()), " of cached blocks and retrying");
     free_local(q);
-    free_cached();
-    device_.release_cached_memory();
+    release_memory_of_physical_gpu(device_);
     return device_.allocate(bytes, q);
   }
 }

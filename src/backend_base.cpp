@@ -7,6 +7,7 @@
 #include "env.hpp"
 #include "launch_thread.hpp"
 #include "log.hpp"
+#include "registry.hpp"
 #include "strings.hpp"
 
 namespace porta::detail {
@@ -53,6 +54,23 @@ DeviceContext& DeviceImpl::context() {
 
 void DeviceImpl::release_context() {
   if (context_) context_->release();
+}
+
+void release_memory_of_physical_gpu(DeviceImpl& d) noexcept {
+  try {
+    const std::string bus = d.info().pci_bus_id;
+    for (const Device& other : Registry::get().devices()) {
+      DeviceImpl& o = other.impl();
+      if (&o != &d && (bus.empty() || o.info().pci_bus_id != bus)) continue;
+      const std::size_t cached = o.context().allocator().cached_bytes();
+      PORTA_LOG(info, "freeing ", format_bytes(cached), " of cached blocks on ", name(o.backend()), ":", o.index(),
+                &o == &d ? "" : " (the same GPU through another API)");
+      o.context().allocator().free_cached();
+      o.release_cached_memory();
+    }
+  } catch (const std::exception& e) {
+    PORTA_LOG(warn, "freeing cached memory failed: ", e.what());
+  }
 }
 
 std::shared_ptr<Kernel> DeviceImpl::compile(const KernelSource&) {
