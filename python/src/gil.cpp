@@ -35,23 +35,48 @@ void mix(std::uint64_t& h, std::uint64_t v) {
   h *= kPrime;
 }
 
+// An evaluated array's part of a fingerprint: its dtype, shape, strides, the alignment of its
+// first element and its device, which never change once it is evaluated.
+std::uint64_t array_print(const Array& a) {
+  std::uint64_t h = 0x84222325cbf29ce4ULL;
+  mix(h, static_cast<std::uint64_t>(a.dtype()));
+  mix(h, reinterpret_cast<std::uintptr_t>(&a.device().impl()));
+  NativeMemory m = native_memory(a);  // evaluated already: no device work
+  mix(h, (reinterpret_cast<std::uintptr_t>(m.handle) + m.offset_bytes) & 255);
+  mix(h, a.shape().size());
+  for (std::int64_t d : a.shape()) mix(h, static_cast<std::uint64_t>(d));
+  for (std::int64_t s : m.strides) mix(h, static_cast<std::uint64_t>(s));
+  return h;
+}
+
+// The last arrays fingerprinted on this thread (a loop reuses its operands): a slot is valid
+// while its node lives, since a live node's address cannot name another node.
+struct PrintSlot {
+  const void* node = nullptr;
+  std::weak_ptr<detail::ArrayNode> alive;
+  std::uint64_t print = 0;
+};
+
+std::uint64_t cached_array_print(const Array& a) {
+  thread_local PrintSlot slots[16];
+  const void* key = a.node().get();
+  PrintSlot& s = slots[(reinterpret_cast<std::uintptr_t>(key) >> 4) & 15];
+  if (s.node == key && !s.alive.expired()) return s.print;
+  s.node = key;
+  s.alive = a.node();
+  s.print = array_print(a);
+  return s.print;
+}
+
 // Everything the generated kernel's key can depend on: the operation, each operand's kind, and
-// for an array its dtype, shape, strides, the alignment of its first element and its device.
-// Python numbers are kernel arguments, so their values are not in it (their kinds are).
+// for an array its array_print. Python numbers are kernel arguments, so their values are not in
+// it (their kinds are).
 std::uint64_t fingerprint(const void* op, std::initializer_list<const Operand*> ops) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   mix(h, reinterpret_cast<std::uintptr_t>(op));
   for (const Operand* o : ops) {
     mix(h, static_cast<std::uint64_t>(o->kind()));
-    if (o->kind() != Operand::Kind::array) continue;
-    const Array& a = o->array();
-    mix(h, static_cast<std::uint64_t>(a.dtype()));
-    mix(h, reinterpret_cast<std::uintptr_t>(&a.device().impl()));
-    NativeMemory m = native_memory(a);  // evaluated already: no device work
-    mix(h, (reinterpret_cast<std::uintptr_t>(m.handle) + m.offset_bytes) & 255);
-    mix(h, a.shape().size());
-    for (std::int64_t d : a.shape()) mix(h, static_cast<std::uint64_t>(d));
-    for (std::int64_t s : m.strides) mix(h, static_cast<std::uint64_t>(s));
+    if (o->kind() == Operand::Kind::array) mix(h, cached_array_print(o->array()));
   }
   return h;
 }
