@@ -22,6 +22,7 @@ struct ThreadRecord {
   std::unordered_map<std::uint64_t, long long> cost;
   // eval() calls of pending arrays on this thread that kept / released the GIL (porta._core._gil_counts()).
   std::uint64_t held = 0, released = 0;
+  std::uint64_t ops_held = 0;  // elementwise operations that kept the GIL (porta._core._gil_ops_held())
 };
 
 ThreadRecord& record() {
@@ -101,13 +102,20 @@ long long hold_limit_ns() {
 }
 
 bool can_hold(std::initializer_list<const Operand*> ops) {
-  for (const Operand* o : ops)
-    if (o->kind() == Operand::Kind::array && !o->array().is_evaluated()) return false;
-  return true;
+  // Without an array operand porta asks for this thread's current device, which may load the
+  // backends (the process's first call): that releases the GIL.
+  bool any_array = false;
+  for (const Operand* o : ops) {
+    if (o->kind() != Operand::Kind::array) continue;
+    if (!o->array().is_evaluated()) return false;
+    any_array = true;
+  }
+  return any_array;
 }
 
 void made(const void* op, std::initializer_list<const Operand*> ops, const Array& result) {
   ThreadRecord& r = record();
+  ++r.ops_held;
   r.last = result.node();
   r.last_print = fingerprint(op, ops);
 }
@@ -135,5 +143,6 @@ void eval(const Array& a) {
 }
 
 std::pair<std::uint64_t, std::uint64_t> counts() { return {record().held, record().released}; }
+std::uint64_t ops_held() { return record().ops_held; }
 
 }  // namespace porta::python::gil

@@ -6,8 +6,8 @@
 // switch, 5-10 us on the H200 host), and threads that each release it twice per small add run in
 // a convoy: 4 threads did a third of one thread's adds. So:
 //
-// - An elementwise operation (an operator, porta.add, ...) whose array operands are all evaluated
-//   only builds an expression node: host bookkeeping of a few hundred ns that cannot compile,
+// - An elementwise operation (an operator, porta.add, ...) with at least one array operand, all
+//   of its array operands evaluated, only builds an expression node: host bookkeeping of a few hundred ns that cannot compile,
 //   wait or touch a device (a lazy operand may be evaluated there, so then the GIL is released).
 //   It keeps the GIL.
 // - eval() of the node such an operation just made on this thread keeps the GIL when this thread
@@ -45,6 +45,8 @@ void eval(const Array& a);
 
 // This thread's eval() calls of pending arrays so far: (kept the GIL, released it).
 std::pair<std::uint64_t, std::uint64_t> counts();
+// This thread's elementwise operations so far that kept the GIL.
+std::uint64_t ops_held();
 
 // The hold limit in nanoseconds (0: never hold), read once from PORTA_GIL_HOLD_US.
 long long hold_limit_ns();

@@ -73,5 +73,6 @@ NB_MODULE(_core, m) {
     auto [held, released] = gil::counts();
     return std::make_pair(held, released);
   }, "This thread's eval() calls of pending arrays: (kept the GIL, released it). See README, Python: the GIL.");
+  m.def("_gil_ops_held", &gil::ops_held, "This thread's elementwise operations that kept the GIL.");
   m.attr("_gil_hold_us") = static_cast<double>(gil::hold_limit_ns()) / 1000.0;
 }

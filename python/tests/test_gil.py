@@ -82,3 +82,25 @@ def test_hold_limit_zero_releases_every_call():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0.0", "0", "100"]
+
+
+def test_operations_keep_the_gil_only_on_evaluated_arrays(device, rng):
+    ha = rng.standard_normal(301).astype(np.float32)
+    with device:
+        a = porta.asarray(ha)
+        ops = porta._core._gil_ops_held()
+        lazy = a * 3.0          # kept: a is evaluated; the result is made but not run
+        kept = porta._core._gil_ops_held() - ops
+        two = lazy + a          # released: lazy is pending (porta may evaluate it here)
+        s = porta.add(2, 3)     # released: no array (the current device is asked for)
+        neg = -a                # kept
+        held_ops = porta._core._gil_ops_held() - ops
+        expected = (1, 2) if porta._core._gil_hold_us > 0 else (0, 0)
+        assert (kept, held_ops) == expected
+        held0, released0 = _counts()
+        two.eval()              # the node made last, but from a pending operand: released
+        assert _counts() == (held0, released0 + 1)
+    np.testing.assert_allclose(two.get(), ha.astype(np.float64) * 4.0, rtol=1e-6)
+    np.testing.assert_allclose(lazy.get(), ha.astype(np.float64) * 3.0, rtol=1e-6)
+    assert s.item() == 5
+    np.testing.assert_allclose(neg.get(), -ha)
