@@ -559,7 +559,9 @@ std::vector<MatmulKind> matmul_kinds(const porta::Device& d) {
                                    {"matmul_f64", DType::float64, porta::MatmulPrecision::exact},
                                    {"matmul_f16", DType::float16, porta::MatmulPrecision::exact},
                                    {"matmul_bf16", DType::bfloat16, porta::MatmulPrecision::exact}};
-  if (d.backend() == porta::Backend::cuda)
+  // TF32 where it exists: cuBLAS, and porta's tensor-core kernel on NVIDIA's OpenCL.
+  if (d.backend() == porta::Backend::cuda ||
+      (d.backend() == porta::Backend::opencl && d.platform().find("NVIDIA") != std::string::npos))
     kinds.insert(kinds.begin() + 1, {"matmul_tf32", DType::float32, porta::MatmulPrecision::tf32});
   return kinds;
 }
