@@ -326,6 +326,18 @@ TEST_P(Matmul, EveryOpenCLGemmPath) {
   EXPECT_NE(msg.find("fastest"), std::string::npos) << msg;
 }
 
+// The ranking search (backends/opencl/gemm_search.hpp) on a CPU device, where it runs only when
+// PORTA_OPENCL_GEMM_SEARCH is set: every tiled candidate timed and checked on a 128^2 product, then
+// the winner's products match the reference (whole tiles and edges). On GPUs the first matmul of
+// a dtype searches whether or not this test runs.
+TEST_P(Matmul, OpenCLSearchRanksCheckedCandidates) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM_SEARCH concerns OpenCL devices";
+  ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
+  ScopedEnv search("PORTA_OPENCL_GEMM_SEARCH", "128");
+  check(DType::float32, 1, 1, 128, 64, 128, Layout::row_major, Layout::row_major, true, true, "searched, whole tiles");
+  check(DType::float32, 1, 1, 67, 93, 51, Layout::row_major, Layout::transposed, true, true, "searched, edges, b.T");
+}
+
 // float64 products of the shapes of the FP64 tensor-core kernel (backends/opencl/gemm_mma.hpp):
 // whole tiles, batches, a broadcast operand, an even offset; and products that fit no tile, that
 // are transposed or at an odd offset, which take the other kernels. On NVIDIA's OpenCL with

@@ -211,7 +211,7 @@ std::string try_candidate(QueueImpl& q, Run&& run) {
 
 }  // namespace
 
-std::vector<std::int64_t> gemm_search_sizes() {
+std::vector<std::int64_t> gemm_search_sizes(bool small) {
   std::vector<std::int64_t> sizes;
   if (auto v = detail::env("PORTA_OPENCL_GEMM_SEARCH")) {
     std::string s = detail::lower(detail::trim(*v));
@@ -230,7 +230,7 @@ std::vector<std::int64_t> gemm_search_sizes() {
       rest.remove_prefix(comma + 1);
     }
   }
-  if (sizes.empty()) sizes.push_back(2048);
+  if (sizes.empty()) sizes.push_back(small ? 1024 : 2048);
   return sizes;
 }
 
@@ -238,7 +238,7 @@ std::vector<std::size_t> rank_gemm_candidates(OpenCLDevice& dev, QueueImpl& q, c
                                               const std::vector<GemmCandidate>& candidates) {
   std::vector<std::size_t> all(candidates.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const std::vector<std::int64_t> sizes = gemm_search_sizes();
+  const std::vector<std::int64_t> sizes = gemm_search_sizes(s.small);
   if (sizes.empty() || candidates.empty()) {
     if (!candidates.empty())
       PORTA_LOG(info, s.what, ": ", candidates.front().name, " and the rest in their given order (PORTA_OPENCL_GEMM_SEARCH=off)");
@@ -247,7 +247,7 @@ std::vector<std::size_t> rank_gemm_candidates(OpenCLDevice& dev, QueueImpl& q, c
   std::string list;
   for (const GemmCandidate& c : candidates) list += c.name + " ";
   std::string key = detail::cat("porta-gemm-ranking-v2\n", s.kind, "\n", dev.info().name, "\n", dev.compiler_id(), "\n",
-                                name(s.dtype), s.tf32 ? " tf32" : "", "\n", list, "\n",
+                                name(s.dtype), s.tf32 ? " tf32" : "", s.small ? " small" : "", "\n", list, "\n",
                                 detail::fnv1a64(std::span(reinterpret_cast<const std::uint8_t*>(s.source),
                                                           std::char_traits<char>::length(s.source))));
   for (auto n : sizes) key += detail::cat(" ", n);

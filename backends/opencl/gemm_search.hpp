@@ -2,7 +2,8 @@
 // kernel's parameter sets (gemm_tiled.cpp takes the fastest) and the tensor-core kernels'
 // configurations (gemm_tensor.cpp: a product takes the fastest that fits it).
 //
-// Each candidate runs on square products of each search size (2048 unless
+// Small products (kSmallGemmElements) are ranked apart from large ones. Each candidate runs on
+// square products of each search size (1024 for small products, 2048 for large ones, unless
 // PORTA_OPENCL_GEMM_SEARCH=N,... says otherwise; =off: no search, the candidates in their given
 // order) with random inputs in the product's dtype; it is timed with device events, and 64
 // entries of its result are checked against a double-precision host product, so that a
@@ -26,9 +27,19 @@ namespace porta::opencl {
 // What the searches found on a device (gemm_tiled.cpp makes it).
 struct OpenCLDevice::GemmTuning {
   std::mutex m;                                            // one search at a time; others wait for its result
-  std::map<DType, GemmParams> chosen;                      // the tiled kernel's parameters
-  std::map<DType, std::vector<std::string>> tensor_ranked;  // tensor-core configurations, fastest first
+  // Per dtype and size class (small_gemm):
+  std::map<std::pair<DType, bool>, GemmParams> chosen;                      // the tiled kernel's parameters
+  std::map<std::pair<DType, bool>, std::vector<std::string>> tensor_ranked;  // tensor-core configurations, fastest first
 };
+
+// Products with at most this many elements of C (over the batch) are ranked apart, on 1024^2
+// products: on the H200 (2026-12-01) the tiles that won at 2048 left most of it idle at 1024
+// (float32 tiled: 21.3 TFLOP/s against 35.7 for 128x64 tiles; float16 on the tensor cores: 86.3
+// against 104.5), while at 8192 the 2048 winners stayed the fastest.
+constexpr double kSmallGemmElements = 1536.0 * 1536.0;
+inline bool small_gemm(const MatmulArgs& g) {
+  return static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.batch) <= kSmallGemmElements;
+}
 
 struct GemmCandidate {
   std::string name;  // the configuration's text, as the environment variables take it
@@ -44,10 +55,12 @@ struct GemmSearch {
   DType dtype;            // of the products
   bool tf32 = false;      // float32 products with TF32 inputs (the check's tolerance)
   std::int64_t round_to;  // search sizes are rounded up to a multiple of this (every candidate's tile)
+  bool small = false;     // the ranking of small products (small_gemm)
 };
 
-// The search sizes (PORTA_OPENCL_GEMM_SEARCH); empty for "off". Throws InvalidArgument for a bad value.
-std::vector<std::int64_t> gemm_search_sizes();
+// The search sizes of a size class (PORTA_OPENCL_GEMM_SEARCH, else 1024 or 2048); empty for "off".
+// Throws InvalidArgument for a bad value.
+std::vector<std::int64_t> gemm_search_sizes(bool small);
 
 // The candidates' indices, fastest first; those that failed are left out (empty when all did,
 // which is not kept on disk, so that the next process tries again). With no search sizes, every

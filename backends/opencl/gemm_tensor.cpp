@@ -143,7 +143,7 @@ bool OpenCLDevice::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced,
       throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=mma:", only, " does not fit ", label_, ": it ", r));
     order.push_back(*c);
   } else if (native) {
-    for (const std::string& text : tensor_ranking(q, g.dtype))
+    for (const std::string& text : tensor_ranking(q, g.dtype, small_gemm(g)))
       if (auto c = parse_tensor_config(text)) order.push_back(*c);
   } else {
     // Emulated: the configurations with the fewest MMAs a warp first (the cheapest to compile).
@@ -184,18 +184,19 @@ bool OpenCLDevice::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced,
   return true;
 }
 
-std::vector<std::string> OpenCLDevice::tensor_ranking(QueueImpl& q, DType t) {
+std::vector<std::string> OpenCLDevice::tensor_ranking(QueueImpl& q, DType t, bool small) {
   GemmTuning& tuning = gemm_tuning();
   std::lock_guard lock(tuning.m);
-  if (auto it = tuning.tensor_ranked.find(t); it != tuning.tensor_ranked.end()) return it->second;
+  if (auto it = tuning.tensor_ranked.find({t, small}); it != tuning.tensor_ranked.end()) return it->second;
   const auto local_mem = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
   const auto max_group = device_value<std::size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   GemmSearch s;
-  s.what = detail::cat(label_, ": ", dtype_text(t), " GEMM on the tensor cores");
+  s.what = detail::cat(label_, ": ", dtype_text(t), " GEMM on the tensor cores, ", small ? "small" : "large", " products");
   s.kind = "tensor";
   s.dtype = t;
   s.tf32 = t == DType::float32;
   s.round_to = 256;
+  s.small = small;
   // Both kernels' sources key the ranking.
   static const std::string sources = std::string(kMmaSource) + kTcSource;
   s.source = sources.c_str();
@@ -222,7 +223,7 @@ std::vector<std::string> OpenCLDevice::tensor_ranking(QueueImpl& q, DType t) {
   std::vector<std::string> ranked;
   for (std::size_t i : rank_gemm_candidates(*this, q, s, candidates)) ranked.push_back(configs[i].text());
   if (ranked.empty()) PORTA_LOG(info, s.what, ": no configuration ran; ", name(t), " takes the tiled kernel");
-  return tuning.tensor_ranked[t] = ranked;
+  return tuning.tensor_ranked[{t, small}] = ranked;
 }
 
 }  // namespace porta::opencl

@@ -112,9 +112,9 @@ void OpenCLDevice::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
       throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_SHAPE=", *v, " does not fit ", label_, ": it ", r));
   } else if (info_.kind == DeviceKind::cpu && !detail::env("PORTA_OPENCL_GEMM_SEARCH")) {
     p = gemm_cpu_params(tt);
-    if (!unfit_reason(p, tt, local_mem, max_group).empty()) p = gemm_choose(q, tt, local_mem, max_group);
+    if (!unfit_reason(p, tt, local_mem, max_group).empty()) p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
   } else {
-    p = gemm_choose(q, tt, local_mem, max_group);
+    p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
   }
   const bool fast = fits_fast(p, g);
   auto kernel = gemm_program(*this, p, g.dtype, fast, g.trans_a, g.trans_b);
@@ -125,10 +125,10 @@ void OpenCLDevice::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   launch_gemm(*this, q, *kernel, p, g);
 }
 
-GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_mem, std::size_t max_group) {
+GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, bool small, std::uint64_t local_mem, std::size_t max_group) {
   GemmTuning& tuning = gemm_tuning();
   std::lock_guard lock(tuning.m);
-  if (auto it = tuning.chosen.find(t); it != tuning.chosen.end()) return it->second;
+  if (auto it = tuning.chosen.find({t, small}); it != tuning.chosen.end()) return it->second;
 
   std::vector<GemmParams> params;
   std::string skipped;
@@ -152,16 +152,17 @@ GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_
                             return {};
                           }});
   GemmSearch s;
-  s.what = detail::cat(label_, ": ", name(t), " GEMM parameters");
+  s.what = detail::cat(label_, ": ", name(t), " GEMM parameters for ", small ? "small" : "large", " products");
   s.kind = "tiled";
   s.source = kGemmSource;
   s.dtype = t;
   s.round_to = 128;  // a multiple of every candidate's tiles, so each runs its fast variant
+  s.small = small;
   const std::vector<std::size_t> order = rank_gemm_candidates(*this, q, s, candidates);
   if (order.empty())
     throw DeviceError(detail::cat(label_, ": every candidate of porta's ", name(t),
                                   " GEMM failed (PORTA_LOG=info shows why); set PORTA_OPENCL_GEMM=clblast"));
-  return tuning.chosen[t] = params[order.front()];
+  return tuning.chosen[{t, small}] = params[order.front()];
 }
 
 }  // namespace porta::opencl

@@ -261,7 +261,7 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // searched on first use on GPUs and kept in the disk cache).
   struct GemmTuning;
   GemmTuning& gemm_tuning();
-  GemmParams gemm_choose(QueueImpl& q, DType dtype, std::uint64_t local_mem, std::size_t max_group);
+  GemmParams gemm_choose(QueueImpl& q, DType dtype, bool small, std::uint64_t local_mem, std::size_t max_group);
   void matmul_tiled(QueueImpl& q, const MatmulArgs& args);
   // gemm_tensor.cpp: the tensor-core kernels (gemm_mma.hpp, gemm_tc.hpp). Runs the product and
   // returns true when a configuration takes it, false (nothing done) otherwise. Where the device
@@ -269,7 +269,7 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // (PORTA_OPENCL_GEMM=mma) takes the path on any device, emulated where the instructions are
   // missing, and `only` restricts it to one configuration (a product it does not fit throws).
   bool matmul_tensor(QueueImpl& q, const MatmulArgs& args, bool forced, const std::string& only);
-  std::vector<std::string> tensor_ranking(QueueImpl& q, DType dtype);
+  std::vector<std::string> tensor_ranking(QueueImpl& q, DType dtype, bool small);
   void matmul_host(QueueImpl& q, const MatmulArgs& args);
   void matmul_clblast(QueueImpl& q, const MatmulArgs& args);
 
