@@ -56,10 +56,6 @@ std::vector<MmaParams> gemm_mma_candidates() {
   };
 }
 
-bool mma_native(const std::string& platform_name, int compute_capability) {
-  return platform_name.find("NVIDIA") != std::string::npos && compute_capability >= 90;
-}
-
 std::string mma_unfit_reason(const MmaParams& p, const detail::MatmulArgs& g) {
   if (g.dtype != DType::float64) return "not float64";
   if (g.trans_a || g.trans_b) return "a transposed operand";

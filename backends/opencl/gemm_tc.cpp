@@ -2,9 +2,9 @@
 // kernels/gemm_tc.cl.
 #include "opencl/gemm_tc.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
-#include <cstring>
 
 #include "strings.hpp"
 
@@ -20,14 +20,15 @@ int mma_k(DType t) { return half_type(t) ? 16 : 8; }
 }  // namespace
 
 std::string TcParams::text() const {
-  return detail::cat("tc", tile_m, "x", tile_n, "x", tile_k, ":w", warp_m, "x", warp_n, ldsm ? ":ldsm" : "");
+  return detail::cat("tc", tile_m, "x", tile_n, "x", tile_k, ":w", warp_m, "x", warp_n, ldsm ? ":ldsm" : "",
+                     stages ? detail::cat(":s", stages) : "");
 }
 
 std::size_t TcParams::local_bytes(DType t, bool emulate) const {
   const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = static_cast<std::size_t>(pad_elems(t));
   const std::size_t bm = static_cast<std::size_t>(tile_m), bn = static_cast<std::size_t>(tile_n),
                     bk = static_cast<std::size_t>(tile_k);
-  std::size_t tiles = 2 * (bm * (bk + pad) + bk * (bn + pad)) * e;
+  std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad)) * e;
   std::size_t scratch = 2 * static_cast<std::size_t>(threads() / 32) *
                         static_cast<std::size_t>(warp_m + warp_n) * bk * (t == DType::float64 ? 8 : 4);
   return tiles + (emulate ? scratch : 0);
@@ -40,6 +41,8 @@ std::string TcParams::invalid_reason(DType t) const {
   if (warp_m % 16 || warp_n % 16) return "WM and WN must be multiples of 16";
   if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
   if (ldsm && !half_type(t)) return "ldmatrix serves float16 and bfloat16 only";
+  if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
+  if (stages != 0 && t == DType::float32) return "cp.async stages serve float16, bfloat16 and float64 (TF32 rounds on the way)";
   const int nt = threads(), v = vec_elems(t);
   if (nt > 1024) return "more than 1024 work-items";
   if (tile_k % v || tile_n % v || (tile_m * tile_k / v) % nt || (tile_k * tile_n / v) % nt)
@@ -49,14 +52,15 @@ std::string TcParams::invalid_reason(DType t) const {
 
 std::optional<TcParams> parse_tc_params(const std::string& text) {
   TcParams p;
-  char tail[8] = {};
-  int got = std::sscanf(text.c_str(), "tc%dx%dx%d:w%dx%d%7s", &p.tile_m, &p.tile_n, &p.tile_k, &p.warp_m, &p.warp_n, tail);
-  if (got == 6) {
-    if (std::strcmp(tail, ":ldsm") != 0) return std::nullopt;
-    p.ldsm = true;
-  } else if (got != 5) {
+  int used = 0;
+  if (std::sscanf(text.c_str(), "tc%dx%dx%d:w%dx%d%n", &p.tile_m, &p.tile_n, &p.tile_k, &p.warp_m, &p.warp_n, &used) != 5)
     return std::nullopt;
+  std::string rest = text.substr(static_cast<std::size_t>(used));
+  if (rest.starts_with(":ldsm")) {
+    p.ldsm = true;
+    rest = rest.substr(5);
   }
+  if (rest.size() == 3 && rest[0] == ':' && rest[1] == 's' && rest[2] >= '2' && rest[2] <= '4') p.stages = rest[2] - '0';
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
   for (DType t : {DType::float16, DType::float32, DType::float64})
     if (p.invalid_reason(t).empty()) return p;
@@ -114,6 +118,10 @@ std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool 
                                 detail::cat("-DLDSM=", p.ldsm ? 1 : 0), detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n),     detail::cat("-DBK=", p.tile_k),
                                 detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n)};
+  if (fast && p.stages) {
+    o.push_back(detail::cat("-DSTAGES=", p.stages));
+    o.push_back(detail::cat("-DSTAGES_WAIT=", p.stages - 2));
+  }
   if (emulate) o.push_back("-DMMA_EMULATE");
   return o;
 }

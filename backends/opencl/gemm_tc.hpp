@@ -23,9 +23,10 @@ struct TcParams {
   int tile_m = 0, tile_n = 0, tile_k = 0;  // BM, BN, BK: the block of C and the k-slice of a work-group
   int warp_m = 0, warp_n = 0;              // WM, WN: the tile of C of one warp
   bool ldsm = false;                       // fragments of 16-bit types through ldmatrix
+  int stages = 0;                          // 2-4: the fast variant's slices by cp.async, that many stages
 
   int threads() const { return warp_m > 0 && warp_n > 0 ? (tile_m / warp_m) * (tile_n / warp_n) * 32 : 0; }
-  // "tc128x128x32:w64x64:ldsm", the form PORTA_OPENCL_GEMM=mma:... takes.
+  // "tc128x128x32:w64x64:ldsm" or "tc128x128x16:w64x64:ldsm:s4", the form PORTA_OPENCL_GEMM=mma:... takes.
   std::string text() const;
   // Bytes of local memory for `dtype`: both stages of both tiles, and the emulation's copies.
   std::size_t local_bytes(DType dtype, bool emulate) const;
@@ -34,11 +35,12 @@ struct TcParams {
   bool operator==(const TcParams&) const = default;
 };
 
-// Parses "tcBMxBNxBK:wWMxWN" or "tcBMxBNxBK:wWMxWN:ldsm"; nullopt when malformed or valid for no dtype.
+// Parses "tcBMxBNxBK:wWMxWN[:ldsm][:sS]"; nullopt when malformed or valid for no dtype.
 std::optional<TcParams> parse_tc_params(const std::string& text);
 
 // The configurations of the search for `dtype` (float16 and bfloat16 share theirs; float32 means
-// TF32), best guess first.
+// TF32), best guess first. The cp.async variants (stages) are not among them: they are tested on
+// PoCL but have not yet been measured on a GPU (PORTA_OPENCL_GEMM=mma:CONFIG takes them).
 std::vector<TcParams> gemm_tc_candidates(DType dtype);
 
 // Whether the device has the instructions for `dtype`: NVIDIA's OpenCL platform and compute
@@ -56,7 +58,7 @@ std::string tc_unfit_reason(const TcParams& p, const detail::MatmulArgs& g);
 // leading dimensions, offsets and batch strides multiples of 16 bytes.
 bool tc_fits_fast(const TcParams& p, const detail::MatmulArgs& g);
 
-extern const char* const kTcSource;
+extern const char* const kTcSource;  // kernels/gemm_tc.cl, embedded at build time
 constexpr const char* kTcEntry = "porta_gemm_tc";
 
 // -D options of one configuration for `dtype`, variant `fast`; `emulate` replaces the instructions.

@@ -30,6 +30,10 @@
      0  any shape: element loads through a (row, column) stride pair per operand, so one kernel
         serves the four transpose combinations, with zeros past the edges and guarded stores.
 
+   With STAGES = S (2 to 4, fast variant, 16-bit types and float64) the slices travel from global to
+   local memory by cp.async (inline PTX, 16 bytes each, bypassing the registers) S - 1 slices ahead
+   of the MMAs, CUTLASS's multistage pipeline; without it, through registers one slice ahead.
+
    With MMA_EMULATE the instruction and ldmatrix are replaced by their reference semantics
    (gemm_mma.cl's scheme): each MMA puts its fragments where the layouts above say in its warp's
    copy of the slice, and after the slice's barrier every lane adds the products to its
@@ -68,6 +72,18 @@ typedef double acc_t;
 #endif
 #ifndef LDSM
 #define LDSM 0
+#endif
+#ifndef STAGES
+#define STAGES 0
+#endif
+#if STAGES && (!FAST || KE != 2 && ELEM != 64 || STAGES < 2 || STAGES > 4)
+#error "cp.async stages (2 to 4) serve the fast variant of the 16-bit types and float64"
+#endif
+#define NSTAGE (STAGES ? STAGES : 2)
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#ifndef MMA_EMULATE
+#define LOCAL_ADDRESS(p) ((uint)(size_t)(p))
 #endif
 #if LDSM && KE != 2
 #error "ldmatrix serves the 16-bit types only"
@@ -191,7 +207,6 @@ inline float tf32(float x) {
     const uint lo_ = B_ROW(8 * i_ + 2 * t)[g], hi_ = B_ROW(8 * i_ + 2 * t + 1)[g]; \
     if (i_ < 2) r0[i_] = lo_ | (hi_ << 16); else r1[i_ - 2] = lo_ | (hi_ << 16); } } while (0)
 #else
-#define LOCAL_ADDRESS(p) ((uint)(size_t)(p))
 #define LDSM_A(r) asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" \
     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(LOCAL_ADDRESS(A_ROW(lane))))
 #define LDSM_B(r0, r1) asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];" \
@@ -205,8 +220,8 @@ void porta_gemm_tc(const int M, const int N, const int K,
                    __global const gt* restrict B, const long b_off, const long ldb, const long stride_b,
                    __global gt* restrict C, const long c_off, const long ldc, const long stride_c,
                    const int trans_a, const int trans_b) {
-  __local gt As[2 * A_STAGE] __attribute__((aligned(16)));
-  __local gt Bs[2 * B_STAGE] __attribute__((aligned(16)));
+  __local gt As[NSTAGE * A_STAGE] __attribute__((aligned(16)));
+  __local gt Bs[NSTAGE * B_STAGE] __attribute__((aligned(16)));
 #ifdef MMA_EMULATE
   __local acc_t emu_a[2][THREADS / 32][WM * BK];
   __local acc_t emu_b[2][THREADS / 32][BK * WN];
@@ -236,6 +251,28 @@ void porta_gemm_tc(const int M, const int N, const int K,
   /* 16-byte pieces: this work-item moves piece tid + i THREADS of each slice of A and of B. */
 #define A_LOADS (BM * BK / VEC / THREADS)
 #define B_LOADS (BK * BN / VEC / THREADS)
+#if STAGES
+#ifdef MMA_EMULATE
+#define CP16(dst, src) (*(__local uint4*)(dst) = *(__global const uint4*)(src))
+#define CP_COMMIT() do { } while (0)
+#define CP_WAIT() do { } while (0)
+#else
+#define CP16(dst, src) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" \
+    :: "r"(LOCAL_ADDRESS(dst)), "l"((ulong)(size_t)(src)) : "memory")
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT() asm volatile("cp.async.wait_group " STR(STAGES_WAIT) ";" ::: "memory")
+#endif
+#define ISSUE_SLICE(k0, stage) do { \
+    __local gt* as_ = As + (stage) * A_STAGE; \
+    __local gt* bs_ = Bs + (stage) * B_STAGE; \
+    _Pragma("unroll") for (int i_ = 0; i_ < A_LOADS; ++i_) { \
+      const int p_ = tid + i_ * THREADS, r_ = p_ / (BK / VEC), c_ = p_ % (BK / VEC); \
+      CP16(as_ + r_ * LDA_S + c_ * VEC, A + (long)(bm0 + r_) * lda + (k0) + c_ * VEC); } \
+    _Pragma("unroll") for (int i_ = 0; i_ < B_LOADS; ++i_) { \
+      const int p_ = tid + i_ * THREADS, r_ = p_ / (BN / VEC), c_ = p_ % (BN / VEC); \
+      CP16(bs_ + r_ * LDB_S + c_ * VEC, B + (long)((k0) + r_) * ldb + bn0 + c_ * VEC); } \
+  } while (0)
+#else
   uint4 ra[A_LOADS], rb[B_LOADS];
 #define LOAD_SLICE(k0) do { \
     _Pragma("unroll") for (int i_ = 0; i_ < A_LOADS; ++i_) { \
@@ -255,6 +292,7 @@ void porta_gemm_tc(const int M, const int N, const int K,
       const int p_ = tid + i_ * THREADS, r_ = p_ / (BN / VEC), c_ = p_ % (BN / VEC); \
       *(__local uint4*)(bs_ + r_ * LDB_S + c_ * VEC) = TO_LOCAL4(rb[i_]); } \
   } while (0)
+#endif
   const int slices = K / BK;
 #else
   /* Elements: this work-item moves element tid + i THREADS of each slice, numbered along the
@@ -295,17 +333,42 @@ void porta_gemm_tc(const int M, const int N, const int K,
 #pragma unroll
       for (int c = 0; c < 4; ++c) acc[tm][tn][c] = 0;
 
+#if STAGES
+  /* Slice s goes to stage s % STAGES in commit group s; at slice kt the wait leaves the
+     STAGES - 2 newest groups in flight, so group kt has landed, and the barrier after it also
+     says every warp is done with slice kt - 1, whose stage the next copy overwrites. */
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < slices) ISSUE_SLICE(s * BK, s);
+    CP_COMMIT();
+  }
+#else
   if (slices > 0) {
     LOAD_SLICE(0);
     STORE_SLICE(0);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
   for (int kt = 0; kt < slices; ++kt) {
-    const int cur = kt & 1;
+#if STAGES
+    CP_WAIT();
+    barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef MMA_EMULATE
+    if (kt > 0) {
+      const int cur = (kt - 1) & 1;
+      MMA_SLICE_DONE();
+    }
+#endif
+    if (kt + STAGES - 1 < slices) ISSUE_SLICE((kt + STAGES - 1) * BK, (kt + STAGES - 1) % STAGES);
+    CP_COMMIT();
+    const int stage = kt % STAGES;
+#else
     if (kt + 1 < slices) LOAD_SLICE((kt + 1) * BK);
-    __local const gt* as = As + cur * A_STAGE;
-    __local const gt* bs = Bs + cur * B_STAGE;
+    const int stage = kt & 1;
+#endif
+    const int cur = kt & 1;
+    __local const gt* as = As + stage * A_STAGE;
+    __local const gt* bs = Bs + stage * B_STAGE;
 
 #pragma unroll
     for (int kk = 0; kk < BK / MMA_K; ++kk) {
@@ -353,10 +416,19 @@ void porta_gemm_tc(const int M, const int N, const int K,
       }
     }
 
+#if !STAGES
     if (kt + 1 < slices) STORE_SLICE(cur ^ 1);
     barrier(CLK_LOCAL_MEM_FENCE);
     MMA_SLICE_DONE();
+#endif
   }
+#if STAGES && defined(MMA_EMULATE)
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (slices > 0) {
+    const int cur = (slices - 1) & 1;
+    MMA_SLICE_DONE();
+  }
+#endif
 
   /* C: each lane holds pairs of columns 2 t, 2 t + 1 of rows g and g + 8 of each tile. */
 #pragma unroll
