@@ -586,7 +586,8 @@ void register_matmul(const DeviceConfig& c) {
       native::Target target{c.device.name(), c.device.platform(), c.occurrence};
       for (const MatmulKind& k : matmul_kinds(c.device)) {
         const bool f64 = k.dtype == DType::float64;
-        if ((k.dtype != DType::float32 && !f64) || !c.device.supports(k.dtype)) continue;
+        if ((k.dtype != DType::float32 && !f64) || k.precision == porta::MatmulPrecision::tf32 || !c.device.supports(k.dtype))
+          continue;  // CLBlast has no TF32: its SGEMM is matmul_f32_clblast
         const double dm = static_cast<double>(m);
         Work w{0, 2 * dm * dm * dm};
         add(c, nm(std::string(k.name) + "_clblast", c, m), [c, m, f64, w, target](benchmark::State& st) {

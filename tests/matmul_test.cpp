@@ -1,8 +1,9 @@
 // Matrix products against a double-precision host product: vectors, shapes that are not tile
 // multiples, transposed, sliced and offset operands, batches (a batch of 1 broadcasts), k = 0;
 // every dtype and transpose combination on every device, both variants of porta's OpenCL GEMM
-// kernel (whole tiles and edges), its FP64 tensor-core kernel (emulated where the device lacks
-// the instruction), every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
+// kernel (whole tiles and edges), its tensor-core kernels (float16, bfloat16, TF32, float64;
+// emulated where the device lacks the instructions) in every shape class, the ranking search,
+// every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
 // Each distinct kernel variant costs PoCL a compile of a few seconds, so the shape classes
 // are chosen to need few of them.
 #include "test_common.hpp"
