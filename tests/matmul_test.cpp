@@ -439,33 +439,6 @@ TEST_P(MatmulTensorCore, LocalReadsRankedConfigurationsAndErrors) {
   EXPECT_NE(msg.find("tc64x64x30:w32x32"), std::string::npos) << msg;
 }
 
-// The cp.async variants (":sS", S stages; not yet among the searched configurations): the ring
-// of stages over many slices, fewer slices than stages, batches at aligned offsets, and a product
-// with edges, which takes the guarded variant (without cp.async) of the same configuration.
-TEST_P(MatmulTensorCore, CpAsyncStagesMatchReference) {
-  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
-  using L = Layout;
-  const std::pair<DType, const char*> configs[] = {{DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
-                                                   {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
-                                                   {DType::float64, "mma:tc64x64x8:w32x32:s4"}};
-  for (const auto& [t, config] : configs) {
-    if (!dev().supports(t)) continue;
-    ScopedEnv env("PORTA_OPENCL_GEMM", config);
-    const std::string d = std::string(config) + " " + std::string(porta::name(t));
-    check(t, 1, 1, 128, 128, 64, L::row_major, L::row_major, true, true, d + " 128x128 x 128x64 (many slices)");
-    check(t, 1, 1, 64, 16, 64, L::row_major, L::row_major, true, true, d + " k = 16 (fewer slices than stages)");
-    check(t, 3, 3, 64, 64, 128, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4");
-    check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T (guarded)");
-  }
-  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x16:w32x32:s3");
-  std::string msg = thrown_message<porta::InvalidArgument>([&] {
-    porta::matmul(porta::ones({64, 64}, DType::float32, dev()), porta::ones({64, 64}, DType::float32, dev()),
-                  porta::MatmulPrecision::tf32)
-        .eval();
-  });
-  EXPECT_NE(msg.find("tc64x64x16:w32x32:s3"), std::string::npos) << msg;
-}
-
 // Each configuration of the tensor-core searches (gemm_tc_candidates), forced, on one product of
 // whole tiles (the fast variant) and one with edges and a transposed operand (the guarded one), on
 // devices with the instructions: the search checks 64 entries of each, this checks every one.
@@ -545,9 +518,41 @@ TEST_P(MatmulTensorCore, ForcedKernelMatchesReferenceInEveryConfiguration) {
   EXPECT_NE(msg.find("mma16x8x8:128x128x8"), std::string::npos) << msg;
 }
 
+// The cp.async variants (":sS", S stages; not yet among the searched configurations): the ring
+// of stages over many slices, fewer slices than stages, batches at aligned offsets, and a product
+// with edges, which takes the guarded variant (without cp.async) of the same configuration. Its
+// own suite, instantiated last: on a GPU this is where cp.async first runs, and a kernel fault
+// ends the device's context for the rest of the process.
+class MatmulCpAsync : public MatmulTensorCore {};
+
+TEST_P(MatmulCpAsync, StagesMatchReference) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  using L = Layout;
+  const std::pair<DType, const char*> configs[] = {{DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
+                                                   {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
+                                                   {DType::float64, "mma:tc64x64x8:w32x32:s4"}};
+  for (const auto& [t, config] : configs) {
+    if (!dev().supports(t)) continue;
+    ScopedEnv env("PORTA_OPENCL_GEMM", config);
+    const std::string d = std::string(config) + " " + std::string(porta::name(t));
+    check(t, 1, 1, 128, 128, 64, L::row_major, L::row_major, true, true, d + " 128x128 x 128x64 (many slices)");
+    check(t, 1, 1, 64, 16, 64, L::row_major, L::row_major, true, true, d + " k = 16 (fewer slices than stages)");
+    check(t, 3, 3, 64, 64, 128, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4");
+    check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T (guarded)");
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x16:w32x32:s3");
+  std::string msg = thrown_message<porta::InvalidArgument>([&] {
+    porta::matmul(porta::ones({64, 64}, DType::float32, dev()), porta::ones({64, 64}, DType::float32, dev()),
+                  porta::MatmulPrecision::tf32)
+        .eval();
+  });
+  EXPECT_NE(msg.find("tc64x64x16:w32x32:s3"), std::string::npos) << msg;
+}
+
 PORTA_INSTANTIATE_DEVICES(Matmul);
 PORTA_INSTANTIATE_DEVICES(MatmulTensorCore);
 PORTA_INSTANTIATE_DEVICES(MatmulShapes);
+PORTA_INSTANTIATE_DEVICES(MatmulCpAsync);
 
 }  // namespace
 }  // namespace porta_test
