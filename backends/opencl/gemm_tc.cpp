@@ -75,7 +75,8 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
 //  bfloat16 at 2048: 266.2, 217.4, 237.4, 210.2, 162.2, 178.9, 194.3, 161.2;
 //  TF32 at 2048: 116.2, 72.5, 70.1, 60.3, 71.6, 75.3, 69.7; at 8192: 122.6, 74.5, 73.9, 64.1, 94.8, 96.4, 76.5;
 //  float64 at 2048: 40.7, 42.0, 40.2, 42.6 (the FP64 kernel's best: 43.4).
-// cuBLAS on the same GPU: about 650-730 (float16, bfloat16), 375 (TF32), 59-61 (float64).
+// cuBLAS on that GPU: bfloat16 666.8 at 4096 in the same run (porta-bench); elsewhere (GPU.md,
+// README's 2026-12-01 run) float16/bfloat16 647-727, TF32 375, float64 58.9-61.3 at 4096-8192.
 std::vector<TcParams> gemm_tc_candidates(DType t) {
   if (half_type(t))
     return {
