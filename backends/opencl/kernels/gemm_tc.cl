@@ -5,8 +5,9 @@
    Row-major C = op(A) op(B) per batch (group dimension 1), op(A) M x K, op(B) K x N, C M x N. A
    work-group computes a BM x BN block of C with (BM / WM) x (BN / WN) warps, each a WM x WN tile
    held as 16 x 8 MMA tiles in registers. BK-deep slices of A and B are double-buffered in local
-   memory, the next one loaded into registers during the MMAs of the current one (NVIDIA's OpenCL
-   has no cp.async), so there is one barrier per slice.
+   memory, the next one loaded into registers during the MMAs of the current one (OpenCL C has no
+   asynchronous copy into local memory that overlaps compute; STAGES below uses PTX's), so there is
+   one barrier per slice.
 
    The instruction (PTX ISA, "Matrix Fragments for mma.m16n8k16 / m16n8k8"), lane = 4 g + t:
      ELEM 16, 17  m16n8k16 .f32.f16.f16.f32 / .bf16: registers hold two 16-bit values, k and k + 1;
@@ -37,7 +38,8 @@
    With MMA_EMULATE the instruction and ldmatrix are replaced by their reference semantics
    (gemm_mma.cl's scheme): each MMA puts its fragments where the layouts above say in its warp's
    copy of the slice, and after the slice's barrier every lane adds the products to its
-   accumulators; ldmatrix reads what the lane it takes each row from would have pointed at. That
+   accumulators; ldmatrix reads what the lane it takes each row from would have pointed at; cp.async
+   is a plain copy (so the emulation checks the stages' indexing, not the wait counts). That
    runs on any OpenCL device (PoCL in CI), so every index of the kernel is tested without the GPU. */
 #if ELEM == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
