@@ -2,8 +2,8 @@
 #include "allocator.hpp"
 
 #include "context.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 namespace {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <mutex>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 

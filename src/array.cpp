@@ -11,7 +11,7 @@
 #include "evaluate.hpp"
 #include "expr.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

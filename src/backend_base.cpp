@@ -1,13 +1,13 @@
 // Defaults of the backend interface: what a backend that lacks a capability answers.
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 #include <thread>
 
 #include "context.hpp"
-#include "env.hpp"
-#include "launch_thread.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/launch_thread.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 

@@ -5,7 +5,7 @@
 
 #include "allocator.hpp"
 #include "context.hpp"
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 

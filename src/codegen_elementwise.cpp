@@ -7,7 +7,7 @@
 #include "codegen_layout.hpp"
 #include "context.hpp"
 #include "kernel_args.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 namespace {

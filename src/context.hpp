@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "allocator.hpp"
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 #include "kernel_cache.hpp"
 
 namespace porta::detail {

@@ -9,7 +9,7 @@
 #include "evaluate.hpp"
 #include "expr.hpp"
 #include "float_to_int.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

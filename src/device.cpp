@@ -4,10 +4,10 @@
 
 #include <charconv>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 #include "context.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "registry.hpp"
 
 namespace porta {

@@ -3,7 +3,7 @@
 #include <porta/error.hpp>
 
 #include "context.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

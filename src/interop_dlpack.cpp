@@ -6,7 +6,7 @@
 
 #include "context.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 #include <cstddef>
 

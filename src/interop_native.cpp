@@ -5,7 +5,7 @@
 
 #include "context.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

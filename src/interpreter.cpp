@@ -1,4 +1,4 @@
-// The block interpreter (interpreter.hpp) for devices without a run-time compiler.
+// The block interpreter (interface/porta_backend/services.hpp) for devices without a run-time compiler.
 //
 // A plan is first checked and laid out (Program): which instructions the result needs, which are
 // the same for every element (scalars, fully broadcast inputs, and what is computed only from
@@ -14,7 +14,7 @@
 // Integer arithmetic wraps (computed in unsigned); integer div is floor division and div or mod
 // by zero gives 0; float -> integer casts saturate, NaN giving 0 (what CUDA's cvt.rzi and OpenCL's
 // convert_*_sat do).
-#include "interpreter.hpp"
+#include "porta_backend/services.hpp"
 
 #include <porta/error.hpp>
 
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "philox.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 namespace {

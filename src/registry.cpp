@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "backend.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/backend.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 namespace {

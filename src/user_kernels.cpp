@@ -14,7 +14,7 @@
 #include "kernel_args.hpp"
 #include "plan_builder.hpp"
 #include "registry.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

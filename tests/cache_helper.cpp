@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "context.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace {
 

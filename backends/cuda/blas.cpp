@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "cuda.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {

@@ -19,9 +19,9 @@
 #include <cublas_v2.h>
 #include <cuda.h>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 #include "error.hpp"
-#include "launch_thread.hpp"
+#include "porta_backend/launch_thread.hpp"
 
 namespace porta::cuda {
 

@@ -6,8 +6,8 @@
 
 #include <porta/error.hpp>
 
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {

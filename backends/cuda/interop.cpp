@@ -1,7 +1,7 @@
 // Interop with CUDA work porta does not own: the device's native objects, and events between
 // porta's streams and foreign ones (a CUstream of the CUDA runtime, CuPy, PyTorch, NCCL).
 #include "cuda.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "cuda.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {

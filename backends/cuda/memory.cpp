@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {

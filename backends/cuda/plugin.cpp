@@ -4,8 +4,8 @@
 #include <cuda.h>
 
 #include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {

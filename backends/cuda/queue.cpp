@@ -1,8 +1,8 @@
 // Streams and events: a non-blocking CUstream per (host thread, device) with its cuBLAS handle,
 // and the events that order work between streams and with the host.
 #include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 

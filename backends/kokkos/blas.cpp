@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kokkos.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif

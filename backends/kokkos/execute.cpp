@@ -15,7 +15,7 @@
 #include <exception>
 #include <type_traits>
 
-#include "interpreter.hpp"
+#include "porta_backend/services.hpp"
 #include "kokkos.hpp"
 
 namespace porta::kokkos {

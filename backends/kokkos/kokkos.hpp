@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::kokkos {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "kokkos.hpp"
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::kokkos {
 namespace {

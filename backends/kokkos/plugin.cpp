@@ -3,7 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kokkos.hpp"
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::kokkos {
 

@@ -17,8 +17,8 @@
 #include <optional>
 #include <vector>
 
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/opencl.hpp"
 

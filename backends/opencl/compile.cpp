@@ -10,8 +10,8 @@
 #include <shared_mutex>
 #include <cstring>
 
-#include "exit_guard.hpp"
-#include "log.hpp"
+#include "porta_backend/services.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -203,18 +203,18 @@ std::vector<std::uint8_t> OpenCLKernel::binary() const {
 }
 
 std::shared_lock<std::shared_mutex> OpenCLDevice::check_compile_allowed(const std::string& entry) const {
-  return detail::ExitGuard::instance().enter(label_, entry);
+  return detail::enter_build(label_, entry);
 }
 
 void OpenCLDevice::watch_exit() const {
   static std::once_flag setup;
-  std::call_once(setup, [] { detail::ExitGuard::instance().watch(); });
+  std::call_once(setup, [] { detail::watch_exit(); });
 }
 
 namespace {
 void watch_exit_after_first_build() {
   static std::once_flag first_build;
-  std::call_once(first_build, [] { detail::ExitGuard::instance().watch(); });
+  std::call_once(first_build, [] { detail::watch_exit(); });
 }
 }  // namespace
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::opencl {
 

@@ -34,10 +34,10 @@
 #include <optional>
 #include <string_view>
 
-#include "context.hpp"
-#include "disk_cache.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/services.hpp"
+#include "porta_backend/disk_cache.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/gemm_kernel.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/opencl.hpp"
@@ -77,7 +77,7 @@ std::shared_ptr<OpenCLKernel> gemm_program(OpenCLDevice& dev, const GemmParams& 
   src.entry = "porta_gemm";
   src.options = gemm_options(p, t, fast, ta, tb);
   std::string key = "opencl-gemm|" + detail::join(src.options, " ");
-  return std::static_pointer_cast<OpenCLKernel>(dev.context().kernels().get(key, [&] { return src; }));
+  return std::static_pointer_cast<OpenCLKernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
 // The global and local sizes of a product of m x n, batch `batch`.
@@ -225,7 +225,7 @@ std::shared_ptr<OpenCLKernel> mma_program(OpenCLDevice& dev, const MmaParams& p,
   src.entry = kMmaEntry;
   src.options = mma_options(p, emulate);
   std::string key = "opencl-gemm-mma|" + detail::join(src.options, " ");
-  return std::static_pointer_cast<OpenCLKernel>(dev.context().kernels().get(key, [&] { return src; }));
+  return std::static_pointer_cast<OpenCLKernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
 // One launch for the whole batch: work-groups of the kernel's warps along dimension 0, one row of

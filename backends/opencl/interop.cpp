@@ -1,7 +1,7 @@
 // Interop with OpenCL work porta does not own: the device's native objects, host addresses of
 // buffers over host memory, and markers between porta's queues and foreign ones (any cl_context
 // of the same device: within one context a barrier on the marker, across contexts a host wait).
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {

@@ -1,6 +1,6 @@
 // Device memory: cl_mem buffers, host <-> device copies, fills and maps, ordered on a queue.
 // Handles are cl_mem objects; byte offsets go to the enqueue calls.
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {

@@ -1,5 +1,5 @@
 // The OpenCL backend's internal declarations: the device, queue, event and kernel classes that
-// implement backends/backend.hpp, shared by the files of backends/opencl/. Nothing outside this
+// implement interface/porta_backend/backend.hpp, shared by the files of backends/opencl/. Nothing outside this
 // directory includes it.
 #pragma once
 
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "launch_thread.hpp"
+#include "porta_backend/backend.hpp"
+#include "porta_backend/launch_thread.hpp"
 #include "opencl/error.hpp"
 
 namespace porta::opencl {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <CL/cl_ext.h>
 
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {

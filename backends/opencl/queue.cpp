@@ -1,6 +1,6 @@
 // Queues and events: an in-order cl_command_queue with profiling per (host thread, device),
 // markers as events, and waits between queues through barriers on those markers.
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {

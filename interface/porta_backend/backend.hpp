@@ -7,6 +7,10 @@
 //
 // The core (src/) owns everything above this line: arrays, the expression graph, code
 // generation, caches, hazard tracking between queues. A backend only does device work.
+//
+// This folder (interface/porta_backend/) is the whole plugin interface: the core and every
+// plugin include it, it includes neither, and a plugin includes nothing else of the core (what
+// it may call there is declared in services.hpp). CTest's include_graph test checks that.
 #pragma once
 
 #include <array>
@@ -24,12 +28,13 @@
 #include <porta/dtype.hpp>
 #include <porta/error.hpp>
 
-#include "plan.hpp"
+#include "porta_backend/plan.hpp"
 
 namespace porta::detail {
 
-// Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 6;
+// Bumped whenever anything in this folder changes layout or meaning (7: the interface folder, the
+// core's services declared in services.hpp).
+inline constexpr int kBackendApiVersion = 7;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
