@@ -1,7 +1,7 @@
 // The caching allocator.
 #include "allocator.hpp"
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 
@@ -164,7 +164,7 @@ std::size_t CachingAllocator::in_use_bytes() const {
 }
 
 Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
-  if (device.info().caching_allocator) return device.context().allocator().allocate(bytes, q);
+  if (device.info().caching_allocator) return device.state().allocator().allocate(bytes, q);
   try {
     return device.allocate(bytes, q);
   } catch (const OutOfMemory&) {
@@ -175,7 +175,7 @@ Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
 
 void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last) {
   if (device.info().caching_allocator) {
-    device.context().allocator().release(h, bytes, last);
+    device.state().allocator().release(h, bytes, last);
     return;
   }
   device.deallocate(h, bytes, last.get());

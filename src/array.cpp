@@ -7,7 +7,7 @@
 #include <limits>
 #include <memory>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "evaluate.hpp"
 #include "expr.hpp"
 #include "node.hpp"

@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/launch_thread.hpp"
 #include "porta_backend/log.hpp"
@@ -46,13 +46,13 @@ DeviceImpl::DeviceImpl(Backend backend, int index) : backend_(backend), index_(i
 
 DeviceImpl::~DeviceImpl() = default;
 
-DeviceContext& DeviceImpl::context() {
-  std::call_once(context_once_, [this] { context_ = std::make_unique<DeviceContext>(*this); });
-  return *context_;
+DeviceState& DeviceImpl::state() {
+  std::call_once(state_once_, [this] { state_ = std::make_unique<DeviceState>(*this); });
+  return *state_;
 }
 
-void DeviceImpl::release_context() {
-  if (context_) context_->release();
+void DeviceImpl::release_state() {
+  if (state_) state_->release();
 }
 
 std::shared_ptr<Kernel> DeviceImpl::compile(const KernelSource&) {

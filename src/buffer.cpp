@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "allocator.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "porta_backend/log.hpp"
 
 namespace porta::detail {

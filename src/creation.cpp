@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "evaluate.hpp"
 #include "expr.hpp"
 #include "float_to_int.hpp"

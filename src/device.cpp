@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "porta_backend/backend.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 #include "registry.hpp"

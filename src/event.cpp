@@ -2,7 +2,7 @@
 #include <porta/event.hpp>
 #include <porta/error.hpp>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta {

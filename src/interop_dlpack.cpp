@@ -4,7 +4,7 @@
 #include <porta/error.hpp>
 #include <porta/interop.hpp>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "node.hpp"
 #include "porta_backend/strings.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "porta_backend/env.hpp"
 #include "expr.hpp"
 #include "porta_backend/log.hpp"

@@ -26,7 +26,7 @@ struct LoadedPlugin {
     // The core's per-device state holds backend objects (cached memory, kernels): release it
     // while the backend is whole.
     if (backend)
-      for (auto& d : backend->devices()) d->release_context();
+      for (auto& d : backend->devices()) d->release_state();
     backend.reset();
     if (library) dlclose(library);
   }

@@ -5,7 +5,7 @@
 #include <nvrtc.h>
 
 #include "porta_backend/services.hpp"
-#include "cuda.hpp"
+#include "cuda/cuda.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -100,7 +100,7 @@ std::optional<std::vector<detail::KernelParam>> read_params(CUfunction function)
 
 Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source)
     : module_(std::move(module)), entry_(entry) {
-  CUresult r = cuModuleGetFunction(&function_, module_->get(), entry.c_str());
+  CUresult r = cuModuleGetFunction(&function_, module_->native(), entry.c_str());
   if (r == CUDA_SUCCESS) {
     params_ = read_params(function_);
     return;
@@ -109,9 +109,9 @@ Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const s
   // List what the module does have: a C++ kernel's name is mangled unless it is extern "C".
   std::vector<std::string> names;
   unsigned count = 0;
-  if (cuModuleGetFunctionCount(&count, module_->get()) == CUDA_SUCCESS && count > 0) {
+  if (cuModuleGetFunctionCount(&count, module_->native()) == CUDA_SUCCESS && count > 0) {
     std::vector<CUfunction> functions(count);
-    if (cuModuleEnumerateFunctions(functions.data(), count, module_->get()) == CUDA_SUCCESS)
+    if (cuModuleEnumerateFunctions(functions.data(), count, module_->native()) == CUDA_SUCCESS)
       for (CUfunction f : functions) {
         const char* name = nullptr;
         if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name) names.emplace_back(name);

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "porta_backend/services.hpp"
-#include "cuda.hpp"
+#include "cuda/cuda.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
@@ -59,7 +59,7 @@ void Context::make_current() {
   PORTA_CU_AT(label_, cuCtxSetCurrent(ctx));
 }
 
-CUcontext Context::handle() {
+CUcontext Context::native() {
   CUcontext ctx = ctx_.load(std::memory_order_acquire);
   return ctx ? ctx : retain();
 }

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kokkos.hpp"
+#include "kokkos/kokkos.hpp"
 #include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
@@ -133,7 +133,7 @@ void check(const MatmulArgs& g) {
 
 }  // namespace
 
-void KokkosDevice::matmul(detail::QueueImpl&, const MatmulArgs& g) {
+void Device::matmul(detail::QueueImpl&, const MatmulArgs& g) {
   switch (g.dtype) {
     case DType::float32:
     case DType::float64:

@@ -16,7 +16,7 @@
 #include <type_traits>
 
 #include "porta_backend/services.hpp"
-#include "kokkos.hpp"
+#include "kokkos/kokkos.hpp"
 
 namespace porta::kokkos {
 namespace {
@@ -64,7 +64,7 @@ int workers() { return std::max(1, static_cast<int>(Space().concurrency())); }
 
 }  // namespace
 
-void KokkosDevice::execute(detail::QueueImpl&, const detail::ElementwisePlan& plan) {
+void Device::execute(detail::QueueImpl&, const detail::ElementwisePlan& plan) {
   std::int64_t total = 1;
   for (std::int64_t s : plan.shape) total *= s;
   if (total <= 0) return;
@@ -78,7 +78,7 @@ void KokkosDevice::execute(detail::QueueImpl&, const detail::ElementwisePlan& pl
   });
 }
 
-void KokkosDevice::execute(detail::QueueImpl&, const detail::ReductionPlan& plan) {
+void Device::execute(detail::QueueImpl&, const detail::ReductionPlan& plan) {
   const std::int64_t outputs = plan.outer * plan.inner;
   if (outputs <= 0) return;
   // Enough outputs per item to cover some blocks of values, whole rows of `inner` when they fit.

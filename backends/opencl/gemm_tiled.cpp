@@ -44,13 +44,13 @@
 
 namespace porta::opencl {
 
-struct OpenCLDevice::GemmTuning {
+struct Device::GemmTuning {
   std::mutex m;                           // one search at a time; others wait for its result
   std::map<DType, GemmParams> chosen;     // searched or from the disk cache
   std::optional<std::vector<MmaParams>> mma_ranked;  // the FP64 tensor-core configurations, fastest first
 };
 
-OpenCLDevice::GemmTuning& OpenCLDevice::gemm_tuning() {
+Device::GemmTuning& Device::gemm_tuning() {
   std::call_once(gemm_once_, [this] { gemm_ = std::make_shared<GemmTuning>(); });
   return *gemm_;
 }
@@ -71,13 +71,13 @@ std::string rate(double tflops) {
 DType tuned_dtype(DType t) { return t == DType::float64 ? DType::float64 : DType::float32; }
 std::size_t tile_elem_bytes(DType t) { return t == DType::float64 ? 8 : 4; }  // local tiles hold float for half types
 
-std::shared_ptr<OpenCLKernel> gemm_program(OpenCLDevice& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
+std::shared_ptr<Kernel> gemm_program(Device& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
   KernelSource src;
   src.source = kGemmSource;
   src.entry = "porta_gemm";
   src.options = gemm_options(p, t, fast, ta, tb);
   std::string key = "opencl-gemm|" + detail::join(src.options, " ");
-  return std::static_pointer_cast<OpenCLKernel>(detail::cached_kernel(dev, key, [&] { return src; }));
+  return std::static_pointer_cast<Kernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
 // The global and local sizes of a product of m x n, batch `batch`.
@@ -90,7 +90,7 @@ LaunchDims gemm_dims(const GemmParams& p, std::int64_t m, std::int64_t n, std::i
   return dims;
 }
 
-void launch_gemm(OpenCLDevice& dev, QueueImpl& q, OpenCLKernel& kernel, const GemmParams& p, const MatmulArgs& g) {
+void launch_gemm(Device& dev, QueueImpl& q, Kernel& kernel, const GemmParams& p, const MatmulArgs& g) {
   using I32 = std::int32_t;
   using I64 = std::int64_t;
   const KernelArg args[] = {
@@ -143,18 +143,18 @@ std::vector<std::int64_t> search_sizes() {
 struct SearchBuffers {
   cl_mem a = nullptr, b = nullptr, c = nullptr;
   std::vector<double> values;
-  OpenCLQueue& queue;
+  Queue& queue;
   std::int64_t n;
-  SearchBuffers(OpenCLDevice& dev, QueueImpl& q, std::int64_t size, std::size_t elem)
+  SearchBuffers(Device& dev, QueueImpl& q, std::int64_t size, std::size_t elem)
       : queue(dev.queue_of(q)), n(size) {
     std::size_t count = static_cast<std::size_t>(n * n), bytes = count * elem;
     cl_int status = CL_SUCCESS;
-    a = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
-    if (status == CL_SUCCESS) b = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
-    if (status == CL_SUCCESS) c = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    a = clCreateBuffer(dev.native_context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    if (status == CL_SUCCESS) b = clCreateBuffer(dev.native_context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    if (status == CL_SUCCESS) c = clCreateBuffer(dev.native_context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
     if (status != CL_SUCCESS) {
       release();
-      throw_status(status, "clCreateBuffer", detail::cat("buffers for the GEMM search on ", dev.label()));
+      throw_error(status, "clCreateBuffer", detail::cat("buffers for the GEMM search on ", dev.label()));
     }
     values.resize(count);
     std::vector<std::uint8_t> host(bytes);
@@ -170,10 +170,10 @@ struct SearchBuffers {
       }
     }
     for (cl_mem x : {a, b}) {
-      cl_int s = clEnqueueWriteBuffer(dev.queue_of(q).get(), x, CL_TRUE, 0, bytes, host.data(), 0, nullptr, nullptr);
+      cl_int s = clEnqueueWriteBuffer(dev.queue_of(q).native(), x, CL_TRUE, 0, bytes, host.data(), 0, nullptr, nullptr);
       if (s != CL_SUCCESS) {
         release();
-        throw_status(s, "clEnqueueWriteBuffer", detail::cat("writing the GEMM search inputs on ", dev.label()));
+        throw_error(s, "clEnqueueWriteBuffer", detail::cat("writing the GEMM search inputs on ", dev.label()));
       }
     }
   }
@@ -192,7 +192,7 @@ struct SearchBuffers {
   SearchBuffers(const SearchBuffers&) = delete;
   SearchBuffers& operator=(const SearchBuffers&) = delete;
   void release() noexcept {
-    queue.get_noexcept();  // launches on them still in the queue's launch thread are made first
+    queue.native_noexcept();  // launches on them still in the queue's launch thread are made first
     for (cl_mem* x : {&a, &b, &c})
       if (*x) {
         note_memory_released();
@@ -219,18 +219,18 @@ double time_ms(QueueImpl& q, const std::function<void()>& launch) {
   return s1->elapsed_ms_since(*s0) / runs;
 }
 
-std::shared_ptr<OpenCLKernel> mma_program(OpenCLDevice& dev, const MmaParams& p, bool emulate) {
+std::shared_ptr<Kernel> mma_program(Device& dev, const MmaParams& p, bool emulate) {
   KernelSource src;
   src.source = kMmaSource;
   src.entry = kMmaEntry;
   src.options = mma_options(p, emulate);
   std::string key = "opencl-gemm-mma|" + detail::join(src.options, " ");
-  return std::static_pointer_cast<OpenCLKernel>(detail::cached_kernel(dev, key, [&] { return src; }));
+  return std::static_pointer_cast<Kernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
 // One launch for the whole batch: work-groups of the kernel's warps along dimension 0, one row of
 // them per product of the batch along dimension 1.
-void launch_mma(OpenCLDevice& dev, QueueImpl& q, OpenCLKernel& kernel, const MmaParams& p, const MatmulArgs& g) {
+void launch_mma(Device& dev, QueueImpl& q, Kernel& kernel, const MmaParams& p, const MatmulArgs& g) {
   using I32 = std::int32_t;
   using I64 = std::int64_t;
   const auto threads = static_cast<std::size_t>(p.threads());
@@ -264,7 +264,7 @@ std::string mma_unfit_device(const MmaParams& p, bool emulate, std::uint64_t loc
 
 // The largest difference of 64 entries of the n x n product c = v v from their host values, in
 // units of the rounding bound n * 2^-52 * sum |a_ik b_kj| (under 1 when right); infinite for NaN.
-double product_error(OpenCLDevice& dev, QueueImpl& q, cl_mem c, const std::vector<double>& v, std::int64_t n) {
+double product_error(Device& dev, QueueImpl& q, cl_mem c, const std::vector<double>& v, std::int64_t n) {
   double worst = 0;
   std::uint32_t state = 777;
   for (int s = 0; s < 64; ++s) {
@@ -279,9 +279,8 @@ double product_error(OpenCLDevice& dev, QueueImpl& q, cl_mem c, const std::vecto
       mag += std::fabs(x);
     }
     double got = 0;
-    PORTA_CL_CHECK_CTX(clEnqueueReadBuffer(dev.queue_of(q).get(), c, CL_TRUE, static_cast<std::size_t>(i * n + j) * 8, 8,
-                                           &got, 0, nullptr, nullptr),
-                       "reading a GEMM search result on ", dev.label());
+    PORTA_CL_AT(detail::cat("reading a GEMM search result on ", dev.label()), clEnqueueReadBuffer(dev.queue_of(q).native(), c, CL_TRUE, static_cast<std::size_t>(i * n + j) * 8, 8,
+                                           &got, 0, nullptr, nullptr));
     const double err = std::fabs(got - ref) / (static_cast<double>(n) * 0x1p-52 * mag + 1e-300);
     worst = std::isnan(err) ? INFINITY : std::max(worst, err);
   }
@@ -337,7 +336,7 @@ static std::string unfit_reason(const GemmParams& p, DType t, std::uint64_t loca
   return {};
 }
 
-void OpenCLDevice::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
+void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   if (g.dtype == DType::float64 && !info_.dtypes[static_cast<int>(DType::float64)])
     throw DTypeError(detail::cat("matmul of float64 on ", label_, ": the device has no double precision (cl_khr_fp64); "
                                  "use astype(float32)"));
@@ -375,7 +374,7 @@ void OpenCLDevice::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   launch_gemm(*this, q, *kernel, p, g);
 }
 
-GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_mem, std::size_t max_group) {
+GemmParams Device::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_mem, std::size_t max_group) {
   GemmTuning& tuning = gemm_tuning();
   std::lock_guard lock(tuning.m);
   if (auto it = tuning.chosen.find(t); it != tuning.chosen.end()) return it->second;
@@ -463,7 +462,7 @@ GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, std::uint64_t local_
   return tuning.chosen[t] = candidates[best];
 }
 
-bool OpenCLDevice::matmul_mma(QueueImpl& q, const MatmulArgs& g, bool forced, const MmaParams* only) {
+bool Device::matmul_mma(QueueImpl& q, const MatmulArgs& g, bool forced, const MmaParams* only) {
   if (g.dtype != DType::float64 || !info_.dtypes[static_cast<int>(DType::float64)]) return false;
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) return false;
   const bool native = mma_native(info_.platform, nv_compute_capability_);
@@ -518,7 +517,7 @@ bool OpenCLDevice::matmul_mma(QueueImpl& q, const MatmulArgs& g, bool forced, co
   return true;
 }
 
-std::vector<MmaParams> OpenCLDevice::mma_ranking(QueueImpl& q, std::uint64_t local_mem, std::size_t max_group) {
+std::vector<MmaParams> Device::mma_ranking(QueueImpl& q, std::uint64_t local_mem, std::size_t max_group) {
   GemmTuning& tuning = gemm_tuning();
   std::lock_guard lock(tuning.m);
   if (tuning.mma_ranked) return *tuning.mma_ranked;
@@ -582,9 +581,8 @@ std::vector<MmaParams> OpenCLDevice::mma_ranking(QueueImpl& q, std::uint64_t loc
         if (kernel->max_group_size() < static_cast<std::size_t>(p.threads()))
           return detail::cat("the compiled kernel allows work-groups of ", kernel->max_group_size());
         const double nan = NAN;
-        PORTA_CL_CHECK_CTX(clEnqueueFillBuffer(queue_of(q).get(), buf.c, &nan, sizeof nan, 0,
-                                               static_cast<std::size_t>(n * n) * 8, 0, nullptr, nullptr),
-                           "clearing the GEMM search output on ", label_);
+        PORTA_CL_AT(detail::cat("clearing the GEMM search output on ", label_), clEnqueueFillBuffer(queue_of(q).native(), buf.c, &nan, sizeof nan, 0,
+                                               static_cast<std::size_t>(n * n) * 8, 0, nullptr, nullptr));
         double ms = time_ms(q, [&] { launch_mma(*this, q, *kernel, p, g); });
         tflops = flops / (ms * 1e-3) / 1e12;
         if (double e = product_error(*this, q, buf.c, buf.values, n); !(e <= 1))

@@ -89,7 +89,7 @@ class QueueImpl {
   // Work queued here after this call starts only once `e` (from any queue of the device) is done.
   virtual void wait(EventImpl& e) = 0;
   virtual void synchronize() = 0;
-  virtual void* native() = 0;  // CUstream, cl_command_queue, nullptr
+  virtual void* native_handle() = 0;  // CUstream, cl_command_queue, nullptr (each backend's Queue::native() is typed)
 };
 
 // A device allocation, as the backend knows it: a CUdeviceptr (cast), a cl_mem, a host pointer.
@@ -174,7 +174,7 @@ struct NativeObjects {
   int ordinal = 0;
 };
 
-class DeviceContext;  // the core's per-device state (kernel cache, allocator); defined in src/
+class DeviceState;  // the core's per-device state (kernel cache, allocator); defined in src/
 
 class DeviceImpl {
  public:
@@ -258,7 +258,7 @@ class DeviceImpl {
   virtual std::string compiler_id() const { return info().driver_version; }
   virtual void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args);
 
-  // Plans executed directly (info().dialect == none): the block interpreter of src/interpreter.
+  // Plans executed directly (info().dialect == none): the block interpreter (services.hpp).
   virtual void execute(QueueImpl& q, const ElementwisePlan& plan);
   virtual void execute(QueueImpl& q, const ReductionPlan& plan);
 
@@ -267,14 +267,14 @@ class DeviceImpl {
 
   // The core's state for this device, created on first use. The core releases it (cached
   // memory, compiled kernels) before the backend is destroyed.
-  DeviceContext& context();
-  void release_context();
+  DeviceState& state();
+  void release_state();
 
  private:
   Backend backend_;
   int index_;
-  std::once_flag context_once_;
-  std::unique_ptr<DeviceContext> context_;
+  std::once_flag state_once_;
+  std::unique_ptr<DeviceState> state_;
 };
 
 // A pointer `native` as an imported handle aligned as porta's own allocations are (256 bytes),

@@ -12,9 +12,9 @@
 
 namespace porta::detail {
 
-class DeviceContext {
+class DeviceState {
  public:
-  explicit DeviceContext(DeviceImpl& device);
+  explicit DeviceState(DeviceImpl& device);
   DeviceImpl& device() { return device_; }
   KernelCache& kernels() { return kernels_; }
   CachingAllocator& allocator() { return allocator_; }

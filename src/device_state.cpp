@@ -1,13 +1,13 @@
 // Per-device core state and the per-(thread, device) queues.
-#include "context.hpp"
+#include "device_state.hpp"
 
 #include <deque>
 
 namespace porta::detail {
 
-DeviceContext::DeviceContext(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
+DeviceState::DeviceState(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
 
-void DeviceContext::release() {
+void DeviceState::release() {
   allocator_.free_cached();
   kernels_.clear();
 }
@@ -32,7 +32,7 @@ struct ThreadQueues {
   ~ThreadQueues() {
     t_queues = nullptr;
     for (auto& e : entries) {
-      if (!e.local.blocks.empty()) e.device.impl().context().allocator().release_local(e.local, e.queue);
+      if (!e.local.blocks.empty()) e.device.impl().state().allocator().release_local(e.local, e.queue);
       e.queue.reset();
     }
   }
