@@ -14,14 +14,8 @@ namespace porta {
 
 using detail::cat;
 
-std::string_view name(Backend b) {
-  switch (b) {
-    case Backend::cuda: return "cuda";
-    case Backend::opencl: return "opencl";
-    case Backend::kokkos: return "kokkos";
-  }
-  return "?";
-}
+// From the registry's table, which the backends' porta_add_backend calls generate.
+std::string_view name(Backend b) { return detail::backend_name(b); }
 
 std::string_view name(DeviceKind k) {
   switch (k) {
