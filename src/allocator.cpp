@@ -1,7 +1,7 @@
 // The caching allocator.
 #include "allocator.hpp"
 
-#include "device_state.hpp"
+#include "thread_queues.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 
@@ -108,6 +108,8 @@ void CachingAllocator::release(Handle h, std::size_t bytes, const std::shared_pt
   if (size <= kLocalBlockBytes) {
     LocalBlocks* local = thread_local_blocks(device_, last.get());
     if (local && local->blocks.size() < kLocalBlocks && local->bytes + size <= kLocalBytes) {
+      if (!local->give_back)  // once per thread and queue: this allocator outlives both (DeviceState)
+        local->give_back = [this](LocalBlocks& l, const std::shared_ptr<QueueImpl>& queue) { release_local(l, queue); };
       local->blocks.emplace_back(size, h);  // still counted in use
       local->bytes += size;
       return;
@@ -161,24 +163,6 @@ std::size_t CachingAllocator::cached_bytes() const {
 std::size_t CachingAllocator::in_use_bytes() const {
   std::lock_guard lock(m_);
   return in_use_bytes_;
-}
-
-Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
-  if (device.info().caching_allocator) return device.state().allocator().allocate(bytes, q);
-  try {
-    return device.allocate(bytes, q);
-  } catch (const OutOfMemory&) {
-    device.release_cached_memory();
-    return device.allocate(bytes, q);
-  }
-}
-
-void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last) {
-  if (device.info().caching_allocator) {
-    device.state().allocator().release(h, bytes, last);
-    return;
-  }
-  device.deallocate(h, bytes, last.get());
 }
 
 }  // namespace porta::detail

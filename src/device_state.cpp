@@ -1,7 +1,7 @@
-// Per-device core state and the per-(thread, device) queues.
+// The core's per-device state, and memory for the core through it.
 #include "device_state.hpp"
 
-#include <deque>
+#include <porta/error.hpp>
 
 namespace porta::detail {
 
@@ -12,60 +12,22 @@ void DeviceState::release() {
   kernels_.clear();
 }
 
-namespace {
-
-// This thread's queues. Declared so that each queue is destroyed (waiting for its work)
-// before the device it belongs to is released.
-struct ThreadQueues;
-// Set while this thread's ThreadQueues exists: a buffer freed after it is gone (an array in a
-// static destroyed at exit) must not reach for it.
-thread_local ThreadQueues* t_queues = nullptr;
-
-struct ThreadQueues {
-  struct Entry {
-    Device device;
-    std::shared_ptr<QueueImpl> queue;
-    LocalBlocks local;
-  };
-  std::deque<Entry> entries;  // a deque: references stay valid as it grows
-  ThreadQueues() { t_queues = this; }
-  ~ThreadQueues() {
-    t_queues = nullptr;
-    for (auto& e : entries) {
-      if (!e.local.blocks.empty()) e.device.impl().state().allocator().release_local(e.local, e.queue);
-      e.queue.reset();
-    }
+Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
+  if (device.info().caching_allocator) return device.state().allocator().allocate(bytes, q);
+  try {
+    return device.allocate(bytes, q);
+  } catch (const OutOfMemory&) {
+    device.release_cached_memory();
+    return device.allocate(bytes, q);
   }
-};
-
-ThreadQueues& queues() {
-  thread_local ThreadQueues q;
-  return q;
 }
 
-}  // namespace
-
-const std::shared_ptr<QueueImpl>& thread_queue_shared(const Device& device) {
-  auto& tq = queues();
-  DeviceImpl* key = &device.impl();
-  for (auto& e : tq.entries)
-    if (&e.device.impl() == key) return e.queue;
-  tq.entries.push_back({device, key->create_queue()});
-  return tq.entries.back().queue;
-}
-
-LocalBlocks* thread_local_blocks(const DeviceImpl& device, const QueueImpl* q) {
-  ThreadQueues* tq = t_queues;
-  if (!tq || !q) return nullptr;
-  for (auto& e : tq->entries)
-    if (e.queue.get() == q) return &e.device.impl() == &device ? &e.local : nullptr;
-  return nullptr;
-}
-
-QueueImpl& thread_queue(const Device& device) { return *thread_queue_shared(device); }
-
-void synchronize_thread_queues() {
-  for (auto& e : queues().entries) e.queue->synchronize();
+void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last) {
+  if (device.info().caching_allocator) {
+    device.state().allocator().release(h, bytes, last);
+    return;
+  }
+  device.deallocate(h, bytes, last.get());
 }
 
 }  // namespace porta::detail

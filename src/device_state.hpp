@@ -1,5 +1,6 @@
-// The core's state per device: the compiled-kernel cache and the caching allocator; and the
-// per-(thread, device) queues.
+// The core's state per device: the compiled-kernel cache and the caching allocator, and the
+// memory the core takes through them. (The per-(thread, device) queues are thread_queues.hpp,
+// included here for the many files that use both.)
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "allocator.hpp"
 #include "porta_backend/backend.hpp"
 #include "kernel_cache.hpp"
+#include "thread_queues.hpp"
 
 namespace porta::detail {
 
@@ -27,23 +29,9 @@ class DeviceState {
   CachingAllocator allocator_;
 };
 
-// Blocks this thread freed in the order of its own queue on a device, kept with that queue so
-// that it reuses them without taking the allocator's lock (the allocator's fast path, which
-// matters to many small operations from many threads). They count as in use until the thread
-// exits, when they go back to the device's shared cache.
-struct LocalBlocks {
-  std::vector<std::pair<std::size_t, Handle>> blocks;  // (rounded size, handle)
-  std::size_t bytes = 0;
-};
-// This thread's LocalBlocks for queue `q` of `device`; null when `q` is not this thread's queue
-// on `device`, or when the thread is exiting.
-LocalBlocks* thread_local_blocks(const DeviceImpl& device, const QueueImpl* q);
-
-// This thread's queue on `device`, created on first use and destroyed (after its work
-// finishes) when the thread exits.
-QueueImpl& thread_queue(const Device& device);
-const std::shared_ptr<QueueImpl>& thread_queue_shared(const Device& device);
-// Synchronises every queue this thread has made.
-void synchronize_thread_queues();
+// Memory for the core: through the device's caching allocator where the backend asks for it,
+// else straight from the backend (CUDA's stream-ordered pool).
+Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q);
+void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last);
 
 }  // namespace porta::detail
