@@ -4,7 +4,9 @@
 #   - a file of src/ includes a header of backends/ (the core stands below the plugins),
 #   - a file of backends/ includes a header of src/ (plugins reach the core only through
 #     interface/porta_backend/, whose services.hpp declares what they may call),
-#   - a file of interface/ includes anything but interface/ and the public include/porta/.
+#   - a file of interface/ includes anything but interface/ and the public include/porta/,
+#   - a file of mpi/ (porta_mpi, a client of the public API like a user's library) includes
+#     anything of src/, backends/ or interface/.
 # A quoted include is resolved as the compiler would for that directory: next to the file, then
 # in the directories the target has on its path (src/ and interface/ for the core; backends/
 # and interface/ for plugins). Angle-bracket includes are system and public headers.
@@ -54,6 +56,9 @@ endfunction()
 porta_check_part(src "src;interface" "backends")
 porta_check_part(backends "backends;interface" "src")
 porta_check_part(interface "interface" "src;backends")
+if(EXISTS ${PORTA_ROOT}/mpi)
+  porta_check_part(mpi "mpi;tests" "src;backends;interface")
+endif()
 
 if(checked EQUAL 0)
   message(FATAL_ERROR "PortaIncludeGraph.cmake: no source files under ${PORTA_ROOT}/{src,backends,interface}")
@@ -63,6 +68,6 @@ if(violations)
   string(REPLACE ";" "\n  " text "${violations}")
   message(FATAL_ERROR "porta include graph: ${count} include(s) cross the plugin boundary "
                       "(src/ must not include backends/; backends/ includes the core only through "
-                      "interface/porta_backend/):\n  ${text}")
+                      "interface/porta_backend/; mpi/ only through the public API):\n  ${text}")
 endif()
 message(STATUS "porta include graph: ${checked} files, no include crosses the plugin boundary")
