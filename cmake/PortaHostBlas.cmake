@@ -9,7 +9,7 @@ find_library(PORTA_OPENBLAS_LIBRARY NAMES openblas HINTS /usr/lib/x86_64-linux-g
 if(PORTA_CBLAS_INCLUDE AND PORTA_OPENBLAS_LIBRARY)
   set(PORTA_HOST_BLAS_FOUND TRUE)
   add_library(porta_host_blas STATIC ${PROJECT_SOURCE_DIR}/backends/host/blas.cpp)
-  target_include_directories(porta_host_blas PRIVATE ${PROJECT_SOURCE_DIR}/backends ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(porta_host_blas PRIVATE ${PROJECT_SOURCE_DIR}/backends ${PROJECT_SOURCE_DIR}/interface)
   target_include_directories(porta_host_blas SYSTEM PRIVATE ${PORTA_CBLAS_INCLUDE})
   target_link_libraries(porta_host_blas PUBLIC porta ${PORTA_OPENBLAS_LIBRARY})
   # Hidden, so that two plugins linking it do not interpose each other's copy.

@@ -1,9 +1,9 @@
 // The caching allocator.
 #include "allocator.hpp"
 
-#include "context.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "thread_queues.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 namespace {
@@ -107,6 +107,8 @@ void CachingAllocator::release(Handle h, std::size_t bytes, const std::shared_pt
   if (size <= kLocalBlockBytes) {
     LocalBlocks* local = thread_local_blocks(device_, last.get());
     if (local && local->blocks.size() < kLocalBlocks && local->bytes + size <= kLocalBytes) {
+      if (!local->give_back)  // once per thread and queue: this allocator outlives both (DeviceState)
+        local->give_back = [this](LocalBlocks& l, const std::shared_ptr<QueueImpl>& queue) { release_local(l, queue); };
       local->blocks.emplace_back(size, h);  // still counted in use
       local->bytes += size;
       return;
@@ -160,24 +162,6 @@ std::size_t CachingAllocator::cached_bytes() const {
 std::size_t CachingAllocator::in_use_bytes() const {
   std::lock_guard lock(m_);
   return in_use_bytes_;
-}
-
-Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
-  if (device.info().caching_allocator) return device.context().allocator().allocate(bytes, q);
-  try {
-    return device.allocate(bytes, q);
-  } catch (const OutOfMemory&) {
-    device.release_cached_memory();
-    return device.allocate(bytes, q);
-  }
-}
-
-void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last) {
-  if (device.info().caching_allocator) {
-    device.context().allocator().release(h, bytes, last);
-    return;
-  }
-  device.deallocate(h, bytes, last.get());
 }
 
 }  // namespace porta::detail

@@ -2,7 +2,7 @@
 // freed blocks are kept per device and handed out again best-fit. A block remembers the queue
 // that last used it: the same queue reuses it at once (its queue is in order); another queue
 // first waits for that queue's work. Small blocks that a thread frees on its own queue stay
-// with that queue (LocalBlocks, context.hpp) and come back without a lock: a small op then costs
+// with that queue (LocalBlocks, thread_queues.hpp) and come back without a lock: a small op then costs
 // no allocator lock and no driver call, and threads do not contend (on CUDA, a
 // cuMemAllocFromPoolAsync + cuMemFreeAsync pair cost 2.1 us on the H200 from one thread and got
 // slower with each thread added: 4.2 us at 8 threads).
@@ -14,7 +14,7 @@
 #include <memory>
 #include <mutex>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 
@@ -54,10 +54,5 @@ class CachingAllocator {
   std::size_t cached_bytes_ = 0;
   std::size_t in_use_bytes_ = 0;
 };
-
-// Memory for the core: through the caching allocator where the backend asks for it, else
-// straight from the backend (CUDA's stream-ordered pool).
-Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q);
-void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last);
 
 }  // namespace porta::detail

@@ -7,11 +7,11 @@
 #include <limits>
 #include <memory>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "evaluate.hpp"
 #include "expr.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

@@ -1,14 +1,14 @@
 // Defaults of the backend interface: what a backend that lacks a capability answers.
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 #include <thread>
 
-#include "context.hpp"
-#include "env.hpp"
-#include "launch_thread.hpp"
-#include "log.hpp"
+#include "device_state.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/launch_thread.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 #include "registry.hpp"
-#include "strings.hpp"
 
 namespace porta::detail {
 
@@ -47,13 +47,13 @@ DeviceImpl::DeviceImpl(Backend backend, int index) : backend_(backend), index_(i
 
 DeviceImpl::~DeviceImpl() = default;
 
-DeviceContext& DeviceImpl::context() {
-  std::call_once(context_once_, [this] { context_ = std::make_unique<DeviceContext>(*this); });
-  return *context_;
+DeviceState& DeviceImpl::state() {
+  std::call_once(state_once_, [this] { state_ = std::make_unique<DeviceState>(*this); });
+  return *state_;
 }
 
-void DeviceImpl::release_context() {
-  if (context_) context_->release();
+void DeviceImpl::release_state() {
+  if (state_) state_->release();
 }
 
 void release_memory_of_physical_gpu(DeviceImpl& d) noexcept {
@@ -62,10 +62,10 @@ void release_memory_of_physical_gpu(DeviceImpl& d) noexcept {
     for (const Device& other : Registry::get().devices()) {
       DeviceImpl& o = other.impl();
       if (&o != &d && (bus.empty() || o.info().pci_bus_id != bus)) continue;
-      const std::size_t cached = o.context().allocator().cached_bytes();
+      const std::size_t cached = o.state().allocator().cached_bytes();
       PORTA_LOG(info, "freeing ", format_bytes(cached), " of cached blocks on ", name(o.backend()), ":", o.index(),
                 &o == &d ? "" : " (the same GPU through another API)");
-      o.context().allocator().free_cached();
+      o.state().allocator().free_cached();
       o.release_cached_memory();
     }
   } catch (const std::exception& e) {

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "allocator.hpp"
-#include "context.hpp"
-#include "log.hpp"
+#include "device_state.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 

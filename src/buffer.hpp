@@ -12,7 +12,7 @@
 
 #include <porta/device.hpp>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 

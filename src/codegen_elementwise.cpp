@@ -5,9 +5,9 @@
 
 #include "codegen.hpp"
 #include "codegen_layout.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "kernel_args.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 namespace {
@@ -419,8 +419,8 @@ void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const Eleme
   common.index(plan.output.offset);
   if (l.out_terms.row == Term::param) common.index(plan.output.strides[0]);
   if (l.out_terms.col == Term::param) common.index(plan.output.strides[1]);
-  auto plain = [&] { return device.context().kernels().get(l.key, [&] { return generate_2d(plan, l, d, false); }); };
-  auto tiled = [&] { return device.context().kernels().get(l.key + "|t", [&] { return generate_2d(plan, l, d, true); }); };
+  auto plain = [&] { return device.state().kernels().get(l.key, [&] { return generate_2d(plan, l, d, false); }); };
+  auto tiled = [&] { return device.state().kernels().get(l.key + "|t", [&] { return generate_2d(plan, l, d, true); }); };
 
   if (l.grid_stride) {
     const std::size_t max_groups = std::max<std::size_t>(info.launch.max_groups, 1);
@@ -482,7 +482,7 @@ void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const Eleme
       dims.global = {static_cast<std::size_t>(c1 - c0), static_cast<std::size_t>(r1 - r0), 1};
       dims.local = {static_cast<std::size_t>(kCpuGroup), 1, 1};
     }
-    auto kernel = guarded ? device.context().kernels().get(l.key + "|g", [&] { return generate_2d(plan, l, d, false, true); })
+    auto kernel = guarded ? device.state().kernels().get(l.key + "|g", [&] { return generate_2d(plan, l, d, false, true); })
                           : plain();
     device.launch(*q, *kernel, dims, args.args());
   };
@@ -512,7 +512,7 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
     run_2d(device, q, plan, l, d);
     return;
   }
-  auto kernel = [&] { return device.context().kernels().get(l.key, [&] { return generate(plan, l, d); }); };
+  auto kernel = [&] { return device.state().kernels().get(l.key, [&] { return generate(plan, l, d); }); };
 
   KernelArgs args(l.in.wide);
   push_input_args(args, plan, l.in);
@@ -558,7 +558,7 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
     device.launch(*q, *kernel(), dims, part.args());
   }
   if (main_part < n) {
-    auto guarded = device.context().kernels().get(l.key + "|g", [&] { return generate(plan, l, d, true); });
+    auto guarded = device.state().kernels().get(l.key + "|g", [&] { return generate(plan, l, d, true); });
     KernelArgs part = args;
     part.index(main_part);
     dims.global[0] = static_cast<std::size_t>(group);

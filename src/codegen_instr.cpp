@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "codegen.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 namespace {

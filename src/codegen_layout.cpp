@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "kernel_args.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 

@@ -9,9 +9,9 @@
 #include "allocator.hpp"
 #include "codegen.hpp"
 #include "codegen_layout.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "kernel_args.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 namespace {
@@ -350,7 +350,7 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       } else {
         append_all(key, "partials", static_cast<int>(acc_t));
       }
-      auto kernel = device.context().kernels().get(key, [&] { return generate_interleaved(rp, src, final_out, wide, full_lanes, d); });
+      auto kernel = device.state().kernels().get(key, [&] { return generate_interleaved(rp, src, final_out, wide, full_lanes, d); });
       Handle pv = nullptr, pi = nullptr;
       std::size_t count = static_cast<std::size_t>(total);
       if (!final_out) {
@@ -414,7 +414,7 @@ void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, cons
   // GPUs need several loads in flight per thread to reach their memory bandwidth.
   int unroll = (g.row && info.launch.grid_stride) ? 4 : 1;
   std::string key = reduce_key(rp, src, final_out, g.row, g.group, wide, unroll);
-  auto kernel = device.context().kernels().get(key, [&] { return generate(rp, src, final_out, g.row, g.group, wide, unroll, d); });
+  auto kernel = device.state().kernels().get(key, [&] { return generate(rp, src, final_out, g.row, g.group, wide, unroll, d); });
   KernelArgs args(wide);
   if (src.plan) {
     push_input_args(args, *src.plan, src.layout);

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "codegen.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 

@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "evaluate.hpp"
 #include "expr.hpp"
 #include "float_to_int.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

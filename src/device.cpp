@@ -4,24 +4,18 @@
 
 #include <charconv>
 
-#include "backend.hpp"
-#include "context.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/backend.hpp"
+#include "device_state.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "registry.hpp"
 
 namespace porta {
 
 using detail::cat;
 
-std::string_view name(Backend b) {
-  switch (b) {
-    case Backend::cuda: return "cuda";
-    case Backend::opencl: return "opencl";
-    case Backend::kokkos: return "kokkos";
-  }
-  return "?";
-}
+// From the registry's table, which the backends' porta_add_backend calls generate.
+std::string_view name(Backend b) { return detail::backend_name(b); }
 
 std::string_view name(DeviceKind k) {
   switch (k) {

@@ -1,6 +1,6 @@
 // The disk kernel cache: directory checks, the file format, atomic writes, and entries that are
 // not what a cache file should be (a FIFO, a device, a huge sparse file, a writer's leftovers).
-#include "disk_cache.hpp"
+#include "porta_backend/disk_cache.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,8 +14,8 @@
 #include <cstring>
 #include <new>
 
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 namespace {
@@ -112,6 +112,10 @@ DiskCache& DiskCache::get() {
   static DiskCache cache;
   return cache;
 }
+
+bool DiskCache::enabled() const { return enabled_; }
+const std::string& DiskCache::directory() const { return dir_; }
+const std::string& DiskCache::why_disabled() const { return why_; }
 
 DiskCache::DiskCache() {
   if (auto v = env("PORTA_CACHE"); v && (lower(*v) == "off" || *v == "0" || lower(*v) == "false")) {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <string>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

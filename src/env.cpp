@@ -1,5 +1,5 @@
 // Environment variables.
-#include "env.hpp"
+#include "porta_backend/env.hpp"
 
 #include <cstdlib>
 

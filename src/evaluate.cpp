@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "codegen.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "plan_builder.hpp"
 
 namespace porta::detail {

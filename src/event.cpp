@@ -2,8 +2,8 @@
 #include <porta/event.hpp>
 #include <porta/error.hpp>
 
-#include "context.hpp"
-#include "strings.hpp"
+#include "device_state.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

@@ -6,7 +6,7 @@
 
 #include <porta/error.hpp>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 

@@ -8,7 +8,7 @@
 #include <porta/error.hpp>
 
 #include "float_to_int.hpp"
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 

@@ -1,6 +1,6 @@
 // porta's one rule for converting a floating value to an integer dtype, on the host: truncate
 // toward zero, saturate at the dtype's limits, NaN gives 0 (CUDA's cvt.rzi.sat and OpenCL's
-// convert_*_sat; backends/plan.hpp's Op::cast). Constant folding and host scalars use it so that
+// convert_*_sat; interface/porta_backend/plan.hpp's Op::cast). Constant folding and host scalars use it so that
 // they agree with what the kernels compute.
 #pragma once
 

@@ -4,9 +4,9 @@
 #include <porta/error.hpp>
 #include <porta/interop.hpp>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 #include <cstddef>
 

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

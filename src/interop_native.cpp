@@ -3,9 +3,9 @@
 #include <porta/error.hpp>
 #include <porta/interop.hpp>
 
-#include "context.hpp"
+#include "device_state.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 
@@ -31,7 +31,7 @@ NativeDevice native_device(const Device& d) {
   return n;
 }
 
-void* native_queue(const Device& d) { return detail::thread_queue(d).native(); }
+void* native_queue(const Device& d) { return detail::thread_queue(d).native_handle(); }
 
 NativeMemory native_memory(const Array& a) {
   const auto& node = checked(a, "native_memory");
@@ -50,7 +50,7 @@ void queue_wait_for(void* foreign, const Array& a) {
   const detail::View& v = detail::evaluate(a.node());
   detail::DeviceImpl& dev = node.device().impl();
   for (const auto& q : v.buffer->users()) {
-    if (foreign && q->native() == foreign) continue;  // porta's own in-order queue: ordered already
+    if (foreign && q->native_handle() == foreign) continue;  // porta's own in-order queue: ordered already
     if (foreign) dev.foreign_wait(foreign, *q->record());
     else q->record()->synchronize();  // the host
   }

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 

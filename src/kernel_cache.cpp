@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "disk_cache.hpp"
-#include "log.hpp"
+#include "porta_backend/disk_cache.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 namespace {

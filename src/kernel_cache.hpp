@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 

@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "context.hpp"
-#include "env.hpp"
+#include "device_state.hpp"
+#include "porta_backend/env.hpp"
 #include "expr.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

@@ -1,10 +1,10 @@
 // PORTA_LOG: read once; messages go to stderr, one line each, prefixed "porta: ".
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 
 #include <cstdio>
 #include <mutex>
 
-#include "env.hpp"
+#include "porta_backend/env.hpp"
 
 namespace porta::detail {
 namespace {

@@ -7,7 +7,7 @@
 #include <porta/error.hpp>
 
 #include "expr.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 

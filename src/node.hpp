@@ -15,7 +15,7 @@
 #include <porta/array.hpp>
 
 #include "buffer.hpp"
-#include "plan.hpp"
+#include "porta_backend/plan.hpp"
 
 namespace porta::detail {
 

@@ -9,7 +9,7 @@
 
 #include "expr.hpp"
 #include "node.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

@@ -1,7 +1,7 @@
 // Philox4x32-10 (Salmon et al., Random123) on the host: the reference for the random numbers
 // every backend generates (plan.hpp's Op::uniform and Op::normal). The generated device code
 // (the prelude in src/codegen_text.cpp) follows this line for line, and the interpreter
-// (src/interpreter.cpp) calls these functions.
+// (src/interpreter_ops.cpp) calls these functions.
 #pragma once
 
 #include <array>

@@ -8,9 +8,9 @@
 #include <thread>
 #include <algorithm>
 
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "pool_groups.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 

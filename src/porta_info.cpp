@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "disk_cache.hpp"
-#include "strings.hpp"
+#include "porta_backend/disk_cache.hpp"
+#include "porta_backend/strings.hpp"
 #if defined(PORTA_HAVE_MPI_SUMMARY)
 #include "porta_mpi_summary.h"
 #endif

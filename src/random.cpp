@@ -8,7 +8,7 @@
 #include <random>
 
 #include "expr.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::random {
 

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "codegen.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "expr.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 #include "plan_builder.hpp"
 
 namespace porta {

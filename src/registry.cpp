@@ -8,14 +8,34 @@
 #include <filesystem>
 #include <memory>
 
-#include "backend.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/backend.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 namespace {
 
-constexpr std::array<Backend, 3> kAllBackends{Backend::cuda, Backend::opencl, Backend::kokkos};
+// What each backend declared in its porta_add_backend call (cmake/PortaBackends.cmake), in the
+// order of porta::Backend, which is the default preference order.
+struct BackendEntry {
+  Backend backend;
+  const char* name;          // "cuda": PORTA_BACKEND's word, the plugin's file name
+  const char* file;          // "libporta_cuda.so"
+  const char* option;        // "PORTA_CUDA": the CMake option that builds it
+  const char* install_hint;  // what a machine needs for it to load
+  bool built;                // whether this build made the plugin
+};
+
+const std::vector<BackendEntry>& backend_table() {
+  static const std::vector<BackendEntry> table = [] {
+    std::vector<BackendEntry> t{
+#include "porta_backend_table.inc"
+    };
+    std::sort(t.begin(), t.end(), [](const BackendEntry& a, const BackendEntry& b) { return a.backend < b.backend; });
+    return t;
+  }();
+  return table;
+}
 
 // A plugin's library handle and the backend it made. The backend is destroyed before the
 // library is closed; devices hold this alive through aliasing shared_ptrs.
@@ -26,26 +46,12 @@ struct LoadedPlugin {
     // The core's per-device state holds backend objects (cached memory, kernels): release it
     // while the backend is whole.
     if (backend)
-      for (auto& d : backend->devices()) d->release_context();
+      for (auto& d : backend->devices()) d->release_state();
     backend.reset();
     if (library) dlclose(library);
   }
 };
 
-bool is_built(Backend b) {
-  switch (b) {
-#ifdef PORTA_BUILT_CUDA
-    case Backend::cuda: return true;
-#endif
-#ifdef PORTA_BUILT_OPENCL
-    case Backend::opencl: return true;
-#endif
-#ifdef PORTA_BUILT_KOKKOS
-    case Backend::kokkos: return true;
-#endif
-    default: return false;
-  }
-}
 
 std::string libporta_dir() {
   Dl_info info{};
@@ -55,18 +61,15 @@ std::string libporta_dir() {
 }
 
 std::optional<Backend> parse_backend(std::string_view s) {
-  for (Backend b : kAllBackends)
-    if (lower(trim(s)) == name(b)) return b;
+  for (const BackendEntry& e : backend_table())
+    if (lower(trim(s)) == e.name) return e.backend;
   return std::nullopt;
 }
 
-const char* install_hint(Backend b) {
-  switch (b) {
-    case Backend::cuda: return "an NVIDIA driver (libcuda.so.1) and a CUDA GPU";
-    case Backend::opencl: return "an OpenCL driver: pocl-opencl-icd for the CPU, or a GPU vendor's ICD";
-    case Backend::kokkos: return "libtrilinos-kokkos-dev (Kokkos)";
-  }
-  return "";
+std::string known_backends() {
+  std::vector<std::string> names;
+  for (const BackendEntry& e : backend_table()) names.emplace_back(e.name);
+  return join(names, ", ");
 }
 
 // dlopen failed because a library the plugin needs is missing (the driver, on a machine without
@@ -83,9 +86,15 @@ bool missing_dependency(const std::string& error, const std::string& path) {
 
 std::vector<Backend> built_backends() {
   std::vector<Backend> out;
-  for (Backend b : kAllBackends)
-    if (is_built(b)) out.push_back(b);
+  for (const BackendEntry& e : backend_table())
+    if (e.built) out.push_back(e.backend);
   return out;
+}
+
+std::string_view backend_name(Backend b) {
+  for (const BackendEntry& e : backend_table())
+    if (e.backend == b) return e.name;
+  return "?";
 }
 
 const Registry& Registry::get() {
@@ -99,8 +108,9 @@ Registry::Registry() {
       if (!d.empty()) plugin_dirs_.push_back(d);
   if (auto d = libporta_dir(); !d.empty()) plugin_dirs_.push_back(d);
 
-  std::array<std::shared_ptr<LoadedPlugin>, kAllBackends.size()> loaded;
-  std::vector<Backend> wanted(kAllBackends.begin(), kAllBackends.end());
+  std::vector<std::pair<Backend, std::shared_ptr<LoadedPlugin>>> loaded;
+  std::vector<Backend> wanted;
+  for (const BackendEntry& e : backend_table()) wanted.push_back(e.backend);
   std::string wanted_text;
   if (auto v = env("PORTA_BACKEND")) {
     wanted.clear();
@@ -110,7 +120,7 @@ Registry::Registry() {
       auto b = parse_backend(part);
       if (!b) {
         config_error_ = cat("PORTA_BACKEND=", *v, ": '", trim(part),
-                            "' names no backend. porta knows cuda, opencl, kokkos; this build has ",
+                            "' names no backend. porta knows ", known_backends(), "; this build has ",
                             [&] {
                               std::vector<std::string> names;
                               for (Backend x : built_backends()) names.emplace_back(name(x));
@@ -124,15 +134,16 @@ Registry::Registry() {
   }
   order_ = wanted;
 
-  for (Backend b : kAllBackends) {
+  for (const BackendEntry& declared : backend_table()) {
+    const Backend b = declared.backend;
     BackendStatus st;
     st.backend = b;
-    st.built = is_built(b);
-    std::string file = cat("libporta_", name(b), ".so");
+    st.built = declared.built;
+    const std::string file = declared.file;
+    const char* install_hint = declared.install_hint;
     bool is_wanted = std::find(wanted.begin(), wanted.end(), b) != wanted.end();
     if (!st.built) {
-      st.reason = cat("not built: configure porta with -DPORTA_", b == Backend::cuda ? "CUDA" : b == Backend::opencl ? "OPENCL" : "KOKKOS",
-                      "=ON where its SDK is installed");
+      st.reason = cat("not built: configure porta with -D", declared.option, "=ON where its SDK is installed");
       statuses_.push_back(st);
       continue;
     }
@@ -163,7 +174,7 @@ Registry::Registry() {
       const char* err = dlerror();
       const std::string error = err ? err : "unknown error";
       if (missing_dependency(error, path)) {
-        st.reason = cat("cannot open ", path, ": ", error, ". It needs ", install_hint(b));
+        st.reason = cat("cannot open ", path, ": ", error, ". It needs ", install_hint);
         PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
       } else {
         st.reason = cat("cannot open ", path, ": ", error, ". The file itself is damaged or was built for another porta: ",
@@ -200,7 +211,7 @@ Registry::Registry() {
     try {
       plugin->backend = entry->create();
     } catch (const std::exception& e) {
-      st.reason = cat(e.what(), ". It needs ", install_hint(b));
+      st.reason = cat(e.what(), ". It needs ", install_hint);
       PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
@@ -210,16 +221,15 @@ Registry::Registry() {
     st.device_count = static_cast<int>(plugin->backend->devices().size());
     statuses_.push_back(st);
     PORTA_LOG(info, name(b), " backend loaded from ", path, " with ", st.device_count, " device(s)");
-    loaded[static_cast<int>(b)] = std::move(plugin);
+    loaded.emplace_back(b, std::move(plugin));
   }
 
   // Devices in the preference order of PORTA_BACKEND (or cuda, opencl, kokkos). Each Device
   // keeps its plugin loaded (an aliasing shared_ptr), so arrays may outlive the registry.
-  for (Backend b : wanted) {
-    auto& plugin = loaded[static_cast<int>(b)];
-    if (!plugin) continue;
-    for (auto& d : plugin->backend->devices()) devices_.emplace_back(std::shared_ptr<DeviceImpl>(plugin, d.get()));
-  }
+  for (Backend b : wanted)
+    for (auto& [backend, plugin] : loaded)
+      if (backend == b)
+        for (auto& d : plugin->backend->devices()) devices_.emplace_back(std::shared_ptr<DeviceImpl>(plugin, d.get()));
   if (!config_error_ && env("PORTA_BACKEND") && devices_.empty()) {
     std::vector<std::string> why;
     for (auto& st : statuses_)

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <porta/device.hpp>
@@ -34,5 +35,7 @@ class Registry {
 // "cuda, opencl, kokkos" and the like, for messages.
 std::string describe_devices(const std::vector<Device>& devices);
 std::vector<Backend> built_backends();
+// The backend's name as its porta_add_backend call declared it ("cuda"); "?" for none.
+std::string_view backend_name(Backend b);
 
 }  // namespace porta::detail

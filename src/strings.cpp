@@ -1,5 +1,5 @@
 // Text helpers for messages.
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 #include <algorithm>
 #include <cctype>

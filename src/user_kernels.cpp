@@ -9,12 +9,12 @@
 
 #include "codegen.hpp"
 #include "codegen_layout.hpp"
-#include "context.hpp"
+#include "device_state.hpp"
 #include "expr.hpp"
 #include "kernel_args.hpp"
 #include "plan_builder.hpp"
 #include "registry.hpp"
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta {
 
@@ -195,7 +195,7 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
       src += "  }\n}\n";
       return detail::KernelSource{src, st.name, {}};
     };
-    auto kernel = device.impl().context().kernels().get(key, make);
+    auto kernel = device.impl().state().kernels().get(key, make);
     detail::KernelArgs kargs(layout.wide);
     detail::push_input_args(kargs, plan, layout);
     for (auto& o : outs) kargs.memory(o->view().buffer->handle());
@@ -272,7 +272,7 @@ std::shared_ptr<detail::Kernel> raw_compile(const Device& d, Backend backend, co
   if (d.backend() != backend)
     throw InvalidArgument(cat("this RawKernel holds ", name(backend), " source but ", d.spec(), " runs ", name(d.backend()),
                               "; make a RawKernel with that backend's source, or launch on a ", name(backend), " device"));
-  return d.impl().context().kernels().get(key, [&] { return detail::KernelSource{source, entry, options}; });
+  return d.impl().state().kernels().get(key, [&] { return detail::KernelSource{source, entry, options}; });
 }
 
 }  // namespace

@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "context.hpp"
-#include "strings.hpp"
+#include "device_state.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace {
 
@@ -38,7 +38,7 @@ struct Counters {
 };
 
 Counters counters(const porta::Device& d) {
-  auto& k = d.impl().context().kernels();
+  auto& k = d.impl().state().kernels();
   return {k.compiles(), k.disk_hits(), k.hits()};
 }
 

@@ -172,6 +172,43 @@ TEST(SelectionByEnvironment, BrokenPluginIsReportedWithTheReason) {
   EXPECT_TRUE(contains(logged.output, porta::default_device().spec())) << logged.output;
 }
 
+// porta-info's report with `fake` (tests/fake_plugin.cpp) in the place of the OpenCL plugin.
+std::string report_with_plugin(const std::string& fake, const std::string& tag) {
+  auto dir = std::filesystem::temp_directory_path() / ("porta-test-" + tag + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto plugin = dir / "libporta_opencl.so";
+  std::filesystem::copy_file(fake, plugin, std::filesystem::copy_options::overwrite_existing);
+  ProcessResult info = run(kInfo, "PORTA_PLUGIN_PATH=" + dir.string());
+  std::filesystem::remove_all(dir);
+  return info.output;
+}
+
+bool opencl_built() {
+  for (const auto& st : porta::backends())
+    if (st.backend == porta::Backend::opencl) return st.built;
+  return false;
+}
+
+// The loader refuses a plugin built for another interface version (kBackendApiVersion) and says
+// to rebuild porta and its plugins together: not that the file is of another backend.
+TEST(SelectionByEnvironment, PluginOfAnotherInterfaceVersionIsRefusedForItsVersion) {
+  if (!opencl_built()) GTEST_SKIP() << "the fake stands in for the OpenCL plugin, which this build lacks";
+  const std::string out = report_with_plugin(PORTA_FAKE_PLUGIN_VERSION_PATH, "version");
+  EXPECT_TRUE(contains(out, "libporta_opencl.so was built for backend interface version 1000 but libporta has "))
+      << out;
+  EXPECT_TRUE(contains(out, "rebuild porta and its plugins together")) << out;
+  EXPECT_FALSE(contains(out, "is a plugin of the")) << out;
+}
+
+// A plugin of the right version that declares another backend (a file renamed or copied over)
+// is refused as such, with no word of interface versions.
+TEST(SelectionByEnvironment, PluginOfAnotherBackendIsRefusedForItsBackend) {
+  if (!opencl_built()) GTEST_SKIP() << "the fake stands in for the OpenCL plugin, which this build lacks";
+  const std::string out = report_with_plugin(PORTA_FAKE_PLUGIN_BACKEND_PATH, "backend");
+  EXPECT_TRUE(contains(out, "libporta_opencl.so is a plugin of the kokkos backend, not of opencl")) << out;
+  EXPECT_FALSE(contains(out, "interface version")) << out;
+}
+
 // ---- in-process ----------------------------------------------------------------------------
 
 TEST(SelectionInProcess, DeviceByNameAndKind) {

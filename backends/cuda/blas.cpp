@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "cuda.hpp"
-#include "strings.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
@@ -62,7 +62,7 @@ void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
       PORTA_CU_AT(label(), cuMemsetD2D8Async(device_ptr(a.c, static_cast<std::size_t>(a.c_offset + i * a.stride_c) * elem),
                                              static_cast<std::size_t>(ldc) * elem, 0,
                                              static_cast<std::size_t>(a.n) * elem, static_cast<std::size_t>(a.m),
-                                             queue.stream()));
+                                             queue.native()));
     return;
   }
   std::int64_t lda = leading_dimension(a.lda, a.trans_a ? a.k : a.m, a.trans_a ? a.m : a.k, "A", label());

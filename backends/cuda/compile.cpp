@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <nvrtc.h>
 
-#include "exit_guard.hpp"
-#include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/services.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
@@ -100,7 +100,7 @@ std::optional<std::vector<detail::KernelParam>> read_params(CUfunction function)
 
 Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source)
     : module_(std::move(module)), entry_(entry) {
-  CUresult r = cuModuleGetFunction(&function_, module_->get(), entry.c_str());
+  CUresult r = cuModuleGetFunction(&function_, module_->native(), entry.c_str());
   if (r == CUDA_SUCCESS) {
     params_ = read_params(function_);
     return;
@@ -109,9 +109,9 @@ Kernel::Kernel(std::shared_ptr<Module> module, const std::string& entry, const s
   // List what the module does have: a C++ kernel's name is mangled unless it is extern "C".
   std::vector<std::string> names;
   unsigned count = 0;
-  if (cuModuleGetFunctionCount(&count, module_->get()) == CUDA_SUCCESS && count > 0) {
+  if (cuModuleGetFunctionCount(&count, module_->native()) == CUDA_SUCCESS && count > 0) {
     std::vector<CUfunction> functions(count);
-    if (cuModuleEnumerateFunctions(functions.data(), count, module_->get()) == CUDA_SUCCESS)
+    if (cuModuleEnumerateFunctions(functions.data(), count, module_->native()) == CUDA_SUCCESS)
       for (CUfunction f : functions) {
         const char* name = nullptr;
         if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name) names.emplace_back(name);
@@ -137,7 +137,7 @@ void Kernel::reserve_shared_memory(std::size_t bytes) {
 
 std::shared_ptr<Module> Device::build(const std::string& source, const std::string& entry,
                                       const std::vector<std::string>& given) {
-  auto building = detail::ExitGuard::instance().enter(label(), entry);
+  auto building = detail::enter_build(label(), entry);
   std::vector<std::string> options = given;
   int arch = cc_major_ * 10 + cc_minor_;
   if (!has_option(options, {"-arch", "--gpu-architecture"})) {
@@ -175,7 +175,7 @@ std::shared_ptr<Module> Device::build(const std::string& source, const std::stri
   }
   if (!log.empty()) PORTA_LOG(debug, "NVRTC messages for ", entry, " on ", label(), ":\n", log);
   static std::once_flag first_build;  // see exit_guard.hpp
-  std::call_once(first_build, [] { detail::ExitGuard::instance().watch(); });
+  std::call_once(first_build, [] { detail::watch_exit(); });
 
   // A cubin when compiled for a real architecture (sm_XY), else PTX (compute_XY).
   std::string image;

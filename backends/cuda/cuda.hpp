@@ -19,9 +19,9 @@
 #include <cublas_v2.h>
 #include <cuda.h>
 
-#include "backend.hpp"
-#include "error.hpp"
-#include "launch_thread.hpp"
+#include "porta_backend/backend.hpp"
+#include "cuda/error.hpp"
+#include "porta_backend/launch_thread.hpp"
 
 namespace porta::cuda {
 
@@ -51,7 +51,7 @@ class Context {
   // For destructors: false when it failed (logged, except while the driver shuts down).
   bool make_current_noexcept() noexcept;
   // The primary context, retained on first use. Throws DeviceError.
-  CUcontext handle();
+  CUcontext native();
 
  private:
   CUcontext retain();
@@ -119,17 +119,17 @@ class Queue final : public detail::QueueImpl {
   std::shared_ptr<detail::EventImpl> record(bool timing) override;
   void wait(detail::EventImpl& e) override;
   void synchronize() override;
-  void* native() override { return stream(); }
+  void* native_handle() override { return native(); }
 
-  // The stream, for work queued on it directly: first the launch thread makes every launch
+  // The stream (the queue's vendor handle), for work queued on it directly: first the launch thread makes every launch
   // recorded before (launch_thread.hpp), so the stream sees program order; throws the error a
   // launch met there, if any.
-  CUstream stream() {
+  CUstream native() {
     launcher_.before_direct_work();
     return stream_;
   }
   // The same for destructors and frees: waits, never throws.
-  CUstream stream_noexcept() noexcept {
+  CUstream native_noexcept() noexcept {
     launcher_.before_direct_work_noexcept();
     return stream_;
   }
@@ -167,7 +167,7 @@ class Module {
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  CUmodule get() const { return module_; }
+  CUmodule native() const { return module_; }
   Context& context() { return *ctx_; }
   const std::string& image() const { return image_; }
 
@@ -184,7 +184,7 @@ class Kernel final : public detail::Kernel, public std::enable_shared_from_this<
   // Throws CompileError when the module has no function named `entry`; `source` is for that message.
   Kernel(std::shared_ptr<Module> module, const std::string& entry, const std::string& source);
 
-  CUfunction function() const { return function_; }
+  CUfunction native() const { return function_; }
   const std::string& entry() const { return entry_; }
   std::vector<std::uint8_t> binary() const override;
   // Each parameter's size from cuFuncGetParamInfo, read when the kernel is made; the kind is
@@ -280,9 +280,9 @@ class Device final : public detail::DeviceImpl {
   std::vector<CUdevice> peers_checked_;
 };
 
-class CudaBackend final : public detail::BackendImpl {
+class Backend final : public detail::BackendImpl {
  public:
-  CudaBackend();
+  Backend();
   porta::Backend kind() const override { return porta::Backend::cuda; }
   std::string version() const override { return version_; }
   const std::vector<std::shared_ptr<detail::DeviceImpl>>& devices() const override { return devices_; }

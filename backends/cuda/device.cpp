@@ -1,11 +1,11 @@
 // A CUDA device: its primary context, what it reports about itself (DeviceInfo), and its queues.
 #include <cstdio>
 
-#include "exit_guard.hpp"
-#include "cuda.hpp"
-#include "env.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/services.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
@@ -59,7 +59,7 @@ void Context::make_current() {
   PORTA_CU_AT(label_, cuCtxSetCurrent(ctx));
 }
 
-CUcontext Context::handle() {
+CUcontext Context::native() {
   CUcontext ctx = ctx_.load(std::memory_order_acquire);
   return ctx ? ctx : retain();
 }
@@ -98,7 +98,7 @@ Device::Device(CUdevice device, int index, int driver_version)
   info_.max_alloc_bytes = memory;
   info_.max_local_bytes = static_cast<std::uint64_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, where));
   static std::once_flag setup;  // after cuInit: see exit_guard.hpp
-  std::call_once(setup, [] { detail::ExitGuard::instance().watch(); });
+  std::call_once(setup, [] { detail::watch_exit(); });
   info_.compute_units = sms;
   info_.dtypes.fill(true);  // bfloat16 is stored and converted with bit operations: any GPU
   info_.dtypes[static_cast<int>(DType::float16)] = cc_major_ * 10 + cc_minor_ >= 53;

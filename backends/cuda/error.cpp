@@ -1,28 +1,18 @@
 // Status codes of the driver, NVRTC and cuBLAS as text, and the exceptions they become.
-#include "error.hpp"
+#include "cuda/error.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <porta/error.hpp>
 
-#include "log.hpp"
-#include "strings.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
 
-// "cuStreamSynchronize(stream_)" -> "cuStreamSynchronize"; a description that is not a call
-// ("cuLaunchKernel of 'add' with grid (1, 1, 1)") is kept whole.
-std::string_view function_name(std::string_view call) {
-  std::size_t end = call.find('(');
-  if (end == std::string_view::npos) return call;
-  std::string_view name = call.substr(0, end);
-  bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
-  });
-  return identifier ? name : call;
-}
+using detail::call_name;
 
 std::string prefix(std::string_view where) { return where.empty() ? std::string() : detail::cat(where, ": "); }
 
@@ -104,7 +94,7 @@ std::string describe(cublasStatus_t r) {
 }
 
 void throw_error(CUresult r, std::string_view call, std::string_view where) {
-  std::string what = detail::cat(function_name(call), " failed: ", describe(r));
+  std::string what = detail::cat(call_name(call), " failed: ", describe(r));
   if (r == CUDA_ERROR_OUT_OF_MEMORY) throw_out_of_memory(what, where);
   if (is_sticky(r))
     what += ". A kernel faulted earlier on this device; the CUDA context is now unusable and the process must restart "
@@ -113,11 +103,11 @@ void throw_error(CUresult r, std::string_view call, std::string_view where) {
 }
 
 void throw_error(nvrtcResult r, std::string_view call, std::string_view where) {
-  throw DeviceError(detail::cat(prefix(where), function_name(call), " failed: ", describe(r)));
+  throw DeviceError(detail::cat(prefix(where), call_name(call), " failed: ", describe(r)));
 }
 
 void throw_error(cublasStatus_t r, std::string_view call, std::string_view where) {
-  std::string what = detail::cat(function_name(call), " failed: ", describe(r));
+  std::string what = detail::cat(call_name(call), " failed: ", describe(r));
   if (r == CUBLAS_STATUS_ALLOC_FAILED) throw_out_of_memory(what, where);
   throw DeviceError(prefix(where) + what);
 }
@@ -126,7 +116,7 @@ bool log_failure(CUresult r, std::string_view call, std::string_view where) noex
   if (r == CUDA_SUCCESS) return true;
   if (r == CUDA_ERROR_DEINITIALIZED) return false;  // process exit: the driver is already gone
   try {
-    PORTA_LOG(error, prefix(where), function_name(call), " failed: ", describe(r));
+    PORTA_LOG(error, prefix(where), call_name(call), " failed: ", describe(r));
   } catch (...) {
   }
   return false;
@@ -135,7 +125,7 @@ bool log_failure(CUresult r, std::string_view call, std::string_view where) noex
 bool log_failure(cublasStatus_t r, std::string_view call, std::string_view where) noexcept {
   if (r == CUBLAS_STATUS_SUCCESS) return true;
   try {
-    PORTA_LOG(error, prefix(where), function_name(call), " failed: ", describe(r));
+    PORTA_LOG(error, prefix(where), call_name(call), " failed: ", describe(r));
   } catch (...) {
   }
   return false;

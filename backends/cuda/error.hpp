@@ -1,5 +1,6 @@
-// Turning CUDA driver, NVRTC and cuBLAS status codes into porta exceptions: one function per
-// library, called at every vendor call through the PORTA_CU / PORTA_NVRTC / PORTA_CUBLAS_AT macros,
+// Turning CUDA driver, NVRTC and cuBLAS status codes into porta exceptions, in the style every
+// backend shares (interface/porta_backend/check.hpp): one check function per library, called at
+// every vendor call through the PORTA_CU / PORTA_NVRTC / PORTA_CU_AT / PORTA_CUBLAS_AT macros,
 // which pass the call's text so that the message names the function that failed.
 #pragma once
 
@@ -9,6 +10,8 @@
 
 #include <string>
 #include <string_view>
+
+#include "porta_backend/check.hpp"
 
 namespace porta::cuda {
 
@@ -45,6 +48,14 @@ bool log_failure(cublasStatus_t r, std::string_view call, std::string_view where
 
 #define PORTA_CU(call) ::porta::cuda::check((call), #call)
 #define PORTA_NVRTC(call) ::porta::cuda::check((call), #call)
-// The same with the device's label ("cuda:0") in the message.
-#define PORTA_CU_AT(where, call) ::porta::cuda::check((call), #call, (where))
-#define PORTA_CUBLAS_AT(where, call) ::porta::cuda::check((call), #call, (where))
+// The same with `where` (the device's label, "cuda:0") in the message, evaluated only on failure.
+#define PORTA_CU_AT(where, call)                                                              \
+  do {                                                                                        \
+    if (const CUresult porta_cu_status_ = (call); porta_cu_status_ != CUDA_SUCCESS)           \
+      ::porta::cuda::throw_error(porta_cu_status_, #call, (where));                           \
+  } while (0)
+#define PORTA_CUBLAS_AT(where, call)                                                          \
+  do {                                                                                        \
+    if (const cublasStatus_t porta_cublas_status_ = (call); porta_cublas_status_ != CUBLAS_STATUS_SUCCESS) \
+      ::porta::cuda::throw_error(porta_cublas_status_, #call, (where));                       \
+  } while (0)

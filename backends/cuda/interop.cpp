@@ -1,13 +1,13 @@
 // Interop with CUDA work porta does not own: the device's native objects, and events between
 // porta's streams and foreign ones (a CUstream of the CUDA runtime, CuPy, PyTorch, NCCL).
-#include "cuda.hpp"
-#include "strings.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 
 detail::NativeObjects Device::native_objects() {
   detail::NativeObjects o;
-  o.context = ctx_->handle();
+  o.context = ctx_->native();
   o.ordinal = static_cast<int>(ctx_->device());
   return o;
 }
@@ -23,9 +23,9 @@ CUstream Device::foreign_stream(void* foreign, const char* what) {
   if (stream == nullptr || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD) return stream;
   CUcontext owner = nullptr;
   PORTA_CU_AT(label(), cuStreamGetCtx(stream, &owner));
-  if (owner != ctx_->handle())
+  if (owner != ctx_->native())
     throw InvalidArgument(detail::cat(what, ": stream ", foreign, " belongs to CUDA context ", static_cast<void*>(owner),
-                                      ", not to ", label(), "'s primary context ", static_cast<void*>(ctx_->handle()),
+                                      ", not to ", label(), "'s primary context ", static_cast<void*>(ctx_->native()),
                                       "; give a stream of the primary context (the CUDA runtime's, which CuPy and "
                                       "PyTorch use) of the array's device"));
   return stream;

@@ -3,8 +3,8 @@
 #include <array>
 #include <cstring>
 
-#include "cuda.hpp"
-#include "strings.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
@@ -111,9 +111,9 @@ void Device::launch(detail::QueueImpl& q, detail::Kernel& k, const detail::Launc
     }
   }
 
-  CUstream stream = queue.stream();  // after the launches the launch thread still holds
+  CUstream stream = queue.native();  // after the launches the launch thread still holds
   ctx_->make_current();
-  CUresult r = cuLaunchKernel(kernel.function(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+  CUresult r = cuLaunchKernel(kernel.native(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                               static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
                               static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
                               static_cast<unsigned>(shared), stream, count ? params : nullptr, nullptr);

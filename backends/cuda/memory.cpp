@@ -5,9 +5,9 @@
 #include <cstring>
 #include <limits>
 
-#include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
@@ -97,7 +97,7 @@ Handle Device::allocate(std::size_t bytes, detail::QueueImpl& q) {
   };
   if (size > info_.memory_bytes) throw out_of_memory(", and the device has less than that in all");
   CUdeviceptr p = 0;
-  CUresult r = memory_pool ? cuMemAllocFromPoolAsync(&p, size, memory_pool, queue.stream()) : cuMemAlloc(&p, size);
+  CUresult r = memory_pool ? cuMemAllocFromPoolAsync(&p, size, memory_pool, queue.native()) : cuMemAlloc(&p, size);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) throw out_of_memory(detail::cat(" (", describe(r), ")"));
   if (r != CUDA_SUCCESS) throw_error(r, memory_pool ? "cuMemAllocFromPoolAsync" : "cuMemAlloc", label());
   return to_handle(p);
@@ -108,11 +108,11 @@ void Device::deallocate(Handle h, std::size_t bytes, detail::QueueImpl* q) noexc
   if (!h || !ctx_->make_current_noexcept()) return;
   auto* queue = q ? dynamic_cast<Queue*>(q) : nullptr;
   if (pool_ && queue) {
-    log_failure(cuMemFreeAsync(device_ptr(h), queue->stream_noexcept()), "cuMemFreeAsync", label());
+    log_failure(cuMemFreeAsync(device_ptr(h), queue->native_noexcept()), "cuMemFreeAsync", label());
     return;
   }
   // No pending work (q is null), or memory from cuMemAlloc, whose free must follow the queue's work.
-  if (queue) log_failure(cuStreamSynchronize(queue->stream_noexcept()), "cuStreamSynchronize", label());
+  if (queue) log_failure(cuStreamSynchronize(queue->native_noexcept()), "cuStreamSynchronize", label());
   log_failure(cuMemFree(device_ptr(h)), "cuMemFree", label());
 }
 
@@ -129,19 +129,19 @@ void Device::write(detail::QueueImpl& q, Handle dst, std::size_t dst_offset, con
   if (bytes == 0) return;
   Queue& queue = own(q);
   ctx_->make_current();
-  PORTA_CU_AT(label(), cuMemcpyHtoDAsync(device_ptr(dst, dst_offset), src, bytes, queue.stream()));
+  PORTA_CU_AT(label(), cuMemcpyHtoDAsync(device_ptr(dst, dst_offset), src, bytes, queue.native()));
   // From pageable memory the driver stages the data before it returns, but from page-locked
   // memory the copy is truly asynchronous and `src` must stay untouched until it has run. The
   // contract is that `src` may be reused on return, so wait in every case.
-  PORTA_CU_AT(label(), cuStreamSynchronize(queue.stream()));
+  PORTA_CU_AT(label(), cuStreamSynchronize(queue.native()));
 }
 
 void Device::read(detail::QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
   if (bytes == 0) return;
   Queue& queue = own(q);
   ctx_->make_current();
-  PORTA_CU_AT(label(), cuMemcpyDtoHAsync(dst, device_ptr(src, src_offset), bytes, queue.stream()));
-  PORTA_CU_AT(label(), cuStreamSynchronize(queue.stream()));
+  PORTA_CU_AT(label(), cuMemcpyDtoHAsync(dst, device_ptr(src, src_offset), bytes, queue.native()));
+  PORTA_CU_AT(label(), cuStreamSynchronize(queue.native()));
 }
 
 void Device::copy(detail::QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
@@ -150,7 +150,7 @@ void Device::copy(detail::QueueImpl& q, Handle src, std::size_t src_offset, Hand
   Queue& queue = own(q);
   ctx_->make_current();
   PORTA_CU_AT(label(), cuMemcpyDtoDAsync(device_ptr(dst, dst_offset), device_ptr(src, src_offset), bytes,
-                                         queue.stream()));
+                                         queue.native()));
 }
 
 Kernel& Device::fill_kernel(bool bytewise) {
@@ -167,7 +167,7 @@ void Device::launch_1d(Queue& q, Kernel& k, std::uint64_t items, void** params) 
   constexpr std::uint64_t kBlock = 256;
   std::uint64_t blocks = std::min<std::uint64_t>((items + kBlock - 1) / kBlock, info_.launch.max_groups);
   blocks = std::max<std::uint64_t>(blocks, 1);
-  PORTA_CU_AT(label(), cuLaunchKernel(k.function(), static_cast<unsigned>(blocks), 1, 1, kBlock, 1, 1, 0, q.stream(),
+  PORTA_CU_AT(label(), cuLaunchKernel(k.native(), static_cast<unsigned>(blocks), 1, 1, kBlock, 1, 1, 0, q.native(),
                                       params, nullptr));
 }
 
@@ -184,7 +184,7 @@ void Device::fill(detail::QueueImpl& q, Handle dst, std::size_t offset, const vo
   std::uint8_t b[8] = {};
   std::memcpy(b, pattern, pattern_size);
   CUdeviceptr p = device_ptr(dst, offset);
-  CUstream s = queue.stream();
+  CUstream s = queue.native();
   bool uniform = std::all_of(b, b + pattern_size, [&](std::uint8_t x) { return x == b[0]; });
   if (uniform) {
     PORTA_CU_AT(label(), cuMemsetD8Async(p, b[0], bytes, s));
@@ -240,7 +240,7 @@ void Device::open_peer(Device& other) {
         PORTA_CU_AT(owner->label(), cuMemPoolSetAccess(p, &desc, 1));
       }
       user->ctx_->make_current();
-      CUresult r = cuCtxEnablePeerAccess(owner->ctx_->handle(), 0);
+      CUresult r = cuCtxEnablePeerAccess(owner->ctx_->native(), 0);
       if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) throw_error(r, "cuCtxEnablePeerAccess", user->label());
     }
     detail::log(detail::LogLevel::info, detail::cat(label(), " and ", other.label(), ": peer access enabled"));
@@ -259,8 +259,8 @@ bool Device::copy_to_peer(detail::QueueImpl& q, Handle src, std::size_t src_offs
   Queue& queue = own(q);
   open_peer(*peer);
   ctx_->make_current();
-  PORTA_CU_AT(label(), cuMemcpyPeerAsync(device_ptr(dst, dst_offset), peer->ctx_->handle(), device_ptr(src, src_offset),
-                                         ctx_->handle(), bytes, queue.stream()));
+  PORTA_CU_AT(label(), cuMemcpyPeerAsync(device_ptr(dst, dst_offset), peer->ctx_->native(), device_ptr(src, src_offset),
+                                         ctx_->native(), bytes, queue.native()));
   return true;
 }
 

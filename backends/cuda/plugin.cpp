@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cuda.h>
 
-#include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 namespace {
@@ -37,11 +37,11 @@ std::string library_versions(int driver) {
   return detail::cat("CUDA driver ", format_cuda_version(driver), ", NVRTC ", nvrtc_version_text(), ", cuBLAS ", blas);
 }
 
-std::unique_ptr<detail::BackendImpl> create() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<detail::BackendImpl> create() { return std::make_unique<Backend>(); }
 
 }  // namespace
 
-CudaBackend::CudaBackend() {
+Backend::Backend() {
   CUresult r = cuInit(0);
   if (r != CUDA_SUCCESS) throw BackendUnavailable(detail::cat("cuInit failed: ", describe(r), init_hint(r)));
   int driver = 0;

@@ -1,8 +1,8 @@
 // Streams and events: a non-blocking CUstream per (host thread, device) with its cuBLAS handle,
 // and the events that order work between streams and with the host.
-#include "cuda.hpp"
-#include "log.hpp"
-#include "strings.hpp"
+#include "cuda/cuda.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
 
@@ -88,7 +88,7 @@ std::shared_ptr<detail::EventImpl> Queue::record(bool timing) {
   ctx_->make_current();  // record may come from a thread other than the queue's owner
   CUevent e = events_->acquire(timing);
   auto event = std::make_shared<Event>(events_, e, timing);  // returns e to the pool if recording fails
-  PORTA_CU_AT(ctx_->label(), cuEventRecord(e, stream()));
+  PORTA_CU_AT(ctx_->label(), cuEventRecord(e, native()));
   return event;
 }
 
@@ -96,17 +96,17 @@ void Queue::wait(detail::EventImpl& e) {
   auto* event = dynamic_cast<Event*>(&e);
   if (!event) throw InvalidArgument(detail::cat(ctx_->label(), ": wait() was given an event of another backend"));
   ctx_->make_current();
-  PORTA_CU_AT(ctx_->label(), cuStreamWaitEvent(stream(), event->native(), CU_EVENT_WAIT_DEFAULT));
+  PORTA_CU_AT(ctx_->label(), cuStreamWaitEvent(native(), event->native(), CU_EVENT_WAIT_DEFAULT));
 }
 
 void Queue::synchronize() {
   ctx_->make_current();
-  PORTA_CU_AT(ctx_->label(), cuStreamSynchronize(stream()));
+  PORTA_CU_AT(ctx_->label(), cuStreamSynchronize(native()));
 }
 
 cublasHandle_t Queue::blas() {
   // Called with blas_m_ held, before each use: cuBLAS queues on the stream directly.
-  stream();
+  native();
   if (blas_) return blas_;
   ctx_->make_current();  // cuBLAS binds the handle to the current (primary) context's device
   cublasHandle_t handle = nullptr;
@@ -137,7 +137,7 @@ void Queue::make_launch(LaunchItem& item) {
   ctx_->make_current();  // cheap on the launch thread; a thread that drains may have none current
   std::array<void*, LaunchItem::kMaxParams> params;
   for (unsigned i = 0; i < item.count; ++i) params[i] = &item.params[i];
-  CUresult r = cuLaunchKernel(item.kernel->function(), item.grid[0], item.grid[1], item.grid[2], item.block[0],
+  CUresult r = cuLaunchKernel(item.kernel->native(), item.grid[0], item.grid[1], item.grid[2], item.block[0],
                               item.block[1], item.block[2], item.shared, stream_, item.count ? params.data() : nullptr,
                               nullptr);
   if (r != CUDA_SUCCESS)

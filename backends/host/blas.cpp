@@ -3,7 +3,7 @@
 
 #include <cblas.h>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 namespace {

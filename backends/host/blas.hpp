@@ -2,7 +2,7 @@
 // (PoCL's CPU device, on mapped buffers, and Kokkos on the host).
 #pragma once
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <vector>
 
-#include "kokkos.hpp"
-#include "strings.hpp"
+#include "kokkos/kokkos.hpp"
+#include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif
@@ -133,7 +133,7 @@ void check(const MatmulArgs& g) {
 
 }  // namespace
 
-void KokkosDevice::matmul(detail::QueueImpl&, const MatmulArgs& g) {
+void Device::matmul(detail::QueueImpl&, const MatmulArgs& g) {
   switch (g.dtype) {
     case DType::float32:
     case DType::float64:

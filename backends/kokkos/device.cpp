@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kokkos.hpp"
-#include "strings.hpp"
+#include "kokkos/kokkos.hpp"
+#include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif
@@ -33,7 +33,7 @@ std::uint64_t available_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
-KokkosDevice::KokkosDevice() : DeviceImpl(Backend::kokkos, 0) {
+Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
   using Space = Kokkos::DefaultHostExecutionSpace;
   const std::string space = Space::name();
   physical_bytes_ = physical_memory_bytes();
@@ -58,9 +58,9 @@ KokkosDevice::KokkosDevice() : DeviceImpl(Backend::kokkos, 0) {
 #endif
 }
 
-// The core releases its cached memory (DeviceImpl::release_context) before the backend goes.
-KokkosDevice::~KokkosDevice() = default;
+// The core releases its cached memory (DeviceImpl::release_state) before the backend goes.
+Device::~Device() = default;
 
-std::uint64_t KokkosDevice::free_memory() const { return available_memory_bytes(); }
+std::uint64_t Device::free_memory() const { return available_memory_bytes(); }
 
 }  // namespace porta::kokkos

@@ -1,4 +1,4 @@
-// Plans on the Kokkos device: the core's block interpreter (src/interpreter) run over ranges of
+// Plans on the Kokkos device: the core's block interpreter (services.hpp) run over ranges of
 // blocks, or of reduction outputs, by Kokkos::parallel_for on the default host execution space.
 //
 // Several host threads may dispatch at once on Kokkos 3.4's Serial space: its
@@ -15,8 +15,9 @@
 #include <exception>
 #include <type_traits>
 
-#include "interpreter.hpp"
-#include "kokkos.hpp"
+#include "porta_backend/services.hpp"
+#include "kokkos/error.hpp"
+#include "kokkos/kokkos.hpp"
 
 namespace porta::kokkos {
 namespace {
@@ -47,7 +48,8 @@ void run_items(std::mutex& dispatch_mutex, const char* label, std::int64_t items
   std::exception_ptr error;
   std::mutex* error_mutex_ptr = &error_mutex;
   std::exception_ptr* error_ptr = &error;
-  Kokkos::parallel_for(
+  // A failure of Kokkos itself (it throws std::runtime_error) becomes DeviceError naming the call.
+  PORTA_KOKKOS(Kokkos::parallel_for(
       label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, items), [=](std::int64_t item) {
         try {
           body(item);
@@ -55,8 +57,8 @@ void run_items(std::mutex& dispatch_mutex, const char* label, std::int64_t items
           std::lock_guard<std::mutex> g(*error_mutex_ptr);
           if (!*error_ptr) *error_ptr = std::current_exception();
         }
-      });
-  Space().fence();
+      }));
+  PORTA_KOKKOS(Space().fence());
   if (error) std::rethrow_exception(error);
 }
 
@@ -64,7 +66,7 @@ int workers() { return std::max(1, static_cast<int>(Space().concurrency())); }
 
 }  // namespace
 
-void KokkosDevice::execute(detail::QueueImpl&, const detail::ElementwisePlan& plan) {
+void Device::execute(detail::QueueImpl&, const detail::ElementwisePlan& plan) {
   std::int64_t total = 1;
   for (std::int64_t s : plan.shape) total *= s;
   if (total <= 0) return;
@@ -78,7 +80,7 @@ void KokkosDevice::execute(detail::QueueImpl&, const detail::ElementwisePlan& pl
   });
 }
 
-void KokkosDevice::execute(detail::QueueImpl&, const detail::ReductionPlan& plan) {
+void Device::execute(detail::QueueImpl&, const detail::ReductionPlan& plan) {
   const std::int64_t outputs = plan.outer * plan.inner;
   if (outputs <= 0) return;
   // Enough outputs per item to cover some blocks of values, whole rows of `inner` when they fit.

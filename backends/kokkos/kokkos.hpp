@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::kokkos {
 
@@ -18,9 +18,9 @@ using detail::Handle;
 
 // Work runs on the calling thread and is finished when the call returns, so every event is
 // complete when it is recorded; a timing event keeps the time it was recorded.
-class KokkosEvent final : public detail::EventImpl {
+class Event final : public detail::EventImpl {
  public:
-  explicit KokkosEvent(bool timing);
+  explicit Event(bool timing);
   bool done() override { return true; }
   void synchronize() override {}
   double elapsed_ms_since(detail::EventImpl& start) override;
@@ -30,18 +30,18 @@ class KokkosEvent final : public detail::EventImpl {
   std::chrono::steady_clock::time_point time_;
 };
 
-class KokkosQueue final : public detail::QueueImpl {
+class Queue final : public detail::QueueImpl {
  public:
   std::shared_ptr<detail::EventImpl> record(bool timing) override;
   void wait(detail::EventImpl& e) override;
   void synchronize() override;
-  void* native() override { return nullptr; }
+  void* native_handle() override { return nullptr; }
 };
 
-class KokkosDevice final : public detail::DeviceImpl {
+class Device final : public detail::DeviceImpl {
  public:
-  KokkosDevice();
-  ~KokkosDevice() override;
+  Device();
+  ~Device() override;
 
   const detail::DeviceInfo& info() const override { return info_; }
   std::shared_ptr<detail::QueueImpl> create_queue() override;
@@ -73,11 +73,11 @@ class KokkosDevice final : public detail::DeviceImpl {
   std::mutex dispatch_mutex_;
 };
 
-class KokkosBackend final : public detail::BackendImpl {
+class Backend final : public detail::BackendImpl {
  public:
-  KokkosBackend();
-  ~KokkosBackend() override;
-  Backend kind() const override { return Backend::kokkos; }
+  Backend();
+  ~Backend() override;
+  porta::Backend kind() const override { return porta::Backend::kokkos; }
   std::string version() const override;
   const std::vector<std::shared_ptr<detail::DeviceImpl>>& devices() const override { return devices_; }
 

@@ -7,8 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "kokkos.hpp"
-#include "log.hpp"
+#include "kokkos/error.hpp"
+#include "kokkos/kokkos.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::kokkos {
 namespace {
@@ -41,7 +42,7 @@ std::string one_line(std::string_view message) {
 
 }  // namespace
 
-Handle KokkosDevice::allocate(std::size_t bytes, detail::QueueImpl&) {
+Handle Device::allocate(std::size_t bytes, detail::QueueImpl&) {
   require_kokkos();
   // Linux overcommits: a request beyond physical memory would "succeed" and fail later, at first
   // touch, by the OOM killer. Refuse it here instead.
@@ -55,7 +56,7 @@ Handle KokkosDevice::allocate(std::size_t bytes, detail::QueueImpl&) {
   }
 }
 
-void KokkosDevice::deallocate(Handle h, std::size_t bytes, detail::QueueImpl*) noexcept {
+void Device::deallocate(Handle h, std::size_t bytes, detail::QueueImpl*) noexcept {
   if (!h) return;
   if (!Kokkos::is_initialized()) {
     // The program finalised Kokkos while porta still held memory (it is exiting, or it broke
@@ -63,28 +64,24 @@ void KokkosDevice::deallocate(Handle h, std::size_t bytes, detail::QueueImpl*) n
     PORTA_LOG(debug, "kokkos:0: Kokkos is finalised; ", detail::format_bytes(bytes), " left to the process's exit");
     return;
   }
-  try {
-    Kokkos::kokkos_free<Kokkos::HostSpace>(h);
-  } catch (const std::exception& e) {
-    PORTA_LOG(error, "kokkos:0: Kokkos::kokkos_free failed: ", e.what());
-  }
+  PORTA_KOKKOS_LOG(Kokkos::kokkos_free<Kokkos::HostSpace>(h));
 }
 
-void KokkosDevice::write(detail::QueueImpl&, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
+void Device::write(detail::QueueImpl&, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
   if (bytes) std::memcpy(bytes_at(dst, dst_offset), src, bytes);
 }
 
-void KokkosDevice::read(detail::QueueImpl&, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
+void Device::read(detail::QueueImpl&, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
   if (bytes) std::memcpy(dst, bytes_at(src, src_offset), bytes);
 }
 
-void KokkosDevice::copy(detail::QueueImpl&, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+void Device::copy(detail::QueueImpl&, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
                         std::size_t bytes) {
   // memmove: the two ranges may be views of one buffer.
   if (bytes) std::memmove(bytes_at(dst, dst_offset), bytes_at(src, src_offset), bytes);
 }
 
-void KokkosDevice::fill(detail::QueueImpl&, Handle dst, std::size_t offset, const void* pattern,
+void Device::fill(detail::QueueImpl&, Handle dst, std::size_t offset, const void* pattern,
                         std::size_t pattern_size, std::size_t bytes) {
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8)
     throw InvalidArgument(detail::cat("fill pattern of ", pattern_size, " bytes on kokkos:0: use 1, 2, 4 or 8"));
@@ -107,8 +104,8 @@ void KokkosDevice::fill(detail::QueueImpl&, Handle dst, std::size_t offset, cons
   }
 }
 
-void* KokkosDevice::map(detail::QueueImpl&, Handle h, std::size_t) { return h; }
+void* Device::map(detail::QueueImpl&, Handle h, std::size_t) { return h; }
 
-void KokkosDevice::unmap(detail::QueueImpl&, Handle, void*) {}
+void Device::unmap(detail::QueueImpl&, Handle, void*) {}
 
 }  // namespace porta::kokkos

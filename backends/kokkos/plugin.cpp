@@ -2,8 +2,9 @@
 // did, and finalises it only if porta initialised it.
 #include <Kokkos_Core.hpp>
 
-#include "kokkos.hpp"
-#include "log.hpp"
+#include "kokkos/error.hpp"
+#include "kokkos/kokkos.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::kokkos {
 
@@ -21,36 +22,36 @@ namespace {
 
 // At process exit, finalise Kokkos before its own static objects are destroyed. Made after
 // Kokkos::initialize, so it is destroyed before them; without it, a Device kept in a global
-// outlives them and Kokkos::finalize crashes in ~KokkosBackend. A static object rather than
+// outlives them and Kokkos::finalize crashes in ~Backend. A static object rather than
 // std::atexit: its destructor is registered with this plugin's DSO handle, so it also runs when
-// the plugin is closed (by which time ~KokkosBackend has finalised Kokkos) and never after. An
+// the plugin is closed (by which time ~Backend has finalised Kokkos) and never after. An
 // atexit handler can outlive the plugin: under ThreadSanitizer, whose atexit interceptor drops
 // the DSO, the process jumped into the closed plugin at exit.
 // The core's cached blocks are freed first, while Kokkos can free them (LeakSanitizer found them
 // lost when a test framework kept a Device alive past this point); memory freed after this is
-// left to the process's exit (KokkosDevice::deallocate).
-const KokkosBackend* live_backend = nullptr;  // set while the backend exists
+// left to the process's exit (Device::deallocate).
+const Backend* live_backend = nullptr;  // set while the backend exists
 
 struct FinalizeAtExit {
   ~FinalizeAtExit() {
     try {
       if (live_backend)
-        for (auto& d : live_backend->devices()) d->release_context();
+        for (auto& d : live_backend->devices()) d->release_state();
       if (Kokkos::is_initialized()) Kokkos::finalize();
     } catch (const std::exception& e) {
-      PORTA_LOG(error, "kokkos: Kokkos::finalize at exit failed: ", e.what());
+      log_failure(e, "Kokkos::finalize at exit");
     }
   }
 };
 
 }  // namespace
 
-KokkosBackend::KokkosBackend() {
+Backend::Backend() {
   if (!Kokkos::is_initialized()) {
     try {
       Kokkos::initialize();
     } catch (const std::exception& e) {
-      throw BackendUnavailable(detail::cat("Kokkos::initialize failed: ", e.what()));
+      throw BackendUnavailable(detail::failure_message("Kokkos::initialize", describe(e), {}));
     }
     initialized_here_ = true;
     static FinalizeAtExit finalize_at_exit;
@@ -58,27 +59,23 @@ KokkosBackend::KokkosBackend() {
   } else {
     PORTA_LOG(debug, "kokkos: the program initialised Kokkos already; porta will leave finalising it to the program");
   }
-  devices_.push_back(std::make_shared<KokkosDevice>());
+  devices_.push_back(std::make_shared<Device>());
   live_backend = this;
 }
 
-KokkosBackend::~KokkosBackend() {
+Backend::~Backend() {
   live_backend = nullptr;
   // Devices free their memory (the core's cached blocks) while Kokkos is still up.
   devices_.clear();
   if (!initialized_here_) return;
-  try {
-    if (Kokkos::is_initialized()) Kokkos::finalize();
-  } catch (const std::exception& e) {
-    PORTA_LOG(error, "kokkos: Kokkos::finalize failed: ", e.what());
-  }
+  if (Kokkos::is_initialized()) PORTA_KOKKOS_LOG(Kokkos::finalize());
 }
 
-std::string KokkosBackend::version() const { return detail::cat("Kokkos ", kokkos_version()); }
+std::string Backend::version() const { return detail::cat("Kokkos ", kokkos_version()); }
 
 namespace {
 
-std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<KokkosBackend>(); }
+std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<Backend>(); }
 
 }  // namespace
 }  // namespace porta::kokkos

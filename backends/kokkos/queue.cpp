@@ -3,30 +3,30 @@
 // complete when recorded and waiting on one is free.
 #include <Kokkos_Core.hpp>
 
-#include "kokkos.hpp"
+#include "kokkos/kokkos.hpp"
 
 namespace porta::kokkos {
 
-KokkosEvent::KokkosEvent(bool timing) : timing_(timing) {
+Event::Event(bool timing) : timing_(timing) {
   if (timing_) time_ = std::chrono::steady_clock::now();
 }
 
-double KokkosEvent::elapsed_ms_since(detail::EventImpl& start) {
-  auto* s = dynamic_cast<KokkosEvent*>(&start);
+double Event::elapsed_ms_since(detail::EventImpl& start) {
+  auto* s = dynamic_cast<Event*>(&start);
   if (!s) throw InvalidArgument("elapsed time between events of different devices: both must come from kokkos:0");
   if (!timing_ || !s->timing_)
     throw InvalidArgument("elapsed time needs two events recorded with timing = true on kokkos:0");
   return std::chrono::duration<double, std::milli>(time_ - s->time_).count();
 }
 
-std::shared_ptr<detail::EventImpl> KokkosQueue::record(bool timing) { return std::make_shared<KokkosEvent>(timing); }
+std::shared_ptr<detail::EventImpl> Queue::record(bool timing) { return std::make_shared<Event>(timing); }
 
-void KokkosQueue::wait(detail::EventImpl&) {}
+void Queue::wait(detail::EventImpl&) {}
 
-void KokkosQueue::synchronize() {
+void Queue::synchronize() {
   if (Kokkos::is_initialized()) Kokkos::fence();
 }
 
-std::shared_ptr<detail::QueueImpl> KokkosDevice::create_queue() { return std::make_shared<KokkosQueue>(); }
+std::shared_ptr<detail::QueueImpl> Device::create_queue() { return std::make_shared<Queue>(); }
 
 }  // namespace porta::kokkos

@@ -19,8 +19,8 @@
 #include <optional>
 #include <vector>
 
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/gemm_tc.hpp"
 #include "opencl/opencl.hpp"
@@ -144,7 +144,7 @@ clblast::StatusCode clblast_gemm(const MatmulArgs& g, cl_command_queue queue) {
 
 }  // namespace
 
-void OpenCLDevice::matmul(QueueImpl& q, const MatmulArgs& args) {
+void Device::matmul(QueueImpl& q, const MatmulArgs& args) {
   check_args(args, label_);
   const GemmChoice choice = gemm_path();
   GemmPath path = choice.path;
@@ -175,14 +175,14 @@ void OpenCLDevice::matmul(QueueImpl& q, const MatmulArgs& args) {
   }
 }
 
-void OpenCLDevice::matmul_host(QueueImpl& q, const MatmulArgs& g) {
+void Device::matmul_host(QueueImpl& q, const MatmulArgs& g) {
 #ifndef PORTA_HAVE_HOST_BLAS
   (void)q;
   (void)g;
   throw BackendUnavailable(detail::cat("PORTA_OPENCL_GEMM=host on ", label_,
                                        ": porta was built without a host BLAS (install libopenblas-dev and reconfigure)"));
 #else
-  cl_command_queue queue = queue_of(q).get();
+  cl_command_queue queue = queue_of(q).native();
   std::size_t elem = itemsize(g.dtype);
   struct Operand {
     Handle handle;
@@ -232,12 +232,12 @@ void OpenCLDevice::matmul_host(QueueImpl& q, const MatmulArgs& g) {
           s = clWaitForEvents(1, &done);
           clReleaseEvent(done);
         }
-        if (s != CL_SUCCESS) PORTA_LOG(error, "unmapping memory after a host matmul failed: ", describe_status(s));
+        if (s != CL_SUCCESS) PORTA_LOG(error, "unmapping memory after a host matmul failed: ", describe(s));
       }
     }
   } unmapper{queue, maps, count, map_m_};
   // The queue's earlier work is waited for outside the lock, so the maps under it are quick.
-  PORTA_CL_CHECK_CTX(clFinish(queue), "waiting for the work before a host matmul on ", label_);
+  PORTA_CL_AT(detail::cat("waiting for the work before a host matmul on ", label_), clFinish(queue));
   std::unique_lock map_lock(map_m_);
   for (int i = 0; i < count; ++i) {
     Mapping& mp = maps[i];
@@ -248,7 +248,7 @@ void OpenCLDevice::matmul_host(QueueImpl& q, const MatmulArgs& g) {
     mp.ptr = clEnqueueMapBuffer(queue, static_cast<cl_mem>(mp.handle), CL_TRUE, flags,
                                 static_cast<std::size_t>(mp.span.first) * elem, bytes, 0, nullptr, nullptr, &status);
     if (status != CL_SUCCESS)
-      throw_status(status, "clEnqueueMapBuffer", detail::cat("mapping ", detail::format_bytes(bytes), " for a host matmul on ", label_));
+      throw_error(status, "clEnqueueMapBuffer", detail::cat("mapping ", detail::format_bytes(bytes), " for a host matmul on ", label_));
   }
   map_lock.unlock();
   // The mapped pointers are the first element of each range: offsets become relative to them.
@@ -271,7 +271,7 @@ void OpenCLDevice::matmul_host(QueueImpl& q, const MatmulArgs& g) {
 #endif
 }
 
-void OpenCLDevice::matmul_clblast(QueueImpl& q, const MatmulArgs& g) {
+void Device::matmul_clblast(QueueImpl& q, const MatmulArgs& g) {
 #ifndef PORTA_HAVE_CLBLAST
   (void)q;
   (void)g;
@@ -282,7 +282,7 @@ void OpenCLDevice::matmul_clblast(QueueImpl& q, const MatmulArgs& g) {
     matmul_tiled(q, g);
     return;
   }
-  cl_command_queue queue = queue_of(q).get();
+  cl_command_queue queue = queue_of(q).native();
   auto lock = clblast_lock();
   clblast::StatusCode s =
       g.dtype == DType::float64 ? clblast_gemm<double>(g, queue) : clblast_gemm<float>(g, queue);

@@ -1,6 +1,6 @@
 // Run-time compilation: clCreateProgramWithSource + clBuildProgram for the device, a CompileError
 // with the build log and the numbered source on failure, and the per-kernel pool of cl_kernel
-// objects that makes concurrent launches of one Kernel safe. Program binaries for the disk
+// objects that makes concurrent launches of one detail::Kernel safe. Program binaries for the disk
 // cache: clGetProgramInfo(CL_PROGRAM_BINARIES) out, clCreateProgramWithBinary back in.
 #include <algorithm>
 #include <atomic>
@@ -10,8 +10,8 @@
 #include <shared_mutex>
 #include <cstring>
 
-#include "exit_guard.hpp"
-#include "log.hpp"
+#include "porta_backend/services.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -99,27 +99,24 @@ std::vector<KernelParam> read_params(cl_kernel k, cl_uint count) {
 
 }  // namespace
 
-OpenCLKernel::OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_kernel first, std::string entry)
+Kernel::Kernel(const Device& device, cl_program program, cl_kernel first, std::string entry)
     : device_(device), program_(program), entry_(std::move(entry)) {
   auto slot = std::make_unique<Slot>();
   slot->kernel = first;
   free_.push_back(slot.get());
   slots_.push_back(std::move(slot));
-  PORTA_CL_CHECK(clGetKernelInfo(first, CL_KERNEL_NUM_ARGS, sizeof arg_count_, &arg_count_, nullptr));
-  PORTA_CL_CHECK(clGetKernelWorkGroupInfo(first, device.id(), CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group_size_,
+  PORTA_CL(clGetKernelInfo(first, CL_KERNEL_NUM_ARGS, sizeof arg_count_, &arg_count_, nullptr));
+  PORTA_CL(clGetKernelWorkGroupInfo(first, device.native(), CL_KERNEL_WORK_GROUP_SIZE, sizeof max_group_size_,
                                           &max_group_size_, nullptr));
   params_ = read_params(first, arg_count_);
 }
 
-OpenCLKernel::~OpenCLKernel() {
-  for (auto& slot : slots_)
-    if (cl_int s = clReleaseKernel(slot->kernel); s != CL_SUCCESS)
-      PORTA_LOG(error, "clReleaseKernel failed: ", describe_status(s));
-  if (cl_int s = clReleaseProgram(program_); s != CL_SUCCESS)
-    PORTA_LOG(error, "clReleaseProgram failed: ", describe_status(s));
+Kernel::~Kernel() {
+  for (auto& slot : slots_) log_failure(clReleaseKernel(slot->kernel), "clReleaseKernel", device_.label());
+  log_failure(clReleaseProgram(program_), "clReleaseProgram", device_.label());
 }
 
-OpenCLKernel::Lease OpenCLKernel::take() {
+Kernel::Lease Kernel::take() {
   std::lock_guard lock(m_);
   if (!free_.empty()) {
     Slot* slot = free_.back();
@@ -130,7 +127,7 @@ OpenCLKernel::Lease OpenCLKernel::take() {
   // threads launching this kernel at once).
   cl_int status = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program_, entry_.c_str(), &status);
-  if (status != CL_SUCCESS) throw_status(status, "clCreateKernel", detail::cat("making kernel '", entry_, "' on ", device_.label()));
+  if (status != CL_SUCCESS) throw_error(status, "clCreateKernel", detail::cat("making kernel '", entry_, "' on ", device_.label()));
   auto slot = std::make_unique<Slot>();
   slot->kernel = k;
   Slot* taken = slot.get();
@@ -144,12 +141,12 @@ OpenCLKernel::Lease OpenCLKernel::take() {
   return Lease(*this, taken);
 }
 
-void OpenCLKernel::give_back(Slot* slot) noexcept {
+void Kernel::give_back(Slot* slot) noexcept {
   std::lock_guard lock(m_);
   free_.push_back(slot);  // reserved in take()
 }
 
-cl_int OpenCLKernel::Lease::set(cl_uint i, std::size_t size, const void* value, bool memory) {
+cl_int Kernel::Lease::set(cl_uint i, std::size_t size, const void* value, bool memory) {
   if (slot_->args.size() <= i) slot_->args.resize(i + 1);
   Slot::Arg& a = slot_->args[i];
   std::uint64_t bytes = 0;
@@ -166,11 +163,11 @@ cl_int OpenCLKernel::Lease::set(cl_uint i, std::size_t size, const void* value, 
   return CL_SUCCESS;
 }
 
-std::vector<std::uint8_t> OpenCLKernel::binary() const {
+std::vector<std::uint8_t> Kernel::binary() const {
   // The program was built for this one device, but a context may hold more: find its slot.
   auto fail = [&](const char* call, cl_int status) {
     PORTA_LOG(info, device_.label(), ": no program binary of '", entry_, "' for the disk cache (", call, " returned ",
-              describe_status(status), ")");
+              describe(status), ")");
     return std::vector<std::uint8_t>{};
   };
   cl_uint count = 0;
@@ -181,7 +178,7 @@ std::vector<std::uint8_t> OpenCLKernel::binary() const {
   if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr);
       s != CL_SUCCESS)
     return fail("clGetProgramInfo(CL_PROGRAM_DEVICES)", s);
-  auto it = std::find(devices.begin(), devices.end(), device_.id());
+  auto it = std::find(devices.begin(), devices.end(), device_.native());
   if (it == devices.end()) return fail("clGetProgramInfo(CL_PROGRAM_DEVICES)", CL_INVALID_DEVICE);
   std::size_t slot = static_cast<std::size_t>(it - devices.begin());
   std::vector<std::size_t> sizes(count);
@@ -202,26 +199,26 @@ std::vector<std::uint8_t> OpenCLKernel::binary() const {
   return std::vector<std::uint8_t>(storage[slot].begin(), storage[slot].end());
 }
 
-std::shared_lock<std::shared_mutex> OpenCLDevice::check_compile_allowed(const std::string& entry) const {
-  return detail::ExitGuard::instance().enter(label_, entry);
+std::shared_lock<std::shared_mutex> Device::check_compile_allowed(const std::string& entry) const {
+  return detail::enter_build(label_, entry);
 }
 
-void OpenCLDevice::watch_exit() const {
+void Device::watch_exit() const {
   static std::once_flag setup;
-  std::call_once(setup, [] { detail::ExitGuard::instance().watch(); });
+  std::call_once(setup, [] { detail::watch_exit(); });
 }
 
 namespace {
 void watch_exit_after_first_build() {
   static std::once_flag first_build;
-  std::call_once(first_build, [] { detail::ExitGuard::instance().watch(); });
+  std::call_once(first_build, [] { detail::watch_exit(); });
 }
 }  // namespace
 
-std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) {
+std::shared_ptr<detail::Kernel> Device::load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) {
   auto building = check_compile_allowed(src.entry);
   auto t0 = std::chrono::steady_clock::now();
-  auto refuse = [&](const std::string& why) -> std::shared_ptr<Kernel> {
+  auto refuse = [&](const std::string& why) -> std::shared_ptr<detail::Kernel> {
     PORTA_LOG(info, label_, ": cached binary of '", src.entry, "' not loaded (", why, "); recompiling");
     return nullptr;
   };
@@ -232,30 +229,30 @@ std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::
   cl_int status = CL_SUCCESS;
   ProgramGuard guard{clCreateProgramWithBinary(context_, 1, &device_, &length, &bytes, &binary_status, &status)};
   if (status != CL_SUCCESS || guard.program == nullptr)
-    return refuse(detail::cat("clCreateProgramWithBinary returned ", describe_status(status)));
+    return refuse(detail::cat("clCreateProgramWithBinary returned ", describe(status)));
   if (binary_status != CL_SUCCESS)
-    return refuse(detail::cat("clCreateProgramWithBinary: binary status ", describe_status(binary_status)));
+    return refuse(detail::cat("clCreateProgramWithBinary: binary status ", describe(binary_status)));
 
   std::string options = detail::join(src.options, " ");
   status = clBuildProgram(guard.program, 1, &device_, options.c_str(), nullptr, nullptr);
   if (status != CL_SUCCESS) {
     std::string log = build_log(guard.program, device_);
-    return refuse(detail::cat("clBuildProgram returned ", describe_status(status), log.empty() ? "" : "; log: ", log));
+    return refuse(detail::cat("clBuildProgram returned ", describe(status), log.empty() ? "" : "; log: ", log));
   }
   cl_build_status build = CL_BUILD_NONE;
   status = clGetProgramBuildInfo(guard.program, device_, CL_PROGRAM_BUILD_STATUS, sizeof build, &build, nullptr);
-  if (status != CL_SUCCESS) return refuse(detail::cat("clGetProgramBuildInfo returned ", describe_status(status)));
+  if (status != CL_SUCCESS) return refuse(detail::cat("clGetProgramBuildInfo returned ", describe(status)));
   if (build != CL_BUILD_SUCCESS) return refuse(detail::cat("build status ", static_cast<int>(build)));
 
   cl_kernel first = clCreateKernel(guard.program, src.entry.c_str(), &status);
   if (status != CL_SUCCESS || first == nullptr) {
     std::string names = kernel_names(guard.program);
-    return refuse(detail::cat("clCreateKernel returned ", describe_status(status), "; its kernels are: ",
+    return refuse(detail::cat("clCreateKernel returned ", describe(status), "; its kernels are: ",
                               names.empty() ? "(none)" : names));
   }
-  std::shared_ptr<OpenCLKernel> kernel;
+  std::shared_ptr<Kernel> kernel;
   try {
-    kernel = std::make_shared<OpenCLKernel>(*this, guard.program, first, src.entry);
+    kernel = std::make_shared<Kernel>(*this, guard.program, first, src.entry);
   } catch (const std::exception& e) {
     clReleaseKernel(first);
     return refuse(e.what());
@@ -267,7 +264,7 @@ std::shared_ptr<Kernel> OpenCLDevice::load_binary(const KernelSource& src, std::
   return kernel;
 }
 
-std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
+std::shared_ptr<detail::Kernel> Device::compile(const KernelSource& src) {
   check_usable();
   auto building = check_compile_allowed(src.entry);
   auto t0 = std::chrono::steady_clock::now();
@@ -276,7 +273,7 @@ std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
   cl_int status = CL_SUCCESS;
   cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
   if (status != CL_SUCCESS)
-    throw_status(status, "clCreateProgramWithSource", detail::cat("compiling '", src.entry, "' for ", label_));
+    throw_error(status, "clCreateProgramWithSource", detail::cat("compiling '", src.entry, "' for ", label_));
 
   std::string options = detail::join(src.options, " ");
   status = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
@@ -286,7 +283,7 @@ std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
     std::string message = detail::cat(
         "OpenCL kernel '", src.entry, "' failed to compile for opencl:", index(), " (", info_.name, "; platform ",
         info_.platform, ", driver ", info_.driver_version, ", ", info_.arch, ")", options.empty() ? std::string() : " with options '" + options + "'",
-        ": clBuildProgram returned ", describe_status(status), "\nbuild log:\n", log.empty() ? "(empty)" : log,
+        ": clBuildProgram returned ", describe(status), "\nbuild log:\n", log.empty() ? "(empty)" : log,
         "\nsource:\n", detail::number_lines(src.source));
     throw CompileError(message, log, src.source);
   }
@@ -297,13 +294,13 @@ std::shared_ptr<Kernel> OpenCLDevice::compile(const KernelSource& src) {
     std::string names = kernel_names(program);
     clReleaseProgram(program);
     std::string message = detail::cat("OpenCL program for ", label_, " has no kernel '", src.entry, "' (clCreateKernel returned ",
-                                      describe_status(status), "); its kernels are: ", names.empty() ? "(none)" : names,
+                                      describe(status), "); its kernels are: ", names.empty() ? "(none)" : names,
                                       "\nsource:\n", detail::number_lines(src.source));
     throw CompileError(message, log, src.source);
   }
-  std::shared_ptr<OpenCLKernel> kernel;
+  std::shared_ptr<Kernel> kernel;
   try {
-    kernel = std::make_shared<OpenCLKernel>(*this, program, first, src.entry);
+    kernel = std::make_shared<Kernel>(*this, program, first, src.entry);
   } catch (...) {
     clReleaseKernel(first);
     clReleaseProgram(program);

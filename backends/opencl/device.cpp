@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif
@@ -36,7 +36,7 @@ std::string format_pci(cl_uint domain, cl_uint bus, cl_uint dev, cl_uint functio
 
 // "dddd:bb:dd.f" from cl_khr_pci_bus_info, NVIDIA's or AMD's attributes (AMD's has no domain:
 // 0000); empty when none answers.
-std::string pci_bus_id(cl_device_id d, const OpenCLDevice& dev) {
+std::string pci_bus_id(cl_device_id d, const Device& dev) {
   if (dev.has_extension("cl_khr_pci_bus_info")) {
     PciBusInfo p{};
     if (clGetDeviceInfo(d, kPciBusInfoKhr, sizeof p, &p, nullptr) == CL_SUCCESS)
@@ -61,7 +61,7 @@ std::string pci_bus_id(cl_device_id d, const OpenCLDevice& dev) {
 }
 
 // Major * 10 + minor from NVIDIA's attributes; 0 when the device does not answer.
-int query_compute_capability(cl_device_id d, const OpenCLDevice& dev) {
+int query_compute_capability(cl_device_id d, const Device& dev) {
   if (!dev.has_extension("cl_nv_device_attribute_query")) return 0;
   cl_uint major = 0, minor = 0;
   if (clGetDeviceInfo(d, kComputeCapabilityMajorNv, sizeof major, &major, nullptr) != CL_SUCCESS ||
@@ -81,24 +81,24 @@ DeviceKind kind_of(cl_device_type t) {
 
 std::string device_string(cl_device_id d, cl_device_info what) {
   std::size_t size = 0;
-  PORTA_CL_CHECK(clGetDeviceInfo(d, what, 0, nullptr, &size));
+  PORTA_CL(clGetDeviceInfo(d, what, 0, nullptr, &size));
   std::string s(size, '\0');
-  if (size) PORTA_CL_CHECK(clGetDeviceInfo(d, what, size, s.data(), nullptr));
+  if (size) PORTA_CL(clGetDeviceInfo(d, what, size, s.data(), nullptr));
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return detail::trim(s);
 }
 
 std::string platform_string(cl_platform_id p, cl_platform_info what) {
   std::size_t size = 0;
-  PORTA_CL_CHECK(clGetPlatformInfo(p, what, 0, nullptr, &size));
+  PORTA_CL(clGetPlatformInfo(p, what, 0, nullptr, &size));
   std::string s(size, '\0');
-  if (size) PORTA_CL_CHECK(clGetPlatformInfo(p, what, size, s.data(), nullptr));
+  if (size) PORTA_CL(clGetPlatformInfo(p, what, size, s.data(), nullptr));
   while (!s.empty() && s.back() == '\0') s.pop_back();
   return detail::trim(s);
 }
 
-OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id device, cl_context context)
-    : DeviceImpl(Backend::opencl, index), platform_(platform), device_(device), context_(context) {
+Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_context context)
+    : DeviceImpl(porta::Backend::opencl, index), platform_(platform), device_(device), context_(context) {
   auto& in = info_;
   in.name = device_string(device, CL_DEVICE_NAME);
   in.vendor = device_string(device, CL_DEVICE_VENDOR);
@@ -167,30 +167,29 @@ OpenCLDevice::OpenCLDevice(int index, cl_platform_id platform, cl_device_id devi
                                    : std::string());
 }
 
-OpenCLDevice::~OpenCLDevice() {
+Device::~Device() {
   gemm_.reset();
-  if (cl_int s = clReleaseContext(context_); s != CL_SUCCESS)
-    PORTA_LOG(error, "clReleaseContext of ", label_, " failed: ", describe_status(s));
+  log_failure(clReleaseContext(context_), "clReleaseContext", label_);
 }
 
-bool OpenCLDevice::has_extension(const char* name) const {
+bool Device::has_extension(const char* name) const {
   return extensions_.find(detail::cat(" ", name, " ")) != std::string::npos;
 }
 
-std::shared_ptr<QueueImpl> OpenCLDevice::create_queue() { return std::make_shared<OpenCLQueue>(*this); }
+std::shared_ptr<QueueImpl> Device::create_queue() { return std::make_shared<Queue>(*this); }
 
-void OpenCLDevice::note_failure(cl_int status, const std::string& what) const {
+void Device::note_failure(cl_int status, const std::string& what) const {
   // CL_OUT_OF_RESOURCES where work completes, and NVIDIA's own codes for faulting kernels
   // (-9999 and below); other codes are about the call, not the context.
   if (status != CL_OUT_OF_RESOURCES && status > -9999) return;
   std::lock_guard lock(failure_m_);
   if (failed_.load(std::memory_order_relaxed)) return;
-  failure_ = detail::cat(what, ": ", describe_status(status));
+  failure_ = detail::cat(what, ": ", describe(status));
   failed_.store(true, std::memory_order_release);
   PORTA_LOG(error, label_, ": the context failed (", failure_, "); every later call on this device fails");
 }
 
-void OpenCLDevice::check_usable() const {
+void Device::check_usable() const {
   if (!failed_.load(std::memory_order_acquire)) return;
   std::lock_guard lock(failure_m_);
   throw DeviceError(detail::cat(label_, ": this device's context failed earlier (", failure_, "), most likely because a kernel ",
@@ -198,9 +197,9 @@ void OpenCLDevice::check_usable() const {
                                 "device is lost; other devices are unaffected. Restart the process to use it again"));
 }
 
-OpenCLQueue& OpenCLDevice::queue_of(QueueImpl& q) const {
+Queue& Device::queue_of(QueueImpl& q) const {
   check_usable();
-  auto* cq = dynamic_cast<OpenCLQueue*>(&q);
+  auto* cq = dynamic_cast<Queue*>(&q);
   if (!cq) throw InvalidArgument(detail::cat(label_, " was given a queue of another backend"));
   if (&cq->device() != this)
     throw InvalidArgument(detail::cat(label_, " was given a queue of ", cq->device().label(),

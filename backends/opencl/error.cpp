@@ -1,10 +1,10 @@
 // OpenCL status codes as text (every code of OpenCL 1.2 to 3.0 and of the common extensions),
-// and the DeviceError thrown when a call fails.
+// the DeviceError thrown when a call fails, and the failure a destructor logs instead.
 #include "opencl/error.hpp"
 
 #include <porta/error.hpp>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::opencl {
 
@@ -128,13 +128,23 @@ const char* hint(cl_int status) {
 
 }  // namespace
 
-std::string describe_status(cl_int status) { return detail::cat(error_name(status), " (", status, ")"); }
+std::string describe(cl_int status) {
+  std::string text = detail::cat(error_name(status), " (", status, ")");
+  if (const char* h = hint(status)) text += detail::cat(" (", h, ")");
+  return text;
+}
 
-void throw_status(cl_int status, std::string_view call, std::string_view context) {
-  std::string msg = detail::cat(call, " failed: ", describe_status(status));
-  if (!context.empty()) msg += detail::cat(" while ", context);
-  if (const char* h = hint(status)) msg += detail::cat(" (", h, ")");
-  throw DeviceError(msg);
+void throw_error(cl_int status, std::string_view call, std::string_view where) {
+  throw DeviceError(detail::failure_message(call, describe(status), where));
+}
+
+bool log_failure(cl_int status, std::string_view call, std::string_view where) noexcept {
+  if (status == CL_SUCCESS) return true;
+  try {
+    return detail::log_failure_message(call, describe(status), where);
+  } catch (...) {
+    return false;
+  }
 }
 
 }  // namespace porta::opencl

@@ -1,5 +1,7 @@
-// OpenCL status codes as text, and the one check every OpenCL call in the backend goes through:
-// PORTA_CL_CHECK(clFinish(q)) throws DeviceError "clFinish failed: CL_INVALID_COMMAND_QUEUE (-36)".
+// OpenCL status codes as text, and the checks every OpenCL call in the backend goes through, in
+// the style every backend shares (interface/porta_backend/check.hpp): PORTA_CL(clFinish(q))
+// throws DeviceError "clFinish failed: CL_INVALID_COMMAND_QUEUE (-36)"; PORTA_CL_AT(where, call)
+// puts `where` first ("opencl:0: ..."), evaluated only when the call failed.
 #pragma once
 
 #include <CL/cl.h>
@@ -7,33 +9,29 @@
 #include <string>
 #include <string_view>
 
-#include "strings.hpp"
+#include "porta_backend/check.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::opencl {
 
 // "CL_INVALID_VALUE" for -30; "unknown OpenCL error" for codes no header names.
 const char* error_name(cl_int status);
-// "CL_INVALID_VALUE (-30)"
-std::string describe_status(cl_int status);
-// Throws porta::DeviceError "<call> failed: <name> (<code>)", followed by `context` when given.
-[[noreturn]] void throw_status(cl_int status, std::string_view call, std::string_view context = {});
-// The function name of a stringified call expression: "clFinish" for "clFinish(q)".
-constexpr std::string_view call_name(std::string_view expr) { return expr.substr(0, expr.find('(')); }
+// "CL_INVALID_VALUE (-30)", and what the code usually means when its name alone does not say.
+std::string describe(cl_int status);
+// Throws DeviceError "<where>: <call> failed: <status>" (OutOfMemory for the out-of-memory codes
+// is the caller's choice: OpenCL drivers use them for other failures too).
+[[noreturn]] void throw_error(cl_int status, std::string_view call, std::string_view where = {});
+inline void check(cl_int status, std::string_view call, std::string_view where = {}) {
+  if (status != CL_SUCCESS) throw_error(status, call, where);
+}
+// For destructors and frees: logs a failure at error level and returns false; never throws.
+bool log_failure(cl_int status, std::string_view call, std::string_view where = {}) noexcept;
 
 }  // namespace porta::opencl
 
-#define PORTA_CL_CHECK(call)                                                                   \
-  do {                                                                                         \
-    const cl_int porta_cl_status_ = (call);                                                    \
-    if (porta_cl_status_ != CL_SUCCESS)                                                        \
-      ::porta::opencl::throw_status(porta_cl_status_, ::porta::opencl::call_name(#call));     \
-  } while (0)
-
-// The same, with text that says what the call was doing ("reading 4 KiB from opencl:0").
-#define PORTA_CL_CHECK_CTX(call, ...)                                                          \
-  do {                                                                                         \
-    const cl_int porta_cl_status_ = (call);                                                    \
-    if (porta_cl_status_ != CL_SUCCESS)                                                        \
-      ::porta::opencl::throw_status(porta_cl_status_, ::porta::opencl::call_name(#call),      \
-                                    ::porta::detail::cat(__VA_ARGS__));                        \
+#define PORTA_CL(call) ::porta::opencl::check((call), #call)
+#define PORTA_CL_AT(where, call)                                                              \
+  do {                                                                                        \
+    if (const cl_int porta_cl_status_ = (call); porta_cl_status_ != CL_SUCCESS)               \
+      ::porta::opencl::throw_error(porta_cl_status_, #call, (where));                         \
   } while (0)

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::opencl {
 

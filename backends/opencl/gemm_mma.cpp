@@ -5,7 +5,7 @@
 #include <climits>
 #include <cstdio>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::opencl {
 

@@ -10,9 +10,9 @@
 
 #include <porta/dtype.hpp>
 
-#include "disk_cache.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/disk_cache.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 
 namespace porta::opencl {
 namespace {
@@ -80,20 +80,20 @@ double load_value(DType t, const std::uint8_t* in) {
 struct SearchBuffers {
   cl_mem a = nullptr, b = nullptr, c = nullptr;
   std::vector<double> values;
-  OpenCLQueue& queue;
+  Queue& queue;
   DType t;
   std::int64_t n;
   std::size_t elem;
-  SearchBuffers(OpenCLDevice& dev, QueueImpl& q, DType dtype, std::int64_t size)
+  SearchBuffers(Device& dev, QueueImpl& q, DType dtype, std::int64_t size)
       : queue(dev.queue_of(q)), t(dtype), n(size), elem(itemsize(dtype)) {
     std::size_t count = static_cast<std::size_t>(n * n), bytes = count * elem;
     cl_int status = CL_SUCCESS;
-    a = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
-    if (status == CL_SUCCESS) b = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
-    if (status == CL_SUCCESS) c = clCreateBuffer(dev.context_handle(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    a = clCreateBuffer(dev.native_context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    if (status == CL_SUCCESS) b = clCreateBuffer(dev.native_context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    if (status == CL_SUCCESS) c = clCreateBuffer(dev.native_context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
     if (status != CL_SUCCESS) {
       release();
-      throw_status(status, "clCreateBuffer", detail::cat("buffers for the GEMM search on ", dev.label()));
+      throw_error(status, "clCreateBuffer", detail::cat("buffers for the GEMM search on ", dev.label()));
     }
     values.resize(count);
     std::vector<std::uint8_t> host(bytes);
@@ -103,10 +103,10 @@ struct SearchBuffers {
       values[i] = store_value(t, static_cast<double>(state >> 8) / 16777216.0 - 0.5, host.data() + i * elem);
     }
     for (cl_mem x : {a, b}) {
-      cl_int s = clEnqueueWriteBuffer(queue.get(), x, CL_TRUE, 0, bytes, host.data(), 0, nullptr, nullptr);
+      cl_int s = clEnqueueWriteBuffer(queue.native(), x, CL_TRUE, 0, bytes, host.data(), 0, nullptr, nullptr);
       if (s != CL_SUCCESS) {
         release();
-        throw_status(s, "clEnqueueWriteBuffer", detail::cat("writing the GEMM search inputs on ", dev.label()));
+        throw_error(s, "clEnqueueWriteBuffer", detail::cat("writing the GEMM search inputs on ", dev.label()));
       }
     }
   }
@@ -125,14 +125,13 @@ struct SearchBuffers {
     g.allow_tf32 = tf32;
     return g;
   }
-  void poison(OpenCLDevice& dev) {
+  void poison(Device& dev) {
     const std::uint64_t ones = ~std::uint64_t{0};  // NaN in every floating type
-    PORTA_CL_CHECK_CTX(clEnqueueFillBuffer(queue.get(), c, &ones, elem, 0, static_cast<std::size_t>(n * n) * elem, 0,
-                                           nullptr, nullptr),
-                       "clearing the GEMM search output on ", dev.label());
+    PORTA_CL_AT(detail::cat("clearing the GEMM search output on ", dev.label()), clEnqueueFillBuffer(queue.native(), c, &ones, elem, 0, static_cast<std::size_t>(n * n) * elem, 0,
+                                           nullptr, nullptr));
   }
   void release() noexcept {
-    queue.get_noexcept();  // launches on them still in the queue's launch thread are made first
+    queue.native_noexcept();  // launches on them still in the queue's launch thread are made first
     for (cl_mem* x : {&a, &b, &c})
       if (*x) {
         note_memory_released();
@@ -162,7 +161,7 @@ double time_ms(QueueImpl& q, const std::function<void()>& launch) {
 // The largest difference of 64 entries of c = v v from their host values, in units of what the
 // dtype's rounding allows: the accumulation's n eps sum |a_ik b_kj|, TF32's rounding of the inputs
 // and the rounding of the result to the dtype (under 1 when right); infinite for NaN.
-double product_error(OpenCLDevice& dev, SearchBuffers& buf, bool tf32) {
+double product_error(Device& dev, SearchBuffers& buf, bool tf32) {
   const DType t = buf.t;
   const std::int64_t n = buf.n;
   const double acc_eps = t == DType::float64 ? 0x1p-52 : 0x1p-23;
@@ -182,9 +181,8 @@ double product_error(OpenCLDevice& dev, SearchBuffers& buf, bool tf32) {
       mag += std::fabs(x);
     }
     std::uint8_t bytes[8] = {};
-    PORTA_CL_CHECK_CTX(clEnqueueReadBuffer(buf.queue.get(), buf.c, CL_TRUE, static_cast<std::size_t>(i * n + j) * buf.elem,
-                                           buf.elem, bytes, 0, nullptr, nullptr),
-                       "reading a GEMM search result on ", dev.label());
+    PORTA_CL_AT(detail::cat("reading a GEMM search result on ", dev.label()), clEnqueueReadBuffer(buf.queue.native(), buf.c, CL_TRUE, static_cast<std::size_t>(i * n + j) * buf.elem,
+                                           buf.elem, bytes, 0, nullptr, nullptr));
     const double got = load_value(t, bytes);
     const double bound = static_cast<double>(n) * acc_eps * mag + in_eps * mag + out_eps * std::fabs(ref) + 1e-300;
     const double err = std::fabs(got - ref) / bound;
@@ -234,7 +232,7 @@ std::vector<std::int64_t> gemm_search_sizes(bool small) {
   return sizes;
 }
 
-std::vector<std::size_t> rank_gemm_candidates(OpenCLDevice& dev, QueueImpl& q, const GemmSearch& s,
+std::vector<std::size_t> rank_gemm_candidates(Device& dev, QueueImpl& q, const GemmSearch& s,
                                               const std::vector<GemmCandidate>& candidates) {
   std::vector<std::size_t> all(candidates.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;

@@ -25,7 +25,7 @@
 namespace porta::opencl {
 
 // What the searches found on a device (gemm_tiled.cpp makes it).
-struct OpenCLDevice::GemmTuning {
+struct Device::GemmTuning {
   std::mutex m;                                            // one search at a time; others wait for its result
   // Per dtype and size class (small_gemm):
   std::map<std::pair<DType, bool>, GemmParams> chosen;                      // the tiled kernel's parameters
@@ -65,7 +65,7 @@ std::vector<std::int64_t> gemm_search_sizes(bool small);
 // The candidates' indices, fastest first; those that failed are left out (empty when all did,
 // which is not kept on disk, so that the next process tries again). With no search sizes, every
 // index in the given order.
-std::vector<std::size_t> rank_gemm_candidates(OpenCLDevice& dev, QueueImpl& q, const GemmSearch& s,
+std::vector<std::size_t> rank_gemm_candidates(Device& dev, QueueImpl& q, const GemmSearch& s,
                                               const std::vector<GemmCandidate>& candidates);
 
 }  // namespace porta::opencl

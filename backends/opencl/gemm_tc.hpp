@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::opencl {
 

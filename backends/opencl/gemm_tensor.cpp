@@ -17,8 +17,8 @@
 #include <climits>
 #include <map>
 
-#include "context.hpp"
-#include "log.hpp"
+#include "porta_backend/services.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/gemm_kernel.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/gemm_search.hpp"
@@ -72,7 +72,7 @@ std::string unfit_product(const TensorConfig& c, const MatmulArgs& g) {
   return c.mma ? mma_unfit_reason(*c.mma, g) : tc_unfit_reason(c.tc, g);
 }
 
-std::shared_ptr<OpenCLKernel> tensor_program(OpenCLDevice& dev, const TensorConfig& c, const MatmulArgs& g, bool emulate) {
+std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const MatmulArgs& g, bool emulate) {
   KernelSource src;
   if (c.mma) {
     src.source = kMmaSource;
@@ -84,12 +84,12 @@ std::shared_ptr<OpenCLKernel> tensor_program(OpenCLDevice& dev, const TensorConf
     src.options = tc_options(c.tc, g.dtype, tc_fits_fast(c.tc, g), emulate);
   }
   std::string key = detail::cat(c.mma ? "opencl-gemm-mma|" : "opencl-gemm-tc|", detail::join(src.options, " "));
-  return std::static_pointer_cast<OpenCLKernel>(dev.context().kernels().get(key, [&] { return src; }));
+  return std::static_pointer_cast<Kernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
 // One launch for the whole batch: work-groups of the kernel's warps along dimension 0, one row of
 // them per product of the batch along dimension 1.
-void tensor_launch(OpenCLDevice& dev, QueueImpl& q, OpenCLKernel& kernel, const TensorConfig& c, const MatmulArgs& g) {
+void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig& c, const MatmulArgs& g) {
   using I32 = std::int32_t;
   using I64 = std::int64_t;
   const auto threads = static_cast<std::size_t>(c.threads());
@@ -114,7 +114,7 @@ void tensor_launch(OpenCLDevice& dev, QueueImpl& q, OpenCLKernel& kernel, const 
 }
 
 // The work-items of a compiled kernel's group, or why the configuration cannot run (empty when it can).
-std::string group_unfit(const OpenCLKernel& k, const TensorConfig& c) {
+std::string group_unfit(const Kernel& k, const TensorConfig& c) {
   if (k.max_group_size() >= static_cast<std::size_t>(c.threads())) return {};
   return detail::cat(c.text(), " needs work-groups of ", c.threads(), ", the compiled kernel allows ", k.max_group_size());
 }
@@ -124,7 +124,7 @@ std::string dtype_text(DType t) { return t == DType::float32 ? "float32 as TF32"
 
 }  // namespace
 
-bool OpenCLDevice::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const std::string& only) {
+bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const std::string& only) {
   if (!tc_dtype(g.dtype) || (g.dtype == DType::float32 && !g.allow_tf32)) return false;
   if (g.dtype == DType::float64 && !info_.dtypes[static_cast<int>(DType::float64)]) return false;
   const bool native = tc_native(g.dtype, info_.platform, nv_compute_capability_);
@@ -184,7 +184,7 @@ bool OpenCLDevice::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced,
   return true;
 }
 
-std::vector<std::string> OpenCLDevice::tensor_ranking(QueueImpl& q, DType t, bool small) {
+std::vector<std::string> Device::tensor_ranking(QueueImpl& q, DType t, bool small) {
   GemmTuning& tuning = gemm_tuning();
   std::lock_guard lock(tuning.m);
   if (auto it = tuning.tensor_ranked.find({t, small}); it != tuning.tensor_ranked.end()) return it->second;

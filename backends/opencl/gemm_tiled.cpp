@@ -14,16 +14,16 @@
 #include <climits>
 #include <map>
 
-#include "context.hpp"
-#include "env.hpp"
-#include "log.hpp"
+#include "porta_backend/services.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/gemm_kernel.hpp"
 #include "opencl/gemm_search.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
 
-OpenCLDevice::GemmTuning& OpenCLDevice::gemm_tuning() {
+Device::GemmTuning& Device::gemm_tuning() {
   std::call_once(gemm_once_, [this] { gemm_ = std::make_shared<GemmTuning>(); });
   return *gemm_;
 }
@@ -33,13 +33,13 @@ namespace {
 DType tuned_dtype(DType t) { return t == DType::float64 ? DType::float64 : DType::float32; }
 std::size_t tile_elem_bytes(DType t) { return t == DType::float64 ? 8 : 4; }  // local tiles hold float for half types
 
-std::shared_ptr<OpenCLKernel> gemm_program(OpenCLDevice& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
+std::shared_ptr<Kernel> gemm_program(Device& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
   KernelSource src;
   src.source = kGemmSource;
   src.entry = "porta_gemm";
   src.options = gemm_options(p, t, fast, ta, tb);
   std::string key = "opencl-gemm|" + detail::join(src.options, " ");
-  return std::static_pointer_cast<OpenCLKernel>(dev.context().kernels().get(key, [&] { return src; }));
+  return std::static_pointer_cast<Kernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
 // The global and local sizes of a product of m x n, batch `batch`.
@@ -52,7 +52,7 @@ LaunchDims gemm_dims(const GemmParams& p, std::int64_t m, std::int64_t n, std::i
   return dims;
 }
 
-void launch_gemm(OpenCLDevice& dev, QueueImpl& q, OpenCLKernel& kernel, const GemmParams& p, const MatmulArgs& g) {
+void launch_gemm(Device& dev, QueueImpl& q, Kernel& kernel, const GemmParams& p, const MatmulArgs& g) {
   using I32 = std::int32_t;
   using I64 = std::int64_t;
   const KernelArg args[] = {
@@ -90,7 +90,7 @@ static std::string unfit_reason(const GemmParams& p, DType t, std::uint64_t loca
   return {};
 }
 
-void OpenCLDevice::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
+void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   if (g.dtype == DType::float64 && !info_.dtypes[static_cast<int>(DType::float64)])
     throw DTypeError(detail::cat("matmul of float64 on ", label_, ": the device has no double precision (cl_khr_fp64); "
                                  "use astype(float32)"));
@@ -125,7 +125,7 @@ void OpenCLDevice::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   launch_gemm(*this, q, *kernel, p, g);
 }
 
-GemmParams OpenCLDevice::gemm_choose(QueueImpl& q, DType t, bool small, std::uint64_t local_mem, std::size_t max_group) {
+GemmParams Device::gemm_choose(QueueImpl& q, DType t, bool small, std::uint64_t local_mem, std::size_t max_group) {
   GemmTuning& tuning = gemm_tuning();
   std::lock_guard lock(tuning.m);
   if (auto it = tuning.chosen.find({t, small}); it != tuning.chosen.end()) return it->second;

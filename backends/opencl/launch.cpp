@@ -1,4 +1,4 @@
-// Kernel launches: arguments through clSetKernelArg on a cl_kernel taken from the kernel's pool,
+// detail::Kernel launches: arguments through clSetKernelArg on a cl_kernel taken from the kernel's pool,
 // then clEnqueueNDRangeKernel over the smallest number of dimensions the launch needs.
 #include <cstring>
 
@@ -6,9 +6,9 @@
 
 namespace porta::opencl {
 
-void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) {
-  OpenCLQueue& owner = queue_of(q);
-  auto* kernel = dynamic_cast<OpenCLKernel*>(&k);
+void Device::launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) {
+  Queue& owner = queue_of(q);
+  auto* kernel = dynamic_cast<Kernel*>(&k);
   if (!kernel) throw InvalidArgument(detail::cat(label_, " was asked to launch a kernel compiled by another backend"));
   if (&kernel->device() != this)
     throw InvalidArgument(detail::cat("kernel '", kernel->entry(), "' was compiled for ", kernel->device().label(),
@@ -72,9 +72,9 @@ void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::
     }
   }
 
-  cl_command_queue queue = owner.get();
+  cl_command_queue queue = owner.native();
   auto lease = kernel->take();
-  cl_kernel ck = lease.get();
+  cl_kernel ck = lease.native();
   for (cl_uint i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
     switch (a.kind) {
@@ -84,24 +84,27 @@ void OpenCLDevice::launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::
                                             a.offset_bytes, ", but OpenCL cannot offset buffer arguments; pass the "
                                             "offset (in elements) as a scalar argument and add it in the kernel"));
         cl_mem m = static_cast<cl_mem>(a.handle);
-        PORTA_CL_CHECK_CTX(lease.set(i, sizeof m, &m, true), "setting buffer argument ", i, " of kernel '",
-                           kernel->entry(), "' on ", label_);
+        PORTA_CL_AT(detail::cat("setting buffer argument ", i, " of kernel '", kernel->entry(), "' on ", label_),
+                    lease.set(i, sizeof m, &m, true));
         break;
       }
       case KernelArg::Kind::scalar:
-        PORTA_CL_CHECK_CTX(lease.set(i, a.size, a.value.data(), false), "setting ", a.size, "-byte scalar argument ",
-                           i, " of kernel '", kernel->entry(), "' on ", label_);
+        PORTA_CL_AT(detail::cat("setting ", a.size, "-byte scalar argument ", i, " of kernel '", kernel->entry(),
+                                "' on ", label_),
+                    lease.set(i, a.size, a.value.data(), false));
         break;
       case KernelArg::Kind::local_memory:
-        PORTA_CL_CHECK_CTX(lease.set(i, a.size, nullptr, false), "setting ", a.size, "-byte local memory argument ", i,
-                           " of kernel '", kernel->entry(), "' on ", label_);
+        PORTA_CL_AT(detail::cat("setting ", a.size, "-byte local memory argument ", i, " of kernel '", kernel->entry(),
+                                "' on ", label_),
+                    lease.set(i, a.size, nullptr, false));
         break;
     }
   }
-  PORTA_CL_CHECK_CTX(clEnqueueNDRangeKernel(queue, ck, work_dim, nullptr, dims.global.data(),
-                                            any_local ? dims.local.data() : nullptr, 0, nullptr, nullptr),
-                     "launching '", kernel->entry(), "' on ", label_, " over ", dims.global[0], "x", dims.global[1], "x",
-                     dims.global[2], any_local ? detail::cat(" in groups of ", dims.local[0], "x", dims.local[1], "x", dims.local[2]) : std::string());
+  PORTA_CL_AT(detail::cat("launching '", kernel->entry(), "' on ", label_, " over ", dims.global[0], "x",
+                          dims.global[1], "x", dims.global[2],
+                          any_local ? detail::cat(" in groups of ", dims.local[0], "x", dims.local[1], "x", dims.local[2]) : std::string()),
+              clEnqueueNDRangeKernel(queue, ck, work_dim, nullptr, dims.global.data(),
+                                     any_local ? dims.local.data() : nullptr, 0, nullptr, nullptr));
 }
 
 }  // namespace porta::opencl

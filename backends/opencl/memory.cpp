@@ -1,6 +1,6 @@
 // Device memory: cl_mem buffers, host <-> device copies, fills and maps, ordered on a queue.
 // Handles are cl_mem objects; byte offsets go to the enqueue calls.
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -23,7 +23,7 @@ bool is_allocation_failure(cl_int s) {
 
 }  // namespace
 
-Handle OpenCLDevice::allocate(std::size_t bytes, QueueImpl&) {
+Handle Device::allocate(std::size_t bytes, QueueImpl&) {
   const auto& in = info_;
   auto fail = [&](const std::string& why) -> OutOfMemory {
     return OutOfMemory(detail::cat(label_, " cannot allocate ", detail::format_bytes(bytes), " (", bytes, " bytes): ", why,
@@ -37,79 +37,81 @@ Handle OpenCLDevice::allocate(std::size_t bytes, QueueImpl&) {
   cl_int status = CL_SUCCESS;
   // OpenCL refuses zero-sized buffers; a one-byte buffer stands in for an empty allocation.
   cl_mem m = clCreateBuffer(context_, CL_MEM_READ_WRITE, bytes ? bytes : 1, nullptr, &status);
-  if (is_allocation_failure(status)) throw fail(detail::cat("clCreateBuffer returned ", describe_status(status)));
+  if (is_allocation_failure(status)) throw fail(detail::cat("clCreateBuffer returned ", describe(status)));
   if (status != CL_SUCCESS)
-    throw_status(status, "clCreateBuffer", detail::cat("allocating ", detail::format_bytes(bytes), " on ", label_));
+    throw_error(status, "clCreateBuffer", detail::cat("allocating ", detail::format_bytes(bytes), " on ", label_));
   PORTA_LOG(debug, label_, ": allocated ", detail::format_bytes(bytes));
   return m;
 }
 
-void OpenCLDevice::deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcept {
+void Device::deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcept {
   if (!h) return;
   // A launch still in the queue's launch thread is not enqueued yet: it holds no reference.
-  if (auto* queue = q ? dynamic_cast<OpenCLQueue*>(q) : nullptr) queue->get_noexcept();
+  if (auto* queue = q ? dynamic_cast<Queue*>(q) : nullptr) queue->native_noexcept();
   // OpenCL keeps the buffer alive until the commands queued on it have finished.
   note_memory_released();
   if (cl_int s = clReleaseMemObject(mem(h)); s != CL_SUCCESS)
-    PORTA_LOG(error, "clReleaseMemObject of ", bytes, " bytes on ", label_, " failed: ", describe_status(s));
+    log_failure(s, "clReleaseMemObject", detail::cat(label_, ", ", bytes, " bytes"));
 }
 
-void OpenCLDevice::write(QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
+void Device::write(QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
-  PORTA_CL_CHECK_CTX(clEnqueueWriteBuffer(queue_of(q).get(), mem(dst), CL_TRUE, dst_offset, bytes, src, 0, nullptr, nullptr),
-                     "writing ", bytes, " bytes at offset ", dst_offset, " to ", label_);
+  PORTA_CL_AT(detail::cat("writing ", bytes, " bytes at offset ", dst_offset, " to ", label_),
+              clEnqueueWriteBuffer(queue_of(q).native(), mem(dst), CL_TRUE, dst_offset, bytes, src, 0, nullptr, nullptr));
 }
 
-void OpenCLDevice::read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
+void Device::read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
   if (bytes == 0) return;
-  cl_int s = clEnqueueReadBuffer(queue_of(q).get(), mem(src), CL_TRUE, src_offset, bytes, dst, 0, nullptr, nullptr);
+  cl_int s = clEnqueueReadBuffer(queue_of(q).native(), mem(src), CL_TRUE, src_offset, bytes, dst, 0, nullptr, nullptr);
   if (s != CL_SUCCESS) {
     const std::string what = detail::cat("reading ", bytes, " bytes at offset ", src_offset, " from ", label_);
     note_failure(s, what);
     check_usable();
-    throw_status(s, "clEnqueueReadBuffer", what);
+    throw_error(s, "clEnqueueReadBuffer", what);
   }
 }
 
-void OpenCLDevice::copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+void Device::copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
                         std::size_t bytes) {
   if (bytes == 0) return;
-  PORTA_CL_CHECK_CTX(clEnqueueCopyBuffer(queue_of(q).get(), mem(src), mem(dst), src_offset, dst_offset, bytes, 0, nullptr, nullptr),
-                     "copying ", bytes, " bytes on ", label_);
+  PORTA_CL_AT(detail::cat("copying ", bytes, " bytes on ", label_),
+              clEnqueueCopyBuffer(queue_of(q).native(), mem(src), mem(dst), src_offset, dst_offset, bytes, 0, nullptr,
+                                  nullptr));
 }
 
-void OpenCLDevice::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
+void Device::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* pattern, std::size_t pattern_size,
                         std::size_t bytes) {
   if (bytes == 0) return;
   if (pattern_size == 0 || offset % pattern_size || bytes % pattern_size)
     throw InvalidArgument(detail::cat("fill on ", label_, ": offset ", offset, " and size ", bytes,
                                       " must be multiples of the ", pattern_size, "-byte pattern"));
-  PORTA_CL_CHECK_CTX(clEnqueueFillBuffer(queue_of(q).get(), mem(dst), pattern, pattern_size, offset, bytes, 0, nullptr, nullptr),
-                     "filling ", bytes, " bytes with a ", pattern_size, "-byte pattern on ", label_);
+  PORTA_CL_AT(detail::cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern on ", label_),
+              clEnqueueFillBuffer(queue_of(q).native(), mem(dst), pattern, pattern_size, offset, bytes, 0, nullptr,
+                                  nullptr));
 }
 
-void* OpenCLDevice::map(QueueImpl& q, Handle h, std::size_t bytes) {
+void* Device::map(QueueImpl& q, Handle h, std::size_t bytes) {
   if (bytes == 0) return nullptr;
-  cl_command_queue queue = queue_of(q).get();
+  cl_command_queue queue = queue_of(q).native();
   // The queue's earlier work is waited for outside the lock, so the map under it is quick.
-  PORTA_CL_CHECK_CTX(clFinish(queue), "waiting for the work before mapping memory of ", label_);
+  PORTA_CL_AT(detail::cat("waiting for the work before mapping memory of ", label_), clFinish(queue));
   std::lock_guard lock(map_m_);
   cl_int status = CL_SUCCESS;
   void* p = clEnqueueMapBuffer(queue, mem(h), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr,
                                nullptr, &status);
-  if (status != CL_SUCCESS) throw_status(status, "clEnqueueMapBuffer", detail::cat("mapping ", bytes, " bytes of ", label_));
+  if (status != CL_SUCCESS) throw_error(status, "clEnqueueMapBuffer", detail::cat("mapping ", bytes, " bytes of ", label_));
   return p;
 }
 
-void OpenCLDevice::unmap(QueueImpl& q, Handle h, void* p) {
+void Device::unmap(QueueImpl& q, Handle h, void* p) {
   if (!p) return;
-  cl_command_queue queue = queue_of(q).get();
+  cl_command_queue queue = queue_of(q).native();
   std::lock_guard lock(map_m_);
   cl_event done = nullptr;
-  PORTA_CL_CHECK_CTX(clEnqueueUnmapMemObject(queue, mem(h), p, 0, nullptr, &done), "unmapping memory of ", label_);
+  PORTA_CL_AT(detail::cat("unmapping memory of ", label_), clEnqueueUnmapMemObject(queue, mem(h), p, 0, nullptr, &done));
   cl_int status = clWaitForEvents(1, &done);
   clReleaseEvent(done);
-  if (status != CL_SUCCESS) throw_status(status, "clWaitForEvents", detail::cat("unmapping memory of ", label_));
+  if (status != CL_SUCCESS) throw_error(status, "clWaitForEvents", detail::cat("unmapping memory of ", label_));
 }
 
 }  // namespace porta::opencl

@@ -1,6 +1,7 @@
-// The OpenCL backend's internal declarations: the device, queue, event and kernel classes that
-// implement backends/backend.hpp, shared by the files of backends/opencl/. Nothing outside this
-// directory includes it.
+// The OpenCL backend's objects: the device, queue, event and kernel classes that implement
+// interface/porta_backend/backend.hpp, named as in every backend (opencl::Device, cuda::Device,
+// kokkos::Device; native() is each one's vendor handle), shared by the files of backends/opencl/.
+// Nothing outside this directory includes it.
 #pragma once
 
 #include <CL/cl.h>
@@ -16,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "launch_thread.hpp"
+#include "porta_backend/backend.hpp"
+#include "porta_backend/launch_thread.hpp"
 #include "opencl/error.hpp"
 
 namespace porta::opencl {
@@ -25,7 +26,6 @@ namespace porta::opencl {
 using detail::DeviceInfo;
 using detail::EventImpl;
 using detail::Handle;
-using detail::Kernel;
 using detail::KernelArg;
 using detail::KernelParam;
 using detail::KernelSource;
@@ -33,23 +33,23 @@ using detail::LaunchDims;
 using detail::MatmulArgs;
 using detail::QueueImpl;
 
-class OpenCLDevice;
+class Device;
 struct GemmParams;  // gemm_kernel.hpp
 struct MmaParams;   // gemm_mma.hpp
 
 // A marker in an in-order queue (queue.cpp).
-class OpenCLEvent final : public EventImpl {
+class Event final : public EventImpl {
  public:
-  OpenCLEvent(cl_event event, cl_context context) : event_(event), context_(context) {}
-  ~OpenCLEvent() override;
-  OpenCLEvent(const OpenCLEvent&) = delete;
-  OpenCLEvent& operator=(const OpenCLEvent&) = delete;
+  Event(cl_event event, cl_context context) : event_(event), context_(context) {}
+  ~Event() override;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
 
   bool done() override;
   void synchronize() override;
   double elapsed_ms_since(EventImpl& start) override;
 
-  cl_event get() const { return event_; }
+  cl_event native() const { return event_; }
   cl_context context() const { return context_; }
 
  private:
@@ -58,13 +58,13 @@ class OpenCLEvent final : public EventImpl {
 };
 
 // An in-order command queue with profiling, one per (host thread, device) (queue.cpp).
-class OpenCLKernel;
+class Kernel;
 
 // One kernel launch waiting in a queue's launch thread (launch_thread.hpp): the kernel, the
 // NDRange and each argument's bytes, set on a cl_kernel of the pool when the launch is made.
 struct LaunchItem {
   static constexpr std::size_t kMaxArgs = 32;
-  std::shared_ptr<OpenCLKernel> kernel;
+  std::shared_ptr<Kernel> kernel;
   cl_uint work_dim = 1;
   bool any_local = false;
   std::array<std::size_t, 3> global{}, local{};
@@ -75,27 +75,27 @@ struct LaunchItem {
   std::array<std::uint64_t, kMaxArgs> values{};  // a cl_mem or a scalar of up to 8 bytes
 };
 
-class OpenCLQueue final : public QueueImpl {
+class Queue final : public QueueImpl {
  public:
-  explicit OpenCLQueue(OpenCLDevice& device);
-  ~OpenCLQueue() override;
-  OpenCLQueue(const OpenCLQueue&) = delete;
-  OpenCLQueue& operator=(const OpenCLQueue&) = delete;
+  explicit Queue(Device& device);
+  ~Queue() override;
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
 
   std::shared_ptr<EventImpl> record(bool timing = false) override;
   void wait(EventImpl& e) override;
   void synchronize() override;
-  void* native() override { return get(); }
+  void* native_handle() override { return native(); }
 
   // The queue, for commands enqueued on it directly: first the launch thread makes every launch
   // recorded before (launch_thread.hpp), so the queue sees program order; throws the error a
   // launch met there, if any.
-  cl_command_queue get() {
+  cl_command_queue native() {
     launcher_.before_direct_work();
     return queue_;
   }
   // The same for frees and destructors: waits, never throws.
-  cl_command_queue get_noexcept() noexcept {
+  cl_command_queue native_noexcept() noexcept {
     launcher_.before_direct_work_noexcept();
     return queue_;
   }
@@ -104,12 +104,12 @@ class OpenCLQueue final : public QueueImpl {
   void push_launch(Fill&& fill) {
     launcher_.push(std::forward<Fill>(fill));
   }
-  const OpenCLDevice& device() const { return device_; }
+  const Device& device() const { return device_; }
 
  private:
   void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
 
-  OpenCLDevice& device_;
+  Device& device_;
   cl_command_queue queue_ = nullptr;
   detail::QueueLauncher<LaunchItem> launcher_{[] {}, [this](LaunchItem& item) { make_launch(item); }};
 };
@@ -117,12 +117,12 @@ class OpenCLQueue final : public QueueImpl {
 // A built program and a pool of cl_kernel objects made from it (compile.cpp). clSetKernelArg
 // and clEnqueueNDRangeKernel on one cl_kernel must not race, so each launch takes a cl_kernel
 // of its own from the pool and gives it back once enqueued (arguments are captured at enqueue).
-class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<OpenCLKernel> {
+class Kernel final : public detail::Kernel, public std::enable_shared_from_this<Kernel> {
  public:
-  OpenCLKernel(const OpenCLDevice& device, cl_program program, cl_kernel first, std::string entry);
-  ~OpenCLKernel() override;
-  OpenCLKernel(const OpenCLKernel&) = delete;
-  OpenCLKernel& operator=(const OpenCLKernel&) = delete;
+  Kernel(const Device& device, cl_program program, cl_kernel first, std::string entry);
+  ~Kernel() override;
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
 
   // A cl_kernel of the pool with the arguments last set on it: a launch sets only those that
   // changed (clSetKernelArg costs a driver call each; a loop of small ops repeats most of them).
@@ -140,18 +140,18 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   // A cl_kernel for one launch; returned to the pool when the lease ends.
   class Lease {
    public:
-    Lease(OpenCLKernel& owner, Slot* slot) : owner_(owner), slot_(slot) {}
+    Lease(Kernel& owner, Slot* slot) : owner_(owner), slot_(slot) {}
     ~Lease() { owner_.give_back(slot_); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    cl_kernel get() const { return slot_->kernel; }
+    cl_kernel native() const { return slot_->kernel; }
     // clSetKernelArg unless argument i already holds these bytes. `memory`: the value is a
     // cl_mem, trusted only while no buffer was released since (a new buffer may reuse a handle);
     // `value` null: `size` bytes of local memory.
     cl_int set(cl_uint i, std::size_t size, const void* value, bool memory);
 
    private:
-    OpenCLKernel& owner_;
+    Kernel& owner_;
     Slot* slot_;
   };
   Lease take();
@@ -160,7 +160,7 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
   // the driver gives none.
   std::vector<std::uint8_t> binary() const override;
 
-  const OpenCLDevice& device() const { return device_; }
+  const Device& device() const { return device_; }
   const std::string& entry() const { return entry_; }
   cl_uint arg_count() const { return arg_count_; }
   std::size_t max_group_size() const { return max_group_size_; }  // CL_KERNEL_WORK_GROUP_SIZE
@@ -171,7 +171,7 @@ class OpenCLKernel final : public Kernel, public std::enable_shared_from_this<Op
  private:
   void give_back(Slot* slot) noexcept;
 
-  const OpenCLDevice& device_;
+  const Device& device_;
   cl_program program_;
   std::string entry_;
   cl_uint arg_count_ = 0;
@@ -189,11 +189,11 @@ void note_memory_released() noexcept;
 
 // One OpenCL device with its own cl_context. Methods live in the file of their concern:
 // device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp, gemm_tiled.cpp.
-class OpenCLDevice final : public detail::DeviceImpl {
+class Device final : public detail::DeviceImpl {
  public:
   // Takes ownership of `context`.
-  OpenCLDevice(int index, cl_platform_id platform, cl_device_id device, cl_context context);
-  ~OpenCLDevice() override;
+  Device(int index, cl_platform_id platform, cl_device_id device, cl_context context);
+  ~Device() override;
 
   const DeviceInfo& info() const override { return info_; }
   std::shared_ptr<QueueImpl> create_queue() override;
@@ -209,14 +209,14 @@ class OpenCLDevice final : public detail::DeviceImpl {
   void* map(QueueImpl& q, Handle h, std::size_t bytes) override;
   void unmap(QueueImpl& q, Handle h, void* p) override;
 
-  std::shared_ptr<Kernel> compile(const KernelSource& src) override;
+  std::shared_ptr<detail::Kernel> compile(const KernelSource& src) override;
   // A program binary from binary() of an earlier process: clCreateProgramWithBinary +
   // clBuildProgram; nullptr (the core recompiles) when the driver does not accept it.
-  std::shared_ptr<Kernel> load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) override;
+  std::shared_ptr<detail::Kernel> load_binary(const KernelSource& src, std::span<const std::uint8_t> binary) override;
   // Platform (name, version), device (name, vendor, OpenCL version) and driver version: a
   // cached binary is only loaded by the driver and device that made it.
   std::string compiler_id() const override { return compiler_id_; }
-  void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
+  void launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
 
   void matmul(QueueImpl& q, const MatmulArgs& args) override;
 
@@ -228,9 +228,9 @@ class OpenCLDevice final : public detail::DeviceImpl {
   Imported import_memory(void* native, MemoryKind kind, std::size_t begin, std::size_t end) override;
   void release_import(Handle h) noexcept override;
 
-  cl_platform_id platform_id() const { return platform_; }
-  cl_device_id id() const { return device_; }
-  cl_context context_handle() const { return context_; }
+  cl_platform_id native_platform() const { return platform_; }
+  cl_device_id native() const { return device_; }
+  cl_context native_context() const { return context_; }
   // "opencl:0 (pthread-haswell-AMD EPYC)", for messages.
   const std::string& label() const { return label_; }
   bool has_extension(const char* name) const;
@@ -243,7 +243,7 @@ class OpenCLDevice final : public detail::DeviceImpl {
   // The queue behind `q`, checked to be an OpenCL queue of this device.
   // The OpenCL queue behind a core queue; first throws, when this device's context failed
   // earlier (check_usable).
-  OpenCLQueue& queue_of(QueueImpl& q) const;
+  Queue& queue_of(QueueImpl& q) const;
 
   // A kernel that faults leaves the context unusable: NVIDIA's driver then fails every later
   // read with CL_OUT_OF_RESOURCES and every build. The first such failure at a point where work
@@ -298,7 +298,7 @@ std::string device_string(cl_device_id d, cl_device_info what);
 std::string platform_string(cl_platform_id p, cl_platform_info what);
 template <class T> T device_value(cl_device_id d, cl_device_info what) {
   T v{};
-  PORTA_CL_CHECK(clGetDeviceInfo(d, what, sizeof v, &v, nullptr));
+  PORTA_CL(clGetDeviceInfo(d, what, sizeof v, &v, nullptr));
   return v;
 }
 

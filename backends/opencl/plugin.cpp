@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <CL/cl_ext.h>
 
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -33,12 +33,12 @@ std::vector<cl_platform_id> platforms() {
   cl_uint count = 0;
   cl_int status = clGetPlatformIDs(0, nullptr, &count);
   if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && count == 0))
-    throw BackendUnavailable(detail::cat("no OpenCL platform: clGetPlatformIDs returned ", describe_status(status),
+    throw BackendUnavailable(detail::cat("no OpenCL platform: clGetPlatformIDs returned ", describe(status),
                                          "; install pocl-opencl-icd or a GPU driver's ICD (/etc/OpenCL/vendors)"));
   if (status != CL_SUCCESS)
-    throw BackendUnavailable(detail::cat("the OpenCL ICD loader failed: clGetPlatformIDs returned ", describe_status(status)));
+    throw BackendUnavailable(detail::cat("the OpenCL ICD loader failed: clGetPlatformIDs returned ", describe(status)));
   std::vector<cl_platform_id> ids(count);
-  PORTA_CL_CHECK(clGetPlatformIDs(count, ids.data(), nullptr));
+  PORTA_CL(clGetPlatformIDs(count, ids.data(), nullptr));
   return ids;
 }
 
@@ -46,15 +46,15 @@ std::vector<cl_device_id> devices_of(cl_platform_id p) {
   cl_uint count = 0;
   cl_int status = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);
   if (status == CL_DEVICE_NOT_FOUND || count == 0) return {};
-  if (status != CL_SUCCESS) throw_status(status, "clGetDeviceIDs");
+  if (status != CL_SUCCESS) throw_error(status, "clGetDeviceIDs");
   std::vector<cl_device_id> ids(count);
-  PORTA_CL_CHECK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr));
+  PORTA_CL(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, count, ids.data(), nullptr));
   return ids;
 }
 
-class OpenCLBackend final : public detail::BackendImpl {
+class Backend final : public detail::BackendImpl {
  public:
-  OpenCLBackend() {
+  Backend() {
     std::vector<std::string> skipped;
     std::vector<std::string> platform_text;
     for (cl_platform_id p : platforms()) {
@@ -77,9 +77,9 @@ class OpenCLBackend final : public detail::BackendImpl {
   // CLBlast's program caches are not cleared here: at process exit they may already have been
   // destroyed (clblast::ClearCache() then frees twice). A cached program only keeps its context
   // alive until CLBlast itself is unloaded.
-  ~OpenCLBackend() override = default;
+  ~Backend() override = default;
 
-  Backend kind() const override { return Backend::opencl; }
+  porta::Backend kind() const override { return porta::Backend::opencl; }
   std::string version() const override { return version_; }
   const std::vector<std::shared_ptr<detail::DeviceImpl>>& devices() const override { return devices_; }
 
@@ -102,11 +102,11 @@ class OpenCLBackend final : public detail::BackendImpl {
       cl_int status = CL_SUCCESS;
       cl_context ctx = clCreateContext(props, 1, &d, nullptr, nullptr, &status);
       if (status != CL_SUCCESS) {
-        skipped.push_back(detail::cat(dname, " (", pname, "): clCreateContext returned ", describe_status(status)));
+        skipped.push_back(detail::cat(dname, " (", pname, "): clCreateContext returned ", describe(status)));
         continue;
       }
       try {
-        devices_.push_back(std::make_shared<OpenCLDevice>(static_cast<int>(devices_.size()), p, d, ctx));
+        devices_.push_back(std::make_shared<Device>(static_cast<int>(devices_.size()), p, d, ctx));
       } catch (const std::exception& e) {
         // The device owns the context only once its constructor has finished.
         clReleaseContext(ctx);
@@ -119,7 +119,7 @@ class OpenCLBackend final : public detail::BackendImpl {
   std::string version_;
 };
 
-std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<OpenCLBackend>(); }
+std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<Backend>(); }
 
 }  // namespace
 }  // namespace porta::opencl

@@ -1,42 +1,41 @@
 // Queues and events: an in-order cl_command_queue with profiling per (host thread, device),
 // markers as events, and waits between queues through barriers on those markers.
-#include "log.hpp"
+#include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
 namespace {
 
-OpenCLEvent& event_of(EventImpl& e, const char* use = "an OpenCL queue was asked to wait on an event of another backend") {
-  auto* ce = dynamic_cast<OpenCLEvent*>(&e);
+Event& event_of(EventImpl& e, const char* use = "an OpenCL queue was asked to wait on an event of another backend") {
+  auto* ce = dynamic_cast<Event*>(&e);
   if (!ce) throw InvalidArgument(use);
   return *ce;
 }
 
 cl_ulong profiling_end(cl_event e) {
   cl_ulong t = 0;
-  PORTA_CL_CHECK_CTX(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr),
-                     "timing an event (was it recorded with timing = true on a profiling queue?)");
+  PORTA_CL_AT(detail::cat("timing an event (was it recorded with timing = true on a profiling queue?)"),
+              clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr));
   return t;
 }
 
 }  // namespace
 
-OpenCLEvent::~OpenCLEvent() {
-  if (cl_int s = clReleaseEvent(event_); s != CL_SUCCESS)
-    PORTA_LOG(error, "clReleaseEvent failed: ", describe_status(s));
+Event::~Event() {
+  log_failure(clReleaseEvent(event_), "clReleaseEvent");
 }
 
-bool OpenCLEvent::done() {
+bool Event::done() {
   cl_int status = 0;
-  PORTA_CL_CHECK(clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
+  PORTA_CL(clGetEventInfo(event_, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr));
   if (status < 0)
-    throw DeviceError(detail::cat("an OpenCL command before this event failed: ", describe_status(status)));
+    throw DeviceError(detail::cat("an OpenCL command before this event failed: ", describe(status)));
   return status == CL_COMPLETE;
 }
 
-void OpenCLEvent::synchronize() { PORTA_CL_CHECK(clWaitForEvents(1, &event_)); }
+void Event::synchronize() { PORTA_CL(clWaitForEvents(1, &event_)); }
 
-double OpenCLEvent::elapsed_ms_since(EventImpl& start) {
+double Event::elapsed_ms_since(EventImpl& start) {
   auto& s = event_of(start, "elapsed_ms_since: the start event is not an OpenCL event");
   // Profiling information exists only once both markers have completed.
   s.synchronize();
@@ -46,60 +45,58 @@ double OpenCLEvent::elapsed_ms_since(EventImpl& start) {
   return (static_cast<double>(t1) - static_cast<double>(t0)) * 1e-6;
 }
 
-OpenCLQueue::OpenCLQueue(OpenCLDevice& device) : device_(device) {
+Queue::Queue(Device& device) : device_(device) {
   cl_int status = CL_SUCCESS;
-  queue_ = clCreateCommandQueue(device.context_handle(), device.id(), CL_QUEUE_PROFILING_ENABLE, &status);
-  if (status != CL_SUCCESS) throw_status(status, "clCreateCommandQueue", detail::cat("creating a queue on ", device.label()));
+  queue_ = clCreateCommandQueue(device.native_context(), device.native(), CL_QUEUE_PROFILING_ENABLE, &status);
+  if (status != CL_SUCCESS) throw_error(status, "clCreateCommandQueue", detail::cat("creating a queue on ", device.label()));
 }
 
-OpenCLQueue::~OpenCLQueue() {
+Queue::~Queue() {
   launcher_.stop();  // makes the launches still recorded, then stops the thread
-  if (cl_int s = clFinish(queue_); s != CL_SUCCESS)
-    PORTA_LOG(error, "clFinish of a queue of ", device_.label(), " failed while destroying it: ", describe_status(s));
-  if (cl_int s = clReleaseCommandQueue(queue_); s != CL_SUCCESS)
-    PORTA_LOG(error, "clReleaseCommandQueue on ", device_.label(), " failed: ", describe_status(s));
+  log_failure(clFinish(queue_), "clFinish of a queue being destroyed", device_.label());
+  log_failure(clReleaseCommandQueue(queue_), "clReleaseCommandQueue", device_.label());
 }
 
-std::shared_ptr<EventImpl> OpenCLQueue::record(bool) {
+std::shared_ptr<EventImpl> Queue::record(bool) {
   // Every queue profiles, so every marker can be timed.
   cl_event e = nullptr;
-  cl_command_queue queue = get();
-  PORTA_CL_CHECK(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &e));
-  auto event = std::make_shared<OpenCLEvent>(e, device_.context_handle());
+  cl_command_queue queue = native();
+  PORTA_CL(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &e));
+  auto event = std::make_shared<Event>(e, device_.native_context());
   // Another queue may wait on this marker, and the host may poll it: neither sees it complete
   // unless the commands before it have been submitted to the device.
-  PORTA_CL_CHECK(clFlush(queue));
+  PORTA_CL(clFlush(queue));
   return event;
 }
 
-void OpenCLQueue::wait(EventImpl& e) {
+void Queue::wait(EventImpl& e) {
   auto& ce = event_of(e);
-  if (ce.context() != device_.context_handle()) {
+  if (ce.context() != device_.native_context()) {
     // An event of another device (another cl_context) cannot be in a wait list: wait on the host.
     ce.synchronize();
     return;
   }
-  cl_event ev = ce.get();
-  PORTA_CL_CHECK(clEnqueueBarrierWithWaitList(get(), 1, &ev, nullptr));
+  cl_event ev = ce.native();
+  PORTA_CL(clEnqueueBarrierWithWaitList(native(), 1, &ev, nullptr));
 }
 
-void OpenCLQueue::synchronize() {
+void Queue::synchronize() {
   device_.check_usable();
-  if (cl_int s = clFinish(get()); s != CL_SUCCESS) {
+  if (cl_int s = clFinish(native()); s != CL_SUCCESS) {
     const std::string what = detail::cat("waiting for the work queued on ", device_.label());
     device_.note_failure(s, what);
     device_.check_usable();
-    throw_status(s, "clFinish", what);
+    throw_error(s, "clFinish", what);
   }
 }
 
-void OpenCLQueue::make_launch(LaunchItem& item) {
-  OpenCLKernel& kernel = *item.kernel;
+void Queue::make_launch(LaunchItem& item) {
+  Kernel& kernel = *item.kernel;
   auto lease = kernel.take();
-  cl_kernel ck = lease.get();
+  cl_kernel ck = lease.native();
   for (cl_uint i = 0; i < item.count; ++i)
-    PORTA_CL_CHECK_CTX(lease.set(i, item.sizes[i], item.local_memory[i] ? nullptr : &item.values[i], item.memory[i]),
-                       "setting argument ", i, " of kernel '", kernel.entry(), "' on ", device_.label());
+    PORTA_CL_AT(detail::cat("setting argument ", i, " of kernel '", kernel.entry(), "' on ", device_.label()),
+                lease.set(i, item.sizes[i], item.local_memory[i] ? nullptr : &item.values[i], item.memory[i]));
   const std::size_t* local = item.any_local ? item.local.data() : nullptr;
   cl_int status = clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(), local, 0, nullptr, nullptr);
   if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE) {
@@ -108,11 +105,12 @@ void OpenCLQueue::make_launch(LaunchItem& item) {
     detail::release_memory_of_physical_gpu(device_);
     status = clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(), local, 0, nullptr, nullptr);
   }
-  PORTA_CL_CHECK_CTX(status,
-                     "launching '", kernel.entry(), "' on ", device_.label(), " over ", item.global[0], "x",
-                     item.global[1], "x", item.global[2],
-                     " (made on the queue's launch thread, so reported at the next call on this thread; "
-                     "PORTA_LAUNCH=sync reports it at the launch)");
+  if (status != CL_SUCCESS)
+    throw_error(status, "clEnqueueNDRangeKernel",
+                detail::cat("launching '", kernel.entry(), "' on ", device_.label(), " over ", item.global[0], "x",
+                            item.global[1], "x", item.global[2],
+                            " (made on the queue's launch thread, so reported at the next call on this thread; "
+                            "PORTA_LAUNCH=sync reports it at the launch)"));
 }
 
 }  // namespace porta::opencl

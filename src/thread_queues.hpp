@@ -1,39 +1,30 @@
-// The core's state per device: the compiled-kernel cache and the caching allocator; and the
-// per-(thread, device) queues.
+// The per-(thread, device) queues, and the blocks each thread keeps with its own queue for the
+// caching allocator. Below the allocator: it knows nothing of it (the allocator that puts blocks
+// in a LocalBlocks says how to take them back).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
 
-#include "allocator.hpp"
-#include "backend.hpp"
-#include "kernel_cache.hpp"
+#include <porta/device.hpp>
+
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
-
-class DeviceContext {
- public:
-  explicit DeviceContext(DeviceImpl& device);
-  DeviceImpl& device() { return device_; }
-  KernelCache& kernels() { return kernels_; }
-  CachingAllocator& allocator() { return allocator_; }
-  // Frees cached memory and compiled kernels while the backend can still free them.
-  void release();
-
- private:
-  DeviceImpl& device_;
-  KernelCache kernels_;
-  CachingAllocator allocator_;
-};
 
 // Blocks this thread freed in the order of its own queue on a device, kept with that queue so
 // that it reuses them without taking the allocator's lock (the allocator's fast path, which
 // matters to many small operations from many threads). They count as in use until the thread
-// exits, when they go back to the device's shared cache.
+// exits, when give_back returns them to the device's shared cache.
 struct LocalBlocks {
   std::vector<std::pair<std::size_t, Handle>> blocks;  // (rounded size, handle)
   std::size_t bytes = 0;
+  // Set by the allocator that put the blocks here; called once, when the thread exits, with the
+  // queue they were last used on.
+  std::function<void(LocalBlocks&, const std::shared_ptr<QueueImpl>&)> give_back;
 };
 // This thread's LocalBlocks for queue `q` of `device`; null when `q` is not this thread's queue
 // on `device`, or when the thread is exiting.

@@ -1,16 +1,9 @@
-// Per-device core state and the per-(thread, device) queues.
-#include "context.hpp"
+// The per-(thread, device) queues and their LocalBlocks (thread_queues.hpp).
+#include "thread_queues.hpp"
 
 #include <deque>
 
 namespace porta::detail {
-
-DeviceContext::DeviceContext(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
-
-void DeviceContext::release() {
-  allocator_.free_cached();
-  kernels_.clear();
-}
 
 namespace {
 
@@ -32,7 +25,7 @@ struct ThreadQueues {
   ~ThreadQueues() {
     t_queues = nullptr;
     for (auto& e : entries) {
-      if (!e.local.blocks.empty()) e.device.impl().context().allocator().release_local(e.local, e.queue);
+      if (!e.local.blocks.empty() && e.local.give_back) e.local.give_back(e.local, e.queue);
       e.queue.reset();
     }
   }

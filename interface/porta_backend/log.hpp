@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "strings.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 

@@ -12,7 +12,7 @@
 // is refused; an ancestor that others can write without the sticky bit is warned about once.
 //
 // PORTA_CACHE_DIR sets the directory (default $XDG_CACHE_HOME/porta, else ~/.cache/porta);
-// PORTA_CACHE=off turns the disk cache off.
+// PORTA_CACHE=off turns the disk cache off. Implemented in src/disk_cache.cpp.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +27,11 @@ class DiskCache {
  public:
   static DiskCache& get();
 
-  bool enabled() const { return enabled_; }
-  const std::string& directory() const { return dir_; }
-  const std::string& why_disabled() const { return why_; }
+  // Out of line, like every member: plugins reach the cache through the interface
+  // (services.hpp), so its data members are not part of the plugins' view of it.
+  bool enabled() const;
+  const std::string& directory() const;
+  const std::string& why_disabled() const;
 
   std::optional<std::vector<std::uint8_t>> load(const std::string& key) const;
   void store(const std::string& key, std::span<const std::uint8_t> payload) const;

@@ -7,6 +7,10 @@
 //
 // The core (src/) owns everything above this line: arrays, the expression graph, code
 // generation, caches, hazard tracking between queues. A backend only does device work.
+//
+// This folder (interface/porta_backend/) is the whole plugin interface: the core and every
+// plugin include it, it includes neither, and a plugin includes nothing else of the core (what
+// it may call there is declared in services.hpp). CTest's include_graph test checks that.
 #pragma once
 
 #include <array>
@@ -24,12 +28,13 @@
 #include <porta/dtype.hpp>
 #include <porta/error.hpp>
 
-#include "plan.hpp"
+#include "porta_backend/plan.hpp"
 
 namespace porta::detail {
 
-// Bumped whenever anything in this file or plan.hpp changes layout or meaning.
-inline constexpr int kBackendApiVersion = 6;
+// Bumped whenever anything in this folder changes layout or meaning (7: the interface folder, the
+// core's services declared in services.hpp).
+inline constexpr int kBackendApiVersion = 7;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -84,7 +89,7 @@ class QueueImpl {
   // Work queued here after this call starts only once `e` (from any queue of the device) is done.
   virtual void wait(EventImpl& e) = 0;
   virtual void synchronize() = 0;
-  virtual void* native() = 0;  // CUstream, cl_command_queue, nullptr
+  virtual void* native_handle() = 0;  // CUstream, cl_command_queue, nullptr (each backend's Queue::native() is typed)
 };
 
 // A device allocation, as the backend knows it: a CUdeviceptr (cast), a cl_mem, a host pointer.
@@ -169,7 +174,7 @@ struct NativeObjects {
   int ordinal = 0;
 };
 
-class DeviceContext;  // the core's per-device state (kernel cache, allocator); defined in src/
+class DeviceState;  // the core's per-device state (kernel cache, allocator); defined in src/
 
 class DeviceImpl {
  public:
@@ -253,7 +258,7 @@ class DeviceImpl {
   virtual std::string compiler_id() const { return info().driver_version; }
   virtual void launch(QueueImpl& q, Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args);
 
-  // Plans executed directly (info().dialect == none): the block interpreter of src/interpreter.
+  // Plans executed directly (info().dialect == none): the block interpreter (services.hpp).
   virtual void execute(QueueImpl& q, const ElementwisePlan& plan);
   virtual void execute(QueueImpl& q, const ReductionPlan& plan);
 
@@ -262,14 +267,14 @@ class DeviceImpl {
 
   // The core's state for this device, created on first use. The core releases it (cached
   // memory, compiled kernels) before the backend is destroyed.
-  DeviceContext& context();
-  void release_context();
+  DeviceState& state();
+  void release_state();
 
  private:
   Backend backend_;
   int index_;
-  std::once_flag context_once_;
-  std::unique_ptr<DeviceContext> context_;
+  std::once_flag state_once_;
+  std::unique_ptr<DeviceState> state_;
 };
 
 // A pointer `native` as an imported handle aligned as porta's own allocations are (256 bytes),

@@ -1,0 +1,54 @@
+// What a backend plugin may call in the core (libporta), declared in one place and covered by
+// kBackendApiVersion (backend.hpp): a plugin includes this folder (interface/porta_backend/) and
+// nothing of src/, so a change to the core's internals cannot break a plugin unseen.
+//
+//   log.hpp         PORTA_LOG, log_enabled, log
+//   strings.hpp     cat, join, split, trim, lower, format_bytes, number_lines, key_cat
+//   env.hpp         env: porta's environment variables
+//   disk_cache.hpp  DiskCache: the compiled-kernel disk cache (plugins keep tuned parameters there)
+//   below           the kernel cache, the exit guard, the block interpreter
+//
+// Everything here is a function libporta exports or a header-only helper; no class whose layout
+// the core may change is reached by a plugin (DiskCache is only ever used through the reference
+// DiskCache::get() returns, and has no inline member that reads its state).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+
+#include "porta_backend/backend.hpp"
+#include "porta_backend/disk_cache.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/plan.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::detail {
+
+// The kernel the core's per-device cache (src/kernel_cache.hpp) holds for `key`, compiled from
+// `make_source()` on a miss (memory, then disk cache, then device.compile). A compile error is
+// remembered for the key and thrown again on later requests, as for generated kernels.
+std::shared_ptr<Kernel> cached_kernel(DeviceImpl& device, const std::string& key,
+                                      const std::function<KernelSource()>& make_source);
+
+// The exit guard (src/exit_guard.hpp says why it exists). watch_exit() registers its exit handler
+// again after a run-time compiler may have registered its own teardown: when a backend's devices
+// are made and after the plugin's first build. enter_build() is held around every build so that
+// exit waits for it; it throws BackendUnavailable ("<where>: cannot compile <entry> ...") once
+// exit() began.
+void watch_exit();
+std::shared_lock<std::shared_mutex> enter_build(const std::string& where, const std::string& entry);
+
+// The block interpreter (src/interpreter*.cpp), for backends without a run-time compiler: runs a
+// plan on the host, the plan's handles being host pointers, with the semantics of plan.hpp.
+// Thread-safe: callers split the range across threads, ideally in multiples of kInterpreterBlock.
+inline constexpr std::int64_t kInterpreterBlock = 4096;
+// Computes out elements [begin, end) of `plan` (row-major linear indices).
+void interpret_elementwise(const ElementwisePlan& plan, std::int64_t begin, std::int64_t end);
+// Computes outputs [out_begin, out_end) of a reduction (linear indices into [outer, inner]).
+void interpret_reduction(const ReductionPlan& plan, std::int64_t out_begin, std::int64_t out_end);
+
+}  // namespace porta::detail

@@ -1,0 +1,2 @@
+// Fixture: the interface, which includes nothing of src/ or backends/.
+#pragma once

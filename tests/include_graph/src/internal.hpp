@@ -1,0 +1,2 @@
+// Fixture: a core-internal header.
+#pragma once
