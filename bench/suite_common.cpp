@@ -192,6 +192,23 @@ std::vector<porta::RawArg> with_count(const DeviceConfig& c, std::vector<porta::
 }
 
 
+namespace {
+std::mutex rows_mutex;
+std::vector<ReportRow> extra_rows;
+}  // namespace
+
+void add_report_row(const ReportRow& row) {
+  std::lock_guard lock(rows_mutex);
+  for (auto& r : extra_rows)
+    if (r.family == row.family && r.param == row.param && r.counter == row.counter) return;
+  extra_rows.push_back(row);
+}
+
+std::vector<ReportRow> report_rows() {
+  std::lock_guard lock(rows_mutex);
+  return extra_rows;
+}
+
 void release_inputs() {
   std::lock_guard lock(input_mutex);
   input_cache.clear();

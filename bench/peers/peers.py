@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peer baselines for porta-bench: the same work through CuPy and PyTorch on the GPU host.
 
-Writes JSON that `porta-bench --peers=FILE` reads (report.cpp names the keys; numbers only,
+Writes JSON that `porta-bench --peers=FILE` reads (report_table.cpp and report_ratios.cpp name the keys; numbers only,
 nested objects flattened with '.'): CuPy and PyTorch columns beside porta's devices, and the
 GEMM ratios against cuBLAS. Started from shared/gpu/peers.py; its keys are kept, and argmax,
 the broadcast add and DevicePool-like task throughput are added.
