@@ -85,13 +85,33 @@ std::string combine(ReduceOp op, DType acc, const std::string& a, const std::str
 
 // The same fold for arg ops where each accumulator sees its positions in increasing order (a
 // thread's pass over the input): a tie or a later NaN never wins, so the index comparisons of
-// combine() drop out, and what is left is one compare and two selects per element.
+// combine() drop out, and so does the test for "no position yet": the accumulator starts at the
+// identity (-inf for argmax) with position -1, and only a strictly better value or the first NaN
+// replaces it (for floats `!(v <= a) && a == a`: v greater, or v NaN while a is not). A run of
+// values all equal to the identity leaves -1, which in_order_first() then replaces by the
+// accumulator's first position. One flag and two selects, no branch: a GPU thread's unrolled
+// loads all issue before the folds, and PoCL's vectoriser widens the fold (with the "none yet"
+// test in it, PoCL ran the first pass at a quarter of the speed). The position `ai` may be the
+// kernel's index type (32-bit where the sizes allow).
 std::string combine_in_order(ReduceOp op, DType acc, const std::string& a, const std::string& ai, const std::string& v,
                              const std::string& i) {
-  const char* cmp = op == ReduceOp::argmin ? "<" : ">";
-  std::string better = cat(v, " ", cmp, " ", a);
-  if (is_floating(acc)) better = cat("(", better, " || (", v, " != ", v, " && ", a, " == ", a, "))");
-  return cat("if (", ai, " < 0 || ", better, ") { ", a, " = ", v, "; ", ai, " = ", i, "; }");
+  const bool is_max = op == ReduceOp::argmax;
+  std::string better;
+  if (acc == DType::boolean)
+    better = is_max ? cat("((", v, ") & !(", a, "))") : cat("(!(", v, ") & (", a, "))");
+  else if (is_floating(acc))
+    better = cat("(!(", v, is_max ? " <= " : " >= ", a, ") & (", a, " == ", a, "))");
+  else
+    better = cat("(", v, is_max ? " > " : " < ", a, ")");
+  return cat("{ const bool b_ = ", better, "; ", a, " = b_ ? ", v, " : ", a, "; ", ai, " = b_ ? ", i, " : ", ai, "; }");
+}
+
+// After a combine_in_order run: an accumulator still at -1 saw only values equal to the
+// identity (or nothing): its first position `first`, when that exists (`exists`), holds one of
+// them and is the answer. (A position another accumulator also claims this way ties at the
+// identity, and combine() then keeps the smaller position or the better value.)
+std::string in_order_first(const std::string& ai, const std::string& first, const std::string& exists) {
+  return cat("if (", ai, " < 0 && ", exists, ") ", ai, " = ", first, ";");
 }
 
 struct Geometry {
@@ -142,6 +162,10 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
   const bool arg = is_arg(rp.op);
   const std::string idx = d.index_type(wide), i64 = d.compute_type(DType::int64);
   const std::string act = d.compute_type(acc_t);
+  // A pass over the input folds positions in increasing order: the positions it keeps fit the
+  // kernel's index type, widened to int64 when they leave the thread.
+  const bool in_order = arg && src.plan;
+  const std::string ait = in_order ? idx : i64;
   bool fp64 = acc_t == DType::float64 || rp.out_dtype == DType::float64 || (src.plan && plan_uses_fp64(*src.plan));
   std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan));
 
@@ -182,7 +206,7 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
     }
   }
   auto fold_into = [&](const std::string& a, const std::string& ai) {
-    if (arg && src.plan) return cat("      ", combine_in_order(rp.op, acc_t, a, ai, val, cat("(", i64, ")", vidx)), "\n");
+    if (in_order) return cat("      ", combine_in_order(rp.op, acc_t, a, ai, val, cat("(", ait, ")", vidx)), "\n");
     return cat("      ", combine(rp.op, acc_t, a, ai, val, arg ? cat("(", i64, ")", vidx) : "0"), "\n");
   };
   std::string fold = fold_into("acc", "ai");
@@ -203,19 +227,35 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
     s += cat("  const ", idx, " lid = (", idx, ")", d.local_id(), ";\n  const ", idx, " grp = (", idx, ")", d.group_id(),
              ";\n  const ", idx, " o = grp / chunks;\n  const ", idx, " c = grp - o * chunks;\n  const ", idx,
              " i = 0;\n  const ", idx, " r0 = c * chunk;\n  ", idx, " r1 = r0 + chunk;\n  if (r1 > extent) r1 = extent;\n  ", act,
-             " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n  ", idx, " r = r0 + lid;\n");
+             " acc = ", identity(d, rp.op, acc_t), ";\n  ", ait, " ai = -1;\n  ", idx, " r = r0 + lid;\n");
     if (unroll > 1) {
       // `unroll` independent loads in flight per thread, each into its own accumulator, merged
       // in a fixed order afterwards.
       for (int k = 1; k < unroll; ++k)
-        s += cat("  ", act, " acc_", k, " = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai_", k, " = -1;\n");
+        s += cat("  ", act, " acc_", k, " = ", identity(d, rp.op, acc_t), ";\n  ", ait, " ai_", k, " = -1;\n");
       s += cat("  for (; r + ", (unroll - 1) * static_cast<int>(group), " < r1; r += ", unroll * static_cast<int>(group), ") {\n");
-      for (int k = 0; k < unroll; ++k)
-        s += cat("    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx, " r = rk_;\n", value_code,
-                 k == 0 ? fold : fold_into(cat("acc_", k), cat("ai_", k)), "    } }\n");
+      if (in_order) {
+        // Every load first, then the folds (each a flag and two selects).
+        for (int k = 0; k < unroll; ++k)
+          s += cat("    ", act, " pv_", k, ";\n    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx,
+                   " r = rk_;\n", value_code, "      pv_", k, " = val_;\n    } }\n");
+        for (int k = 0; k < unroll; ++k)
+          s += cat("    ", combine_in_order(rp.op, acc_t, k == 0 ? "acc" : cat("acc_", k), k == 0 ? "ai" : cat("ai_", k),
+                                            cat("pv_", k), cat("(", ait, ")(r + ", k * static_cast<int>(group), ")")),
+                   "\n");
+      } else {
+        for (int k = 0; k < unroll; ++k)
+          s += cat("    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx, " r = rk_;\n", value_code,
+                   k == 0 ? fold : fold_into(cat("acc_", k), cat("ai_", k)), "    } }\n");
+      }
       s += "  }\n";
     }
     s += cat("  for (; r < r1; r += ", group, ") {\n", value_code, fold, "  }\n");
+    if (in_order)
+      for (int k = 0; k < unroll; ++k) {
+        std::string first = cat("r0 + lid + ", k * static_cast<int>(group));
+        s += cat("  ", in_order_first(k == 0 ? "ai" : cat("ai_", k), cat("(", ait, ")(", first, ")"), cat(first, " < r1")), "\n");
+      }
     for (int k = 1; k < unroll; ++k)
       s += cat("  ", combine(rp.op, acc_t, "acc", "ai", cat("acc_", k), arg ? cat("ai_", k) : "0"), "\n");
     s += "  sh_v[lid] = acc;\n";
@@ -229,8 +269,9 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
     s += cat("  const ", idx, " t = (", idx, ")", d.global_id(), ";\n  if (t >= total) return;\n  const ", idx,
              " i = t % inner;\n  const ", idx, " rest = t / inner;\n  const ", idx, " c = rest % chunks;\n  const ", idx,
              " o = rest / chunks;\n  const ", idx, " r0 = c * chunk;\n  ", idx, " r1 = r0 + chunk;\n  if (r1 > extent) r1 = extent;\n  ",
-             act, " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n  for (", idx, " r = r0; r < r1; ++r) {\n",
-             value_code, fold, "  }\n  ", write("acc", "ai"), "\n}\n");
+             act, " acc = ", identity(d, rp.op, acc_t), ";\n  ", ait, " ai = -1;\n  for (", idx, " r = r0; r < r1; ++r) {\n",
+             value_code, fold, "  }\n", in_order ? cat("  ", in_order_first("ai", cat("(", ait, ")r0"), "r0 < r1"), "\n") : "",
+             "  ", write("acc", "ai"), "\n}\n");
   }
   return {s, "porta_reduce", {}};
 }
@@ -265,6 +306,13 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
   const DType acc_t = accumulator(value_t);
   const bool arg = is_arg(rp.op);
   const std::string idx = d.index_type(wide), i64 = d.compute_type(DType::int64), act = d.compute_type(acc_t);
+  // The first pass sees each work-item's lanes in increasing position: combine_in_order, with
+  // positions in the index type (see generate()).
+  const bool in_order = arg && src.plan;
+  const std::string ait = in_order ? idx : i64;
+  auto fold = [&](const std::string& a, const std::string& ai, const std::string& v, const std::string& i) {
+    return in_order ? combine_in_order(rp.op, acc_t, a, ai, v, i) : combine(rp.op, acc_t, a, ai, v, arg ? i : "0");
+  };
   bool fp64 = acc_t == DType::float64 || rp.out_dtype == DType::float64 || (src.plan && plan_uses_fp64(*src.plan));
   std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan));
   std::vector<std::string> params;
@@ -292,14 +340,14 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
                  : cat("  const ", idx, " i = t % inner;\n  const ", idx, " rest = t / inner;\n");
   s += one_outer ? cat("  const ", idx, " c = rest;\n  const ", idx, " o = 0;\n")
                  : cat("  const ", idx, " c = rest % C;\n  const ", idx, " o = rest / C;\n");
-  s += cat("  ", act, " acc = ", identity(d, rp.op, acc_t), ";\n  ", i64, " ai = -1;\n");
+  s += cat("  ", act, " acc = ", identity(d, rp.op, acc_t), ";\n  ", ait, " ai = -1;\n");
   for (int k = 0; k < kLanes; ++k) {
     // With C >= kLanes every lane but the last is inside the extent, and its loads are plain
     // consecutive loads the vectoriser widens. Positions past the extent read the last element
     // (a clamped index, no branch around the load) and are left out of the fold by a select.
     bool guard = !full_lanes || k == kLanes - 1;
     s += cat("  {\n    const ", idx, " rk = c + ", k, " * C;\n    const ", idx, " r = ", guard ? "rk < extent ? rk : extent - 1" : "rk", ";\n");
-    std::string v = "val_", vi = "(" + i64 + ")r";
+    std::string v = "val_", vi = "(" + ait + ")r";
     if (src.plan) {
       s += cat("    const ", idx, " e = (o * extent + r) * inner + i;\n", ic.position_code, emit_instructions(d, *src.plan, ic.reads, "e", ""),
                "    const ", act, " val_ = (", act, ")(v", src.plan->result, ");\n");
@@ -311,11 +359,13 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
       }
     }
     if (guard)
-      s += cat("    ", act, " na = acc;\n    ", i64, " nj = ai;\n    ", combine(rp.op, acc_t, "na", "nj", v, arg ? vi : "0"),
+      s += cat("    ", act, " na = acc;\n    ", ait, " nj = ai;\n    ", fold("na", "nj", v, vi),
                "\n    const bool in_ = rk < extent;\n    acc = in_ ? na : acc;\n    ai = in_ ? nj : ai;\n  }\n");
     else
-      s += cat("    ", combine(rp.op, acc_t, "acc", "ai", v, arg ? vi : "0"), "\n  }\n");
+      s += cat("    ", fold("acc", "ai", v, vi), "\n  }\n");
   }
+  // Lane 0 (position c) is inside the extent for every work-item.
+  if (in_order) s += cat("  ai = ai < 0 ? (", ait, ")c : ai;\n");
   std::string pos = "((o * C + c) * inner + i)";
   if (final_out) s += cat("  ", d.store(rp.out_dtype, "out", "off_out + " + pos, arg ? std::string("ai") : cat("(", d.compute_type(rp.out_dtype), ")(acc)")), "\n}\n");
   else s += cat("  ", d.store(acc_t, "pv", pos, "acc"), arg ? cat(" pi[", pos, "] = ai;") : std::string(), "\n}\n");
