@@ -44,6 +44,9 @@ parser.add_argument("--matmul", default="", help="matrix sizes, comma-separated 
 parser.add_argument("--tasks", type=int, default=0, help="tasks of the task-throughput runs (default 1000; --quick 100)")
 parser.add_argument("--numpy-size", type=int, default=0, help="elements of NumPy's 1-D work (default 2^24; --quick 2^20)")
 parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (no GPU libraries needed)")
+parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
+parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
+                    "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs)")
 args = parser.parse_args()
 if not GPU_PEERS and not args.numpy_only:
     sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({GPU_MISSING}); --numpy-only times NumPy alone")
@@ -163,6 +166,8 @@ def torch_bandwidth():
 
     t = tev_time(lambda: texpr(tx, ty)); res["torch_expr_eager_effGBps"] = 3 * 4 * N / t / 1e9
     try:
+        if args.no_compile:
+            raise RuntimeError("skipped (--no-compile)")
         ctexpr = torch.compile(texpr)
         t = tev_time(lambda: ctexpr(tx, ty)); res["torch_expr_compiled_effGBps"] = 3 * 4 * N / t / 1e9
     except Exception as ex:  # noqa: BLE001
@@ -415,8 +420,13 @@ if not args.numpy_only:
                  ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack),
                  ("graphs", graphs)]
 res["meta"] = meta
+only = [x for x in args.only.split(",") if x]
+unknown = set(only) - {name for name, _ in sections}
+if unknown:
+    sys.exit(f"peers.py: no section {', '.join(sorted(unknown))} (sections: {', '.join(name for name, _ in sections)})")
 for name, fn in sections:
-    section(name, fn)
+    if not only or name in only:
+        section(name, fn)
 
 for k, v in res.items():
     print(f"{k:40s} {round(v, 3) if isinstance(v, float) else v}")
