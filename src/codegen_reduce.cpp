@@ -372,6 +372,80 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
   return {s, "porta_reduce_lanes", {}};
 }
 
+// The first pass for CPU devices where the input is one contiguous array read as it is (no
+// fused operations; sum, argmin, argmax; rows or the whole array): work-item w reads chunk c of
+// row o, kVecChunk consecutive elements, with explicit 8-wide vector loads into two vector
+// accumulators, and writes one partial (and its position). The work-items after the last full
+// chunk of a row fold its tail one element at a time. Explicit vectors are SIMD code whatever
+// PoCL's work-group vectoriser makes of a kernel: 2^24 float32 summed at 38-46 GB/s in this
+// form against 12-13 GB/s for the interleaved lanes on the 2-core build machine. Sums add each
+// vector lane's elements in order and then the lanes in a fixed tree: the same bits every run.
+constexpr std::int64_t kVecChunk = 1024;
+
+bool vector_pass_fits(const ReductionPlan& rp, const Source& src) {
+  if (!src.plan || rp.inner != 1 || rp.extent < 2 * kVecChunk) return false;
+  const ElementwisePlan& p = *src.plan;
+  if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
+  if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
+  if (rp.outer * rp.extent > 0x7ffffff0LL) return false;
+  const DType t = p.inputs[0].dtype;
+  if (rp.op == ReduceOp::sum) return t == DType::float32 || t == DType::float64 || t == DType::int64;
+  if (is_arg(rp.op)) return t == DType::float32 || t == DType::int32;  // int8 masks and positions
+  return false;
+}
+
+KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const DialectText& d) {
+  const bool arg = is_arg(rp.op);
+  const std::string T = d.compute_type(t), T8 = T + "8", T4 = T + "4", T2 = T + "2";
+  const std::string id = identity(d, rp.op, t);
+  std::string s = d.prelude(t == DType::float64, false);
+  s += cat(d.kernel_prefix(), "porta_reduce_vec(", d.global_ptr(t), " in0, const int off0, ", d.global_out_ptr(t), " pv, ",
+           arg ? cat(d.global_out_ptr(DType::int64), " pi, ") : std::string(),
+           "const int extent, const int P, const int full, const int total) {\n"
+           "  const int w = (int)", d.global_id(), ";\n  if (w >= total) return;\n  const int o = w / P;\n  const int c = w - o * P;\n",
+           "  ", d.global_ptr(t), " p = in0 + off0 + o * extent;\n  const int r0 = c * ", kVecChunk, ";\n  ", T, " acc;\n");
+  if (arg) s += "  int ai;\n";
+  s += "  if (c < full) {\n";
+  const int steps = static_cast<int>(kVecChunk / 16);
+  if (!arg) {
+    s += cat("    ", T8, " a0 = (", T8, ")(", d.literal(0, t), "), a1 = a0;\n    for (int j = 0; j < ", steps,
+             "; ++j) {\n      a0 += vload8(2 * j, p + r0);\n      a1 += vload8(2 * j + 1, p + r0);\n    }\n    const ", T8,
+             " a8 = a0 + a1;\n    const ", T4, " a4 = a8.lo + a8.hi;\n    const ", T2, " a2 = a4.lo + a4.hi;\n    acc = a2.x + a2.y;\n");
+  } else {
+    const bool mx = rp.op == ReduceOp::argmax;
+    auto better = [&](const std::string& v, const std::string& a) {
+      if (is_floating(t)) return cat("(!(", v, mx ? " <= " : " >= ", a, ") & (", a, " == ", a, "))");
+      return cat("(", v, mx ? " > " : " < ", a, ")");
+    };
+    s += cat("    ", T8, " a0 = (", T8, ")(", id, "), a1 = a0;\n    int8 i0 = (int8)(-1), i1 = i0;\n",
+             "    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);\n    for (int j = 0; j < ", steps, "; ++j) {\n",
+             "      const int pos = r0 + 16 * j;\n      const ", T8, " v0 = vload8(2 * j, p + r0), v1 = vload8(2 * j + 1, p + r0);\n",
+             "      const int8 b0 = ", better("v0", "a0"), ", b1 = ", better("v1", "a1"), ";\n",
+             "      a0 = select(a0, v0, b0);\n      i0 = select(i0, (int8)(pos) + lane, b0);\n",
+             "      a1 = select(a1, v1, b1);\n      i1 = select(i1, (int8)(pos + 8) + lane, b1);\n    }\n",
+             // A lane that saw only identity values takes its first position (combine_in_order).
+             "    i0 = select(i0, (int8)(r0) + lane, i0 < 0);\n    i1 = select(i1, (int8)(r0 + 8) + lane, i1 < 0);\n",
+             "    acc = a0.s0;\n    ai = i0.s0;\n");
+    // The 16 lanes' candidates in a fixed order, with the position-aware fold.
+    const char* comp = "01234567";
+    for (int k = 0; k < 16; ++k) {
+      if (k == 0) continue;
+      std::string vec = k < 8 ? "0" : "1";
+      std::string cv = cat("a", vec, ".s", comp[k % 8]), ci = cat("i", vec, ".s", comp[k % 8]);
+      s += cat("    ", combine(rp.op, t, "acc", "ai", cv, ci), "\n");
+    }
+  }
+  s += cat("  } else {\n    acc = ", arg ? id : d.literal(0, t), ";\n");
+  if (arg) s += "    ai = -1;\n";
+  s += "    for (int r = r0; r < extent; ++r) {\n";
+  s += arg ? cat("      ", combine_in_order(rp.op, t, "acc", "ai", "p[r]", "r"), "\n    }\n    if (ai < 0) ai = r0;\n")
+           : "      acc += p[r];\n    }\n";
+  s += "  }\n  pv[w] = acc;\n";
+  if (arg) s += "  pi[w] = (long)ai;\n";
+  s += "}\n";
+  return {s, "porta_reduce_vec", {}};
+}
+
 // Runs the interleaved passes; partials alternate between two buffers.
 void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, const ReductionPlan& rp) {
   const DeviceInfo& info = device.info();
@@ -386,6 +460,34 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
     for (auto& [h, bytes] : held) release_memory(device, h, bytes, qp);
   };
   try {
+    if (vector_pass_fits(rp, src)) {
+      const DType t = rp.input.inputs[0].dtype;
+      const std::int64_t full = rp.extent / kVecChunk, P = full + (rp.extent % kVecChunk ? 1 : 0), total = rp.outer * P;
+      std::string key = key_cat("rv|", static_cast<int>(rp.op), "|", static_cast<int>(t));
+      auto kernel = device.context().kernels().get(key, [&] { return generate_vector_pass(rp, t, d); });
+      const std::size_t count = static_cast<std::size_t>(total);
+      Handle pv = allocate_memory(device, count * itemsize(t), *qp);
+      held.emplace_back(pv, count * itemsize(t));
+      Handle pi = nullptr;
+      if (arg) {
+        pi = allocate_memory(device, count * 8, *qp);
+        held.emplace_back(pi, count * 8);
+      }
+      KernelArgs args(false);
+      args.memory(rp.input.inputs[0].handle);
+      args.index(rp.input.inputs[0].offset);
+      args.memory(pv);
+      if (arg) args.memory(pi);
+      for (std::int64_t v : {rp.extent, P, full, total}) args.index(v);
+      LaunchDims dims;
+      dims.global[0] = static_cast<std::size_t>((total + 63) / 64 * 64);
+      dims.local[0] = 0;
+      device.launch(*qp, *kernel, dims, args.args());
+      src = Source{nullptr, {}};
+      qv = pv;
+      qi = pi;
+      extent = P;
+    }
     while (true) {
       std::int64_t C = (extent + kLanes - 1) / kLanes;
       bool final_out = C == 1;
