@@ -446,6 +446,35 @@ KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const Dialec
   return {s, "porta_reduce_vec", {}};
 }
 
+// The same for columns (inner > 1, a multiple of 16; sum only): work-item w sums 16 consecutive
+// columns (two 8-wide vectors, one 64-byte line a row) over a chunk of kVecRows rows, in row
+// order, and stores the 16 partials where the interleaved passes read them ([outer, P, inner]).
+constexpr std::int64_t kVecRows = 64;
+
+bool column_vector_pass_fits(const ReductionPlan& rp, const Source& src) {
+  if (!src.plan || rp.op != ReduceOp::sum || rp.inner < 16 || rp.inner % 16 != 0 || rp.extent < 2 * kVecRows) return false;
+  const ElementwisePlan& p = *src.plan;
+  if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
+  if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
+  if (rp.outer * rp.extent * rp.inner > 0x7ffffff0LL) return false;
+  const DType t = p.inputs[0].dtype;
+  return t == DType::float32 || t == DType::float64 || t == DType::int64;
+}
+
+KernelSource generate_column_vector_pass(DType t, const DialectText& d) {
+  const std::string T = d.compute_type(t), T8 = T + "8";
+  std::string s = d.prelude(t == DType::float64, false);
+  s += cat(d.kernel_prefix(), "porta_reduce_colvec(", d.global_ptr(t), " in0, const int off0, ", d.global_out_ptr(t),
+           " pv, const int extent, const int inner, const int P, const int total) {\n  const int w = (int)", d.global_id(),
+           ";\n  if (w >= total) return;\n  const int blocks = inner / 16;\n  const int b = w % blocks;\n  const int rest = w / blocks;\n"
+           "  const int c = rest % P;\n  const int o = rest / P;\n  int r1 = (c + 1) * ", kVecRows, ";\n  if (r1 > extent) r1 = extent;\n  ",
+           d.global_ptr(t), " p = in0 + off0 + o * extent * inner + b * 16;\n  ", T8, " a0 = (", T8, ")(", d.literal(0, t),
+           "), a1 = a0;\n  for (int r = c * ", kVecRows, "; r < r1; ++r) {\n    a0 += vload8(0, p + r * inner);\n"
+           "    a1 += vload8(1, p + r * inner);\n  }\n  ", d.global_out_ptr(t), " q = pv + (o * P + c) * inner + b * 16;\n"
+           "  vstore8(a0, 0, q);\n  vstore8(a1, 1, q);\n}\n");
+  return {s, "porta_reduce_colvec", {}};
+}
+
 // Runs the interleaved passes; partials alternate between two buffers.
 void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, const ReductionPlan& rp) {
   const DeviceInfo& info = device.info();
@@ -486,6 +515,26 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       src = Source{nullptr, {}};
       qv = pv;
       qi = pi;
+      extent = P;
+    } else if (column_vector_pass_fits(rp, src)) {
+      const DType t = rp.input.inputs[0].dtype;
+      const std::int64_t P = (rp.extent + kVecRows - 1) / kVecRows, total = rp.outer * P * (rp.inner / 16);
+      auto kernel = device.context().kernels().get(key_cat("rcv|", static_cast<int>(t)),
+                                                   [&] { return generate_column_vector_pass(t, d); });
+      const std::size_t count = static_cast<std::size_t>(rp.outer * P * rp.inner);
+      Handle pv = allocate_memory(device, count * itemsize(t), *qp);
+      held.emplace_back(pv, count * itemsize(t));
+      KernelArgs args(false);
+      args.memory(rp.input.inputs[0].handle);
+      args.index(rp.input.inputs[0].offset);
+      args.memory(pv);
+      for (std::int64_t v : {rp.extent, rp.inner, P, total}) args.index(v);
+      LaunchDims dims;
+      dims.global[0] = static_cast<std::size_t>((total + 63) / 64 * 64);
+      dims.local[0] = 0;
+      device.launch(*qp, *kernel, dims, args.args());
+      src = Source{nullptr, {}};
+      qv = pv;
       extent = P;
     }
     while (true) {

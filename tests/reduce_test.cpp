@@ -203,8 +203,9 @@ TEST_P(Reductions, EveryOpEveryAxisWithKeepdimsMatchesReference) {
   // bfloat16 use too; float64; int64, which int32 and bool use) also get the shapes with size-1
   // axes and the large extents that take several passes. Each geometry is its own kernel per op
   // and dtype on PoCL, so the other dtypes keep to the first list to bound the compiles.
-  // {2, 2500}: rows long enough for CPU devices' vector first pass (two chunks of 1024 and a tail).
-  std::vector<Shape> shapes = {{7}, {5, 7}, {3, 4, 5}, {2, 2500}};
+  // {2, 2500}: rows long enough for CPU devices' vector first pass (two chunks of 1024 and a tail);
+  // {300, 48}: columns for its column form (chunks of 64 rows, the last one short).
+  std::vector<Shape> shapes = {{7}, {5, 7}, {3, 4, 5}, {2, 2500}, {300, 48}};
   if (t == DType::float32 || t == DType::float64 || t == DType::int32)
     for (Shape more : {Shape{1}, Shape{33, 1}, Shape{1, 9}, Shape{2, 1, 65}, Shape{1000}, Shape{300, 3}, Shape{3, 1000}})
       shapes.push_back(more);
