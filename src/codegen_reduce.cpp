@@ -425,15 +425,22 @@ KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const Dialec
              "      a1 = select(a1, v1, b1);\n      i1 = select(i1, (int8)(pos + 8) + lane, b1);\n    }\n",
              // A lane that saw only identity values takes its first position (combine_in_order).
              "    i0 = select(i0, (int8)(r0) + lane, i0 < 0);\n    i1 = select(i1, (int8)(r0 + 8) + lane, i1 < 0);\n",
-             "    acc = a0.s0;\n    ai = i0.s0;\n");
-    // The 16 lanes' candidates in a fixed order, with the position-aware fold.
-    const char* comp = "01234567";
-    for (int k = 0; k < 16; ++k) {
-      if (k == 0) continue;
-      std::string vec = k < 8 ? "0" : "1";
-      std::string cv = cat("a", vec, ".s", comp[k % 8]), ci = cat("i", vec, ".s", comp[k % 8]);
-      s += cat("    ", combine(rp.op, t, "acc", "ai", cv, ci), "\n");
-    }
+             "");
+    // The lanes merged in a fixed tree of vector halves (8 + 8, then 4 + 4, 2 + 2), each a
+    // branch-free choice: the better value, or on a tie the smaller position; NaN first.
+    auto pick = [&](const std::string& v, const std::string& vi, const std::string& a, const std::string& ai) {
+      std::string order = mx ? " > " : " < ";
+      if (is_floating(t))
+        return cat("((isnan(", v, ") & (!isnan(", a, ") | (", vi, " < ", ai, "))) | (!isnan(", v, ") & !isnan(", a, ") & ((", v,
+                   order, a, ") | ((", v, " == ", a, ") & (", vi, " < ", ai, ")))))");
+      return cat("((", v, order, a, ") | ((", v, " == ", a, ") & (", vi, " < ", ai, ")))");
+    };
+    s += cat("    { const int8 t_ = ", pick("a1", "i1", "a0", "i0"), "; a0 = select(a0, a1, t_); i0 = select(i0, i1, t_); }\n",
+             "    ", T4, " a4 = a0.lo; int4 i4 = i0.lo;\n    { const ", T4, " h = a0.hi; const int4 hi = i0.hi; const int4 t_ = ",
+             pick("h", "hi", "a4", "i4"), "; a4 = select(a4, h, t_); i4 = select(i4, hi, t_); }\n",
+             "    ", T2, " a2 = a4.lo; int2 i2 = i4.lo;\n    { const ", T2, " h = a4.hi; const int2 hi = i4.hi; const int2 t_ = ",
+             pick("h", "hi", "a2", "i2"), "; a2 = select(a2, h, t_); i2 = select(i2, hi, t_); }\n",
+             "    acc = a2.x;\n    ai = i2.x;\n    ", combine(rp.op, t, "acc", "ai", "a2.y", "i2.y"), "\n");
   }
   s += cat("  } else {\n    acc = ", arg ? id : d.literal(0, t), ";\n");
   if (arg) s += "    ai = -1;\n";
