@@ -382,8 +382,8 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
 // vector lane's elements in order and then the lanes in a fixed tree: the same bits every run.
 constexpr std::int64_t kVecChunk = 1024;
 
-bool vector_pass_fits(const ReductionPlan& rp, const Source& src) {
-  if (!src.plan || rp.inner != 1 || rp.extent < 2 * kVecChunk) return false;
+bool vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d) {
+  if (d.dialect != Dialect::opencl || !src.plan || rp.inner != 1 || rp.extent < 2 * kVecChunk) return false;
   const ElementwisePlan& p = *src.plan;
   if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
   if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
@@ -458,8 +458,8 @@ KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const Dialec
 // order, and stores the 16 partials where the interleaved passes read them ([outer, P, inner]).
 constexpr std::int64_t kVecRows = 64;
 
-bool column_vector_pass_fits(const ReductionPlan& rp, const Source& src) {
-  if (!src.plan || rp.op != ReduceOp::sum || rp.inner < 16 || rp.inner % 16 != 0 || rp.extent < 2 * kVecRows) return false;
+bool column_vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d) {
+  if (d.dialect != Dialect::opencl || !src.plan || rp.op != ReduceOp::sum || rp.inner < 16 || rp.inner % 16 != 0 || rp.extent < 2 * kVecRows) return false;
   const ElementwisePlan& p = *src.plan;
   if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
   if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
@@ -496,7 +496,7 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
     for (auto& [h, bytes] : held) release_memory(device, h, bytes, qp);
   };
   try {
-    if (vector_pass_fits(rp, src)) {
+    if (vector_pass_fits(rp, src, d)) {
       const DType t = rp.input.inputs[0].dtype;
       const std::int64_t full = rp.extent / kVecChunk, P = full + (rp.extent % kVecChunk ? 1 : 0), total = rp.outer * P;
       std::string key = key_cat("rv|", static_cast<int>(rp.op), "|", static_cast<int>(t));
@@ -523,7 +523,7 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       qv = pv;
       qi = pi;
       extent = P;
-    } else if (column_vector_pass_fits(rp, src)) {
+    } else if (column_vector_pass_fits(rp, src, d)) {
       const DType t = rp.input.inputs[0].dtype;
       const std::int64_t P = (rp.extent + kVecRows - 1) / kVecRows, total = rp.outer * P * (rp.inner / 16);
       auto kernel = device.context().kernels().get(key_cat("rcv|", static_cast<int>(t)),
