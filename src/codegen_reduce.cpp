@@ -453,6 +453,48 @@ KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const Dialec
   return {s, "porta_reduce_vec", {}};
 }
 
+// argmin/argmax of a whole array (one row) at the cost of max: the vector pass keeps only each
+// full chunk's extreme (NaN when the chunk holds one) and names the chunk by its first position;
+// the interleaved passes then pick the first chunk holding the overall answer (ties go to the
+// smaller position, so to the earlier chunk, which holds the first occurrence); and one work-item
+// scans that chunk's 1024 elements for the first position of it (refine). The tail chunk folds
+// its positions exactly, as in generate_vector_pass.
+KernelSource generate_vector_extreme_pass(const ReductionPlan& rp, DType t, const DialectText& d) {
+  const bool mx = rp.op == ReduceOp::argmax, fl = is_floating(t);
+  const std::string T = d.compute_type(t), T8 = T + "8", T4 = T + "4", T2 = T + "2";
+  // max/min, not fmax/fmin: NaN is tracked apart (a chunk holding one gives NaN), and fmax's NaN
+  // rule costs a compare and a blend an element; so does isnan against v != v.
+  const std::string f = mx ? "max" : "min";
+  const std::string id = identity(d, rp.op, t);
+  std::string s = d.prelude(false, false);
+  s += cat(d.kernel_prefix(), "porta_reduce_vecext(", d.global_ptr(t), " in0, const int off0, ", d.global_out_ptr(t), " pv, ",
+           d.global_out_ptr(DType::int64), " pi, const int extent, const int P, const int full, const int total) {\n  const int c = (int)",
+           d.global_id(), ";\n  if (c >= total) return;\n  ", d.global_ptr(t), " p = in0 + off0;\n  const int r0 = c * ", kVecChunk,
+           ";\n  ", T, " acc;\n  int ai;\n  if (c < full) {\n    ", T8, " m0 = (", T8, ")(", id, "), m1 = m0;\n");
+  if (fl) s += "    int8 n = (int8)(0);\n";
+  s += cat("    for (int j = 0; j < ", kVecChunk / 16, "; ++j) {\n      const ", T8, " v0 = vload8(2 * j, p + r0), v1 = vload8(2 * j + 1, p + r0);\n",
+           "      m0 = ", f, "(m0, v0);\n      m1 = ", f, "(m1, v1);\n", fl ? "      n |= (v0 != v0) | (v1 != v1);\n" : "", "    }\n    const ", T8,
+           " m = ", f, "(m0, m1);\n    const ", T4, " m4 = ", f, "(m.lo, m.hi);\n    const ", T2, " m2 = ", f, "(m4.lo, m4.hi);\n    acc = ", f,
+           "(m2.x, m2.y);\n");
+  if (fl) s += "    if (any(n)) acc = as_float(0x7fc00000u);\n";
+  s += cat("    ai = r0;\n  } else {\n    acc = ", id, ";\n    ai = -1;\n    for (int r = r0; r < extent; ++r) {\n      ",
+           combine_in_order(rp.op, t, "acc", "ai", "p[r]", "r"), "\n    }\n    if (ai < 0) ai = r0;\n  }\n  pv[c] = acc;\n  pi[c] = (long)ai;\n}\n");
+  return {s, "porta_reduce_vecext", {}};
+}
+
+// The last step of generate_vector_extreme_pass: the first position of the answer inside the
+// full chunk the other passes chose (a position in the tail is exact already).
+KernelSource generate_refine(const ReductionPlan& rp, DType t, const DialectText& d) {
+  std::string s = d.prelude(false, false);
+  s += cat(d.kernel_prefix(), "porta_reduce_refine(", d.global_ptr(t), " in0, const int off0, ", d.global_out_ptr(DType::int64),
+           " out, const int off_out, const int full) {\n  if (", d.global_id(), " != 0) return;\n  ", d.global_ptr(t),
+           " p = in0 + off0;\n  const long at = out[off_out];\n  if (at % ", kVecChunk, " != 0 || at / ", kVecChunk,
+           " >= full) return;\n  const int r0 = (int)at;\n  ", d.compute_type(t), " acc = ", identity(d, rp.op, t), ";\n  int ai = -1;\n",
+           "  for (int r = r0; r < r0 + ", kVecChunk, "; ++r) {\n    ", combine_in_order(rp.op, t, "acc", "ai", "p[r]", "r"),
+           "\n  }\n  out[off_out] = ai < 0 ? (long)r0 : (long)ai;\n}\n");
+  return {s, "porta_reduce_refine", {}};
+}
+
 // The same for columns (inner > 1, a multiple of 16; sum only): work-item w sums 16 consecutive
 // columns (two 8-wide vectors, one 64-byte line a row) over a chunk of kVecRows rows, in row
 // order, and stores the 16 partials where the interleaved passes read them ([outer, P, inner]).
@@ -495,12 +537,17 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
   auto release = [&] {
     for (auto& [h, bytes] : held) release_memory(device, h, bytes, qp);
   };
+  bool extreme_first = false;  // generate_vector_extreme_pass: a refine step follows the last pass
+  std::int64_t refine_full = 0;
   try {
     if (vector_pass_fits(rp, src, d)) {
       const DType t = rp.input.inputs[0].dtype;
       const std::int64_t full = rp.extent / kVecChunk, P = full + (rp.extent % kVecChunk ? 1 : 0), total = rp.outer * P;
-      std::string key = key_cat("rv|", static_cast<int>(rp.op), "|", static_cast<int>(t));
-      auto kernel = device.context().kernels().get(key, [&] { return generate_vector_pass(rp, t, d); });
+      extreme_first = arg && rp.outer == 1;
+      std::string key = key_cat(extreme_first ? "rvx|" : "rv|", static_cast<int>(rp.op), "|", static_cast<int>(t));
+      auto kernel = device.context().kernels().get(
+          key, [&] { return extreme_first ? generate_vector_extreme_pass(rp, t, d) : generate_vector_pass(rp, t, d); });
+      refine_full = full;
       const std::size_t count = static_cast<std::size_t>(total);
       Handle pv = allocate_memory(device, count * itemsize(t), *qp);
       held.emplace_back(pv, count * itemsize(t));
@@ -597,7 +644,24 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
         dims.local[0] = 0;
         device.launch(*qp, *kernel, dims, part.args());
       }
-      if (final_out) break;
+      if (final_out) {
+        if (extreme_first) {
+          const DType t = rp.input.inputs[0].dtype;
+          auto refine = device.context().kernels().get(key_cat("rvr|", static_cast<int>(rp.op), "|", static_cast<int>(t)),
+                                                       [&] { return generate_refine(rp, t, d); });
+          KernelArgs r(false);
+          r.memory(rp.input.inputs[0].handle);
+          r.index(rp.input.inputs[0].offset);
+          r.memory(rp.out);
+          r.index(rp.out_offset);
+          r.index(refine_full);
+          LaunchDims one;
+          one.global[0] = 1;
+          one.local[0] = 1;
+          device.launch(*qp, *refine, one, r.args());
+        }
+        break;
+      }
       src = Source{nullptr, {}};
       qv = pv;
       qi = pi;
