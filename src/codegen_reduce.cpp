@@ -462,9 +462,12 @@ KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const Dialec
 KernelSource generate_vector_extreme_pass(const ReductionPlan& rp, DType t, const DialectText& d) {
   const bool mx = rp.op == ReduceOp::argmax, fl = is_floating(t);
   const std::string T = d.compute_type(t), T8 = T + "8", T4 = T + "4", T2 = T + "2";
-  // max/min, not fmax/fmin: NaN is tracked apart (a chunk holding one gives NaN), and fmax's NaN
-  // rule costs a compare and a blend an element; so does isnan against v != v.
-  const std::string f = mx ? "max" : "min";
+  // NaN is tracked apart (a chunk holding one gives NaN, v != v: isnan cost more on PoCL), so the
+  // extreme is a compare and a select (fmax would test NaN again; OpenCL's float max/min leave
+  // infinities undefined). Integers: max/min.
+  auto ext = [&](const std::string& a, const std::string& b) {
+    return fl ? cat("select(", a, ", ", b, ", ", b, mx ? " > " : " < ", a, ")") : cat(mx ? "max(" : "min(", a, ", ", b, ")");
+  };
   const std::string id = identity(d, rp.op, t);
   std::string s = d.prelude(false, false);
   s += cat(d.kernel_prefix(), "porta_reduce_vecext(", d.global_ptr(t), " in0, const int off0, ", d.global_out_ptr(t), " pv, ",
@@ -473,9 +476,10 @@ KernelSource generate_vector_extreme_pass(const ReductionPlan& rp, DType t, cons
            ";\n  ", T, " acc;\n  int ai;\n  if (c < full) {\n    ", T8, " m0 = (", T8, ")(", id, "), m1 = m0;\n");
   if (fl) s += "    int8 n = (int8)(0);\n";
   s += cat("    for (int j = 0; j < ", kVecChunk / 16, "; ++j) {\n      const ", T8, " v0 = vload8(2 * j, p + r0), v1 = vload8(2 * j + 1, p + r0);\n",
-           "      m0 = ", f, "(m0, v0);\n      m1 = ", f, "(m1, v1);\n", fl ? "      n |= (v0 != v0) | (v1 != v1);\n" : "", "    }\n    const ", T8,
-           " m = ", f, "(m0, m1);\n    const ", T4, " m4 = ", f, "(m.lo, m.hi);\n    const ", T2, " m2 = ", f, "(m4.lo, m4.hi);\n    acc = ", f,
-           "(m2.x, m2.y);\n");
+           "      m0 = ", ext("m0", "v0"), ";\n      m1 = ", ext("m1", "v1"), ";\n", fl ? "      n |= (v0 != v0) | (v1 != v1);\n" : "",
+           "    }\n    const ", T8, " m = ", ext("m0", "m1"), ";\n    const ", T4, " m4 = ", ext("m.lo", "m.hi"), ";\n    const ", T2,
+           " m2 = ", ext("m4.lo", "m4.hi"), ";\n    acc = ", fl ? cat("(m2.y", mx ? " > " : " < ", "m2.x) ? m2.y : m2.x") : ext("m2.x", "m2.y"),
+           ";\n");
   if (fl) s += "    if (any(n)) acc = as_float(0x7fc00000u);\n";
   s += cat("    ai = r0;\n  } else {\n    acc = ", id, ";\n    ai = -1;\n    for (int r = r0; r < extent; ++r) {\n      ",
            combine_in_order(rp.op, t, "acc", "ai", "p[r]", "r"), "\n    }\n    if (ai < 0) ai = r0;\n  }\n  pv[c] = acc;\n  pi[c] = (long)ai;\n}\n");
