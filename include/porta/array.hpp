@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <porta/device.hpp>
@@ -80,6 +81,20 @@ class Array {
   Array to(const Device& d) const;   // also across backends, through the host
   Array copy() const;                // a new buffer of this array's data
   Array contiguous() const;          // *this when already contiguous, else a copy
+
+  // Writes (DESIGN.md section 13). Views share memory, as NumPy's: a write into this array
+  // (a slice, a transpose, a row) changes the memory every array sharing it sees. `src` is
+  // broadcast to this array's shape and converted to its dtype (as NumPy's `a[...] = src`);
+  // a lazy expression made before the write computes with the values from before it. A broadcast
+  // view cannot be written (InvalidArgument). Returns *this: `a.slice({s}).assign(b)`.
+  const Array& assign(const Array& src) const;
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  const Array& fill(T value) const {
+    if constexpr (std::is_floating_point_v<T>) return fill_value(static_cast<double>(value), 0, true);
+    else return fill_value(0, static_cast<std::int64_t>(value), false);
+  }
+  const Array& fill_value(double f, std::int64_t i, bool floating) const;  // fill()
 
   Array operator-() const;
   Array operator!() const;
