@@ -74,6 +74,9 @@ class Array {
   Array transpose(std::vector<int> axes) const;
   Array slice(std::vector<Slice> slices) const;  // one Slice per leading axis
   Array operator[](std::int64_t i) const;       // index along the first axis, which goes away
+  // a[mask] (a bool array of a's shape: compress, a 1-D copy) or a[indices] (integers: take along
+  // axis 0, a copy); include/porta/index.hpp.
+  Array operator[](const Array& index) const;
   Array broadcast_to(Shape shape) const;
   Array expand_dims(int axis) const;
   Array squeeze() const;

@@ -13,3 +13,4 @@
 #include <porta/pool.hpp>
 #include <porta/random.hpp>
 #include <porta/reduce.hpp>
+#include <porta/scan.hpp>

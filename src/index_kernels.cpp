@@ -1,0 +1,351 @@
+// Gathers, scatters, scatter-add, mask compaction and binary search: one small generated kernel
+// each (CUDA C++ or OpenCL C, a grid-stride loop) and the same loop on the host for Kokkos.
+#include "index_kernels.hpp"
+
+#include <porta/error.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "codegen.hpp"
+#include "context.hpp"
+#include "strings.hpp"
+
+namespace porta::detail {
+namespace {
+
+std::string common_prelude(const DialectText& d) {
+  if (d.cuda())
+    return "typedef long long i64;\n#define KERNEL extern \"C\" __global__ void\n#define GLOBAL\n"
+           "#define GID (blockIdx.x * (long long)blockDim.x + threadIdx.x)\n"
+           "#define GSIZE ((long long)gridDim.x * blockDim.x)\n";
+  return "typedef long i64;\n#define KERNEL __kernel void\n#define GLOBAL __global\n#define GID ((long)get_global_id(0))\n"
+         "#define GSIZE ((long)get_global_size(0))\n";
+}
+
+// The unsigned type of `bytes` bytes: gathers and scatters move elements without looking at them.
+std::string bits_type(const DialectText& d, std::size_t bytes) {
+  switch (bytes) {
+    case 1: return d.cuda() ? "unsigned char" : "uchar";
+    case 2: return d.cuda() ? "unsigned short" : "ushort";
+    case 4: return d.cuda() ? "unsigned int" : "uint";
+    default: return d.cuda() ? "unsigned long long" : "ulong";
+  }
+}
+
+// What one primitive needs to run: its buffers (reads and the one write), kernel source and
+// arguments for compiling devices, and a host loop for the others.
+struct Work {
+  std::vector<const View*> reads;
+  const View* write = nullptr;
+  std::string key;
+  std::function<std::string(const DialectText&)> source;  // defines the kernel "porta_k"
+  std::function<void(std::vector<KernelArg>&)> args;       // after the pointers, in order
+  std::int64_t items = 0;                                  // loop length
+  std::function<void(const std::vector<std::uint8_t*>&)> host;  // pointers: reads..., write
+};
+
+std::uint8_t* host_pointer(DeviceImpl& dev, const View& v) {
+  auto* p = static_cast<std::uint8_t*>(dev.host_address(v.buffer->handle()));
+  if (!p)
+    throw BackendUnavailable(cat("device ", dev.info().name, " neither compiles kernels nor exposes host memory: "
+                                 "indexing and sorting cannot run on it"));
+  return p;
+}
+
+void run(const Work& w, DType t_write) {
+  (void)t_write;
+  const Device& device = w.write->buffer->device();
+  DeviceImpl& dev = device.impl();
+  const auto& q = thread_queue_shared(device);
+  for (auto* r : w.reads) r->buffer->before_read(q);
+  w.write->buffer->before_write(q);
+  if (w.items > 0) {
+    const DeviceInfo& info = dev.info();
+    if (info.dialect == Dialect::none) {
+      q->synchronize();
+      std::vector<std::uint8_t*> ptrs;
+      for (auto* r : w.reads) ptrs.push_back(host_pointer(dev, *r));
+      ptrs.push_back(host_pointer(dev, *w.write));
+      w.host(ptrs);
+    } else {
+      DialectText d{info.dialect};
+      auto kernel = dev.context().kernels().get(w.key, [&] {
+        return KernelSource{common_prelude(d) + w.source(d), "porta_k", {}};
+      });
+      std::vector<KernelArg> args;
+      w.args(args);
+      LaunchDims dims;
+      const std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
+      std::size_t groups = static_cast<std::size_t>((w.items + static_cast<std::int64_t>(group) - 1) /
+                                                    static_cast<std::int64_t>(group));
+      if (info.launch.grid_stride) groups = std::min(groups, std::max<std::size_t>(info.launch.max_groups, 1) * 4);
+      dims.global[0] = groups * group;
+      dims.local[0] = group;
+      dev.launch(*q, *kernel, dims, args);
+    }
+  }
+  w.write->buffer->after_write(q);
+}
+
+KernelArg mem(const View& v) { return KernelArg::memory(v.buffer->handle()); }
+KernelArg i64(std::int64_t x) { return KernelArg::scalar<std::int64_t>(x); }
+
+// Host values of dtype t as double / int64, for the loops that compute.
+double host_load(DType t, const std::uint8_t* p, std::int64_t i) {
+  switch (t) {
+    case DType::boolean: return p[i] != 0;
+    case DType::int32: { std::int32_t x; std::memcpy(&x, p + 4 * i, 4); return x; }
+    case DType::int64: { std::int64_t x; std::memcpy(&x, p + 8 * i, 8); return static_cast<double>(x); }
+    case DType::float16: { std::uint16_t b; std::memcpy(&b, p + 2 * i, 2); return static_cast<float>(half::from_bits(b)); }
+    case DType::bfloat16: { std::uint16_t b; std::memcpy(&b, p + 2 * i, 2); return static_cast<float>(bfloat16::from_bits(b)); }
+    case DType::float32: { float x; std::memcpy(&x, p + 4 * i, 4); return x; }
+    case DType::float64: { double x; std::memcpy(&x, p + 8 * i, 8); return x; }
+  }
+  return 0;
+}
+
+std::int64_t host_load_int(const std::uint8_t* p, std::int64_t i) {
+  std::int64_t x;
+  std::memcpy(&x, p + 8 * i, 8);
+  return x;
+}
+
+std::int64_t wrap(std::int64_t k, std::int64_t len) { return k < 0 ? k + len : k; }
+
+std::string compute_lt(DType t) {
+  // NaNs sort last: x < y, or x is a number and y is NaN.
+  return is_floating(t) ? "((x) < (y) || ((x) == (x) && (y) != (y)))" : "((x) < (y))";
+}
+
+}  // namespace
+
+void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
+            std::int64_t inner, std::int64_t len, bool along) {
+  const std::size_t item = itemsize(t);
+  Work w;
+  w.reads = {&a, &idx};
+  w.write = &out;
+  w.items = outer * m * inner;
+  w.key = cat("gather|", item);
+  w.source = [item](const DialectText& d) {
+    return cat("typedef ", bits_type(d, item), " T;\n",
+               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, i64 a_off, i64 idx_off, i64 out_off,"
+               " i64 n, i64 m, i64 inner, i64 len, int along) {\n"
+               "  for (i64 e = GID; e < n; e += GSIZE) {\n"
+               "    i64 i = e % inner, r = e / inner, j = r % m, o = r / m;\n"
+               "    i64 k = idx[idx_off + (along ? e : j)];\n"
+               "    if (k < 0) k += len;\n"
+               "    out[out_off + e] = a[a_off + (o * len + k) * inner + i];\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(idx), mem(out), i64(a.offset), i64(idx.offset), i64(out.offset), i64(w.items), i64(m), i64(inner),
+         i64(len), KernelArg::scalar<std::int32_t>(along ? 1 : 0)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    const std::uint8_t* src = p[0] + a.offset * item;
+    const std::uint8_t* ix = p[1] + idx.offset * 8;
+    std::uint8_t* dst = p[2] + out.offset * item;
+    for (std::int64_t e = 0; e < w.items; ++e) {
+      std::int64_t i = e % inner, r = e / inner, j = r % m, o = r / m;
+      std::int64_t k = wrap(host_load_int(ix, along ? e : j), len);
+      std::memcpy(dst + e * item, src + ((o * len + k) * inner + i) * item, item);
+    }
+  };
+  run(w, t);
+}
+
+void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len) {
+  const std::size_t item = itemsize(t);
+  Work w;
+  w.reads = {&idx, &v};
+  w.write = &a;
+  w.items = m;
+  w.key = cat("scatter|", item);
+  w.source = [item](const DialectText& d) {
+    return cat("typedef ", bits_type(d, item), " T;\n",
+               "KERNEL porta_k(GLOBAL const i64* idx, GLOBAL const T* v, GLOBAL T* a, i64 idx_off, i64 v_off, i64 a_off,"
+               " i64 m, i64 len) {\n"
+               "  for (i64 e = GID; e < m; e += GSIZE) {\n"
+               "    i64 k = idx[idx_off + e];\n"
+               "    if (k < 0) k += len;\n"
+               "    a[a_off + k] = v[v_off + e];\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(idx), mem(v), mem(a), i64(idx.offset), i64(v.offset), i64(a.offset), i64(m), i64(len)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    const std::uint8_t* ix = p[0] + idx.offset * 8;
+    const std::uint8_t* src = p[1] + v.offset * item;
+    std::uint8_t* dst = p[2] + a.offset * item;
+    for (std::int64_t e = 0; e < m; ++e) std::memcpy(dst + wrap(host_load_int(ix, e), len) * item, src + e * item, item);
+  };
+  run(w, t);
+}
+
+void scatter_add(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len) {
+  Work w;
+  w.reads = {&idx, &v};
+  w.write = &a;
+  w.items = len;
+  w.key = cat("scatter_add|", static_cast<int>(t));
+  w.source = [t](const DialectText& d) {
+    const std::string ct = d.compute_type(t);
+    const std::string add = t == DType::boolean ? "(s || x)" : "(s + x)";
+    return cat(d.prelude(t == DType::float64, false), d.cuda() ? "" : "\n",
+               "KERNEL porta_k(", d.global_ptr(DType::int64), " idx, ", d.global_ptr(t), " v, ", d.global_out_ptr(t),
+               " a, i64 idx_off, i64 v_off, i64 a_off, i64 m, i64 len) {\n"
+               "  for (i64 p = GID; p < len; p += GSIZE) {\n"
+               "    ", ct, " s = ", d.load(t, "a", "a_off + p"), ";\n"
+               "    int hit = 0;\n"
+               "    for (i64 k = 0; k < m; ++k) {\n"
+               "      i64 q = idx[idx_off + k];\n"
+               "      if (q < 0) q += len;\n"
+               "      if (q == p) { ", ct, " x = ", d.load(t, "v", "v_off + k"), "; s = ", add, "; hit = 1; }\n"
+               "    }\n"
+               "    if (hit) { ", d.store(t, "a", "a_off + p", "s"), " }\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(idx), mem(v), mem(a), i64(idx.offset), i64(v.offset), i64(a.offset), i64(m), i64(len)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    const std::uint8_t* ix = p[0] + idx.offset * 8;
+    const std::uint8_t* src = p[1] + v.offset * itemsize(t);
+    std::uint8_t* dst = p[2] + a.offset * itemsize(t);
+    // Each element's contributions in the order of k, in the compute type the kernels use.
+    for (std::int64_t k = 0; k < m; ++k) {
+      std::int64_t q = wrap(host_load_int(ix, k), len);
+      switch (t) {
+        case DType::boolean: dst[q] = (dst[q] != 0 || src[k] != 0) ? 1 : 0; break;
+        case DType::int32: {
+          std::uint32_t x, y;
+          std::memcpy(&x, dst + 4 * q, 4);
+          std::memcpy(&y, src + 4 * k, 4);
+          x += y;  // wraps, as the device's int
+          std::memcpy(dst + 4 * q, &x, 4);
+          break;
+        }
+        case DType::int64: {
+          std::uint64_t x, y;
+          std::memcpy(&x, dst + 8 * q, 8);
+          std::memcpy(&y, src + 8 * k, 8);
+          x += y;
+          std::memcpy(dst + 8 * q, &x, 8);
+          break;
+        }
+        case DType::float32: {
+          float x = static_cast<float>(host_load(t, dst, q)) + static_cast<float>(host_load(t, src, k));
+          std::memcpy(dst + 4 * q, &x, 4);
+          break;
+        }
+        case DType::float64: {
+          double x = host_load(t, dst, q) + host_load(t, src, k);
+          std::memcpy(dst + 8 * q, &x, 8);
+          break;
+        }
+        case DType::float16:
+        case DType::bfloat16: break;  // below: accumulated in float32, rounded once
+      }
+    }
+    if (t == DType::float16 || t == DType::bfloat16) {
+      std::vector<float> acc(static_cast<std::size_t>(len));
+      std::vector<bool> hit(static_cast<std::size_t>(len), false);
+      for (std::int64_t q = 0; q < len; ++q) acc[static_cast<std::size_t>(q)] = static_cast<float>(host_load(t, dst, q));
+      for (std::int64_t k = 0; k < m; ++k) {
+        auto q = static_cast<std::size_t>(wrap(host_load_int(ix, k), len));
+        acc[q] += static_cast<float>(host_load(t, src, k));
+        hit[q] = true;
+      }
+      for (std::int64_t q = 0; q < len; ++q) {
+        if (!hit[static_cast<std::size_t>(q)]) continue;
+        std::uint16_t b = t == DType::float16 ? half(acc[static_cast<std::size_t>(q)]).bits
+                                              : bfloat16(acc[static_cast<std::size_t>(q)]).bits;
+        std::memcpy(dst + 2 * q, &b, 2);
+      }
+    }
+  };
+  run(w, t);
+}
+
+void compress(DType t, const View& a, const View& mask, const View& pos, const View& out, std::int64_t n) {
+  const std::size_t item = itemsize(t);
+  Work w;
+  w.reads = {&a, &mask, &pos};
+  w.write = &out;
+  w.items = n;
+  w.key = cat("compress|", item);
+  w.source = [item](const DialectText& d) {
+    return cat("typedef ", bits_type(d, item), " T;\n",
+               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* pos, GLOBAL T* out,"
+               " i64 a_off, i64 mask_off, i64 pos_off, i64 out_off, i64 n) {\n"
+               "  for (i64 e = GID; e < n; e += GSIZE)\n"
+               "    if (mask[mask_off + e]) out[out_off + pos[pos_off + e]] = a[a_off + e];\n"
+               "}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(mask), mem(pos), mem(out), i64(a.offset), i64(mask.offset), i64(pos.offset), i64(out.offset), i64(n)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    const std::uint8_t* src = p[0] + a.offset * item;
+    const std::uint8_t* mk = p[1] + mask.offset;
+    const std::uint8_t* ps = p[2] + pos.offset * 8;
+    std::uint8_t* dst = p[3] + out.offset * item;
+    for (std::int64_t e = 0; e < n; ++e)
+      if (mk[e]) std::memcpy(dst + host_load_int(ps, e) * item, src + e * item, item);
+  };
+  run(w, t);
+}
+
+void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right) {
+  Work w;
+  w.reads = {&a, &v};
+  w.write = &out;
+  w.items = m;
+  w.key = cat("searchsorted|", static_cast<int>(t));
+  w.source = [t](const DialectText& d) {
+    const std::string ct = d.compute_type(t);
+    return cat(d.prelude(t == DType::float64, false), d.cuda() ? "" : "\n", "#define LT(x, y) ", compute_lt(t), "\n",
+               "KERNEL porta_k(", d.global_ptr(t), " a, ", d.global_ptr(t), " v, GLOBAL i64* out, i64 a_off, i64 v_off,"
+               " i64 out_off, i64 n, i64 m, int right) {\n"
+               "  for (i64 e = GID; e < m; e += GSIZE) {\n"
+               "    ", ct, " x = ", d.load(t, "v", "v_off + e"), ";\n"
+               "    i64 lo = 0, hi = n;\n"
+               "    while (lo < hi) {\n"
+               "      i64 mid = lo + (hi - lo) / 2;\n"
+               "      ", ct, " y = ", d.load(t, "a", "a_off + mid"), ";\n"
+               "      int go = right ? !LT(x, y) : LT(y, x);\n"
+               "      if (go) lo = mid + 1; else hi = mid;\n"
+               "    }\n"
+               "    out[out_off + e] = lo;\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(v), mem(out), i64(a.offset), i64(v.offset), i64(out.offset), i64(n), i64(m),
+         KernelArg::scalar<std::int32_t>(right ? 1 : 0)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    const std::uint8_t* src = p[0] + a.offset * itemsize(t);
+    const std::uint8_t* val = p[1] + v.offset * itemsize(t);
+    std::uint8_t* dst = p[2] + out.offset * 8;
+    auto lt = [](double x, double y) { return x < y || (!std::isnan(x) && std::isnan(y)); };
+    for (std::int64_t e = 0; e < m; ++e) {
+      double x = host_load(t, val, e);
+      std::int64_t lo = 0, hi = n;
+      while (lo < hi) {
+        std::int64_t mid = lo + (hi - lo) / 2;
+        double y = host_load(t, src, mid);
+        bool go = right ? !lt(x, y) : lt(y, x);
+        if (go) lo = mid + 1;
+        else hi = mid;
+      }
+      std::memcpy(dst + 8 * e, &lo, 8);
+    }
+  };
+  run(w, t);
+}
+
+}  // namespace porta::detail

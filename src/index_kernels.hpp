@@ -1,0 +1,29 @@
+// Device primitives behind indexing, masks and search (include/porta/index.hpp, sort.hpp): gathers,
+// scatters, a deterministic scatter-add, mask compaction and binary search. Each runs a generated
+// kernel on devices that compile at run time (CUDA, OpenCL) and a host loop on devices whose memory
+// the host addresses without a compiler (Kokkos). Views are contiguous; indices are int64, already
+// checked to lie in [-len, len) (negative ones count from the end).
+#pragma once
+
+#include <cstdint>
+
+#include "node.hpp"
+
+namespace porta::detail {
+
+// out[o, j, i] = a[o, k, i] with k = idx[along ? e : j] (e the element's linear index in out):
+// a is [outer, len, inner], out [outer, m, inner], idx [m] or (along) [outer, m, inner].
+void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
+            std::int64_t inner, std::int64_t len, bool along);
+// a[idx[k]] = v[k] for k < m over a of len elements (where indices repeat, one of the values lands).
+void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
+// a[p] += v[k] for every k < m with idx[k] == p, added in the order of k whatever the device or the
+// timing: each element sums its own contributions (m reads an element; no atomics).
+void scatter_add(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
+// out[pos[e]] = a[e] for every e < n where mask[e] (bool) is true.
+void compress(DType t, const View& a, const View& mask, const View& pos, const View& out, std::int64_t n);
+// out[e] = the number of elements of sorted `a` (n of them, NaNs last) before which v[e] goes:
+// those < v[e] (right: <= v[e]); int64 out.
+void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right);
+
+}  // namespace porta::detail
