@@ -14,3 +14,4 @@
 #include <porta/random.hpp>
 #include <porta/reduce.hpp>
 #include <porta/scan.hpp>
+#include <porta/sort.hpp>
