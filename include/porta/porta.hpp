@@ -9,6 +9,7 @@
 #include <porta/index.hpp>
 #include <porta/kernel.hpp>
 #include <porta/linalg.hpp>
+#include <porta/manip.hpp>
 #include <porta/ops.hpp>
 #include <porta/pool.hpp>
 #include <porta/random.hpp>
