@@ -1,5 +1,6 @@
-// Device primitives behind indexing, masks and search (include/porta/index.hpp, sort.hpp): gathers,
-// scatters, a deterministic scatter-add, mask compaction and binary search. Each runs a generated
+// Device primitives behind indexing, masks, scans and search (include/porta/index.hpp, scan.hpp,
+// sort.hpp): gathers, scatters, a deterministic scatter-add, mask compaction, row scans and binary
+// search. Each runs a generated
 // kernel on devices that compile at run time (CUDA, OpenCL) and a host loop on devices whose memory
 // the host addresses without a compiler (Kokkos). Views are contiguous; indices are int64, already
 // checked to lie in [-len, len) (negative ones count from the end).
@@ -25,5 +26,11 @@ void compress(DType t, const View& a, const View& mask, const View& pos, const V
 // out[e] = the number of elements of sorted `a` (n of them, NaNs last) before which v[e] goes:
 // those < v[e] (right: <= v[e]); int64 out.
 void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right);
+
+// y[o, :] = inclusive scan (sum, or product) of x[o, :] for x, y contiguous [outer, len] of dtype t
+// (int64, float32 or float64). GPUs and OpenCL: reduce-then-scan over tiles of 2048 elements (tile
+// sums, their scan, then each tile rescanned from its offset), a fixed order on each device;
+// Kokkos: left to right.
+void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product);
 
 }  // namespace porta::detail

@@ -1,6 +1,5 @@
-// Scans (include/porta/scan.hpp) as a doubling network of elementwise steps on every device: the
-// scanned axis is moved last and made contiguous; step k writes x[:, k:] op x[:, :-k] beside
-// x[:, :k] into a fresh buffer. log2(n) steps of two small kernels; deterministic everywhere.
+// Scans (include/porta/scan.hpp): the scanned axis is moved last and made contiguous (a copy only
+// where it is not already), then index_kernels' scan_rows writes a fresh buffer.
 #include <porta/scan.hpp>
 
 #include <porta/error.hpp>
@@ -10,6 +9,7 @@
 #include <numeric>
 
 #include "expr.hpp"
+#include "index_kernels.hpp"
 #include "strings.hpp"
 
 namespace porta {
@@ -54,16 +54,10 @@ Array scan(const Array& input, std::optional<int> axis, bool product, const char
   const Shape moved_shape = moved.shape();
   const std::int64_t len = a.dim(ax);
   const std::int64_t outer = len ? a.size() / len : 0;
-  Array cur = moved.astype(acc).copy().reshape({outer, len});
-  for (std::int64_t k = 1; k < len; k *= 2) {
-    Array next = empty({outer, len}, acc, a.device());
-    Slice all{};
-    next.slice({all, Slice{std::nullopt, k}}).assign(cur.slice({all, Slice{std::nullopt, k}}));
-    Array head = cur.slice({all, Slice{k, std::nullopt}});
-    Array back = cur.slice({all, Slice{std::nullopt, len - k}});
-    next.slice({all, Slice{k, std::nullopt}}).assign(product ? head * back : head + back);
-    cur = next;
-  }
+  Array src = moved.astype(acc).contiguous();
+  auto out = make_buffer_node(moved_shape, acc, a.device());
+  scan_rows(acc, evaluate(src.node()), out->view(), outer, len, product);
+  Array cur(out);
   return cur.astype(scan_result_dtype(a.dtype())).reshape(moved_shape).transpose(inverse);
 }
 

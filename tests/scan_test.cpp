@@ -106,6 +106,21 @@ TEST_P(ScanRules, LongScanEmptyAndOneElement) {
   EXPECT_THROW((void)porta::cumsum(a, 1), porta::InvalidArgument);
   EXPECT_THROW((void)porta::cumulative_sum(porta::zeros({2, 2}, DType::float32, dev())), porta::InvalidArgument);
   EXPECT_THROW((void)porta::diff(a, -1), porta::InvalidArgument);
+  // More tiles than one tile holds (2048 x 2048 elements a tile of tile sums): three levels.
+  const std::int64_t big = 2048 * 2048 + 2048 * 3 + 7;
+  std::vector<double> bv;
+  Array b = random_array({big}, DType::int32, -3, 3, &bv);
+  std::vector<double> bref;
+  s = 0;
+  for (double x : bv) bref.push_back(s += x);
+  EXPECT_TRUE(array_matches(porta::cumsum(b), DType::int64, {big}, bref, {0, 0}));
+  // Many short rows (one tile each) and a column scan of a transposed view.
+  std::vector<double> mv;
+  Array m = random_array({300, 7}, DType::float64, -1, 1, &mv);
+  std::vector<double> mref(2100);
+  for (int i = 0; i < 300; ++i)
+    for (int j = 0; j < 7; ++j) mref[static_cast<std::size_t>(i * 7 + j)] = mv[static_cast<std::size_t>(i * 7 + j)] + (i ? mref[static_cast<std::size_t>((i - 1) * 7 + j)] : 0);
+  EXPECT_TRUE(array_matches(porta::cumsum(m, 0), DType::float64, {300, 7}, mref, {1e-13, 1e-12}));
   // The same bits on every run.
   Array f = random_array({777}, DType::float32, -1, 1);
   EXPECT_EQ(porta::cumsum(f).to_vector<float>(), porta::cumsum(f).to_vector<float>());

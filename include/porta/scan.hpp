@@ -1,7 +1,7 @@
 // Scans: cumulative sums and products along an axis, and differences. The order of accumulation is
-// fixed (a doubling network: step k adds the partial result k elements back), the same on every
-// device and run, so the same input gives the same bits everywhere; it differs from NumPy's
-// left-to-right order only by rounding.
+// fixed per device, as the reductions' (GPUs and OpenCL: tiles of 2048 elements, each summed as a
+// tree and rescanned from the scanned tile totals; Kokkos: left to right), so the same input gives
+// the same bits on every run; it differs from NumPy's left-to-right order only by rounding.
 #pragma once
 
 #include <optional>
