@@ -33,4 +33,18 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
 // Kokkos: left to right.
 void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product);
 
+// LSD radix sort pieces. radix_keys writes the order-preserving unsigned key of each element of
+// `a` (n of them): 32-bit keys for dtypes up to 4 bytes, 64-bit for int64/float64; floats with
+// NaNs (canonicalised) last and -0.0 equal to 0.0; descending: the keys' complement.
+int radix_key_bits(DType t);
+void radix_keys(DType t, const View& a, const View& keys, std::int64_t n, bool descending);
+// One stable pass on 4 bits: the digit is (key >> shift) & 15, or with by_row ((idx / len) >> shift)
+// & 15 (the row of a flat index, to group rows after the key passes). Tile histograms, their scan
+// (scan_rows), then a scatter that ranks each tile's elements in order.
+void radix_pass(bool wide, const View& keys, const View& idx, const View& keys_out, const View& idx_out, std::int64_t n,
+                int shift, bool by_row, std::int64_t len);
+// Devices without a compiler: idx_out[o, :] = the stable order of row o of `a` ([outer, len]) by
+// the same keys.
+void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t outer, std::int64_t len, bool descending);
+
 }  // namespace porta::detail

@@ -1,7 +1,6 @@
-// Sorting (include/porta/sort.hpp) as a bitonic network on every device: the sorted axis is moved
-// last and padded to a power of two; each step gathers every element's partner (index ^ j) with
-// index_kernels' gather and keeps the smaller or larger by a total order (key, NaN last, original
-// index), which makes it stable. log2(n)(log2(n)+1)/2 steps of a few kernels.
+// Sorting (include/porta/sort.hpp): the sorted axis is moved last and made contiguous, then sorted
+// by sort_rows (radix passes of index_kernels on devices that compile, a host sort on Kokkos);
+// unique, searchsorted and topk build on it.
 #include <porta/sort.hpp>
 
 #include <porta/error.hpp>
@@ -10,6 +9,7 @@
 #include <porta/reduce.hpp>
 #include <porta/scan.hpp>
 
+#include "context.hpp"
 #include "expr.hpp"
 #include "index_kernels.hpp"
 #include "strings.hpp"
@@ -25,59 +25,42 @@ namespace {
 
 const View& view_of(const Array& a) { return evaluate(a.node()); }
 
-// a[o, p[j]] for a of [outer, n] and p of [n]: the partner of every element.
-Array partner(const Array& a, const Array& p) {
-  Array out = empty(a.shape(), a.dtype(), a.device());
-  if (out.size()) gather(a.dtype(), view_of(a), view_of(p), view_of(out), a.dim(0), a.dim(1), 1, a.dim(1), false);
-  return out;
-}
-
-// Is (a, ia) before (b, ib)? Keys by value (NaN last; descending: reversed), ties by index;
-// indices >= len mark padding, which goes after everything.
-Array before(const Array& a, const Array& ia, const Array& b, const Array& ib, std::int64_t len, bool descending) {
-  Array pa = ia >= len, pb = ib >= len;
-  Array key_less, key_eq;
-  if (is_floating(a.dtype())) {
-    Array na = isnan(a), nb = isnan(b);
-    key_less = descending ? logical_or(b < a, logical_and(na, !nb)) : logical_or(a < b, logical_and(!na, nb));
-    key_eq = logical_or(a == b, logical_and(na, nb));
-  } else {
-    key_less = descending ? b < a : a < b;
-    key_eq = a == b;
-  }
-  Array index_less = ia < ib;
-  Array real = logical_and(!logical_or(pa, pb), logical_or(key_less, logical_and(key_eq, index_less)));
-  Array pad = logical_or(logical_and(!pa, pb), logical_and(logical_and(pa, pb), index_less));
-  return logical_or(real, pad);
-}
-
-// Sorts the rows of `keys` ([outer, len], contiguous): the sorted keys and the permutation.
+// Sorts the rows of `keys` ([outer, len], contiguous): the sorted keys and each one's index in
+// its row. GPUs and OpenCL: LSD radix passes over every row at once on order-preserving keys,
+// then passes on the row of each flat index (stable, so rows keep their order); the values are
+// gathered from the input by the final permutation (NaN payloads and -0.0 survive). Kokkos: a
+// stable sort per row on the host.
 std::pair<Array, Array> sort_rows(const Array& keys, bool descending) {
-  const std::int64_t outer = keys.dim(0), len = keys.dim(1);
+  const std::int64_t outer = keys.dim(0), len = keys.dim(1), n = outer * len;
   const Device d = keys.device();
-  if (len <= 1 || outer == 0) return {keys, arange(len, DType::int64, d).reshape({1, len}).broadcast_to({outer, len}).copy()};
-  std::int64_t p2 = 1;
-  while (p2 < len) p2 *= 2;
-  Array k = empty({outer, p2}, keys.dtype(), d);
-  Slice all{};
-  k.slice({all, Slice{std::nullopt, len}}).assign(keys);
-  if (p2 > len) k.slice({all, Slice{len, std::nullopt}}).fill(0);
-  Array i = arange(p2, DType::int64, d).reshape({1, p2}).broadcast_to({outer, p2}).copy();
-  Array pos = arange(p2, DType::int64, d).eval();
-  for (std::int64_t size = 2; size <= p2; size *= 2) {
-    for (std::int64_t j = size / 2; j >= 1; j /= 2) {
-      Array p = bitwise_xor(pos, j).eval();
-      Array kp = partner(k, p), ip = partner(i, p);
-      // The lower of a pair keeps the first element in ascending blocks ((pos & size) == 0).
-      Array keep_first = equal(pos < p, bitwise_and(pos, size) == 0).reshape({1, p2});
-      Array take_self = equal(keep_first, before(k, i, kp, ip, len, descending));
-      Array nk = where(take_self, k, kp).eval();
-      Array ni = where(take_self, i, ip).eval();
-      k = nk;
-      i = ni;
-    }
+  const DType t = keys.dtype();
+  if (len <= 1 || outer == 0) return {keys.copy(), zeros({outer, len}, DType::int64, d)};
+  if (d.impl().info().dialect == Dialect::none) {
+    Array idx = empty({outer, len}, DType::int64, d);
+    sort_rows_host(t, view_of(keys), view_of(idx), outer, len, descending);
+    return {take_along_axis(keys, idx, 1), idx};
   }
-  return {k.slice({all, Slice{std::nullopt, len}}), i.slice({all, Slice{std::nullopt, len}})};
+  const int bits = radix_key_bits(t);
+  const bool wide = bits == 64;
+  const DType kt = wide ? DType::int64 : DType::int32;  // holders of the unsigned key bits
+  Array k0 = empty({n}, kt, d), k1 = empty({n}, kt, d);
+  Array i0 = arange(n, DType::int64, d).eval(), i1 = empty({n}, DType::int64, d);
+  radix_keys(t, view_of(keys), view_of(k0), n, descending);
+  for (int shift = 0; shift < bits; shift += 4) {
+    radix_pass(wide, view_of(k0), view_of(i0), view_of(k1), view_of(i1), n, shift, false, len);
+    std::swap(k0, k1);
+    std::swap(i0, i1);
+  }
+  int row_bits = 0;
+  while ((std::int64_t{1} << row_bits) < outer) ++row_bits;
+  for (int shift = 0; shift < row_bits; shift += 4) {
+    radix_pass(wide, view_of(k0), view_of(i0), view_of(k1), view_of(i1), n, shift, true, len);
+    std::swap(k0, k1);
+    std::swap(i0, i1);
+  }
+  Array values = empty({n}, t, d);
+  gather(t, view_of(keys), view_of(i0), view_of(values), 1, n, 1, n, false);
+  return {values.reshape({outer, len}), remainder(i0, len).reshape({outer, len})};
 }
 
 // Sort along `axis`: the axis moved last, rows sorted, moved back.

@@ -128,6 +128,15 @@ TEST_P(SortRules, OddLengthsEmptyOneElementAndErrors) {
   std::vector<double> ref = v;
   std::stable_sort(ref.begin(), ref.end(), total_less);
   EXPECT_TRUE(array_matches(porta::sort(a), DType::float32, {1000}, ref, {0, 0}));
+  // Several tiles (2048 elements each) and rows that span tiles: int64 keys with ties.
+  std::vector<double> w;
+  Array b = random_array({3, 5001}, DType::int64, -300, 300, &w);
+  std::vector<double> order_ref;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> row(w.begin() + r * 5001, w.begin() + (r + 1) * 5001);
+    for (auto i : stable_order(row, false)) order_ref.push_back(static_cast<double>(i));
+  }
+  EXPECT_TRUE(array_matches(porta::argsort(b), DType::int64, {3, 5001}, order_ref, {0, 0}));
   EXPECT_EQ(porta::sort(porta::zeros({3, 0}, DType::int32, dev())).shape(), (Shape{3, 0}));
   EXPECT_EQ(porta::argsort(porta::full({1}, 4, DType::int32, dev())).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
   EXPECT_EQ(porta::unique_values(porta::zeros({0}, DType::float32, dev())).size(), 0);

@@ -1,6 +1,7 @@
 // Sorting and searching: sort, argsort, unique, searchsorted, topk. Sorts are stable along one
 // axis and put NaNs last (NumPy's order; descending is the reverse order, NaNs first, with equal
-// elements still in their original order). -0.0 and 0.0 are equal.
+// elements still in their original order). -0.0 and 0.0 are equal. On CUDA and OpenCL an LSD radix
+// sort on 4-bit digits (8 passes for 32-bit keys, 16 for 64-bit), on Kokkos a host stable sort.
 #pragma once
 
 #include <cstdint>
