@@ -43,6 +43,27 @@ Array checked_indices(const Array& indices, std::int64_t len, const Device& d, c
 
 const detail::View& view_of(const Array& a) { return detail::evaluate(a.node()); }
 
+// Indices for a gather that checks them itself (gather's `check`): dtype and device only here.
+Array gather_indices(const Array& indices, const Device& d, const char* what) {
+  auto n = detail::node_of(indices, what);
+  if (n->dtype() != DType::int32 && n->dtype() != DType::int64)
+    throw DTypeError(cat(what, ": indices are ", name(n->dtype()), "; they must be int32 or int64 (a bool mask goes to compress)"));
+  if (n->device() != d)
+    throw InvalidArgument(cat(what, ": the indices are on ", n->device().spec(), " and the array on ", d.spec()));
+  return indices.astype(DType::int64).contiguous();
+}
+
+// Runs a checked gather into `out` and throws, naming an index, when one was out of range.
+void checked_gather(const Array& src, const Array& idx, const Array& out, std::int64_t outer, std::int64_t m,
+                    std::int64_t inner, std::int64_t len, bool along, const char* what, int axis) {
+  Array flag = zeros({2}, DType::int64, src.device()).copy();
+  detail::gather(src.dtype(), view_of(src), view_of(idx), view_of(out), outer, m, inner, len, along, &view_of(flag));
+  auto f = flag.to_vector<std::int64_t>();
+  if (f[0])
+    throw InvalidArgument(cat(what, ": index ", f[1], " is out of bounds for axis ", axis, " with size ", len, " (valid: ", -len,
+                              " to ", len - 1, ")"));
+}
+
 }  // namespace
 
 Array take(const Array& a, const Array& indices, std::optional<int> axis) {
@@ -51,7 +72,7 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis) {
   if (src.ndim() == 0) throw InvalidArgument("take: a 0-d array has no axis to index");
   int ax = detail::normalize_axis_for(axis.value_or(0), src.ndim(), "take");
   const std::int64_t len = src.dim(ax);
-  Array idx = checked_indices(indices, len, an->device(), "take", cat("axis ", ax).c_str());
+  Array idx = gather_indices(indices, an->device(), "take");
   std::int64_t outer = 1, inner = 1;
   for (int d = 0; d < ax; ++d) outer *= src.dim(d);
   for (int d = ax + 1; d < src.ndim(); ++d) inner *= src.dim(d);
@@ -59,9 +80,12 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis) {
   out_shape.insert(out_shape.end(), indices.shape().begin(), indices.shape().end());
   out_shape.insert(out_shape.end(), src.shape().begin() + ax + 1, src.shape().end());
   Array out = empty(out_shape, src.dtype(), src.device());
-  if (out.size() == 0) return out;
+  if (out.size() == 0) {
+    checked_indices(indices, len, an->device(), "take", cat("axis ", ax).c_str());  // nothing gathered checks them
+    return out;
+  }
   Array c = src.contiguous();
-  detail::gather(src.dtype(), view_of(c), view_of(idx), view_of(out), outer, idx.size(), inner, len, false);
+  checked_gather(c, idx, out, outer, idx.size(), inner, len, false, "take", ax);
   return out;
 }
 
@@ -78,14 +102,17 @@ Array take_along_axis(const Array& a, const Array& indices, int axis) {
       throw ShapeError(cat("take_along_axis: indices of shape ", to_string(indices.shape()), " for an array of shape ",
                            to_string(a.shape()), " along axis ", ax, "; every other axis must match"));
   const std::int64_t len = a.dim(ax);
-  Array idx = checked_indices(indices, len, an->device(), "take_along_axis", cat("axis ", ax).c_str());
+  Array idx = gather_indices(indices, an->device(), "take_along_axis");
   std::int64_t outer = 1, inner = 1;
   for (int d = 0; d < ax; ++d) outer *= a.dim(d);
   for (int d = ax + 1; d < a.ndim(); ++d) inner *= a.dim(d);
   Array out = empty(indices.shape(), a.dtype(), a.device());
-  if (out.size() == 0) return out;
+  if (out.size() == 0) {
+    checked_indices(indices, len, an->device(), "take_along_axis", cat("axis ", ax).c_str());
+    return out;
+  }
   Array c = a.contiguous();
-  detail::gather(a.dtype(), view_of(c), view_of(idx), view_of(out), outer, indices.dim(ax), inner, len, true);
+  checked_gather(c, idx, out, outer, indices.dim(ax), inner, len, true, "take_along_axis", ax);
   return out;
 }
 

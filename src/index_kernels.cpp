@@ -137,27 +137,30 @@ std::string compute_lt(DType t) {
 }  // namespace
 
 void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
-            std::int64_t inner, std::int64_t len, bool along) {
+            std::int64_t inner, std::int64_t len, bool along, const View* check) {
   const std::size_t item = itemsize(t);
   Work w;
   w.reads = {&a, &idx};
   w.write = &out;
+  w.write2 = check;
   w.items = outer * m * inner;
-  w.key = cat("gather|", item);
-  w.source = [item](const DialectText& d) {
+  w.key = cat("gather|", item, "|", check != nullptr);
+  const bool checked = check != nullptr;
+  w.source = [item, checked](const DialectText& d) {
     return cat("typedef ", bits_type(d, item), " T;\n",
-               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, i64 a_off, i64 idx_off, i64 out_off,"
-               " i64 n, i64 m, i64 inner, i64 len, int along) {\n"
+               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, GLOBAL i64* bad, i64 a_off, i64 idx_off,"
+               " i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {\n"
                "  for (i64 e = GID; e < n; e += GSIZE) {\n"
                "    i64 i = e % inner, r = e / inner, j = r % m, o = r / m;\n"
-               "    i64 k = idx[idx_off + (along ? e : j)];\n"
+               "    i64 k = idx[idx_off + (along ? e : j)];\n",
+               checked ? "    if (k < -len || k >= len) { bad[bad_off] = 1; bad[bad_off + 1] = k; continue; }\n" : "",
                "    if (k < 0) k += len;\n"
                "    out[out_off + e] = a[a_off + (o * len + k) * inner + i];\n"
                "  }\n}\n");
   };
   w.args = [&](std::vector<KernelArg>& g) {
-    g = {mem(a), mem(idx), mem(out), i64(a.offset), i64(idx.offset), i64(out.offset), i64(w.items), i64(m), i64(inner),
-         i64(len), KernelArg::scalar<std::int32_t>(along ? 1 : 0)};
+    g = {mem(a), mem(idx), mem(out), check ? mem(*check) : mem(out), i64(a.offset), i64(idx.offset), i64(out.offset),
+         i64(check ? check->offset : 0), i64(w.items), i64(m), i64(inner), i64(len), KernelArg::scalar<std::int32_t>(along ? 1 : 0)};
   };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
     const std::uint8_t* src = p[0] + a.offset * item;
@@ -165,8 +168,13 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
     std::uint8_t* dst = p[2] + out.offset * item;
     for (std::int64_t e = 0; e < w.items; ++e) {
       std::int64_t i = e % inner, r = e / inner, j = r % m, o = r / m;
-      std::int64_t k = wrap(host_load_int(ix, along ? e : j), len);
-      std::memcpy(dst + e * item, src + ((o * len + k) * inner + i) * item, item);
+      std::int64_t k = host_load_int(ix, along ? e : j);
+      if (check && (k < -len || k >= len)) {
+        std::int64_t flag[2] = {1, k};
+        std::memcpy(p[3] + check->offset * 8, flag, 16);
+        continue;
+      }
+      std::memcpy(dst + e * item, src + ((o * len + wrap(k, len)) * inner + i) * item, item);
     }
   };
   run(w, t);

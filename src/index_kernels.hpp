@@ -14,8 +14,10 @@ namespace porta::detail {
 
 // out[o, j, i] = a[o, k, i] with k = idx[along ? e : j] (e the element's linear index in out):
 // a is [outer, len, inner], out [outer, m, inner], idx [m] or (along) [outer, m, inner].
+// `check` (two int64, zero on entry), where given: an index outside [-len, len) sets check[0] = 1
+// and check[1] to it (one of them, where several are), and its element of out is not written.
 void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
-            std::int64_t inner, std::int64_t len, bool along);
+            std::int64_t inner, std::int64_t len, bool along, const View* check = nullptr);
 // a[idx[k]] = v[k] for k < m over a of len elements (where indices repeat, one of the values lands).
 void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
 // a[p] += v[k] for every k < m with idx[k] == p, added in the order of k whatever the device or the

@@ -180,6 +180,10 @@ TEST_P(IndexRules, BadIndicesThrowAndWriteNothing) {
   msg = thrown_message<porta::ShapeError>([&] { (void)a[porta::ones({4, 3}, DType::boolean, dev())]; });
   EXPECT_NE(msg.find("(4, 3)"), std::string::npos) << msg;
   EXPECT_THROW((void)porta::take_along_axis(a, porta::zeros({2, 2}, DType::int64, dev()), 1), porta::ShapeError);
+  msg = thrown_message<porta::InvalidArgument>(
+      [&] { (void)porta::take_along_axis(a, porta::full({3, 2}, -5, DType::int32, dev()), 1); });
+  EXPECT_NE(msg.find("index -5"), std::string::npos) << msg;
+  EXPECT_THROW((void)porta::take(porta::zeros({0, 3}, DType::float32, dev()), far, 1), porta::InvalidArgument);
   EXPECT_THROW(porta::scatter_add(a, porta::from_host(std::vector<std::int64_t>{-13}, {1}, dev()), 1.0), porta::InvalidArgument);
   EXPECT_TRUE(array_matches(a, DType::float32, {3, 4}, v, {0, 0}));
   // Empty index arrays and one-element arrays.
