@@ -167,13 +167,18 @@ Array compress(const Array& mask, const Array& a) {
   if (mn->device() != an->device())
     throw InvalidArgument(cat("compress: the mask is on ", mn->device().spec(), " and the array on ", an->device().spec()));
   Array m = mask.flatten().contiguous();
-  Array inclusive = cumsum(m);  // int64
-  const std::int64_t count = a.size() ? inclusive[a.size() - 1].item<std::int64_t>() : 0;
+  const std::int64_t n = a.size();
+  if (n == 0) return empty({0}, a.dtype(), a.device());
+  // Per tile of the mask: its count, their running total, then each tile compacted from its offset.
+  const std::int64_t tiles = detail::mask_tiles(n);
+  Array counts = empty({tiles}, DType::int64, a.device()), prefix = empty({tiles}, DType::int64, a.device());
+  detail::mask_tile_counts(view_of(m), view_of(counts), n);
+  detail::scan_rows(DType::int64, view_of(counts), view_of(prefix), 1, tiles, false);
+  const std::int64_t count = prefix[tiles - 1].item<std::int64_t>();
   Array out = empty({count}, a.dtype(), a.device());
   if (count == 0) return out;
-  Array pos = (inclusive - m.astype(DType::int64)).contiguous();
   Array src = a.flatten().contiguous();
-  detail::compress(a.dtype(), view_of(src), view_of(m), view_of(pos), view_of(out), a.size());
+  detail::compress(a.dtype(), view_of(src), view_of(m), view_of(prefix), view_of(out), n);
   return out;
 }
 

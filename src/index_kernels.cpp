@@ -129,6 +129,9 @@ std::int64_t host_load_int(const std::uint8_t* p, std::int64_t i) {
 
 std::int64_t wrap(std::int64_t k, std::int64_t len) { return k < 0 ? k + len : k; }
 
+// Scans, radix passes and compaction work in tiles of GROUP x ITEMS elements, one work-group each.
+constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
+
 std::string compute_lt(DType t) {
   // NaNs sort last: x < y, or x is a number and y is NaN.
   return is_floating(t) ? "((x) < (y) || ((x) == (x) && (y) != (y)))" : "((x) < (y))";
@@ -294,31 +297,79 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
   run(w, t);
 }
 
-void compress(DType t, const View& a, const View& mask, const View& pos, const View& out, std::int64_t n) {
-  const std::size_t item = itemsize(t);
+std::int64_t mask_tiles(std::int64_t n) { return (n + kScanTile - 1) / kScanTile; }
+
+void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
+  const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
   Work w;
-  w.reads = {&a, &mask, &pos};
+  w.reads = {&mask};
+  w.write = &counts;
+  w.items = tiles;
+  w.groups = static_cast<std::size_t>(tiles);
+  w.group = kScanGroup;
+  w.key = "mask_counts";
+  w.source = [](const DialectText& d) {
+    return cat("#define GROUP ", kScanGroup, "\n#define ITEMS ", kScanItems, "\n#define TILE ", kScanTile, "\n",
+               "KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n  ",
+               d.local_array("int", "red", "GROUP"), "\n"
+               "  i64 tile = (i64)", d.group_id(), "; int lid = (int)", d.local_id(), ";\n"
+               "  int c = 0;\n"
+               "  for (int k = 0; k < ITEMS; ++k) { i64 e = tile * TILE + (i64)k * GROUP + lid; if (e < n && mask[mask_off + e]) ++c; }\n"
+               "  red[lid] = c;\n  ", d.barrier(), "\n"
+               "  for (int h = GROUP / 2; h > 0; h >>= 1) { if (lid < h) red[lid] += red[lid + h]; ", d.barrier(), " }\n"
+               "  if (lid == 0) counts[tile] = red[0];\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) { g = {mem(mask), mem(counts), i64(mask.offset), i64(n)}; };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    const std::uint8_t* mk = p[0] + mask.offset;
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      std::int64_t c = 0;
+      for (std::int64_t e = t * kScanTile; e < std::min(n, (t + 1) * kScanTile); ++e) c += mk[e] != 0;
+      std::memcpy(p[1] + (counts.offset + t) * 8, &c, 8);
+    }
+  };
+  run(w, DType::int64);
+}
+
+void compress(DType t, const View& a, const View& mask, const View& tile_prefix, const View& out, std::int64_t n) {
+  const std::size_t item = itemsize(t);
+  const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
+  Work w;
+  w.reads = {&a, &mask, &tile_prefix};
   w.write = &out;
-  w.items = n;
+  w.items = tiles;
+  w.groups = static_cast<std::size_t>(tiles);
+  w.group = kScanGroup;
   w.key = cat("compress|", item);
   w.source = [item](const DialectText& d) {
-    return cat("typedef ", bits_type(d, item), " T;\n",
-               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* pos, GLOBAL T* out,"
-               " i64 a_off, i64 mask_off, i64 pos_off, i64 out_off, i64 n) {\n"
-               "  for (i64 e = GID; e < n; e += GSIZE)\n"
-               "    if (mask[mask_off + e]) out[out_off + pos[pos_off + e]] = a[a_off + e];\n"
+    return cat("typedef ", bits_type(d, item), " T;\n#define GROUP ", kScanGroup, "\n#define ITEMS ", kScanItems,
+               "\n#define TILE ", kScanTile, "\n#define BARRIER ", d.barrier(), "\n",
+               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
+               " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n  ",
+               d.local_array("int", "sums", "GROUP"), "\n"
+               "  i64 tile = (i64)", d.group_id(), "; int lid = (int)", d.local_id(), ";\n"
+               "  i64 base = tile * TILE + (i64)lid * ITEMS;\n"
+               "  int c = 0;\n"
+               "  for (int k = 0; k < ITEMS; ++k) { i64 e = base + k; if (e < n && mask[mask_off + e]) ++c; }\n"
+               "  sums[lid] = c;\n  BARRIER\n"
+               "  for (int off = 1; off < GROUP; off <<= 1) {\n"
+               "    int v = lid >= off ? sums[lid - off] : 0;\n    BARRIER\n"
+               "    if (lid >= off) sums[lid] += v;\n    BARRIER\n  }\n"
+               "  i64 p = (tile > 0 ? prefix[pre_off + tile - 1] : 0) + (lid > 0 ? sums[lid - 1] : 0);\n"
+               "  for (int k = 0; k < ITEMS; ++k) { i64 e = base + k; if (e < n && mask[mask_off + e]) out[out_off + p++] = a[a_off + e]; }\n"
                "}\n");
   };
   w.args = [&](std::vector<KernelArg>& g) {
-    g = {mem(a), mem(mask), mem(pos), mem(out), i64(a.offset), i64(mask.offset), i64(pos.offset), i64(out.offset), i64(n)};
+    g = {mem(a), mem(mask), mem(tile_prefix), mem(out), i64(a.offset), i64(mask.offset), i64(tile_prefix.offset), i64(out.offset),
+         i64(n)};
   };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
     const std::uint8_t* src = p[0] + a.offset * item;
     const std::uint8_t* mk = p[1] + mask.offset;
-    const std::uint8_t* ps = p[2] + pos.offset * 8;
     std::uint8_t* dst = p[3] + out.offset * item;
+    std::int64_t q = 0;
     for (std::int64_t e = 0; e < n; ++e)
-      if (mk[e]) std::memcpy(dst + host_load_int(ps, e) * item, src + e * item, item);
+      if (mk[e]) std::memcpy(dst + (q++) * item, src + e * item, item);
   };
   run(w, t);
 }
@@ -372,8 +423,6 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
 }
 
 namespace {
-
-constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
 
 std::string scan_defs(const DialectText& d, DType t, bool product) {
   return cat("typedef ", d.storage_type(t), " T;\n#define OP(a, b) ", product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ",

@@ -23,8 +23,12 @@ void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_
 // a[p] += v[k] for every k < m with idx[k] == p, added in the order of k whatever the device or the
 // timing: each element sums its own contributions (m reads an element; no atomics).
 void scatter_add(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
-// out[pos[e]] = a[e] for every e < n where mask[e] (bool) is true.
-void compress(DType t, const View& a, const View& mask, const View& pos, const View& out, std::int64_t n);
+// Mask compaction in tiles of 2048 elements: counts[tile] = the true elements of each tile of
+// `mask` (bool, n elements; counts: int64, one per tile); then, with tile_prefix the inclusive scan
+// of counts, out holds a's elements where mask is true, in order.
+std::int64_t mask_tiles(std::int64_t n);
+void mask_tile_counts(const View& mask, const View& counts, std::int64_t n);
+void compress(DType t, const View& a, const View& mask, const View& tile_prefix, const View& out, std::int64_t n);
 // out[e] = the number of elements of sorted `a` (n of them, NaNs last) before which v[e] goes:
 // those < v[e] (right: <= v[e]); int64 out.
 void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right);

@@ -162,6 +162,23 @@ TEST_P(IndexRules, NonzeroAndCountNonzero) {
   EXPECT_EQ(porta::nonzero(porta::zeros({0}, DType::float32, dev()))[0].size(), 0);
 }
 
+TEST_P(IndexRules, MaskOverManyTiles) {
+  // 10001 elements: tiles of 2048 with a partial last one, about a third selected.
+  std::vector<double> v, u;
+  Array a = random_array({10001}, DType::float32, -9, 9, &v);
+  Array w = random_array({10001}, DType::float32, 0, 1, &u);
+  Array got = a[w < 0.33f];
+  std::vector<double> ref;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (static_cast<float>(u[i]) < 0.33f) ref.push_back(v[i]);
+  EXPECT_TRUE(array_matches(got, DType::float32, {static_cast<std::int64_t>(ref.size())}, ref, {0, 0}));
+  auto nz = porta::flatnonzero(w < 0.33f);
+  std::vector<double> idx;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (static_cast<float>(u[i]) < 0.33f) idx.push_back(static_cast<double>(i));
+  EXPECT_TRUE(array_matches(nz, DType::int64, {static_cast<std::int64_t>(idx.size())}, idx, {0, 0}));
+}
+
 TEST_P(IndexRules, BadIndicesThrowAndWriteNothing) {
   std::vector<double> v;
   Array a = random_array({3, 4}, DType::float32, -5, 5, &v);
