@@ -6,7 +6,9 @@
 #include <porta/error.hpp>
 #include <porta/reduce.hpp>
 #include <porta/scan.hpp>
+#include <porta/sort.hpp>
 
+#include "context.hpp"
 #include "expr.hpp"
 #include "index_kernels.hpp"
 #include "strings.hpp"
@@ -118,8 +120,9 @@ Array take_along_axis(const Array& a, const Array& indices, int axis) {
 
 namespace {
 
-// put and scatter_add: checks, then `op` on a contiguous copy of a's elements when a is a
-// non-contiguous view (written back through the view afterwards).
+// put and scatter_add: checks, then `op(dst, idx, vals)` on a's memory, or on a contiguous copy
+// of its elements when a is a non-contiguous view (written back through the view afterwards).
+// Indices or values that share a's memory are copied first: the scatter must not read what it writes.
 template <class Op>
 const Array& scatter_common(const Array& a, const Array& indices, const Operand& values, const char* what, Op op) {
   auto an = detail::node_of(a, what);
@@ -128,13 +131,16 @@ const Array& scatter_common(const Array& a, const Array& indices, const Operand&
   auto v = detail::value_node(values, indices.shape(), a.dtype(), a.device(), what);
   Array vals = Array(v).contiguous();
   if (idx.size() == 0) return a;
+  const auto& buffer = detail::evaluate(an).buffer;
+  if (view_of(idx).buffer == buffer) idx = idx.copy();
+  if (view_of(vals).buffer == buffer) vals = vals.copy();
   if (a.is_contiguous()) {
     // Lazy readers of a's memory see the values from before the write (DESIGN.md section 13).
-    for (const auto& r : detail::evaluate(an).buffer->take_pending_readers()) detail::evaluate(r);
-    op(view_of(a), view_of(idx), view_of(vals));
+    for (const auto& r : buffer->take_pending_readers()) detail::evaluate(r);
+    op(a, idx, vals);
   } else {
     Array tmp = a.copy();
-    op(view_of(tmp), view_of(idx), view_of(vals));
+    op(tmp, idx, vals);
     a.assign(tmp);
   }
   return a;
@@ -143,16 +149,29 @@ const Array& scatter_common(const Array& a, const Array& indices, const Operand&
 }  // namespace
 
 const Array& put(const Array& a, const Array& indices, const Operand& values) {
-  return scatter_common(a, indices, values, "put", [&](const detail::View& dst, const detail::View& idx, const detail::View& v) {
-    detail::scatter(a.dtype(), dst, idx, v, indices.size(), a.size());
+  return scatter_common(a, indices, values, "put", [](const Array& dst, const Array& idx, const Array& vals) {
+    detail::scatter(dst.dtype(), view_of(dst), view_of(idx), view_of(vals), idx.size(), dst.size());
   });
 }
 
 const Array& scatter_add(const Array& a, const Array& indices, const Operand& values) {
-  return scatter_common(a, indices, values, "scatter_add",
-                        [&](const detail::View& dst, const detail::View& idx, const detail::View& v) {
-                          detail::scatter_add(a.dtype(), dst, idx, v, indices.size(), a.size());
-                        });
+  return scatter_common(a, indices, values, "scatter_add", [](const Array& dst, const Array& idx, const Array& vals) {
+    const std::int64_t m = idx.size(), len = dst.size();
+    const bool host = dst.device().impl().info().dialect == detail::Dialect::none;
+    if (host || m <= 64) {
+      // Each element scans every index (few indices), or the host's loop in index order.
+      detail::scatter_add(dst.dtype(), view_of(dst), view_of(idx), view_of(vals), m, len);
+      return;
+    }
+    // Indices sorted (stably: equal ones keep their order), values in that order, then one
+    // work-item per distinct index adds its run of values in order: NumPy's add.at order, no atomics.
+    Array wrapped = where(idx < 0, idx + len, idx).eval();
+    Array perm = argsort(wrapped);
+    Array sorted_idx = take(wrapped, perm), sorted_vals = take(vals, perm);
+    Array starts = flatnonzero(concatenate({full({1}, 1, DType::boolean, dst.device()),
+                                            sorted_idx.slice({from(1)}) != sorted_idx.slice({upto(-1)})}));
+    detail::segment_add(dst.dtype(), view_of(dst), view_of(sorted_idx), view_of(sorted_vals), view_of(starts), starts.size(), m);
+  });
 }
 
 Array compress(const Array& mask, const Array& a) {

@@ -297,6 +297,37 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
   run(w, t);
 }
 
+void segment_add(DType t, const View& a, const View& idx, const View& v, const View& starts, std::int64_t segments,
+                 std::int64_t m) {
+  Work w;
+  w.reads = {&idx, &v, &starts};
+  w.write = &a;
+  w.items = segments;
+  w.key = cat("segment_add|", static_cast<int>(t));
+  w.source = [t](const DialectText& d) {
+    const std::string ct = d.compute_type(t);
+    const std::string add = t == DType::boolean ? "(s || x)" : "(s + x)";
+    return cat(d.prelude(t == DType::float64, false), "\n",
+               "KERNEL porta_k(", d.global_ptr(DType::int64), " idx, ", d.global_ptr(t), " v, ", d.global_ptr(DType::int64),
+               " starts, ", d.global_out_ptr(t), " a, i64 idx_off, i64 v_off, i64 st_off, i64 a_off, i64 segments, i64 m) {\n"
+               "  for (i64 g = GID; g < segments; g += GSIZE) {\n"
+               "    i64 b = starts[st_off + g], e = g + 1 < segments ? starts[st_off + g + 1] : m;\n"
+               "    i64 p = idx[idx_off + b];\n"
+               "    ", ct, " s = ", d.load(t, "a", "a_off + p"), ";\n"
+               "    for (i64 i = b; i < e; ++i) { ", ct, " x = ", d.load(t, "v", "v_off + i"), "; s = ", add, "; }\n"
+               "    ", d.store(t, "a", "a_off + p", "s"), "\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(idx), mem(v), mem(starts), mem(a), i64(idx.offset), i64(v.offset), i64(starts.offset), i64(a.offset), i64(segments),
+         i64(m)};
+  };
+  w.host = [](const std::vector<std::uint8_t*>&) {
+    throw InvalidArgument("segment_add runs on devices that compile kernels; the host scatter_add covers the others");
+  };
+  run(w, t);
+}
+
 std::int64_t mask_tiles(std::int64_t n) { return (n + kScanTile - 1) / kScanTile; }
 
 void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {

@@ -23,6 +23,10 @@ void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_
 // a[p] += v[k] for every k < m with idx[k] == p, added in the order of k whatever the device or the
 // timing: each element sums its own contributions (m reads an element; no atomics).
 void scatter_add(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
+// a[idx[i]] += v[i] over runs of equal indices: idx sorted (m of them, in [0, len)), starts[s] the
+// first position of run s (segments of them); one work-item per run adds its values in order.
+void segment_add(DType t, const View& a, const View& idx, const View& v, const View& starts, std::int64_t segments,
+                 std::int64_t m);
 // Mask compaction in tiles of 2048 elements: counts[tile] = the true elements of each tile of
 // `mask` (bool, n elements; counts: int64, one per tile); then, with tile_prefix the inclusive scan
 // of counts, out holds a's elements where mask is true, in order.

@@ -179,6 +179,29 @@ TEST_P(IndexRules, MaskOverManyTiles) {
   EXPECT_TRUE(array_matches(nz, DType::int64, {static_cast<std::int64_t>(idx.size())}, idx, {0, 0}));
 }
 
+TEST_P(IndexRules, ScatterAddAddsInIndexOrderExactly) {
+  // float32 accumulated element by element in the order of the indices (NumPy's add.at): the
+  // same bits as a float32 loop on the host, on every run.
+  std::vector<double> base, vals;
+  Array a = random_array({5000}, DType::float32, -1, 1, &base);
+  auto idx = random_indices(*this, 20000, 5000, true);
+  Array v = random_array({20000}, DType::float32, -1, 1, &vals);
+  Array i = porta::from_host(idx, {20000}, dev());
+  Array again = a.copy();
+  porta::scatter_add(a, i, v);
+  porta::scatter_add(again, i, v);
+  std::vector<float> ref(base.begin(), base.end());
+  for (std::size_t k = 0; k < idx.size(); ++k) ref[static_cast<std::size_t>(wrap(idx[k], 5000))] += static_cast<float>(vals[k]);
+  EXPECT_EQ(a.to_vector<float>(), ref);
+  EXPECT_EQ(again.to_vector<float>(), ref);
+  // Few indices (each element scans them all), repeats included.
+  auto few = random_indices(*this, 50, 40, true);
+  Array fv = random_array({50}, DType::float32, -1, 1, &vals);
+  porta::scatter_add(a, porta::from_host(few, {50}, dev()), fv);
+  for (std::size_t k = 0; k < few.size(); ++k) ref[static_cast<std::size_t>(wrap(few[k], 5000))] += static_cast<float>(vals[k]);
+  EXPECT_EQ(a.to_vector<float>(), ref);
+}
+
 TEST_P(IndexRules, BadIndicesThrowAndWriteNothing) {
   std::vector<double> v;
   Array a = random_array({3, 4}, DType::float32, -5, 5, &v);

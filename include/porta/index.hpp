@@ -30,8 +30,9 @@ Array take_along_axis(const Array& a, const Array& indices, int axis);
 // a's dtype. Where an index repeats, one of its values lands (which one is unspecified, as CuPy's).
 const Array& put(const Array& a, const Array& indices, const Operand& values);
 // a.flat[indices] += values, NumPy's add.at: every contribution counts, repeated indices too, added
-// in the order of the indices on every device (no atomics: the result never depends on timing).
-// Each element scans all the indices: cost (elements of a) x (indices).
+// one by one in the order of the indices on every device (no atomics: the result never depends on
+// timing, and float32 gives the bits of a float32 loop). Over 64 indices on CUDA/OpenCL: a stable
+// sort of the indices and one work-item per distinct index; else each element scans the indices.
 const Array& scatter_add(const Array& a, const Array& indices, const Operand& values);
 
 // Boolean masks. compress(mask, a) is NumPy's a[mask] for a mask of a's shape (or a 1-D mask of
