@@ -9,6 +9,7 @@
 #include <porta/sort.hpp>
 
 #include "context.hpp"
+#include "axes.hpp"
 #include "expr.hpp"
 #include "index_kernels.hpp"
 #include "strings.hpp"
@@ -17,10 +18,6 @@
 namespace porta {
 
 using detail::cat;
-
-namespace detail {
-int normalize_axis_for(int axis, int ndim, const char* what);  // scan.cpp
-}
 
 namespace {
 
@@ -136,7 +133,7 @@ const Array& scatter_common(const Array& a, const Array& indices, const Operand&
   if (view_of(vals).buffer == buffer) vals = vals.copy();
   if (a.is_contiguous()) {
     // Lazy readers of a's memory see the values from before the write (DESIGN.md section 13).
-    for (const auto& r : buffer->take_pending_readers()) detail::evaluate(r);
+    detail::settle_pending_readers(*buffer);
     op(a, idx, vals);
   } else {
     Array tmp = a.copy();

@@ -12,16 +12,13 @@
 #include <algorithm>
 #include <limits>
 
+#include "axes.hpp"
 #include "expr.hpp"
 #include "strings.hpp"
 
 namespace porta {
 
 using detail::cat;
-
-namespace detail {
-int normalize_axis_for(int axis, int ndim, const char* what);  // scan.cpp
-}
 
 namespace {
 

@@ -8,6 +8,7 @@
 
 #include <numeric>
 
+#include "axes.hpp"
 #include "expr.hpp"
 #include "index_kernels.hpp"
 #include "strings.hpp"

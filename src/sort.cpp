@@ -10,6 +10,7 @@
 #include <porta/scan.hpp>
 
 #include "context.hpp"
+#include "axes.hpp"
 #include "expr.hpp"
 #include "index_kernels.hpp"
 #include "strings.hpp"
@@ -19,7 +20,6 @@ namespace porta {
 using detail::cat;
 
 namespace detail {
-int normalize_axis_for(int axis, int ndim, const char* what);  // scan.cpp
 
 namespace {
 

@@ -44,11 +44,15 @@ bool reads_other_elements(const NodePtr& n, const Buffer* buffer, const View& ds
 
 }  // namespace
 
+void settle_pending_readers(Buffer& buffer, const ArrayNode* skip) {
+  for (const auto& r : buffer.take_pending_readers())
+    if (r.get() != skip) evaluate(r);
+}
+
 void write_into(const NodePtr& dst, NodePtr src, const ArrayNode* private_src) {
   const View& dv = dst->view();
   // Lazy readers of the buffer compute with the values from before the write: evaluate them now.
-  for (const auto& r : dv.buffer->take_pending_readers())
-    if (r.get() != private_src) evaluate(r);
+  settle_pending_readers(*dv.buffer, private_src);
   if (dst->size() == 0) return;
   if (reads_other_elements(src, dv.buffer.get(), dv, dst->shape())) {
     auto tmp = make_buffer_node(dst->shape(), dst->dtype(), dst->device());

@@ -12,6 +12,9 @@ namespace porta::detail {
 // broadcast view, whose elements alias each other) and returns it.
 const View& writable_view(const NodePtr& dst, const char* what);
 
+// Evaluates the lazy expressions still pending that read `buffer` (but `skip`): a write follows.
+void settle_pending_readers(Buffer& buffer, const ArrayNode* skip = nullptr);
+
 // Writes `src` (dst's shape and dtype) into `dst`. First evaluates every lazy expression that
 // reads dst's buffer (but `private_src`, a node of the caller's that nobody else holds); then,
 // where `src` reads dst's buffer other than element for element in place, evaluates it into a

@@ -187,6 +187,22 @@ TEST_P(WriteRules, MaskedAssignmentWritesOnlyWhereTrue) {
   EXPECT_TRUE(array_matches(a, DType::float64, shape, ref, {0, 0}));
 }
 
+TEST_P(WriteRules, RawKernelOutputsAreWritesToo) {
+  if (!dev().compiles_at_runtime()) GTEST_SKIP() << dev().spec() << " compiles no RawKernel";
+  const porta::RawKernel set =
+      dev().backend() == porta::Backend::cuda
+          ? porta::RawKernel(porta::Backend::cuda, "extern \"C\" __global__ void set(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 7.0f; }", "set")
+          : porta::RawKernel(porta::Backend::opencl, "__kernel void set(__global float* x, int n) { int i = get_global_id(0); if (i < n) x[i] = 7.0f; }", "set");
+  std::vector<double> base;
+  Array a = random_array({256}, DType::float32, -9, 9, &base);
+  Array before = a + 1.0f;  // lazy, reads a
+  set(porta::Dim3{4, 1, 1}, porta::Dim3{64, 1, 1}, {a, 256});
+  std::vector<double> ref;
+  for (double v : base) ref.push_back(round_to(DType::float32, v + 1));
+  EXPECT_TRUE(array_matches(before, DType::float32, {256}, ref, {0, 0}));
+  EXPECT_TRUE(array_matches(a, DType::float32, {256}, std::vector<double>(256, 7.0), {0, 0}));
+}
+
 TEST_P(WriteRules, EmptyAndOneElementWrites) {
   Array e = porta::zeros({0, 4}, DType::float32, dev());
   e.assign(porta::ones({4}, DType::float32, dev()));
