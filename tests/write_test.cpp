@@ -3,6 +3,7 @@
 #include "test_common.hpp"
 
 #include <optional>
+#include <thread>
 
 namespace porta_test {
 namespace {
@@ -201,6 +202,30 @@ TEST_P(WriteRules, RawKernelOutputsAreWritesToo) {
   for (double v : base) ref.push_back(round_to(DType::float32, v + 1));
   EXPECT_TRUE(array_matches(before, DType::float32, {256}, ref, {0, 0}));
   EXPECT_TRUE(array_matches(a, DType::float32, {256}, std::vector<double>(256, 7.0), {0, 0}));
+}
+
+TEST_P(WriteRules, WritesOnAnotherThreadAreSeenAfterTheHandOver) {
+  // Writes queued on a second thread's queue; the first thread reads after the join, through
+  // porta's ordering of queues (an event on the writer's queue), and writes again.
+  std::vector<double> base, src;
+  Array a = random_array({70001}, DType::float32, -9, 9, &base);
+  Array b = random_array({69001}, DType::float32, -9, 9, &src);
+  Array before = a * 2.0f;  // lazy, made on this thread
+  std::thread t([&] {
+    porta::DeviceScope scope(dev());
+    a.slice({porta::upto(1000)}).fill(3.0);
+    a.slice({porta::from(1000)}).assign(b);
+  });
+  t.join();
+  std::vector<double> ref(1000, 3.0);
+  ref.insert(ref.end(), src.begin(), src.end());
+  EXPECT_TRUE(array_matches(a, DType::float32, {70001}, ref, {0, 0}));
+  std::vector<double> twice;
+  for (double v : base) twice.push_back(round_to(DType::float32, v * 2));
+  EXPECT_TRUE(array_matches(before, DType::float32, {70001}, twice, {0, 0}));
+  a.slice({porta::every(2)}).fill(-1);
+  for (std::size_t i = 0; i < ref.size(); i += 2) ref[i] = -1;
+  EXPECT_TRUE(array_matches(a, DType::float32, {70001}, ref, {0, 0}));
 }
 
 TEST_P(WriteRules, EmptyAndOneElementWrites) {
