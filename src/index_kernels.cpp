@@ -132,6 +132,8 @@ std::int64_t wrap(std::int64_t k, std::int64_t len) { return k < 0 ? k + len : k
 // Scans, radix passes and compaction work in tiles of GROUP x ITEMS elements, one work-group each.
 constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
 
+std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending);  // below
+
 std::string compute_lt(DType t) {
   // NaNs sort last: x < y, or x is a number and y is NaN.
   return is_floating(t) ? "((x) < (y) || ((x) == (x) && (y) != (y)))" : "((x) < (y))";
@@ -436,14 +438,14 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
     const std::uint8_t* src = p[0] + a.offset * itemsize(t);
     const std::uint8_t* val = p[1] + v.offset * itemsize(t);
     std::uint8_t* dst = p[2] + out.offset * 8;
-    auto lt = [](double x, double y) { return x < y || (!std::isnan(x) && std::isnan(y)); };
+    // Compared as the radix sort's order-preserving keys: exact for int64, NaNs last.
     for (std::int64_t e = 0; e < m; ++e) {
-      double x = host_load(t, val, e);
+      std::uint64_t x = host_radix_key(t, val, e, false);
       std::int64_t lo = 0, hi = n;
       while (lo < hi) {
         std::int64_t mid = lo + (hi - lo) / 2;
-        double y = host_load(t, src, mid);
-        bool go = right ? !lt(x, y) : lt(y, x);
+        std::uint64_t y = host_radix_key(t, src, mid, false);
+        bool go = right ? !(x < y) : y < x;
         if (go) lo = mid + 1;
         else hi = mid;
       }

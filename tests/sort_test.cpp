@@ -144,6 +144,14 @@ TEST_P(SortRules, OddLengthsEmptyOneElementAndErrors) {
   EXPECT_THROW((void)porta::topk(a, 1001), porta::InvalidArgument);
   EXPECT_THROW((void)porta::searchsorted(a.reshape({10, 100}), a), porta::ShapeError);
   EXPECT_THROW((void)porta::searchsorted(a, a, "middle"), porta::InvalidArgument);
+  // int64 beyond 2^53 compared exactly.
+  const std::int64_t big = std::int64_t{1} << 60;
+  Array s = porta::from_host(std::vector<std::int64_t>{big, big + 1, big + 2}, {3}, dev());
+  Array q = porta::from_host(std::vector<std::int64_t>{big + 1}, {1}, dev());
+  EXPECT_EQ(porta::searchsorted(s, q).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(porta::searchsorted(s, q, "right").to_vector<std::int64_t>(), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(porta::argsort(porta::from_host(std::vector<std::int64_t>{big + 2, big, big + 1}, {3}, dev())).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 2, 0}));
 }
 
 PORTA_INSTANTIATE_DEVICES(SortRules);
