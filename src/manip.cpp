@@ -216,7 +216,8 @@ Array variance(const Array& a, const std::vector<int>& axes_in, double ddof, boo
   Array m = a.ndim() ? over_axes(x, axes, true, what, [](const Array& v, int ax) { return mean(v, ax); }) : x;
   Array dev = x - m;
   Array ss = a.ndim() ? over_axes(square(dev), axes, keepdims, what, [](const Array& v, int ax) { return sum(v, ax); }) : square(dev);
-  Array r = divide(ss, static_cast<double>(count) - ddof);
+  // NumPy clamps the divisor at 0: ddof >= N gives inf (or NaN where every deviation is 0).
+  Array r = divide(ss, std::max(static_cast<double>(count) - ddof, 0.0));
   if (root) r = sqrt(r);
   const DType out = t == DType::float16 || t == DType::bfloat16 ? t : work;
   return r.astype(out);
