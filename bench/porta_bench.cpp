@@ -8,6 +8,7 @@
 // after a warm-up, and report the median of their runs; the small-op benchmarks measure host wall
 // time, which is what they are about. Inputs are random, never zeros.
 #include "suite.hpp"
+#include "suite_array_api.hpp"
 
 #include <algorithm>
 #include <benchmark/benchmark.h>
@@ -981,6 +982,13 @@ int register_suite(const Options& o) {
     register_matmul(c);
     register_small_ops(c);
     register_interop(c);
+    register_array_api([&c](const ArrayApiCase& k) {
+      add(c, nm(k.family, c, c.n), [c, k](benchmark::State& st) {
+        auto op = k.setup(c.device, c.n);
+        const double dn = static_cast<double>(c.n);
+        time_on_device(st, c, {k.bytes_per_element * dn, k.items_per_element * dn}, op);
+      });
+    });
     configs.push_back(c);
   }
   register_pool(configs);
