@@ -119,6 +119,17 @@ def _axis_before(self, keys, pos):
     return axis
 
 
+def _dims_first(keys, pos):
+    """NumPy's rule: integers beside an index array are advanced indices too; when one stands apart
+    from the array (a slice, None or ... between them) the indexed dimensions go first."""
+    ints = [i for i, k in enumerate(keys) if i != pos and not isinstance(k, slice) and k is not None
+            and k is not Ellipsis]
+    if not ints:
+        return False
+    lo, hi = min(ints + [pos]), max(ints + [pos])
+    return any(isinstance(k, slice) or k is None or k is Ellipsis for k in keys[lo:hi + 1])
+
+
 def _mask_as_index(self, keys, pos, mask):
     """A bool mask in a key: alone, of self's shape (or its leading axes), it stays a mask (full:
     broadcast to self's shape); a 1-D mask beside other entries becomes its nonzero indices."""
@@ -163,18 +174,24 @@ def _getitem(self, key):
             full, shape = _full_mask(self, idx)
             return _as_index_error(_core._compress, full, self).reshape(shape)
     r = _basic(self, keys[:pos] + (slice(None),) + keys[pos + 1:])
-    return _as_index_error(_core._take, r, idx, _axis_before(self, keys, pos))
+    p = _axis_before(self, keys, pos)
+    out = _as_index_error(_core._take, r, idx, p)
+    if p and _dims_first(keys, pos):
+        q = idx.ndim
+        out = out.transpose(list(range(p, p + q)) + list(range(p)) + list(range(p + q, out.ndim)))
+    return out
 
 
 def _setitem(self, key, value):
     """a[key] = value with NumPy's meaning: a basic key writes through a view (every array sharing
     the memory sees it); an integer array writes the indexed elements (put); a bool mask those where
-    it is true. Bad indices raise IndexError before anything is written."""
+    it is true. Bad indices raise IndexError, a value that does not broadcast ShapeError (a ValueError),
+    before anything is written."""
     from ._arrayapi import _value
     value = _value(value, self)
     keys, pos, idx = _advanced(self, key)
     if keys is None:
-        _as_index_error(_core._assign, _basic(self, key), value)
+        _core._assign(_basic(self, key), value)
         return
     if idx._dtype_name == "bool":
         kind, idx = _mask_as_index(self, keys, pos, idx)
@@ -182,11 +199,11 @@ def _setitem(self, key, value):
             if not isinstance(value, ndarray) or value.ndim == 0:
                 if idx.ndim < self.ndim:
                     idx = idx.reshape(tuple(idx.shape) + (1,) * (self.ndim - idx.ndim))._broadcast_to(self.shape)
-                _as_index_error(_core._assign_where, self, value, idx)
+                _core._assign_where(self, value, idx)
             else:  # the selected elements in row-major order get value's elements, as NumPy's
                 full, shape = _full_mask(self, idx)
-                v = _as_index_error(value._broadcast_to, shape).reshape(-1)
-                _as_index_error(_core._put, self, _core._flatnonzero(full), v)
+                v = value._broadcast_to(shape).reshape(-1)
+                _core._put(self, _core._flatnonzero(full), v)
             return
     if idx._dtype_name not in ("int32", "int64"):
         raise IndexError(f"indices of dtype {idx._dtype_name}; they must be integers or a bool mask")
@@ -209,11 +226,14 @@ def _setitem(self, key, value):
     flat = _core.add(_core.multiply(rows, inner), arange(inner, device=self.device).reshape(1, -1))
     if isinstance(value, ndarray) and value.ndim:
         q = idx.ndim
-        target = view.shape[:p] + idx.shape + view.shape[p + 1:]
-        v = _as_index_error(value._broadcast_to, target)
-        v = v.transpose(list(range(p, p + q)) + list(range(p)) + list(range(p + q, len(target)))) if p else v
-        value = v.reshape(idx.size, inner)
-    _as_index_error(_core._put, moved, flat, value)
+        if _dims_first(keys, pos):  # NumPy's result has the indexed dimensions first: as `moved`
+            value = value._broadcast_to(idx.shape + moved.shape[1:]).reshape(idx.size, inner)
+        else:
+            target = view.shape[:p] + idx.shape + view.shape[p + 1:]
+            v = value._broadcast_to(target)
+            v = v.transpose(list(range(p, p + q)) + list(range(p)) + list(range(p + q, len(target)))) if p else v
+            value = v.reshape(idx.size, inner)
+    _core._put(moved, flat, value)
 
 
 def _sort_in_place(self, axis=-1, kind=None, order=None, *, descending=False, stable=True):
