@@ -1,5 +1,8 @@
 """Sorting and search against NumPy: sort, argsort (stable, NaNs last, descending), a.sort() in
 place, unique and the array API's unique_*, searchsorted, topk."""
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -138,3 +141,44 @@ def test_bad_sort_arguments(device, rng):
         porta.topk(x, 1, axis=3)
     with pytest.raises(porta.InvalidArgument, match="axis"):
         porta.unique(x, axis=0)
+
+
+def test_a_long_sort_does_not_stop_python_threads(device, rng):
+    # unique_all sorts and reads its count back: one call that waits on the device. Sized so that
+    # it lasts well over the interpreter's 5 ms switch interval.
+    n = 1 << 16
+
+    def timed(x):
+        t = time.perf_counter()
+        r = porta.unique_all(x)
+        return time.perf_counter() - t, r
+
+    while True:
+        h = rng.integers(0, n // 4, size=n).astype(np.int32)
+        x = porta.asarray(h)
+        porta.synchronize()
+        timed(x)  # the first call compiles the kernels
+        took, _ = timed(x)
+        if took > 0.1 or n >= 1 << 26:
+            break
+        n *= 4
+    done = threading.Event()
+    result = []
+
+    def worker():
+        result.append(timed(x))
+        done.set()
+
+    th = threading.Thread(target=worker)
+    max_gap, last = 0.0, time.perf_counter()
+    th.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        max_gap, last = max(max_gap, now - last), now
+    th.join()
+    took, r = result[0]
+    check(r.counts, np.unique(h, return_counts=True)[1])
+    if took < 0.05:
+        pytest.skip(f"{device.spec} ran unique_all of {n} elements too fast to show it ({took * 1e3:.1f} ms)")
+    # With the GIL held through the call, this loop would stop for the whole call.
+    assert max_gap < took / 2, (max_gap, took)
