@@ -177,7 +177,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         from ._creation import asarray, broadcast_to
 
         def edge(v):
-            e = v if isinstance(v, ndarray) else asarray(np.asarray(v, dtype=a.dtype if not isinstance(v, np.ndarray) else None),
+            e = v if isinstance(v, ndarray) else asarray(v, dtype=None if isinstance(v, np.ndarray) else a._dtype_name,
                                                          device=a.device)
             if e.ndim == 0:
                 shape = list(a.shape)
@@ -272,7 +272,11 @@ def searchsorted(a, v, side="left", sorter=None):
         a = take(a, sorter)
     if not isinstance(v, ndarray):
         from ._creation import asarray
-        v = asarray(np.asarray(v, dtype=a.dtype if not isinstance(v, np.ndarray) else None), device=a.device)
+        # Python numbers and lists take a's dtype, unless they hold fractions and a holds integers
+        # (NumPy compares 2.5 with integers as 2.5, not as 2); NumPy arrays keep theirs.
+        host = np.asarray(v)
+        keep = isinstance(v, np.ndarray) or (host.dtype.kind == "f" and a._dtype_name in ("bool", "int32", "int64"))
+        v = asarray(host, dtype=None if keep else a._dtype_name, device=a.device)
     return _core._searchsorted(a, v, side)
 
 

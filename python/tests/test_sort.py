@@ -103,6 +103,8 @@ def test_searchsorted_matches_numpy(device, rng, dtype, side):
     check(porta.searchsorted(x, porta.asarray(v), side=side), np.searchsorted(a, v, side=side))
     check(x.searchsorted(porta.asarray(v[0]), side), np.searchsorted(a, v[0], side=side))
     check(porta.searchsorted(x, 3, side=side), np.searchsorted(a, 3, side=side))  # a number: 0-d
+    check(porta.searchsorted(x, 2.5, side=side), np.searchsorted(a, 2.5, side=side))
+    check(porta.searchsorted(x, [1.5, -3], side=side), np.searchsorted(a, [1.5, -3], side=side))
     perm = rng.permutation(301)
     shuffled = a[perm]
     sorter = np.argsort(shuffled, kind="stable")
