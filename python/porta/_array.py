@@ -119,6 +119,18 @@ def _axis_before(self, keys, pos):
     return axis
 
 
+def _input_axis(self, keys, pos):
+    """The axis of self that keys[pos] indexes: ints and slices before it take one each, ... the rest."""
+    n_real = len([k for k in keys if k is not None and k is not Ellipsis])
+    axis = 0
+    for k in keys[:pos]:
+        if k is Ellipsis:
+            axis += self.ndim - n_real
+        elif k is not None:
+            axis += 1
+    return axis
+
+
 def _dims_first(keys, pos):
     """NumPy's rule: integers beside an index array are advanced indices too; when one stands apart
     from the array (a slice, None or ... between them) the indexed dimensions go first."""
@@ -133,7 +145,7 @@ def _dims_first(keys, pos):
 def _mask_as_index(self, keys, pos, mask):
     """A bool mask in a key: alone, of self's shape (or its leading axes), it stays a mask (full:
     broadcast to self's shape); a 1-D mask beside other entries becomes its nonzero indices."""
-    first = _axis_before(self, keys, pos)
+    first = _input_axis(self, keys, pos)
     lead = self.shape[first:first + mask.ndim]
     if mask.ndim == 0 or tuple(mask.shape) != tuple(lead):
         raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed array of shape "

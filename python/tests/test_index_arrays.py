@@ -75,6 +75,8 @@ def test_getitem_with_integer_arrays_and_masks(device, rng, dtype):
     check(x[porta.asarray(rows)], h[rows])                 # a mask of the leading axis
     check(x[porta.asarray(m[:, :, 0])], h[m[:, :, 0]])      # of the two leading axes
     check(x[:, porta.asarray(rows[:6])], h[:, rows[:6]])    # a 1-D mask beside a slice
+    check(x[3, porta.asarray(rows[:6])], h[3, rows[:6]])    # beside an int
+    check(x[1:, None, 2, m[0, 0]], h[1:, None, 2, m[0, 0]])
     check(x[np.zeros(h.shape, bool)], h[np.zeros(h.shape, bool)])  # nothing selected
     v, hv, _, _ = strided(rng, (5, 4), dtype)
     mv = rng.random((5, 4)) < 0.5
