@@ -184,3 +184,34 @@ def test_a_long_sort_does_not_stop_python_threads(device, rng):
         pytest.skip(f"{device.spec} ran unique_all of {n} elements too fast to show it ({took * 1e3:.1f} ms)")
     # With the GIL held through the call, this loop would stop for the whole call.
     assert max_gap < took / 2, (max_gap, took)
+
+
+def _bf16_values(rng, shape):
+    """float32 values that bfloat16 holds exactly (the low 16 bits cleared), so NumPy's float32
+    results on them are bfloat16's."""
+    h = (rng.standard_normal(shape) * 4).astype(np.float32)
+    return (h.view(np.uint32) & np.uint32(0xFFFF0000)).view(np.float32)
+
+
+def test_bfloat16_through_sort_take_writes_and_unique(device, rng):
+    need(device, "bfloat16")
+    h = _bf16_values(rng, (6, 37))
+    h[0, :5] = h[1, :5]  # ties
+    x = porta.asarray(h, dtype="bfloat16")
+    assert x.dtype is porta.bfloat16
+    check(porta.sort(x, axis=1), np.sort(h, axis=1))
+    check(porta.argsort(x, axis=0), np.argsort(h, axis=0, kind="stable"))
+    idx = rng.integers(-37, 37, size=11)
+    check(porta.take(x, idx, axis=1), np.take(h, idx, axis=1))
+    check(porta.topk(x, 3).values, -np.sort(-h, axis=1)[:, :3])
+    v = _bf16_values(rng, (3, 37))
+    x[::2] = porta.asarray(v, dtype="bfloat16")
+    h[::2] = v
+    m = h > 0
+    x[porta.asarray(m)] = 0.5
+    h[m] = 0.5
+    check(x, h)
+    r = porta.unique_all(x)
+    want = np.unique(h, return_index=True, return_inverse=True, return_counts=True)
+    for got, w in zip((r.values, r.indices, r.inverse_indices, r.counts), want):
+        check(got, w.reshape(got.shape))
