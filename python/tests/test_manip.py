@@ -141,18 +141,6 @@ def test_var_of_n_equal_to_ddof_is_nan_as_numpy(device, rng):
 
 
 @pytest.mark.filterwarnings("ignore:Degrees of freedom")
-def test_var_of_n_equal_to_ddof_is_nan_as_numpy(device, rng):
-    one = porta.asarray(rand(rng, (1, 3), "float64"))
-    two = porta.asarray(rand(rng, (2, 3), "float64"))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        check(porta.var(one, axis=0, ddof=1), np.var(one.get(), axis=0, ddof=1))
-        check(porta.std(two, axis=0, ddof=2), np.std(two.get(), axis=0, ddof=2))
-
-
-@pytest.mark.xfail(strict=True, reason="porta::var divides by N - ddof unclamped (src/manip.cpp, variance()): "
-                                       "N - ddof < 0 gives -0 or a negative variance where NumPy divides by "
-                                       "max(N - ddof, 0) and gives NaN")
-@pytest.mark.filterwarnings("ignore:Degrees of freedom")
 def test_var_of_ddof_beyond_n_is_nan_as_numpy(device, rng):
     one = porta.asarray(rand(rng, (1, 3), "float64"))
     with np.errstate(divide="ignore", invalid="ignore"):
