@@ -559,7 +559,9 @@ std::vector<MatmulKind> matmul_kinds(const porta::Device& d) {
                                    {"matmul_f64", DType::float64, porta::MatmulPrecision::exact},
                                    {"matmul_f16", DType::float16, porta::MatmulPrecision::exact},
                                    {"matmul_bf16", DType::bfloat16, porta::MatmulPrecision::exact}};
-  if (d.backend() == porta::Backend::cuda)
+  // TF32 where it exists: cuBLAS, and porta's tensor-core kernel on NVIDIA's OpenCL.
+  if (d.backend() == porta::Backend::cuda ||
+      (d.backend() == porta::Backend::opencl && d.platform().find("NVIDIA") != std::string::npos))
     kinds.insert(kinds.begin() + 1, {"matmul_tf32", DType::float32, porta::MatmulPrecision::tf32});
   return kinds;
 }
@@ -584,7 +586,8 @@ void register_matmul(const DeviceConfig& c) {
       native::Target target{c.device.name(), c.device.platform(), c.occurrence};
       for (const MatmulKind& k : matmul_kinds(c.device)) {
         const bool f64 = k.dtype == DType::float64;
-        if ((k.dtype != DType::float32 && !f64) || !c.device.supports(k.dtype)) continue;
+        if ((k.dtype != DType::float32 && !f64) || k.precision == porta::MatmulPrecision::tf32 || !c.device.supports(k.dtype))
+          continue;  // CLBlast has no TF32: its SGEMM is matmul_f32_clblast
         const double dm = static_cast<double>(m);
         Work w{0, 2 * dm * dm * dm};
         add(c, nm(std::string(k.name) + "_clblast", c, m), [c, m, f64, w, target](benchmark::State& st) {

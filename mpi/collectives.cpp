@@ -93,7 +93,7 @@ detail::Descriptor described(const Communicator& c, detail::Collective kind, con
 Array Communicator::allreduce(const Array& x, Op op) const {
   detail::mpi_op(op, DType::float32);  // an op value out of range is an error before any exchange
   const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::allreduce, x, op));
-  if (detail::nccl_usable(*impl_, all, x.device()))
+  if (detail::route_to_nccl(*impl_, all, x.device()))
     return detail::nccl_collective(*impl_, detail::Collective::allreduce, x, op, -1, x.dtype(), x.shape(), x.device());
   const std::size_t n = static_cast<std::size_t>(x.size());
   HostOutput out(x.dtype(), x.shape(), x.device());
@@ -107,7 +107,7 @@ Array Communicator::allreduce(const Array& x, Op op) const {
 Array Communicator::reduce(const Array& x, Op op, int root) const {
   detail::mpi_op(op, DType::float32);
   const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::reduce, x, op, root));
-  if (detail::nccl_usable(*impl_, all, x.device()))
+  if (detail::route_to_nccl(*impl_, all, x.device()))
     return detail::nccl_collective(*impl_, detail::Collective::reduce, x, op, root, x.dtype(), x.shape(), x.device());
   const std::size_t n = static_cast<std::size_t>(x.size());
   if (impl_->rank != root) {
@@ -131,7 +131,7 @@ Array Communicator::broadcast(const Array& x, int root) const {
   const DType t = static_cast<DType>(ref.dtype);
   const Shape shape = detail::shape_of(ref);
   const Device target = x.valid() ? x.device() : device();
-  if (detail::nccl_usable(*impl_, all, target))
+  if (detail::route_to_nccl(*impl_, all, target))
     return detail::nccl_collective(*impl_, detail::Collective::broadcast, x, Op::sum, root, t, shape, target);
   const std::size_t n = static_cast<std::size_t>(element_count(shape));
   const MPI_Datatype type = detail::transfer_type(t);
@@ -159,7 +159,7 @@ Array Communicator::allgather(const Array& x) const {
   const std::size_t n = static_cast<std::size_t>(x.size());
   Shape shape = x.shape();
   shape.insert(shape.begin(), impl_->size);
-  if (detail::nccl_usable(*impl_, all, x.device()))
+  if (detail::route_to_nccl(*impl_, all, x.device()))
     return detail::nccl_collective(*impl_, detail::Collective::allgather, x, Op::sum, -1, x.dtype(), shape, x.device());
   const int count = detail::checked_count(n, "allgather");
   HostOutput out(x.dtype(), std::move(shape), x.device());
@@ -179,7 +179,7 @@ Array Communicator::reduce_scatter(const Array& x, Op op) const {
   const std::size_t block = n / static_cast<std::size_t>(impl_->size);
   Shape shape = x.shape();
   shape[0] /= impl_->size;
-  if (detail::nccl_usable(*impl_, all, x.device()))
+  if (detail::route_to_nccl(*impl_, all, x.device()))
     return detail::nccl_collective(*impl_, detail::Collective::reduce_scatter, x, op, -1, t, shape, x.device());
   const int count = detail::checked_count(block, "reduce_scatter");
   HostOutput out(t, std::move(shape), x.device());
@@ -209,7 +209,7 @@ Array Communicator::reduce_scatter(const Array& x, Op op) const {
 
 Array Communicator::alltoall(const Array& x) const {
   const auto all = detail::agree(impl_->comm, described(*this, detail::Collective::alltoall, x));
-  if (detail::nccl_usable(*impl_, all, x.device()))
+  if (detail::route_to_nccl(*impl_, all, x.device()))
     return detail::nccl_collective(*impl_, detail::Collective::alltoall, x, Op::sum, -1, x.dtype(), x.shape(), x.device());
   const std::size_t block = static_cast<std::size_t>(x.size()) / static_cast<std::size_t>(impl_->size);
   const int count = detail::checked_count(block, "alltoall");
@@ -263,6 +263,7 @@ struct AllreduceState final : Request::State {
 Request Communicator::iallreduce(const Array& x, Op op) const {
   detail::mpi_op(op, DType::float32);
   detail::agree(impl_->comm, detail::describe(detail::Collective::iallreduce, x, op));
+  ++impl_->host_collectives;  // NCCL has no request to hand back: iallreduce always takes the host path
   auto s = std::make_unique<AllreduceState>();
   s->owner = impl_;
   s->dtype = x.dtype();

@@ -68,6 +68,16 @@ Device Communicator::device() const {
   return impl_->device;
 }
 
+Communicator::TransportCounts Communicator::transport_counts() const {
+  return {impl_->nccl_collectives.load(), impl_->host_collectives.load()};
+}
+
+bool detail::route_to_nccl(Communicator::Impl& c, const std::vector<Descriptor>& all, const Device& d) {
+  const bool nccl = nccl_usable(c, all, d);
+  ++(nccl ? c.nccl_collectives : c.host_collectives);
+  return nccl;
+}
+
 void Communicator::barrier() const { detail::check(MPI_Barrier(impl_->comm), "MPI_Barrier"); }
 
 }  // namespace porta::mpi

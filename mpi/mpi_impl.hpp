@@ -5,6 +5,7 @@
 #include <porta/error.hpp>
 #include <porta/mpi.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -81,6 +82,8 @@ struct Communicator::Impl {
   std::mutex nccl_mutex;
   bool nccl_tried = false;
   void* nccl_comm = nullptr;
+  std::atomic<std::uint64_t> nccl_collectives{0};
+  std::atomic<std::uint64_t> host_collectives{0};
   explicit Impl(MPI_Comm c, bool user_visible);
   ~Impl();
 };
@@ -107,6 +110,8 @@ void nccl_destroy(void* comm) noexcept;
 // returns false, on every rank alike, when NCCL cannot serve these ranks (two ranks on one GPU,
 // which NCCL refuses; a failed init), and the caller then takes the host path.
 bool nccl_usable(Communicator::Impl& c, const std::vector<Descriptor>& all, const Device& d);
+// nccl_usable, counted: true (one more NCCL collective) or false (one more on the host path).
+bool route_to_nccl(Communicator::Impl& c, const std::vector<Descriptor>& all, const Device& d);
 Array nccl_collective(Communicator::Impl& c, Collective kind, const Array& x, Op op, int root, DType t,
                       const Shape& out_shape, const Device& d);
 }  // namespace porta::mpi::detail

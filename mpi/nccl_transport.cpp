@@ -100,10 +100,25 @@ bool nccl_usable(Communicator::Impl& c, const std::vector<Descriptor>& all, cons
   // PORTA_MPI_NCCL_SHARED_GPU=1 asks NCCL anyway (a failed init still falls back on every rank).
   const char* force = std::getenv("PORTA_MPI_NCCL_SHARED_GPU");
   const bool ask_anyway = force && std::strcmp(force, "1") == 0;
-  if (!ask_anyway && !gpus_distinct(c.comm, c.size, d)) {
+  if (!gpus_distinct(c.comm, c.size, d)) {
+    if (!ask_anyway) {
+      if (c.rank == 0)
+        std::fprintf(stderr, "porta::mpi: two ranks share a GPU, which NCCL refuses; CUDA arrays go through the host"
+                             " (PORTA_MPI_NCCL_SHARED_GPU=1 runs them through NCCL's socket transport instead)\n");
+      return false;
+    }
+    // NCCL refuses two ranks of one host on one GPU, but ranks it takes for different hosts it links
+    // through its network transport. Each rank names a host of its own (NCCL_HOSTID, read when NCCL
+    // first initialises, which is below) and NCCL's sockets take the loopback interface: the NCCL
+    // path end to end on one GPU, at socket speed. For testing; the user's NCCL_SOCKET_IFNAME and
+    // NCCL_IB_DISABLE stand.
+    const std::string host_id = "porta-shared-gpu-rank-" + std::to_string(c.rank);
+    setenv("NCCL_HOSTID", host_id.c_str(), 1);
+    setenv("NCCL_SOCKET_IFNAME", "lo", 0);
+    setenv("NCCL_IB_DISABLE", "1", 0);
     if (c.rank == 0)
-      std::fprintf(stderr, "porta::mpi: two ranks share a GPU, which NCCL refuses; CUDA arrays go through the host\n");
-    return false;
+      std::fprintf(stderr, "porta::mpi: two ranks share a GPU; PORTA_MPI_NCCL_SHARED_GPU=1: each rank is its own NCCL"
+                           " host, linked by NCCL's sockets on the loopback interface\n");
   }
   ncclUniqueId id;
   std::memset(&id, 0, sizeof id);

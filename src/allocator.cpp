@@ -4,6 +4,7 @@
 #include "thread_queues.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
+#include "porta_backend/services.hpp"
 
 namespace porta::detail {
 namespace {
@@ -47,8 +48,7 @@ Handle CachingAllocator::allocate_from_device(std::size_t bytes, QueueImpl& q) {
     PORTA_LOG(info, "out of memory for ", format_bytes(bytes), " on ", name(device_.backend()), ":", device_.index(),
               "; freeing ", format_bytes(cached_bytes()), " of cached blocks and retrying");
     free_local(q);
-    free_cached();
-    device_.release_cached_memory();
+    release_memory_of_physical_gpu(device_);
     return device_.allocate(bytes, q);
   }
 }

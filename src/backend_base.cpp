@@ -7,7 +7,9 @@
 #include "porta_backend/env.hpp"
 #include "porta_backend/launch_thread.hpp"
 #include "porta_backend/log.hpp"
+#include "porta_backend/services.hpp"
 #include "porta_backend/strings.hpp"
+#include "registry.hpp"
 
 namespace porta::detail {
 
@@ -53,6 +55,23 @@ DeviceState& DeviceImpl::state() {
 
 void DeviceImpl::release_state() {
   if (state_) state_->release();
+}
+
+void release_memory_of_physical_gpu(DeviceImpl& d) noexcept {
+  try {
+    const std::string bus = d.info().pci_bus_id;
+    for (const Device& other : Registry::get().devices()) {
+      DeviceImpl& o = other.impl();
+      if (&o != &d && (bus.empty() || o.info().pci_bus_id != bus)) continue;
+      const std::size_t cached = o.state().allocator().cached_bytes();
+      PORTA_LOG(info, "freeing ", format_bytes(cached), " of cached blocks on ", name(o.backend()), ":", o.index(),
+                &o == &d ? "" : " (the same GPU through another API)");
+      o.state().allocator().free_cached();
+      o.release_cached_memory();
+    }
+  } catch (const std::exception& e) {
+    PORTA_LOG(warn, "freeing cached memory failed: ", e.what());
+  }
 }
 
 std::shared_ptr<Kernel> DeviceImpl::compile(const KernelSource&) {

@@ -1,8 +1,9 @@
 // Matrix products against a double-precision host product: vectors, shapes that are not tile
 // multiples, transposed, sliced and offset operands, batches (a batch of 1 broadcasts), k = 0;
 // every dtype and transpose combination on every device, both variants of porta's OpenCL GEMM
-// kernel (whole tiles and edges), its FP64 tensor-core kernel (emulated where the device lacks
-// the instruction), every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
+// kernel (whole tiles and edges), its tensor-core kernels (float16, bfloat16, TF32, float64;
+// emulated where the device lacks the instructions) in every shape class, the ranking search,
+// every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
 // Each distinct kernel variant costs PoCL a compile of a few seconds, so the shape classes
 // are chosen to need few of them.
 #include "test_common.hpp"
@@ -22,9 +23,11 @@ struct HostMatrix {
 
 // C = A B in double, with the rounding bound of a product accumulated in `t` (float16 and
 // bfloat16 accumulate in float32): k * eps * sum |a_ik b_kj| per element.
-void host_matmul(const HostMatrix& a, const HostMatrix& b, DType t, std::vector<double>& c, std::vector<double>& bound) {
+// With `tf32` the inputs are rounded to TF32 (10 bits of mantissa): eps is then 2^-11.
+void host_matmul(const HostMatrix& a, const HostMatrix& b, DType t, std::vector<double>& c, std::vector<double>& bound,
+                 bool tf32 = false) {
   std::int64_t batch = std::max(a.batch, b.batch);
-  double eps = t == DType::float64 ? 0x1p-53 : 0x1p-24;
+  double eps = tf32 ? 0x1p-11 : t == DType::float64 ? 0x1p-53 : 0x1p-24;
   c.assign(static_cast<std::size_t>(batch * a.rows * b.cols), 0);
   bound.assign(c.size(), 0);
   for (std::int64_t p = 0; p < batch; ++p)
@@ -94,17 +97,18 @@ class Matmul : public DeviceTest {
   }
 
   void check(DType t, std::int64_t batch_a, std::int64_t batch_b, std::int64_t m, std::int64_t k, std::int64_t n, Layout la, Layout lb,
-             bool a2d, bool b2d, const std::string& what) {
+             bool a2d, bool b2d, const std::string& what,
+             porta::MatmulPrecision precision = porta::MatmulPrecision::from_env) {
     HostMatrix ha, hb;
     Array a = operand(t, batch_a, m, k, la, ha, a2d);
     Array b = operand(t, batch_b, k, n, lb, hb, b2d);
     std::vector<double> ref, bound;
-    host_matmul(ha, hb, t, ref, bound);
+    host_matmul(ha, hb, t, ref, bound, precision == porta::MatmulPrecision::tf32);
     Shape out;
     if (!a2d || !b2d) out.push_back(std::max(batch_a, batch_b));
     out.push_back(m);
     out.push_back(n);
-    Array c = porta::matmul(a, b);
+    Array c = porta::matmul(a, b, precision);
     ASSERT_EQ(c.dtype(), t) << what;
     ASSERT_EQ(c.shape(), out) << what;
     Tolerance tol = porta::is_floating(t) && t != DType::float32 && t != DType::float64 ? tolerance(t, Accuracy::simple) : Tolerance{0, 0};
@@ -323,6 +327,18 @@ TEST_P(Matmul, EveryOpenCLGemmPath) {
   EXPECT_NE(msg.find("fastest"), std::string::npos) << msg;
 }
 
+// The ranking search (backends/opencl/gemm_search.hpp) on a CPU device, where it runs only when
+// PORTA_OPENCL_GEMM_SEARCH is set: every tiled candidate timed and checked on a 128^2 product, then
+// the winner's products match the reference (whole tiles and edges). On GPUs the first matmul of
+// a dtype searches whether or not this test runs.
+TEST_P(Matmul, OpenCLSearchRanksCheckedCandidates) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM_SEARCH concerns OpenCL devices";
+  ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
+  ScopedEnv search("PORTA_OPENCL_GEMM_SEARCH", "128");
+  check(DType::float32, 1, 1, 128, 64, 128, Layout::row_major, Layout::row_major, true, true, "searched, whole tiles");
+  check(DType::float32, 1, 1, 67, 93, 51, Layout::row_major, Layout::transposed, true, true, "searched, edges, b.T");
+}
+
 // float64 products of the shapes of the FP64 tensor-core kernel (backends/opencl/gemm_mma.hpp):
 // whole tiles, batches, a broadcast operand, an even offset; and products that fit no tile, that
 // are transposed or at an odd offset, which take the other kernels. On NVIDIA's OpenCL with
@@ -342,7 +358,120 @@ class MatmulTensorCore : public Matmul {
     check(t, 1, 1, 128, 32, 128, L::row_major, L::transposed, true, true, what + " 128x128x32, b transposed");
     check(t, 1, 1, 128, 32, 128, L::offset, L::row_major, true, true, what + " 128x128x32, a at an odd offset");
   }
+
+  // Every shape class of the general tensor-core kernel (gemm_tc.hpp) in dtype t: edges, 1xN,
+  // k = 1, the four transpose combinations, strided slices, offsets, batches and broadcast batches
+  // (the guarded variant), whole tiles of row-major operands (the fast one, for the 64x64 tiles
+  // of the configurations used here) and k = 0.
+  void check_tc_shapes(DType t, const std::string& what) {
+    using L = Layout;
+    const auto precision = t == DType::float32 ? porta::MatmulPrecision::tf32 : porta::MatmulPrecision::exact;
+    const std::string d = what + " " + std::string(porta::name(t));
+    check(t, 1, 1, 1, 300, 1, L::row_major, L::row_major, true, true, d + " (1, N) x (N, 1)", precision);
+    check(t, 1, 1, 130, 1, 131, L::row_major, L::row_major, true, true, d + " k = 1", precision);
+    check(t, 1, 1, 67, 93, 51, L::row_major, L::row_major, true, true, d + " 67x93 x 93x51", precision);
+    const L layouts[] = {L::row_major, L::transposed};
+    for (L la : layouts)
+      for (L lb : layouts)
+        check(t, 1, 1, 45, 37, 70, la, lb, true, true,
+              d + " 45x37 x 37x70 " + (la == L::transposed ? "a.T" : "a") + (lb == L::transposed ? " b.T" : " b"), precision);
+    check(t, 1, 1, 20, 31, 9, L::sliced, L::sliced, true, true, d + " strided slices", precision);
+    check(t, 2, 2, 33, 70, 65, L::offset, L::transposed, false, false, d + " batched, a at an unaligned offset, b.T", precision);
+    check(t, 1, 3, 20, 30, 10, L::row_major, L::transposed, false, false, d + " batched (1) x (3), b.T", precision);
+    check(t, 1, 2, 128, 64, 128, L::row_major, L::row_major, true, false, d + " 2-D x batched (2), whole tiles", precision);
+    check(t, 3, 3, 64, 32, 64, L::offset_rows, L::row_major, false, false, d + " batched whole tiles, a at row 4", precision);
+    check(t, 1, 1, 128, 64, 64, L::row_major, L::transposed, true, true, d + " whole tiles, b.T", precision);
+    check(t, 1, 1, 64, 40, 64, L::row_major, L::offset, true, true, d + " k = 40, b at an unaligned offset", precision);
+    EXPECT_TRUE(array_matches(porta::matmul(porta::ones({3, 0}, t, dev()), porta::ones({0, 4}, t, dev()), precision), t,
+                              {3, 4}, std::vector<double>(12, 0), {0, 0}))
+        << d << " k = 0";
+  }
 };
+
+// The general tensor-core kernel forced in one configuration per dtype (mma:CONFIG refuses a
+// product it does not take, so each product that passes ran through it): on NVIDIA's OpenCL with
+// compute capability 8.0+ (9.0+ for float64) on the tensor cores, elsewhere with the instructions
+// emulated, which checks every index of the kernel on PoCL. float16 and bfloat16 take their
+// fragments through ldmatrix here, and through plain local reads in the next test.
+TEST_P(MatmulTensorCore, EveryDTypeShapeClassAndTransposeOnTheTensorCores) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  for (DType t : {DType::float16, DType::bfloat16, DType::float32, DType::float64}) {
+    if (!dev().supports(t)) continue;
+    const char* config = t == DType::float16 || t == DType::bfloat16 ? "mma:tc64x64x32:w32x32:ldsm" : "mma:tc64x64x16:w32x32";
+    ScopedEnv env("PORTA_OPENCL_GEMM", config);
+    check_tc_shapes(t, std::string("PORTA_OPENCL_GEMM=") + config);
+  }
+}
+
+// float16 and bfloat16 without ldmatrix; PORTA_OPENCL_GEMM=mma (the configuration the device's
+// ranking or, emulated, the cheapest one gives) for every dtype; the errors of mma:CONFIG.
+TEST_P(MatmulTensorCore, LocalReadsRankedConfigurationsAndErrors) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  using L = Layout;
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    if (!dev().supports(t)) continue;
+    ScopedEnv env("PORTA_OPENCL_GEMM", "mma:tc64x64x32:w32x32");
+    const std::string d = "mma:tc64x64x32:w32x32 " + std::string(porta::name(t));
+    check(t, 1, 1, 45, 37, 70, L::transposed, L::row_major, true, true, d + " 45x37 x 37x70, a.T");
+    check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T");
+    check(t, 3, 3, 64, 32, 64, L::offset_rows, L::row_major, false, false, d + " batched whole tiles, a at row 4");
+  }
+  {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "mma");
+    for (DType t : {DType::float16, DType::bfloat16, DType::float32, DType::float64}) {
+      if (!dev().supports(t)) continue;
+      const auto precision = t == DType::float32 ? porta::MatmulPrecision::tf32 : porta::MatmulPrecision::exact;
+      const std::string d = "PORTA_OPENCL_GEMM=mma " + std::string(porta::name(t));
+      check(t, 1, 1, 67, 93, 51, L::row_major, L::transposed, true, true, d + " 67x93 x 93x51, b.T", precision);
+      check(t, 1, 2, 256, 64, 256, L::row_major, L::row_major, true, false, d + " 2-D x batched (2), 256x64 x 64x256", precision);
+    }
+  }
+  if (dev().supports(DType::float16)) {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "mma:mma16x8x8:128x128x8:w64x32");
+    std::string msg = thrown_message<porta::InvalidArgument>([&] {
+      porta::matmul(porta::ones({64, 64}, DType::float16, dev()), porta::ones({64, 64}, DType::float16, dev())).eval();
+    });
+    EXPECT_NE(msg.find("float16"), std::string::npos) << msg;
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x30:w32x32");
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({2, 2}, DType::float32, dev()), porta::ones({2, 2}, DType::float32, dev())).eval(); });
+  EXPECT_NE(msg.find("tc64x64x30:w32x32"), std::string::npos) << msg;
+}
+
+// Each configuration of the tensor-core searches (gemm_tc_candidates), forced, on one product of
+// whole tiles (the fast variant) and one with edges and a transposed operand (the guarded one), on
+// devices with the instructions: the search checks 64 entries of each, this checks every one.
+// Emulated, each would cost PoCL two builds of a minute: the two tests above cover the indexing.
+TEST_P(MatmulTensorCore, EveryTensorConfigurationWhereTheDeviceHasTheInstructions) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  const std::string platform = dev().platform();
+  if (platform.find("NVIDIA") == std::string::npos)
+    GTEST_SKIP() << dev().spec() << " (" << platform << ") has no tensor cores through OpenCL; the emulated kernel is tested above";
+  using L = Layout;
+  const std::vector<std::pair<DType, std::vector<const char*>>> configs = {
+      {DType::float16,
+       {"tc128x128x32:w64x64:ldsm", "tc128x128x32:w64x32:ldsm", "tc128x256x16:w64x64:ldsm", "tc256x128x16:w64x64:ldsm",
+        "tc128x64x32:w64x32:ldsm", "tc64x128x32:w32x64:ldsm", "tc128x128x32:w64x64", "tc64x64x32:w32x32:ldsm"}},
+      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm", "tc128x256x16:w64x64:ldsm", "tc128x128x32:w64x64"}},
+      {DType::float32,
+       {"tc128x128x16:w64x64", "tc128x128x16:w64x32", "tc128x256x8:w64x64", "tc256x128x8:w64x64", "tc128x64x16:w64x32",
+        "tc64x128x16:w32x64", "tc64x64x16:w32x32"}},
+      {DType::float64, {"tc64x64x16:w32x32", "tc128x64x8:w32x32", "tc128x128x8:w64x32", "tc64x128x8:w32x64"}},
+  };
+  for (const auto& [t, list] : configs) {
+    if (!dev().supports(t)) continue;
+    const auto precision = t == DType::float32 ? porta::MatmulPrecision::tf32 : porta::MatmulPrecision::exact;
+    for (const char* config : list) {
+      std::string value = std::string("mma:") + config;
+      ScopedEnv env("PORTA_OPENCL_GEMM", value.c_str());
+      const std::string d = value + " " + std::string(porta::name(t));
+      check(t, 1, 2, 256, 64, 256, L::row_major, L::row_major, true, false, d + " 2-D x batched (2), whole tiles", precision);
+      check(t, 1, 1, 131, 45, 259, L::transposed, L::row_major, true, true, d + " 131x45 x 45x259, a.T", precision);
+    }
+  }
+}
+
 
 TEST_P(MatmulTensorCore, Float64TileShapesMatchReference) {
   if (!dev().supports(DType::float64)) GTEST_SKIP() << dev().spec() << " has no float64";
@@ -389,9 +518,41 @@ TEST_P(MatmulTensorCore, ForcedKernelMatchesReferenceInEveryConfiguration) {
   EXPECT_NE(msg.find("mma16x8x8:128x128x8"), std::string::npos) << msg;
 }
 
+// The cp.async variants (":sS", S stages; not yet among the searched configurations): the ring
+// of stages over many slices, fewer slices than stages, batches at aligned offsets, and a product
+// with edges, which takes the guarded variant (without cp.async) of the same configuration. Its
+// own suite, instantiated last: on a GPU this is where cp.async first runs, and a kernel fault
+// ends the device's context for the rest of the process.
+class MatmulCpAsync : public MatmulTensorCore {};
+
+TEST_P(MatmulCpAsync, StagesMatchReference) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  using L = Layout;
+  const std::pair<DType, const char*> configs[] = {{DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
+                                                   {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
+                                                   {DType::float64, "mma:tc64x64x8:w32x32:s4"}};
+  for (const auto& [t, config] : configs) {
+    if (!dev().supports(t)) continue;
+    ScopedEnv env("PORTA_OPENCL_GEMM", config);
+    const std::string d = std::string(config) + " " + std::string(porta::name(t));
+    check(t, 1, 1, 128, 128, 64, L::row_major, L::row_major, true, true, d + " 128x128 x 128x64 (many slices)");
+    check(t, 1, 1, 64, 16, 64, L::row_major, L::row_major, true, true, d + " k = 16 (fewer slices than stages)");
+    check(t, 3, 3, 64, 64, 128, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4");
+    check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T (guarded)");
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x16:w32x32:s3");
+  std::string msg = thrown_message<porta::InvalidArgument>([&] {
+    porta::matmul(porta::ones({64, 64}, DType::float32, dev()), porta::ones({64, 64}, DType::float32, dev()),
+                  porta::MatmulPrecision::tf32)
+        .eval();
+  });
+  EXPECT_NE(msg.find("tc64x64x16:w32x32:s3"), std::string::npos) << msg;
+}
+
 PORTA_INSTANTIATE_DEVICES(Matmul);
 PORTA_INSTANTIATE_DEVICES(MatmulTensorCore);
 PORTA_INSTANTIATE_DEVICES(MatmulShapes);
+PORTA_INSTANTIATE_DEVICES(MatmulCpAsync);
 
 }  // namespace
 }  // namespace porta_test

@@ -156,9 +156,10 @@ TEST(Pool, WorkersPerDeviceRunConcurrentlyAndEveryDeviceTakesWork) {
   for (auto& f : fs) f.get();
   EXPECT_GE(most.load(), 2) << "3 workers on one device run tasks at the same time";
   EXPECT_LE(most.load(), 3);
-  // Over every device, with tasks long enough that all workers wake: each device takes some.
+  // Over every device, with tasks long enough that all workers wake: each device takes some
+  // (SharedGpu::each: by default the second API of one physical GPU takes only submit_to() tasks).
   auto devs = porta::devices();
-  DevicePool all(devs);
+  DevicePool all(devs, 0, porta::SharedGpu::each);
   std::vector<std::future<void>> gs;
   for (int k = 0; k < 8 * static_cast<int>(devs.size()); ++k)
     gs.push_back(all.submit([](const Device& x) {

@@ -1,16 +1,18 @@
 // Matrix products on OpenCL devices, by one of these paths (PORTA_OPENCL_GEMM, read at each call):
 //  host    - the host's BLAS on mapped buffers: CPU devices, where the memory is the host's;
-//  tiled   - porta's own GEMM kernel (gemm_kernel.cpp), with parameters chosen per device (gemm_tiled.cpp);
+//  tiled   - porta's own tiled GEMM kernel (gemm_tiled.cpp), with parameters chosen per device;
 //  clblast - CLBlast's Gemm / GemmStridedBatched, when porta was built with CLBlast;
-//  mma     - float64 products that fit go to the FP64 tensor-core kernel (gemm_mma.cpp) on any
-//            device, emulated where the device lacks the instruction (a test of its indexing), and
-//            everything else to tiled; mma:CONFIG uses that configuration only (a float64
-//            product it does not fit is an error).
-// auto picks host on CPU devices with host memory and tiled elsewhere (CLBlast reached 0.66x
-// cuBLAS on the H200 and was 16-25x slower than OpenBLAS on PoCL: GPU.md). float16 and bfloat16
-// always take the tiled kernel, which loads them as float32 and accumulates in float32: neither
-// the host BLAS nor CLBlast (without cl_khr_fp16) multiplies them. On NVIDIA GPUs of compute
-// capability 9.0 and newer, tiled sends float64 products that fit to the FP64 tensor cores.
+//  mma     - float16, bfloat16, float64 and (with TF32 allowed) float32 products go to the
+//            tensor-core kernels (gemm_tensor.cpp) on any device, emulated where the device lacks
+//            the instructions (a test of their indexing), and everything else to tiled;
+//            mma:CONFIG uses that configuration only (a product of its dtypes it does not fit is
+//            an error).
+// auto takes the tensor cores where the device has them (NVIDIA's OpenCL, compute capability 8.0+;
+// 9.0+ for float64) unless PORTA_OPENCL_GEMM_SHAPE asks for the tiled kernel; then host on CPU
+// devices with host memory and tiled elsewhere (CLBlast reached 0.66x cuBLAS on the H200 and was
+// 16-25x slower than OpenBLAS on PoCL: GPU.md). float16 and bfloat16 off the tensor cores always
+// take the tiled kernel, which loads them as float32 and accumulates in float32: neither the host
+// BLAS nor CLBlast (without cl_khr_fp16) multiplies them.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -20,6 +22,7 @@
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 #include "opencl/gemm_mma.hpp"
+#include "opencl/gemm_tc.hpp"
 #include "opencl/opencl.hpp"
 
 #ifdef PORTA_HAVE_HOST_BLAS
@@ -36,7 +39,7 @@ enum class GemmPath { automatic, tiled, clblast, host, mma };
 
 struct GemmChoice {
   GemmPath path = GemmPath::automatic;
-  std::optional<MmaParams> mma;  // PORTA_OPENCL_GEMM=mma:CONFIG
+  std::string config;  // PORTA_OPENCL_GEMM=mma:CONFIG
 };
 
 GemmChoice gemm_path() {
@@ -49,13 +52,15 @@ GemmChoice gemm_path() {
   if (s == "host") return {GemmPath::host};
   if (s == "mma") return {GemmPath::mma};
   if (s.starts_with("mma:")) {
-    auto p = parse_mma_params(s.substr(4));
-    if (!p)
+    std::string config = s.substr(4);
+    if (!parse_mma_params(config) && !parse_tc_params(config))
       throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=", *v,
-                                        " does not name a configuration of the FP64 tensor-core kernel: "
-                                        "mma:mma16x8xK:BMxBNxBK:wWMxWN, such as mma:",
-                                        gemm_mma_candidates().front().text()));
-    return {GemmPath::mma, p};
+                                        " does not name a configuration of a tensor-core kernel: "
+                                        "mma:mma16x8xK:BMxBNxBK:wWMxWN (float64), such as mma:",
+                                        gemm_mma_candidates().front().text(),
+                                        ", or mma:tcBMxBNxBK:wWMxWN[:ldsm], such as mma:",
+                                        gemm_tc_candidates(DType::float16).front().text()));
+    return {GemmPath::mma, config};
   }
   throw InvalidArgument(
       detail::cat("PORTA_OPENCL_GEMM=", *v, " is not a matmul path; use one of auto, tiled, clblast, host, mma, mma:CONFIG"));
@@ -146,8 +151,11 @@ void Device::matmul(QueueImpl& q, const MatmulArgs& args) {
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   bool half_precision = args.dtype == DType::float16 || args.dtype == DType::bfloat16;
   if (path == GemmPath::mma) {
-    if (matmul_mma(q, args, true, choice.mma ? &*choice.mma : nullptr)) return;
+    if (matmul_tensor(q, args, true, choice.config)) return;
     path = GemmPath::tiled;
+  } else if (path == GemmPath::automatic && !detail::env("PORTA_OPENCL_GEMM_SHAPE") &&
+             matmul_tensor(q, args, false, {})) {
+    return;
   }
   if (half_precision) {
     path = GemmPath::tiled;

@@ -10,6 +10,7 @@
 #include "host/blas.hpp"
 #endif
 #include "opencl/gemm_mma.hpp"
+#include "opencl/gemm_tc.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -150,9 +151,11 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
   else
 #endif
     in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache";
-  if (in.dtypes[static_cast<int>(DType::float64)] && mma_native(in.platform, nv_compute_capability_))
-    in.matmul += "; float64 on the FP64 tensor cores (inline PTX mma.sync) when m, n, k are multiples of one of "
-                 "its tiles (such as 64x64x16 or 128x128x8) and neither operand is transposed";
+  if (tc_native(DType::float16, in.platform, nv_compute_capability_))
+    in.matmul += "; float16, bfloat16 and (with PORTA_MATMUL=tf32) float32 as TF32 on the tensor cores "
+                 "(inline PTX mma.sync), every shape and transpose";
+  if (in.dtypes[static_cast<int>(DType::float64)] && tc_native(DType::float64, in.platform, nv_compute_capability_))
+    in.matmul += "; float64 on the FP64 tensor cores, every shape and transpose";
 
   PORTA_LOG(info, "opencl:", index, ": ", in.name, " (", in.vendor, "; platform ", in.platform, "; driver ",
             in.driver_version, "; ", in.arch, "), ", name(in.kind), ", ", in.compute_units, " compute units, ",

@@ -47,7 +47,7 @@ std::vector<GemmParams> gemm_gpu_candidates(DType dtype);
 // The parameters used on CPU devices (no search there: float32 and float64 take the host BLAS).
 GemmParams gemm_cpu_params(DType dtype);
 
-extern const char* const kGemmSource;
+extern const char* const kGemmSource;  // kernels/gemm_tiled.cl, embedded at build time
 
 // -D options for one variant; `fast` selects the variant, the transposes matter only for it.
 std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fast, bool trans_a, bool trans_b);

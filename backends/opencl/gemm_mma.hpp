@@ -3,7 +3,7 @@
 //
 // NVIDIA's OpenCL compiler passes inline PTX through, so the kernel issues
 // mma.sync.aligned.m16n8k{4,8,16}.row.col.f64 (sm_90) from OpenCL C; the tiled kernel
-// (gemm_kernel.cpp) cannot reach these units and stays at about 0.4x cuBLAS on an H200, this one
+// (kernels/gemm_tiled.cl) cannot reach these units and stays at about 0.4x cuBLAS on an H200, this one
 // reached 0.78x (45.7 of 58.9 TFLOP/s at 4096, the measurements of gemm_mma_candidates). A
 // work-group computes a BM x BN block of C with (BM / WM) x (BN / WN) warps, each a WM x WN tile
 // held as 16 x 8 MMA tiles in registers; BK-deep slices of A and B are double-buffered in local
@@ -13,7 +13,8 @@
 // with the instruction's fragment layouts (each MMA stores its fragments there, and after the
 // slice's barrier every lane adds the products to its accumulators). That runs on any OpenCL
 // device (PoCL in CI), so every index of the kernel is tested without the GPU; only the two macros
-// that issue the instruction differ (gemm_mma.cpp).
+// that issue the instruction differ (kernels/gemm_mma.cl). Products it does not fit (transposed,
+// edges, odd strides) take the general tensor-core kernel (gemm_tc.hpp), which also serves float64.
 #pragma once
 
 #include <cstddef>
@@ -46,16 +47,14 @@ std::optional<MmaParams> parse_mma_params(const std::string& text);
 // The configurations, fastest first as measured on an H200 (NVIDIA OpenCL, 4096^3).
 std::vector<MmaParams> gemm_mma_candidates();
 
-// Whether the device runs mma.sync .f64 m16n8k*: NVIDIA's OpenCL platform, compute capability
-// (major * 10 + minor, 0 when unknown) 9.0 or newer.
-bool mma_native(const std::string& platform_name, int compute_capability);
-
 // Why the product cannot take the kernel with `p` (empty when it can): float64, neither operand
 // transposed, m, n, k whole multiples of the tile, and every leading dimension, offset and batch
 // stride even, since the kernel reads and writes pairs of doubles.
 std::string mma_unfit_reason(const MmaParams& p, const detail::MatmulArgs& g);
 
-extern const char* const kMmaSource;
+// Whether the device runs it: tc_native(DType::float64, ...) of gemm_tc.hpp (sm_90's m16n8k8/k16).
+
+extern const char* const kMmaSource;  // kernels/gemm_mma.cl, embedded at build time
 constexpr const char* kMmaEntry = "porta_gemm_mma";
 
 // -D options of one configuration; `emulate` replaces the instruction (see above).

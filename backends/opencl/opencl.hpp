@@ -261,15 +261,15 @@ class Device final : public detail::DeviceImpl {
   // searched on first use on GPUs and kept in the disk cache).
   struct GemmTuning;
   GemmTuning& gemm_tuning();
-  GemmParams gemm_choose(QueueImpl& q, DType dtype, std::uint64_t local_mem, std::size_t max_group);
+  GemmParams gemm_choose(QueueImpl& q, DType dtype, bool small, std::uint64_t local_mem, std::size_t max_group);
   void matmul_tiled(QueueImpl& q, const MatmulArgs& args);
-  // The FP64 tensor-core kernel (gemm_mma.hpp): runs the product and returns true when it fits a
-  // configuration, false (nothing done) otherwise. Where the device has the instruction, the
-  // configurations are ranked by a search on first use; `forced` (PORTA_OPENCL_GEMM=mma) takes
-  // the path on any device, emulated where the instruction is missing, and `only` restricts it to
-  // one configuration (a float64 product that does not fit it throws).
-  bool matmul_mma(QueueImpl& q, const MatmulArgs& args, bool forced, const MmaParams* only);
-  std::vector<MmaParams> mma_ranking(QueueImpl& q, std::uint64_t local_mem, std::size_t max_group);
+  // gemm_tensor.cpp: the tensor-core kernels (gemm_mma.hpp, gemm_tc.hpp). Runs the product and
+  // returns true when a configuration takes it, false (nothing done) otherwise. Where the device
+  // has the instructions, the configurations are ranked by a search on first use; `forced`
+  // (PORTA_OPENCL_GEMM=mma) takes the path on any device, emulated where the instructions are
+  // missing, and `only` restricts it to one configuration (a product it does not fit throws).
+  bool matmul_tensor(QueueImpl& q, const MatmulArgs& args, bool forced, const std::string& only);
+  std::vector<std::string> tensor_ranking(QueueImpl& q, DType dtype, bool small);
   void matmul_host(QueueImpl& q, const MatmulArgs& args);
   void matmul_clblast(QueueImpl& q, const MatmulArgs& args);
 
@@ -290,7 +290,7 @@ class Device final : public detail::DeviceImpl {
   std::mutex map_m_;
 
   std::once_flag gemm_once_;
-  std::shared_ptr<GemmTuning> gemm_;  // shared_ptr: GemmTuning is complete only in gemm_tiled.cpp
+  std::shared_ptr<GemmTuning> gemm_;  // shared_ptr: GemmTuning is complete only in gemm_search.hpp
 };
 
 // device.cpp: one clGetDeviceInfo / clGetPlatformInfo answer as text or as a value.

@@ -1,6 +1,7 @@
 // Queues and events: an in-order cl_command_queue with profiling per (host thread, device),
 // markers as events, and waits between queues through barriers on those markers.
 #include "porta_backend/log.hpp"
+#include "porta_backend/services.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -97,12 +98,20 @@ void Queue::make_launch(LaunchItem& item) {
   for (cl_uint i = 0; i < item.count; ++i)
     PORTA_CL_AT(detail::cat("setting argument ", i, " of kernel '", kernel.entry(), "' on ", device_.label()),
                 lease.set(i, item.sizes[i], item.local_memory[i] ? nullptr : &item.values[i], item.memory[i]));
-  PORTA_CL_AT(detail::cat("launching '", kernel.entry(), "' on ", device_.label(), " over ", item.global[0], "x",
-                          item.global[1], "x", item.global[2],
-                          " (made on the queue's launch thread, so reported at the next call on this thread; "
-                          "PORTA_LAUNCH=sync reports it at the launch)"),
-              clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(),
-                                     item.any_local ? item.local.data() : nullptr, 0, nullptr, nullptr));
+  const std::size_t* local = item.any_local ? item.local.data() : nullptr;
+  cl_int status = clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(), local, 0, nullptr, nullptr);
+  if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE) {
+    // NVIDIA's OpenCL allocates a buffer's memory at its first launch, which then fails when the
+    // GPU is full; nothing was queued, so free what porta caches of the GPU and launch once more.
+    detail::release_memory_of_physical_gpu(device_);
+    status = clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(), local, 0, nullptr, nullptr);
+  }
+  if (status != CL_SUCCESS)
+    throw_error(status, "clEnqueueNDRangeKernel",
+                detail::cat("launching '", kernel.entry(), "' on ", device_.label(), " over ", item.global[0], "x",
+                            item.global[1], "x", item.global[2],
+                            " (made on the queue's launch thread, so reported at the next call on this thread; "
+                            "PORTA_LAUNCH=sync reports it at the launch)"));
 }
 
 }  // namespace porta::opencl

@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
       std::printf("  %-44s %10.2f %12.3f\n", "porta::mpi allreduce (device array)", mp * 1e3, bytes * bus / mp / 1e9);
       std::printf("  %-44s %10.2f %12.3f\n", "MPI_Allreduce (plain host buffers)", mm * 1e3, bytes * bus / mm / 1e9);
       std::printf("  porta / MPI bus bandwidth: %.2fx\n", mm / mp);
+      const auto moved = world.transport_counts();
+      std::printf("  porta's collectives moved through NCCL: %llu, through the host: %llu\n",
+                  static_cast<unsigned long long>(moved.nccl), static_cast<unsigned long long>(moved.host));
       if (bad) std::printf("FAIL: a result was wrong\n");
     }
     return bad;

@@ -135,6 +135,16 @@ class Communicator {
 
   void barrier() const;
 
+  // Which engine moved the data of this communicator's collectives so far (its copies share the
+  // counts; dup() starts new ones): NCCL for CUDA arrays when every rank has one on its device and
+  // NCCL accepted the ranks, else the host path (MPI on host memory, or device pointers to a
+  // CUDA-aware MPI). A collective with nothing to move (zero-size arrays) counts as the path it took.
+  struct TransportCounts {
+    std::uint64_t nccl = 0;
+    std::uint64_t host = 0;
+  };
+  TransportCounts transport_counts() const;
+
   struct Impl;
 
  private:

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <future>
 #include <thread>
@@ -378,6 +379,35 @@ TEST(MpiCommunicator, RanksHostsAndDevice) {
   int provided = 0;
   MPI_Query_thread(&provided);
   EXPECT_EQ(provided, MPI_THREAD_MULTIPLE) << "porta::mpi::Environment asks for MPI_THREAD_MULTIPLE";
+}
+
+// Each collective is counted once, by the engine that moved it: the host path on CPU devices, and
+// on CUDA devices NCCL where it serves these ranks. PORTA_MPI_EXPECT_NCCL=1 (the GPU host's run)
+// makes NCCL a requirement, so that a silent fall-back to the host fails the run.
+TEST(MpiTransport, EveryCollectiveIsCountedByTheEngineThatMovedIt) {
+  const Communicator c = world().dup();
+  const porta::Device d = c.device();
+  const auto before = c.transport_counts();
+  EXPECT_EQ(before.nccl + before.host, 0u) << "a new communicator has moved nothing";
+  TestContext ctx;
+  ctx.start(d);
+  const auto values = ctx.random_values(4099, porta::DType::float32, -1, 1);
+  const Array x = upload(values, porta::DType::float32, {4099}, d);
+  const Array sum = c.allreduce(x);
+  const Array all = c.allgather(x);
+  c.broadcast(x, 0).eval();
+  EXPECT_EQ(sum.shape(), x.shape());
+  EXPECT_EQ(all.dim(0), c.size());
+  const auto after = c.transport_counts();
+  EXPECT_EQ(after.nccl + after.host, 3u);
+  const char* expect = std::getenv("PORTA_MPI_EXPECT_NCCL");
+  if (expect && std::string(expect) == "1") {
+    EXPECT_EQ(d.backend(), porta::Backend::cuda) << "PORTA_MPI_EXPECT_NCCL=1 needs every rank on a CUDA device";
+    EXPECT_EQ(after.nccl, 3u) << "CUDA arrays went through the host";
+  } else if (d.backend() != porta::Backend::cuda) {
+    EXPECT_EQ(after.host, 3u) << "arrays on " << d.spec() << " have no NCCL path";
+  }
+  ctx.finish(::testing::Test::HasFailure());
 }
 
 }  // namespace

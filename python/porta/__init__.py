@@ -1,7 +1,7 @@
 """porta: one array API over CUDA, OpenCL (PoCL included) and Kokkos devices, with CuPy's names.
 
-Every call into porta releases the GIL while porta works, so Python threads drive devices in
-parallel. Arrays are values: an operation makes a new array; elementwise work is lazy and fused.
+porta works without the GIL wherever it may wait or work for long (README, Python, The GIL), so
+Python threads drive devices in parallel. Arrays are values: an operation makes a new array; elementwise work is lazy and fused.
 """
 from . import _core
 from ._core import (  # noqa: F401

@@ -1,6 +1,7 @@
 // Binds array.hpp: porta.ndarray (shape, views, astype, to, host copies) and the creation
 // functions. NumPy's spellings (dtype objects, indexing, repr) are added in porta/_array.py.
 #include "bindings.hpp"
+#include "gil.hpp"
 
 #include <nanobind/stl/tuple.h>
 
@@ -78,12 +79,9 @@ void bind_array(nb::module_& m) {
         return a.dim(0);
       })
       // Returns the same Python object: no new wrapper on the small-op path `(a + b).eval()`.
+      // Without the GIL, except a repeat of a short evaluation (gil.hpp).
       .def("eval", [](nb::handle self) {
-        const Array& a = nb::cast<const Array&>(self);
-        {
-          nb::gil_scoped_release unlocked;
-          a.eval();
-        }
+        gil::eval(nb::cast<const Array&>(self));
         return nb::borrow(self);
       }, "Runs a pending expression now; returns the array.")
       .def_prop_ro("is_evaluated", &Array::is_evaluated)

@@ -16,7 +16,8 @@
 namespace porta::python {
 
 namespace nb = nanobind;
-// Every call into porta runs without the GIL, so other Python threads run meanwhile.
+// Calls into porta run without the GIL, so other Python threads run meanwhile; the elementwise
+// operations and eval() decide for themselves (gil.hpp).
 using release_gil = nb::call_guard<nb::gil_scoped_release>;
 
 void bind_error(nb::module_& m);

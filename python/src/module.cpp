@@ -1,7 +1,9 @@
 // porta._core: the compiled part of the Python package. The pure-Python part (porta/__init__.py)
 // adds NumPy's conveniences on top.
 #include "bindings.hpp"
+#include "gil.hpp"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 namespace porta::python {
@@ -67,4 +69,10 @@ NB_MODULE(_core, m) {
   bind_pool(m);
   bind_interop(m);
   bind_event(m);
+  m.def("_gil_counts", [] {
+    auto [held, released] = gil::counts();
+    return std::make_pair(held, released);
+  }, "This thread's eval() calls of pending arrays: (kept the GIL, released it). See README, Python: the GIL.");
+  m.def("_gil_ops_held", &gil::ops_held, "This thread's elementwise operations that kept the GIL.");
+  m.attr("_gil_hold_us") = static_cast<double>(gil::hold_limit_ns()) / 1000.0;
 }

@@ -2,6 +2,7 @@
 // Python numbers weakly typed (NumPy 2). An operand that is not an array or a number makes an
 // operator return NotImplemented.
 #include "bindings.hpp"
+#include "gil.hpp"
 
 namespace porta::python {
 namespace {
@@ -9,14 +10,27 @@ namespace {
 using Binary = Array (*)(const Operand&, const Operand&);
 using Unary = Array (*)(const Array&);
 
+// The operators and functions decide about the GIL themselves (gil.hpp): with evaluated
+// operands they only build a node and keep it.
 template <class F> void def_operator(nb::handle cls, const char* name, F f) {
-  nb::cpp_function_def(std::move(f), nb::scope(cls), nb::name(name), nb::is_method(), nb::is_operator(), release_gil());
+  nb::cpp_function_def(std::move(f), nb::scope(cls), nb::name(name), nb::is_method(), nb::is_operator());
+}
+
+const void* id(Binary fn) { return reinterpret_cast<const void*>(fn); }
+const void* id(Unary fn) { return reinterpret_cast<const void*>(fn); }
+
+Array call(Binary fn, const Operand& a, const Operand& b) { return gil::elementwise(id(fn), fn, a, b); }
+Array call(Unary fn, const Array& a) {
+  return gil::elementwise(id(fn), [fn](const Operand& x) { return fn(x.array()); }, Operand(a));
 }
 
 void def_binary_operator(nb::handle cls, const char* name, const char* rname, Binary fn) {
-  def_operator(cls, name, [fn](const Array& a, const Operand& b) { return fn(a, b); });
-  def_operator(cls, rname, [fn](const Array& a, const Operand& b) { return fn(b, a); });
+  def_operator(cls, name, [fn](const Array& a, const Operand& b) { return call(fn, a, b); });
+  def_operator(cls, rname, [fn](const Array& a, const Operand& b) { return call(fn, b, a); });
 }
+
+Array clip3(const Operand& a, const Operand& lo, const Operand& hi) { return porta::clip(a, lo, hi); }
+Array where3(const Operand& c, const Operand& x, const Operand& y) { return porta::where(c, x, y); }
 
 }  // namespace
 
@@ -32,8 +46,7 @@ void bind_ops(nb::module_& m) {
       {"bitwise_and", porta::bitwise_and}, {"bitwise_or", porta::bitwise_or}, {"bitwise_xor", porta::bitwise_xor},
   };
   for (const auto& [name, fn] : binary)
-    m.def(name, [fn = fn](const Operand& a, const Operand& b) { return fn(a, b); }, nb::arg("x1"), nb::arg("x2"),
-          release_gil());
+    m.def(name, [fn = fn](const Operand& a, const Operand& b) { return call(fn, a, b); }, nb::arg("x1"), nb::arg("x2"));
 
   const std::pair<const char*, Unary> unary[] = {
       {"negative", porta::negative}, {"abs", porta::abs}, {"absolute", porta::abs}, {"sign", porta::sign},
@@ -46,12 +59,14 @@ void bind_ops(nb::module_& m) {
       {"bitwise_invert", porta::bitwise_not}, {"invert", porta::bitwise_not},
   };
   for (const auto& [name, fn] : unary)
-    m.def(name, [fn = fn](const Array& a) { return fn(a); }, nb::arg("x"), release_gil());
+    m.def(name, [fn = fn](const Array& a) { return call(fn, a); }, nb::arg("x"));
 
-  m.def("clip", [](const Operand& a, const Operand& lo, const Operand& hi) { return porta::clip(a, lo, hi); },
-        nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"), release_gil());
-  m.def("where", [](const Operand& c, const Operand& x, const Operand& y) { return porta::where(c, x, y); },
-        nb::arg("condition"), nb::arg("x"), nb::arg("y"), release_gil());
+  m.def("clip", [](const Operand& a, const Operand& lo, const Operand& hi) {
+    return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a, lo, hi);
+  }, nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"));
+  m.def("where", [](const Operand& c, const Operand& x, const Operand& y) {
+    return gil::elementwise(reinterpret_cast<const void*>(&where3), where3, c, x, y);
+  }, nb::arg("condition"), nb::arg("x"), nb::arg("y"));
 
   nb::handle cls = nb::type<Array>();
   def_binary_operator(cls, "__add__", "__radd__", porta::add);
@@ -63,17 +78,17 @@ void bind_ops(nb::module_& m) {
   def_binary_operator(cls, "__and__", "__rand__", porta::bitwise_and);
   def_binary_operator(cls, "__or__", "__ror__", porta::bitwise_or);
   def_binary_operator(cls, "__xor__", "__rxor__", porta::bitwise_xor);
-  def_operator(cls, "__eq__", [](const Array& a, const Operand& b) { return porta::equal(a, b); });
-  def_operator(cls, "__ne__", [](const Array& a, const Operand& b) { return porta::not_equal(a, b); });
-  def_operator(cls, "__lt__", [](const Array& a, const Operand& b) { return porta::less(a, b); });
-  def_operator(cls, "__le__", [](const Array& a, const Operand& b) { return porta::less_equal(a, b); });
-  def_operator(cls, "__gt__", [](const Array& a, const Operand& b) { return porta::greater(a, b); });
-  def_operator(cls, "__ge__", [](const Array& a, const Operand& b) { return porta::greater_equal(a, b); });
-  def_operator(cls, "__neg__", [](const Array& a) { return porta::negative(a); });
+  def_operator(cls, "__eq__", [](const Array& a, const Operand& b) { return call(porta::equal, a, b); });
+  def_operator(cls, "__ne__", [](const Array& a, const Operand& b) { return call(porta::not_equal, a, b); });
+  def_operator(cls, "__lt__", [](const Array& a, const Operand& b) { return call(porta::less, a, b); });
+  def_operator(cls, "__le__", [](const Array& a, const Operand& b) { return call(porta::less_equal, a, b); });
+  def_operator(cls, "__gt__", [](const Array& a, const Operand& b) { return call(porta::greater, a, b); });
+  def_operator(cls, "__ge__", [](const Array& a, const Operand& b) { return call(porta::greater_equal, a, b); });
+  def_operator(cls, "__neg__", [](const Array& a) { return call(porta::negative, a); });
   def_operator(cls, "__pos__", [](const Array& a) { return a; });
-  def_operator(cls, "__abs__", [](const Array& a) { return porta::abs(a); });
+  def_operator(cls, "__abs__", [](const Array& a) { return call(porta::abs, a); });
   // NumPy's ~ on bool is logical not; porta's bitwise_not follows it.
-  def_operator(cls, "__invert__", [](const Array& a) { return porta::bitwise_not(a); });
+  def_operator(cls, "__invert__", [](const Array& a) { return call(porta::bitwise_not, a); });
 }
 
 }  // namespace porta::python

@@ -1,6 +1,7 @@
 """DLPack both ways with NumPy (and PyTorch and CuPy where installed, on CUDA devices), and the
 CUDA Array Interface: values, dtypes, views, copy rules and lifetimes."""
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -64,6 +65,51 @@ def test_porta_roundtrip_through_dlpack(device, rng):
     a = porta.asarray(h)
     b = porta.from_dlpack(a)
     np.testing.assert_array_equal(b.get(), h)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool", "float16"])
+def test_porta_roundtrips_of_shapes_and_views(device, rng, dtype):
+    # PoCL 5.0 once gave other data back from porta.from_dlpack(porta_array) (2026-12-01; it did
+    # not recur in the next run): every host-memory path, read by a copy to the host and by a
+    # device copy, on odd sizes, empty and one-element arrays, transposes and steps.
+    for shape in [(0,), (1,), (4, 5), (33, 7), (1023,), (4096,), (3, 1, 5)]:
+        h = (rng.standard_normal(shape) * 10).astype(dtype)
+        a = porta.asarray(h)
+        views = [(a, h)]
+        if len(shape) >= 2:
+            views += [(a.T, h.T), (a[1:, ::2], h[1:, ::2])]
+        else:
+            views += [(a[::3], h[::3]), (a[::-1], h[::-1])]
+        for v, want in views:
+            b = porta.from_dlpack(v)
+            assert b.shape == want.shape and b.dtype == want.dtype
+            np.testing.assert_array_equal(b.get(), want)
+            np.testing.assert_array_equal(b.copy().get(), want)
+        del a, v
+        gc.collect()
+        np.testing.assert_array_equal(b.get(), views[-1][1])  # outlives the exporting array
+
+
+def test_dlpack_roundtrips_from_8_threads(device, rng):
+    hosts = [rng.standard_normal(1000 + 37 * k).astype(np.float32) for k in range(8)]
+    errors = []
+
+    def work(k):
+        try:
+            with device:
+                for j in range(20):
+                    a = porta.asarray(hosts[k]) * float(j)
+                    got = porta.from_dlpack(a).get()
+                    np.testing.assert_array_equal(got, (hosts[k] * np.float32(j)))
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
 
 
 def _torch_cuda(device):

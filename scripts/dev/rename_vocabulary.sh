@@ -76,7 +76,7 @@ mapfile -t core < <(cxx_files src tests)
 edit 's/\bthread_queue\(([^()]*)\)\.native\(\)/thread_queue(\1).native_handle()/g; s/\bq->native\(\) == foreign/q->native_handle() == foreign/g' "${core[@]}"
 edit 's/\b(queue_of\([^()]*\))\.get\(\)/\1.native()/g; s/\bget_noexcept\(\)/native_noexcept()/g
       s/\bcontext_handle\(\)/native_context()/g; s/\bplatform_id\(\)/native_platform()/g
-      s/\b(dev|device|device_|owner)\.id\(\)/\1.native()/g; s/\b(lease|owner)\.get\(\)/\1.native()/g
+      s/\b(dev|device|device_|owner)\.id\(\)/\1.native()/g; s/\b(lease|owner|queue)\.get\(\)/\1.native()/g
       s/\b(event|ce)(->|\.)get\(\)/\1\2native()/g' "${opencl[@]}"
 edit 's/\bstream_noexcept\(\)/native_noexcept()/g; s/\b(queue|q|owner|peer|src_queue)(\.|->)stream\(\)/\1\2native()/g
       s/\bmodule_->get\(\)/module_->native()/g; s/\bctx_->handle\(\)/ctx_->native()/g

@@ -1,0 +1,139 @@
+// The parameters and fitting rules of porta's tensor-core GEMM (gemm_tc.hpp); the kernel is
+// kernels/gemm_tc.cl.
+#include "opencl/gemm_tc.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+
+#include "porta_backend/strings.hpp"
+
+namespace porta::opencl {
+namespace {
+
+bool half_type(DType t) { return t == DType::float16 || t == DType::bfloat16; }
+int elem_bytes(DType t) { return half_type(t) ? 2 : t == DType::float64 ? 8 : 4; }
+int vec_elems(DType t) { return 16 / elem_bytes(t); }                   // elements of a 16-byte load
+int pad_elems(DType t) { return t == DType::float64 ? 4 : vec_elems(t); }  // the kernel's PAD
+int mma_k(DType t) { return half_type(t) ? 16 : 8; }
+
+}  // namespace
+
+std::string TcParams::text() const {
+  return detail::cat("tc", tile_m, "x", tile_n, "x", tile_k, ":w", warp_m, "x", warp_n, ldsm ? ":ldsm" : "",
+                     stages ? detail::cat(":s", stages) : "");
+}
+
+std::size_t TcParams::local_bytes(DType t, bool emulate) const {
+  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = static_cast<std::size_t>(pad_elems(t));
+  const std::size_t bm = static_cast<std::size_t>(tile_m), bn = static_cast<std::size_t>(tile_n),
+                    bk = static_cast<std::size_t>(tile_k);
+  std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad)) * e;
+  std::size_t scratch = 2 * static_cast<std::size_t>(threads() / 32) *
+                        static_cast<std::size_t>(warp_m + warp_n) * bk * (t == DType::float64 ? 8 : 4);
+  return tiles + (emulate ? scratch : 0);
+}
+
+std::string TcParams::invalid_reason(DType t) const {
+  if (!tc_dtype(t)) return detail::cat("the tensor-core kernel does not take ", name(t));
+  if (tile_m <= 0 || tile_n <= 0 || tile_k <= 0 || warp_m <= 0 || warp_n <= 0) return "sizes must be positive";
+  if (tile_m % warp_m || tile_n % warp_n) return "BM must be a multiple of WM and BN of WN";
+  if (warp_m % 16 || warp_n % 16) return "WM and WN must be multiples of 16";
+  if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
+  if (ldsm && !half_type(t)) return "ldmatrix serves float16 and bfloat16 only";
+  if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
+  if (stages != 0 && t == DType::float32) return "cp.async stages serve float16, bfloat16 and float64 (TF32 rounds on the way)";
+  const int nt = threads(), v = vec_elems(t);
+  if (nt > 1024) return "more than 1024 work-items";
+  if (tile_k % v || tile_n % v || (tile_m * tile_k / v) % nt || (tile_k * tile_n / v) % nt)
+    return detail::cat("the ", nt, " work-items must copy the A and B slices in whole 16-byte pieces");
+  return {};
+}
+
+std::optional<TcParams> parse_tc_params(const std::string& text) {
+  TcParams p;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "tc%dx%dx%d:w%dx%d%n", &p.tile_m, &p.tile_n, &p.tile_k, &p.warp_m, &p.warp_n, &used) != 5)
+    return std::nullopt;
+  std::string rest = text.substr(static_cast<std::size_t>(used));
+  if (rest.starts_with(":ldsm")) {
+    p.ldsm = true;
+    rest = rest.substr(5);
+  }
+  if (rest.size() == 3 && rest[0] == ':' && rest[1] == 's' && rest[2] >= '2' && rest[2] <= '4') p.stages = rest[2] - '0';
+  if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
+  for (DType t : {DType::float16, DType::float32, DType::float64})
+    if (p.invalid_reason(t).empty()) return p;
+  return std::nullopt;  // valid for no dtype
+}
+
+// TFLOP/s on an H200 through NVIDIA's OpenCL (2026-12-01 12:08 UTC, the searches' event timings,
+// PORTA_LOG=info), in the order listed:
+//  float16 at 2048: 240.0, 200.9, 204.7, 197.7, 151.5, 160.8, 179.4 (no ldmatrix), 154.8;
+//          at 8192: 295.4, 167.9, 183.9, 170.9, 221.8, 241.1, 220.1, 178.7; at 1024 the 128x64 and
+//          64x64 tiles win (104.5, 102.1 against 86.3);
+//  bfloat16 at 2048: 266.2, 217.4, 237.4, 210.2, 162.2, 178.9, 194.3, 161.2;
+//  TF32 at 2048: 116.2, 72.5, 70.1, 60.3, 71.6, 75.3, 69.7; at 8192: 122.6, 74.5, 73.9, 64.1, 94.8, 96.4, 76.5;
+//  float64 at 2048: 40.7, 42.0, 40.2, 42.6 (the FP64 kernel's best: 43.4).
+// cuBLAS on that GPU: bfloat16 666.8 at 4096 in the same run (porta-bench); elsewhere (GPU.md,
+// README's 2026-12-01 run) float16/bfloat16 647-727, TF32 375, float64 58.9-61.3 at 4096-8192.
+std::vector<TcParams> gemm_tc_candidates(DType t) {
+  if (half_type(t))
+    return {
+        {128, 128, 32, 64, 64, true},  {128, 128, 32, 64, 32, true}, {128, 256, 16, 64, 64, true},
+        {256, 128, 16, 64, 64, true},  {128, 64, 32, 64, 32, true},  {64, 128, 32, 32, 64, true},
+        {128, 128, 32, 64, 64, false}, {64, 64, 32, 32, 32, true},
+    };
+  if (t == DType::float32)
+    return {
+        {128, 128, 16, 64, 64, false}, {128, 128, 16, 64, 32, false}, {128, 256, 8, 64, 64, false},
+        {256, 128, 8, 64, 64, false},  {128, 64, 16, 64, 32, false},  {64, 128, 16, 32, 64, false},
+        {64, 64, 16, 32, 32, false},
+    };
+  if (t == DType::float64)
+    return {
+        {64, 64, 16, 32, 32, false}, {128, 64, 8, 32, 32, false}, {128, 128, 8, 64, 32, false},
+        {64, 128, 8, 32, 64, false},
+    };
+  return {};
+}
+
+bool tc_dtype(DType t) { return half_type(t) || t == DType::float32 || t == DType::float64; }
+
+bool tc_native(DType t, const std::string& platform_name, int compute_capability) {
+  if (platform_name.find("NVIDIA") == std::string::npos || !tc_dtype(t)) return false;
+  return compute_capability >= (t == DType::float64 ? 90 : 80);
+}
+
+std::string tc_unfit_reason(const TcParams& p, const detail::MatmulArgs& g) {
+  if (!tc_dtype(g.dtype)) return detail::cat(name(g.dtype), " has no tensor-core kernel");
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) return "a size of 2^31 or more";
+  if (g.batch > 65535) return "a batch above 65535";  // the grid's second dimension on NVIDIA
+  const std::int64_t blocks = ((g.m + p.tile_m - 1) / p.tile_m) * ((g.n + p.tile_n - 1) / p.tile_n);
+  if (blocks > INT_MAX / p.threads()) return "too many blocks";
+  return {};
+}
+
+bool tc_fits_fast(const TcParams& p, const detail::MatmulArgs& g) {
+  const std::int64_t v = vec_elems(g.dtype);
+  auto aligned = [&](std::int64_t x) { return x % v == 0; };
+  return !g.trans_a && !g.trans_b && g.k > 0 && g.m % p.tile_m == 0 && g.n % p.tile_n == 0 && g.k % p.tile_k == 0 &&
+         aligned(g.lda) && aligned(g.ldb) && aligned(g.ldc) && aligned(g.a_offset) && aligned(g.b_offset) &&
+         aligned(g.c_offset) && (g.batch == 1 || (aligned(g.stride_a) && aligned(g.stride_b) && aligned(g.stride_c)));
+}
+
+std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool emulate) {
+  const int elem = t == DType::float16 ? 16 : t == DType::bfloat16 ? 17 : t == DType::float32 ? 32 : 64;
+  std::vector<std::string> o = {detail::cat("-DELEM=", elem),       detail::cat("-DFAST=", fast ? 1 : 0),
+                                detail::cat("-DLDSM=", p.ldsm ? 1 : 0), detail::cat("-DBM=", p.tile_m),
+                                detail::cat("-DBN=", p.tile_n),     detail::cat("-DBK=", p.tile_k),
+                                detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n)};
+  if (fast && p.stages) {
+    o.push_back(detail::cat("-DSTAGES=", p.stages));
+    o.push_back(detail::cat("-DSTAGES_WAIT=", p.stages - 2));
+  }
+  if (emulate) o.push_back("-DMMA_EMULATE");
+  return o;
+}
+
+}  // namespace porta::opencl
