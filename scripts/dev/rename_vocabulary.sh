@@ -10,6 +10,11 @@
 #      folder ("cuda/cuda.hpp"), one error-checking style (PORTA_CL(call), PORTA_CL_AT(where,
 #      call) like PORTA_CU), and "context" only for the vendor's context: the core's per-device
 #      state is DeviceState (src/device_state.hpp), reached by DeviceImpl::state().
+#
+# After merging a branch written against the old names: run this, then build. A conflict it leaves
+# is usually two include lists (take the union, in the new spelling). Checked: on main's own
+# versions of the files it edits it reproduces arch16's edits exactly, and on arch16 merged with
+# api19 or bench21 the tree builds and their tests pass.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
