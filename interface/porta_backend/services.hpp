@@ -6,6 +6,7 @@
 //   strings.hpp     cat, join, split, trim, lower, format_bytes, number_lines, key_cat
 //   env.hpp         env: porta's environment variables
 //   disk_cache.hpp  DiskCache: the compiled-kernel disk cache (plugins keep tuned parameters there)
+//   check.hpp       call_name, failure_message, log_failure_message: the error-checking style
 //   below           the kernel cache, freeing the cached memory of a physical GPU, the exit
 //                   guard, the block interpreter
 //
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "porta_backend/backend.hpp"
+#include "porta_backend/check.hpp"
 #include "porta_backend/disk_cache.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
@@ -45,8 +47,8 @@ void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
 // The exit guard (src/exit_guard.hpp says why it exists). watch_exit() registers its exit handler
 // again after a run-time compiler may have registered its own teardown: when a backend's devices
 // are made and after the plugin's first build. enter_build() is held around every build so that
-// exit waits for it; it throws BackendUnavailable ("<where>: cannot compile <entry> ...") once
-// exit() began.
+// exit waits for it; once exit() began it throws BackendUnavailable ("<where>: kernel '<entry>'
+// would be compiled after the program began to exit ...").
 void watch_exit();
 std::shared_lock<std::shared_mutex> enter_build(const std::string& where, const std::string& entry);
 
