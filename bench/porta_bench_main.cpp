@@ -3,12 +3,15 @@
 // also as a fraction of its ceiling and the ratios the issues set targets for; --json writes
 // Google Benchmark's JSON with that table added, --svg a chart, --peers adds CuPy/PyTorch
 // columns from bench/peers/peers.py. Progress goes to stderr.
+// The command line is CLI11's (Debian's libcli11-dev).
 #include <benchmark/benchmark.h>
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <ctime>
 #include <exception>
 #include <stdexcept>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -21,20 +24,6 @@
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: porta-bench [options] [Google Benchmark --benchmark_* flags]\n"
-    "Runs porta's benchmarks on every device and prints one table (Markdown) with the target ratios.\n"
-    "  --json=FILE       write the results as JSON (Google Benchmark's format plus \"porta_summary\")\n"
-    "  --markdown=FILE   also write the table to FILE\n"
-    "  --svg=FILE        write an SVG chart: grouped bars per benchmark, one colour per device (and peer)\n"
-    "  --from-json=FILE  run nothing: draw --svg (required) from a JSON that porta-bench wrote, e.g. on another machine\n"
-    "  --peers=FILE      add CuPy/PyTorch columns from bench/peers/peers.py's peers.json\n"
-    "  --filter=REGEX    run only benchmarks whose name matches (names: add/opencl:0/16777216); '-REGEX' negates\n"
-    "  --quick           smoke run: small sizes, one repetition\n"
-    "  --no-ceilings     skip the ceiling measurements (fractions then use the copy benchmark and largest GEMM)\n"
-    "  --devices=LIST, --size=N, --matmul=LIST, --iterations=N, --repetitions=N, --small_ops=N, --threads=LIST,\n"
-    "  --pool_tasks=N    as the --porta_* flags below\n";
-
 std::string today() {
   std::time_t t = std::time(nullptr);
   char buf[64];
@@ -42,68 +31,76 @@ std::string today() {
   return buf;
 }
 
-// "--name=value" or "--name value": the value of --name, consuming the next argument if needed.
-bool take(std::string_view name, std::vector<std::string>& args, std::size_t& i, std::string& value) {
-  const std::string& a = args[i];
-  std::string flag = "--" + std::string(name);
-  if (a == flag && i + 1 < args.size()) {
-    value = args[++i];
-    return true;
+// porta-bench's own options (CLI11); the suite's options go through the --porta_* flags'
+// parser, so that both programs read "2^24" and lists the same way.
+struct CommandLine {
+  porta_bench::Options options;
+  std::string json_path, markdown_path, svg_path, peers_path, filter, from_json;
+  bool ceilings_wanted = true;
+  std::vector<std::string> bench_args;  // Google Benchmark's --benchmark_* flags, passed on
+};
+
+// Parses argv into `cl`; returns the exit code when the program should stop (help: 0, a bad
+// argument: 2), else -1.
+int parse_command_line(int argc, char** argv, CommandLine& cl) {
+  CLI::App app{"Runs porta's benchmarks on every device and prints one table (Markdown) with the target ratios.",
+               "porta-bench"};
+  app.add_option("--json", cl.json_path, "write the results as JSON (Google Benchmark's format plus \"porta_summary\")");
+  app.add_option("--markdown", cl.markdown_path, "also write the table to FILE");
+  app.add_option("--svg", cl.svg_path, "write an SVG chart: grouped bars per benchmark, one colour per device (and peer)");
+  app.add_option("--from-json", cl.from_json,
+                 "run nothing: draw --svg (required) from a JSON that porta-bench wrote, e.g. on another machine");
+  app.add_option("--peers", cl.peers_path, "add peer columns (CuPy, PyTorch, NumPy) from bench/peers/peers.py's JSON");
+  app.add_option("--filter", cl.filter,
+                 "run only benchmarks whose name matches (names: add/opencl:0/16777216); '-REGEX' negates");
+  app.add_flag("--quick", cl.options.quick, "smoke run: small sizes, one repetition");
+  bool no_ceilings = false;
+  app.add_flag("--no-ceilings", no_ceilings,
+               "skip the ceiling measurements (fractions then use the copy benchmark and largest GEMM)");
+  const std::vector<std::string> suite_flags = {"devices", "size", "matmul", "iterations", "repetitions", "small_ops", "threads",
+                                                "pool_tasks"};
+  std::map<std::string, std::string> suite_values;
+  for (const std::string& name : suite_flags)
+    app.add_option("--" + name, suite_values[name], "as --porta_" + name + " below");
+  app.footer("The suite's flags (also taken as --porta_NAME=VALUE):\n" + porta_bench::flag_help() +
+             "Google Benchmark's --benchmark_* flags are passed on.");
+  app.allow_extras();
+  try {
+    app.parse(argc, argv);
+    for (const std::string& name : suite_flags)
+      if (app.count("--" + name)) porta_bench::parse_flag("--porta_" + name + "=" + suite_values[name], cl.options);
+    for (const std::string& a : app.remaining()) {
+      if (porta_bench::parse_flag(a, cl.options)) continue;
+      if (a.rfind("--benchmark_", 0) == 0) {
+        cl.bench_args.push_back(a);
+        continue;
+      }
+      std::cerr << "porta-bench: unknown argument '" << a << "' (porta-bench --help lists the options)\n";
+      return 2;
+    }
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "porta-bench: " << e.what() << "\n";
+    return 2;
   }
-  if (a.rfind(flag + "=", 0) == 0) {
-    value = a.substr(flag.size() + 1);
-    return true;
-  }
-  return false;
+  cl.ceilings_wanted = !no_ceilings;
+  return -1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  porta_bench::Options options;
-  std::string json_path, markdown_path, svg_path, peers_path, filter, from_json;
-  bool ceilings_wanted = true;
-  std::vector<std::string> args(argv, argv + argc), bench_args = {args[0]};
+  CommandLine cl;
+  if (int rc = parse_command_line(argc, argv, cl); rc >= 0) return rc;
+  porta_bench::Options& options = cl.options;
+  const std::string &json_path = cl.json_path, &markdown_path = cl.markdown_path, &svg_path = cl.svg_path,
+                    &peers_path = cl.peers_path, &filter = cl.filter, &from_json = cl.from_json;
+  const bool ceilings_wanted = cl.ceilings_wanted;
+  std::vector<std::string> bench_args = {argv[0]};
+  bench_args.insert(bench_args.end(), cl.bench_args.begin(), cl.bench_args.end());
   std::string command = "porta-bench";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
-  try {
-    for (std::size_t i = 1; i < args.size(); ++i) {
-      std::string v;
-      const std::string& a = args[i];
-      if (a == "--help" || a == "-h") {
-        std::cout << kUsage << porta_bench::flag_help();
-        return 0;
-      }
-      if (take("json", args, i, json_path) || take("markdown", args, i, markdown_path) || take("svg", args, i, svg_path) ||
-          take("peers", args, i, peers_path) || take("filter", args, i, filter) || take("from-json", args, i, from_json))
-        continue;
-      if (a == "--quick") {
-        options.quick = true;
-        continue;
-      }
-      if (a == "--no-ceilings") {
-        ceilings_wanted = false;
-        continue;
-      }
-      bool ours = false;
-      for (const char* name : {"devices", "size", "matmul", "iterations", "repetitions", "small_ops", "threads", "pool_tasks"})
-        if (take(name, args, i, v)) {
-          porta_bench::parse_flag("--porta_" + std::string(name) + "=" + v, options);
-          ours = true;
-          break;
-        }
-      if (ours || porta_bench::parse_flag(a, options)) continue;
-      if (a.rfind("--benchmark_", 0) == 0) {
-        bench_args.push_back(a);
-        continue;
-      }
-      std::cerr << "porta-bench: unknown argument '" << a << "'\n" << kUsage;
-      return 2;
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "porta-bench: " << e.what() << "\n";
-    return 2;
-  }
 
   if (!from_json.empty()) {
     if (svg_path.empty()) {

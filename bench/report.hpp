@@ -1,6 +1,8 @@
 // porta-bench's report: collects the suite's results as they are reported, reads the peers'
 // figures (bench/peers/peers.py's JSON), and renders one cross-device table, the ratios the
 // issues set targets for, the same as JSON, and an SVG chart of the cross-device comparison.
+// Reading: report_input.cpp; the table: report_table.cpp; ratios and targets: report_ratios.cpp;
+// rendering: report_render.cpp (Markdown, JSON) and report_svg.cpp.
 #pragma once
 
 #include <functional>

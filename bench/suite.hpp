@@ -51,6 +51,19 @@ struct Ceilings {
 // Measures every selected device's ceilings; the suite's frac_copy counters use them.
 std::vector<Ceilings> measure_ceilings(const Options& o);
 
+// A row of porta-bench's table for a suite file's own benchmark family, declared by that file
+// (add_report_row, from its register function; a row added twice is kept once). counter is the
+// figure shown: "GB/s", "TFLOP/s", "us_per_op", "kops/s" or "tasks/s"; param, when set, the one
+// size (the third part of the name) the row shows; cupy, torch, numpy the peers.json keys of the
+// same work (bench/peers/peers.py), where a peer measures it.
+struct ReportRow {
+  std::string label, family, param, counter;
+  std::string cupy, torch, numpy;
+  std::string id;  // the row's name in the JSON's "values"; empty: the family
+};
+void add_report_row(const ReportRow& row);
+std::vector<ReportRow> report_rows();
+
 // Frees the random inputs the benchmarks share; call after the run, before porta shuts down.
 void release_inputs();
 

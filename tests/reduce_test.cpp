@@ -203,7 +203,9 @@ TEST_P(Reductions, EveryOpEveryAxisWithKeepdimsMatchesReference) {
   // bfloat16 use too; float64; int64, which int32 and bool use) also get the shapes with size-1
   // axes and the large extents that take several passes. Each geometry is its own kernel per op
   // and dtype on PoCL, so the other dtypes keep to the first list to bound the compiles.
-  std::vector<Shape> shapes = {{7}, {5, 7}, {3, 4, 5}};
+  // {2, 2500}: rows long enough for CPU devices' vector first pass (two chunks of 1024 and a tail);
+  // {300, 48}: columns for its column form (chunks of 64 rows, the last one short).
+  std::vector<Shape> shapes = {{7}, {5, 7}, {3, 4, 5}, {2, 2500}, {300, 48}};
   if (t == DType::float32 || t == DType::float64 || t == DType::int32)
     for (Shape more : {Shape{1}, Shape{33, 1}, Shape{1, 9}, Shape{2, 1, 65}, Shape{1000}, Shape{300, 3}, Shape{3, 1000}})
       shapes.push_back(more);
@@ -379,6 +381,57 @@ TEST_P(LargeReductions, SameInputGivesIdenticalBits) {
     EXPECT_EQ(fetch(porta::sum(m, 0)).bytes, fetch(porta::sum(m, 0)).bytes) << "sum along axis 0";
     EXPECT_EQ(fetch(porta::sum(m, 1)).bytes, fetch(porta::sum(m, 1)).bytes) << "sum along axis 1";
   }
+}
+
+// argmin/argmax over arrays large enough to take every path's several passes (chunks of a GPU
+// grid, PoCL's interleaved lanes): many ties (values on a grid of 41), the first index of the
+// extreme wins; the first NaN wins over every number and over a later NaN; an array of -inf
+// alone gives 0; a lazy input fuses; and rows and columns of a matrix of the same data.
+TEST_P(LargeReductions, ArgOfLargeArraysGivesTheFirstTieAndTheFirstNaN) {
+  poison(dev(), std::size_t{8} << 20);
+  const std::int64_t n = (std::int64_t{1} << 20) + 77;
+  std::vector<double> v = random_values(n, DType::float32, -20, 20);
+  for (auto& x : v) x = std::round(x);
+  auto first = [&](const std::vector<double>& x, std::int64_t begin, std::int64_t count, std::int64_t step, bool max) {
+    std::int64_t best = 0;
+    for (std::int64_t k = 1; k < count; ++k) {
+      double a = x[static_cast<std::size_t>(begin + k * step)], b = x[static_cast<std::size_t>(begin + best * step)];
+      if (std::isnan(b)) break;
+      if (std::isnan(a) || (max ? a > b : a < b)) best = k;
+    }
+    return best;
+  };
+  for (DType t : {DType::float32, DType::int32}) {
+    Array a = upload(v, t, {n}, dev());
+    EXPECT_EQ(fetch(porta::argmax(a)).integer(0), first(v, 0, n, 1, true)) << porta::name(t);
+    EXPECT_EQ(fetch(porta::argmin(a)).integer(0), first(v, 0, n, 1, false)) << porta::name(t);
+    EXPECT_EQ(fetch(porta::argmax(-a)).integer(0), first(v, 0, n, 1, false)) << "argmax of a lazy -a, " << porta::name(t);
+  }
+  // The extreme once, at the last position, and at the first.
+  {
+    std::vector<double> w = v;
+    w.back() = 25;
+    EXPECT_EQ(fetch(porta::argmax(upload(w, DType::float32, {n}, dev()))).integer(0), n - 1);
+    w.front() = 25;
+    EXPECT_EQ(fetch(porta::argmax(upload(w, DType::float32, {n}, dev()))).integer(0), 0);
+  }
+  std::vector<double> w = v;
+  const std::int64_t nan1 = n / 3 + 5, nan2 = n - 3;
+  w[static_cast<std::size_t>(nan2)] = kNaN;
+  w[static_cast<std::size_t>(nan1)] = kNaN;
+  Array an = upload(w, DType::float32, {n}, dev());
+  EXPECT_EQ(fetch(porta::argmax(an)).integer(0), nan1) << "the first NaN";
+  EXPECT_EQ(fetch(porta::argmin(an)).integer(0), nan1) << "the first NaN";
+  Array inf = porta::full({n}, -std::numeric_limits<double>::infinity(), DType::float32, dev());
+  EXPECT_EQ(fetch(porta::argmax(inf)).integer(0), 0) << "all -inf";
+  // Rows and columns of the same data, NaNs included.
+  const std::int64_t rows = 37, cols = n / rows;
+  Array m = an.slice({{0, rows * cols}}).reshape({rows, cols});
+  HostArray r1 = fetch(porta::argmax(m, 1)), r0 = fetch(porta::argmin(m, 0));
+  for (std::int64_t r = 0; r < rows; ++r) ASSERT_EQ(r1.integer(r), first(w, r * cols, cols, 1, true)) << "argmax of row " << r;
+  for (std::int64_t c = 0; c < cols; c += 97) ASSERT_EQ(r0.integer(c), first(w, c, rows, cols, false)) << "argmin of column " << c;
+  const std::int64_t nan_col = nan1 % cols;
+  EXPECT_EQ(r0.integer(nan_col), nan1 / cols) << "the column holding the first NaN";
 }
 
 // Reductions read views and fuse lazy inputs.

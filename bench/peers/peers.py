@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Peer baselines for porta-bench: the same work through CuPy and PyTorch on the GPU host.
+"""Peer baselines for porta-bench: the same work through CuPy and PyTorch on the GPU host, and
+through NumPy on the host's cores (any machine).
 
-Writes JSON that `porta-bench --peers=FILE` reads (report.cpp names the keys; numbers only,
+Writes JSON that `porta-bench --peers=FILE` reads (report_table.cpp and report_ratios.cpp name the keys; numbers only,
 nested objects flattened with '.'): CuPy and PyTorch columns beside porta's devices, and the
 GEMM ratios against cuBLAS. Started from shared/gpu/peers.py; its keys are kept, and argmax,
 the broadcast add and DevicePool-like task throughput are added.
@@ -13,6 +14,10 @@ Timing as porta-bench's: device events around each operation after a warm-up, me
 small-op, thread and task rows are host wall time. Default sizes are porta-bench's GPU
 defaults (2^28 floats, matmul 1024/4096/8192, 1000 tasks of 2^18 floats). A section that
 fails (a missing torch.compile backend, a dtype) records "<key>_error" and the rest go on.
+
+NumPy (keys numpy_*, porta-bench's NumPy column): the same 1-D work at porta-bench's CPU size
+(2^24 floats; --numpy-size), host wall time, median of runs. Without CuPy and PyTorch (the build
+machines) only this section runs: `python3 bench/peers/peers.py --numpy-only`.
 """
 import argparse
 import json
@@ -26,8 +31,10 @@ import numpy as np
 try:
     import cupy as cp
     import torch
+    GPU_PEERS = True
 except ImportError as e:  # the build machines have neither; the GPU host has both
-    sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({e})")
+    GPU_PEERS = False
+    GPU_MISSING = str(e)
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "peers.json"))
@@ -35,7 +42,14 @@ parser.add_argument("--quick", action="store_true", help="small sizes and few ru
 parser.add_argument("--size", type=int, default=0, help="elements of the 1-D work (default 2^28; --quick 2^20)")
 parser.add_argument("--matmul", default="", help="matrix sizes, comma-separated (default 1024,4096,8192; --quick 256)")
 parser.add_argument("--tasks", type=int, default=0, help="tasks of the task-throughput runs (default 1000; --quick 100)")
+parser.add_argument("--numpy-size", type=int, default=0, help="elements of NumPy's 1-D work (default 2^24; --quick 2^20)")
+parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (no GPU libraries needed)")
+parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
+parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
+                    "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs)")
 args = parser.parse_args()
+if not GPU_PEERS and not args.numpy_only:
+    sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({GPU_MISSING}); --numpy-only times NumPy alone")
 
 N = args.size or (1 << 20 if args.quick else 1 << 28)
 MATMUL = [int(s) for s in args.matmul.split(",") if s] or ([256] if args.quick else [1024, 4096, 8192])
@@ -56,10 +70,11 @@ def section(name, fn):
         res[f"{name}_error"] = repr(ex)[:300]
         print(f"peers.py: {name} failed: {ex!r}", file=sys.stderr)
     finally:
-        torch.cuda.synchronize()
-        cp.cuda.Device().synchronize()
-        cp.get_default_memory_pool().free_all_blocks()
-        torch.cuda.empty_cache()
+        if GPU_PEERS and not args.numpy_only:
+            torch.cuda.synchronize()
+            cp.cuda.Device().synchronize()
+            cp.get_default_memory_pool().free_all_blocks()
+            torch.cuda.empty_cache()
 
 
 def ev_time(fn, reps=REPS, warm=3):
@@ -151,6 +166,8 @@ def torch_bandwidth():
 
     t = tev_time(lambda: texpr(tx, ty)); res["torch_expr_eager_effGBps"] = 3 * 4 * N / t / 1e9
     try:
+        if args.no_compile:
+            raise RuntimeError("skipped (--no-compile)")
         ctexpr = torch.compile(texpr)
         t = tev_time(lambda: ctexpr(tx, ty)); res["torch_expr_compiled_effGBps"] = 3 * 4 * N / t / 1e9
     except Exception as ex:  # noqa: BLE001
@@ -304,12 +321,112 @@ def dlpack():
     res["cupy_from_dlpack_torch_us"] = per_op(lambda: cp.from_dlpack(tx))
 
 
-res["meta"] = {"n": N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick,
-               "cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)}
-for name, fn in [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
+def graphs():
+    """Host microseconds per add of a replayed CUDA graph of 10 small adds (1024 floats, into an
+    existing output), PyTorch's and CuPy's, beside the same 10 adds eager: porta-bench's
+    graph_replay_add row."""
+    a = torch.rand(1024, device="cuda"); b = torch.rand(1024, device="cuda"); c = torch.empty_like(a)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            torch.add(a, b, out=c)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(10):
+            torch.add(a, b, out=c)
+
+    def loop(fn, n):
+        torch.cuda.synchronize(); t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize(); return (time.perf_counter() - t0) / n
+
+    def ten():
+        for _ in range(10):
+            torch.add(a, b, out=c)
+
+    reps = 500 if args.quick else 5000
+    for _ in range(200):
+        g.replay()
+    res["torch_graph10_replay_us_per_add"] = loop(g.replay, reps) * 1e6 / 10
+    res["torch_eager10_us_per_add"] = loop(ten, reps // 2) * 1e6 / 10
+    ca = cp.random.random(1024, dtype=cp.float32); cb = cp.random.random(1024, dtype=cp.float32); cc = cp.empty_like(ca)
+    st = cp.cuda.Stream(non_blocking=True)
+    with st:
+        for _ in range(3):
+            cp.add(ca, cb, out=cc)
+        st.begin_capture()
+        for _ in range(10):
+            cp.add(ca, cb, out=cc)
+        cg = st.end_capture()
+        for _ in range(200):
+            cg.launch()
+        st.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            cg.launch()
+        st.synchronize()
+        res["cupy_graph10_replay_us_per_add"] = (time.perf_counter() - t0) / reps * 1e6 / 10
+
+
+NUMPY_N = args.numpy_size or (1 << 20 if args.quick else 1 << 24)
+
+
+def numpy_bandwidth():
+    """NumPy on the host, the rows porta-bench's CPU targets compare with: host wall time, median."""
+    n = NUMPY_N
+    cols = 1
+    while cols * cols * 4 <= n:
+        cols *= 2
+    rows = max(n // cols, 1)
+    rng = np.random.default_rng(20261201)
+    x = rng.random(n, dtype=np.float32) * 2 - 1
+    y = rng.random(n, dtype=np.float32) * 2 - 1
+    out = np.empty_like(x)
+    reps = 5 if args.quick else 15
+
+    def wall(fn):
+        fn()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        return times[len(times) // 2]
+
+    a, b, c = np.float32(2.5), np.float32(1.5), np.float32(0.5)
+    res["numpy_copy_GBps"] = 2 * 4 * n / wall(lambda: np.copyto(out, x)) / 1e9
+    res["numpy_add_GBps"] = 3 * 4 * n / wall(lambda: np.add(x, y, out=out)) / 1e9
+    res["numpy_expr_effGBps"] = 3 * 4 * n / wall(lambda: a * x * x + b * x + c * np.exp(-y)) / 1e9
+    res["numpy_sum_GBps"] = 4 * n / wall(lambda: x.sum()) / 1e9
+    res["numpy_argmax_GBps"] = 4 * n / wall(lambda: x.argmax()) / 1e9
+    m = x[: rows * cols].reshape(rows, cols)
+    res["numpy_sum_rows_GBps"] = (4 * rows * cols + 4 * rows) / wall(lambda: m.sum(axis=1)) / 1e9
+    res["numpy_sum_cols_GBps"] = (4 * rows * cols + 4 * cols) / wall(lambda: m.sum(axis=0)) / 1e9
+    res["numpy_fill_GBps"] = 4 * n / wall(lambda: out.fill(1.5)) / 1e9
+    gen = np.random.default_rng(7)
+    res["numpy_random_GBps"] = 4 * n / wall(lambda: gen.random(n, dtype=np.float32)) / 1e9
+    res["numpy_normal_GBps"] = 4 * n / wall(lambda: gen.standard_normal(n, dtype=np.float32)) / 1e9
+
+
+meta = {"n": N, "numpy_n": NUMPY_N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick, "numpy": np.__version__}
+sections = [("numpy_bandwidth", numpy_bandwidth)]
+if not args.numpy_only:
+    meta.update({"cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)})
+    sections += [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
                  ("small_ops", small_ops), ("cupy_threads", lambda: thread_scaling("cupy")),
-                 ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack)]:
-    section(name, fn)
+                 ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack),
+                 ("graphs", graphs)]
+res["meta"] = meta
+only = [x for x in args.only.split(",") if x]
+unknown = set(only) - {name for name, _ in sections}
+if unknown:
+    sys.exit(f"peers.py: no section {', '.join(sorted(unknown))} (sections: {', '.join(name for name, _ in sections)})")
+for name, fn in sections:
+    if not only or name in only:
+        section(name, fn)
 
 for k, v in res.items():
     print(f"{k:40s} {round(v, 3) if isinstance(v, float) else v}")

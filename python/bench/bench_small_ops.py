@@ -167,7 +167,7 @@ def large(lib, n_elems, sgemm_n, repeats):
     x = lib.put(np.random.rand(n_elems).astype(np.float32))
     y = lib.put(np.random.rand(n_elems).astype(np.float32))
     out = {}
-    # porta-bench's fused row (bench/porta_bench.cpp), so the two compare directly.
+    # porta-bench's fused row (bench/suite_elementwise.cpp), so the two compare directly.
     t = best_of(lambda: lib.force(2.5 * x * x + 1.5 * x + 0.5 * lib.exp(-y)), repeats, lib.sync)
     out["fused_GBps"] = 12 * n_elems / t / 1e9
     t = best_of(lambda: lib.force(lib.total(x)), repeats, lib.sync)
