@@ -185,6 +185,17 @@ Array Array::transpose(std::vector<int> axes) const {
 
 Array Array::slice(std::vector<Slice> slices) const {
   const auto& n = checked(node_);
+  // porta::ellipsis stands for the whole axes the other slices leave.
+  auto ell = std::find_if(slices.begin(), slices.end(), [](const Slice& s) { return s.ellipsis; });
+  if (ell != slices.end()) {
+    if (std::count_if(slices.begin(), slices.end(), [](const Slice& s) { return s.ellipsis; }) > 1)
+      throw InvalidArgument("slice: more than one porta::ellipsis; an index can have only one");
+    std::size_t rest = slices.size() - 1;
+    if (rest > n.shape().size())
+      throw InvalidArgument(cat("slice: ", rest, " slices and an ellipsis for an array of ", n.shape().size(), " dimensions"));
+    auto at = slices.erase(ell);
+    slices.insert(at, n.shape().size() - rest, Slice{});
+  }
   if (slices.size() > n.shape().size())
     throw InvalidArgument(cat("slice: ", slices.size(), " slices for an array of ", n.shape().size(), " dimensions"));
   const auto& v = detail::evaluate(node_);

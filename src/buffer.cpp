@@ -5,6 +5,7 @@
 
 #include "allocator.hpp"
 #include "device_state.hpp"
+#include "node.hpp"
 #include "porta_backend/log.hpp"
 
 namespace porta::detail {
@@ -93,6 +94,31 @@ std::vector<std::shared_ptr<QueueImpl>> Buffer::users() {
   if (auto w = writer_.queue.lock()) out.push_back(std::move(w));
   for (auto& r : readers_)
     if (auto q = r.queue.lock(); q && std::find(out.begin(), out.end(), q) == out.end()) out.push_back(std::move(q));
+  return out;
+}
+
+void Buffer::add_pending_reader(const std::shared_ptr<ArrayNode>& node) {
+  std::lock_guard lock(pending_m_);
+  if (pending_readers_.size() >= pending_prune_at_) {
+    std::erase_if(pending_readers_, [](const std::weak_ptr<ArrayNode>& w) {
+      auto n = w.lock();
+      return !n || n->evaluated();
+    });
+    pending_prune_at_ = std::max<std::size_t>(16, 2 * pending_readers_.size());
+  }
+  pending_readers_.push_back(node);
+}
+
+std::vector<std::shared_ptr<ArrayNode>> Buffer::take_pending_readers() {
+  std::vector<std::weak_ptr<ArrayNode>> list;
+  {
+    std::lock_guard lock(pending_m_);
+    list.swap(pending_readers_);
+    pending_prune_at_ = 16;
+  }
+  std::vector<std::shared_ptr<ArrayNode>> out;
+  for (auto& w : list)
+    if (auto n = w.lock(); n && !n->evaluated()) out.push_back(std::move(n));
   return out;
 }
 

@@ -16,6 +16,8 @@
 
 namespace porta::detail {
 
+class ArrayNode;
+
 class Buffer {
  public:
   // Allocates `bytes` on `device` for first use on `q` (this thread's queue).
@@ -41,6 +43,12 @@ class Buffer {
   // since (interop: a foreign queue that is to use the memory waits for all of them).
   std::vector<std::shared_ptr<QueueImpl>> users();
 
+  // Lazy expressions that read this buffer directly (DESIGN.md section 13): a write into the
+  // buffer evaluates them first, so that they compute with the values from before it.
+  void add_pending_reader(const std::shared_ptr<ArrayNode>& node);
+  // The pending readers still alive and not yet evaluated; the list is emptied.
+  std::vector<std::shared_ptr<ArrayNode>> take_pending_readers();
+
  private:
   void release_foreign() noexcept;
   struct QueueRef {
@@ -55,6 +63,9 @@ class Buffer {
   std::mutex m_;
   QueueRef writer_{};
   std::vector<QueueRef> readers_;  // queues ordered after the last write (the writer included)
+  std::mutex pending_m_;
+  std::vector<std::weak_ptr<ArrayNode>> pending_readers_;
+  std::size_t pending_prune_at_ = 16;  // sweep dead entries when the list reaches this size
 };
 
 }  // namespace porta::detail

@@ -48,6 +48,24 @@ void ArrayNode::set_result(View v) {
   view_ = std::move(v);
   expr_ = Expr{};
   evaluated_.store(true, std::memory_order_release);
+  std::vector<std::weak_ptr<ArrayNode>> readers;
+  readers.swap(lazy_readers_);
+  if (!view_.buffer) return;
+  for (auto& w : readers)
+    if (auto r = w.lock(); r && !r->evaluated()) view_.buffer->add_pending_reader(r);
+}
+
+void ArrayNode::add_lazy_reader(const std::shared_ptr<ArrayNode>& reader) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!evaluated_.load(std::memory_order_relaxed)) {
+      if (lazy_readers_.size() >= 16 && lazy_readers_.size() % 16 == 0)
+        std::erase_if(lazy_readers_, [](const std::weak_ptr<ArrayNode>& w) { return w.expired(); });
+      lazy_readers_.push_back(reader);
+      return;
+    }
+  }
+  if (view_.buffer) view_.buffer->add_pending_reader(reader);
 }
 
 std::vector<std::int64_t> contiguous_strides(const Shape& shape) {

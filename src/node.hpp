@@ -61,8 +61,12 @@ class ArrayNode {
   };
   Snapshot snapshot() const;
 
-  // Replaces the expression by its result. Call with lock() held.
+  // Replaces the expression by its result. Call with lock() held. The lazy nodes that read this
+  // one (add_lazy_reader) become pending readers of the result's buffer (DESIGN.md section 13).
   void set_result(View v);
+  // `reader`, a lazy node, reads this one: once this node is evaluated, a write into its buffer
+  // evaluates `reader` first. Registers with the buffer at once when this node is evaluated.
+  void add_lazy_reader(const std::shared_ptr<ArrayNode>& reader);
   std::mutex& lock() const { return mutex_; }
   const Expr& expr_locked() const { return expr_; }
 
@@ -78,6 +82,7 @@ class ArrayNode {
   std::atomic<bool> evaluated_{false};
   View view_;
   Expr expr_;
+  std::vector<std::weak_ptr<ArrayNode>> lazy_readers_;  // until evaluated
 };
 
 using NodePtr = std::shared_ptr<ArrayNode>;

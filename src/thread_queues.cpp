@@ -2,6 +2,9 @@
 #include "thread_queues.hpp"
 
 #include <deque>
+#include <exception>
+
+#include "porta_backend/log.hpp"
 
 namespace porta::detail {
 
@@ -26,6 +29,15 @@ struct ThreadQueues {
     t_queues = nullptr;
     for (auto& e : entries) {
       if (!e.local.blocks.empty() && e.local.give_back) e.local.give_back(e.local, e.queue);
+      // Buffers name their last writer's queue by a weak reference: once it expires, a reader on
+      // another thread no longer waits for it. The queue's work is finished first, so that a
+      // thread that ends (Python's Thread.join returns before its thread_locals are gone) leaves
+      // nothing in flight that another thread could read too early.
+      try {
+        if (e.queue) e.queue->synchronize();
+      } catch (const std::exception& ex) {
+        PORTA_LOG(warn, "waiting for a thread's queue on ", e.device.spec(), " as the thread ends: ", ex.what());
+      }
       e.queue.reset();
     }
   }

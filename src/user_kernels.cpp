@@ -15,6 +15,7 @@
 #include "plan_builder.hpp"
 #include "registry.hpp"
 #include "porta_backend/strings.hpp"
+#include "write.hpp"
 
 namespace porta {
 
@@ -409,7 +410,9 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
     kargs.push_back(detail::KernelArg::memory(v.buffer->handle(), offset));
     buffers.push_back(v.buffer);
   }
-  // The kernel may read and write every array it gets.
+  // The kernel may read and write every array it gets: lazy expressions over them are evaluated
+  // first (DESIGN.md section 13), then the kernel is ordered as a write.
+  for (auto& b : buffers) detail::settle_pending_readers(*b);
   for (auto& b : buffers) b->before_write(q);
   detail::LaunchDims dims;
   if (runtime_block) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <porta/device.hpp>
@@ -26,7 +27,19 @@ struct Slice {
   std::optional<std::int64_t> start;
   std::optional<std::int64_t> stop;
   std::int64_t step = 1;
+  bool ellipsis = false;  // NumPy's `...`: as many whole axes as the other slices leave (porta::ellipsis)
 };
+
+// Slice helpers, so that NumPy's slices read short: a[::-1] is a.slice({porta::reversed}), a[..., 1:]
+// is a.slice({porta::ellipsis, porta::from(1)}), a[:, ::2] is a.slice({porta::span, porta::every(2)})
+// (ArrayFire's af::span is the whole axis).
+inline constexpr Slice span{};
+inline constexpr Slice ellipsis{std::nullopt, std::nullopt, 1, true};
+inline constexpr Slice reversed{std::nullopt, std::nullopt, -1};
+inline constexpr Slice from(std::int64_t start, std::int64_t step = 1) { return Slice{start, std::nullopt, step}; }
+inline constexpr Slice upto(std::int64_t stop) { return Slice{std::nullopt, stop, 1}; }
+inline constexpr Slice range(std::int64_t start, std::int64_t stop, std::int64_t step = 1) { return Slice{start, stop, step}; }
+inline constexpr Slice every(std::int64_t step) { return Slice{std::nullopt, std::nullopt, step}; }
 
 namespace detail {
 class ArrayNode;
@@ -53,9 +66,16 @@ class Array {
 
   // Copies to the host in row-major order. T must be the array's element type (DTypeError).
   template <class T> std::vector<T> to_vector() const {
-    std::vector<T> v(static_cast<std::size_t>(size()));
-    to_host(std::span<T>(v));
-    return v;
+    if constexpr (std::is_same_v<T, bool>) {
+      // std::vector<bool> packs bits and has no span: read bytes, then convert.
+      std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size()));
+      to_host(DType::boolean, bytes.data(), bytes.size());
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> v(static_cast<std::size_t>(size()));
+      to_host(std::span<T>(v));
+      return v;
+    }
   }
   template <class T> void to_host(std::span<T> out) const { to_host(dtype_of<T>, out.data(), out.size_bytes()); }
   void to_host(DType expected, void* dst, std::size_t bytes) const;
@@ -71,8 +91,11 @@ class Array {
   Array flatten() const;
   Array transpose() const;           // reverses the axes
   Array transpose(std::vector<int> axes) const;
-  Array slice(std::vector<Slice> slices) const;  // one Slice per leading axis
+  Array slice(std::vector<Slice> slices) const;  // one Slice per leading axis; one may be porta::ellipsis
   Array operator[](std::int64_t i) const;       // index along the first axis, which goes away
+  // a[mask] (a bool array of a's shape: compress, a 1-D copy) or a[indices] (integers: take along
+  // axis 0, a copy); include/porta/index.hpp.
+  Array operator[](const Array& index) const;
   Array broadcast_to(Shape shape) const;
   Array expand_dims(int axis) const;
   Array squeeze() const;
@@ -80,6 +103,20 @@ class Array {
   Array to(const Device& d) const;   // also across backends, through the host
   Array copy() const;                // a new buffer of this array's data
   Array contiguous() const;          // *this when already contiguous, else a copy
+
+  // Writes (DESIGN.md section 13). Views share memory, as NumPy's: a write into this array
+  // (a slice, a transpose, a row) changes the memory every array sharing it sees. `src` is
+  // broadcast to this array's shape and converted to its dtype (as NumPy's `a[...] = src`);
+  // a lazy expression made before the write computes with the values from before it. A broadcast
+  // view cannot be written (InvalidArgument). Returns *this: `a.slice({s}).assign(b)`.
+  const Array& assign(const Array& src) const;
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  const Array& fill(T value) const {
+    if constexpr (std::is_floating_point_v<T>) return fill_value(static_cast<double>(value), 0, true);
+    else return fill_value(0, static_cast<std::int64_t>(value), false);
+  }
+  const Array& fill_value(double f, std::int64_t i, bool floating) const;  // fill()
 
   Array operator-() const;
   Array operator!() const;

@@ -6,9 +6,13 @@
 #include <porta/dtype.hpp>
 #include <porta/error.hpp>
 #include <porta/event.hpp>
+#include <porta/index.hpp>
 #include <porta/kernel.hpp>
 #include <porta/linalg.hpp>
+#include <porta/manip.hpp>
 #include <porta/ops.hpp>
 #include <porta/pool.hpp>
 #include <porta/random.hpp>
 #include <porta/reduce.hpp>
+#include <porta/scan.hpp>
+#include <porta/sort.hpp>

@@ -1,7 +1,8 @@
 """porta: one array API over CUDA, OpenCL (PoCL included) and Kokkos devices, with CuPy's names.
 
 porta works without the GIL wherever it may wait or work for long (README, Python, The GIL), so
-Python threads drive devices in parallel. Arrays are values: an operation makes a new array; elementwise work is lazy and fused.
+Python threads drive devices in parallel. An operation makes a new array; elementwise work is lazy and fused.
+Writes (a[...] = b, a[idx] = v, a[mask] = v, fill, put, scatter_add) change the memory every view of it sees.
 """
 from . import _core
 from ._core import (  # noqa: F401
@@ -22,6 +23,11 @@ from ._creation import (  # noqa: F401
     bfloat16,
 )
 from ._reduce import sum, mean, prod, min, max, amin, amax, argmin, argmax, all, any  # noqa: F401,A004
+from ._arrayapi import (  # noqa: F401
+    take, take_along_axis, put, scatter_add, compress, nonzero, flatnonzero, count_nonzero, cumsum, cumprod,
+    cumulative_sum, cumulative_prod, diff, sort, argsort, unique, unique_all, unique_counts, unique_inverse,
+    unique_values, searchsorted, topk, flip, roll, tile, repeat, pad, split, tril, triu, var, std,
+)
 from ._kernel import RawKernel  # noqa: F401
 from ._pool import DevicePool  # noqa: F401
 from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401

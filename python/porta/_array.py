@@ -32,13 +32,14 @@ def _to_numpy(a, dtype=None):
     return out if dtype is None else out.astype(dtype, copy=False)
 
 
+def _is_advanced(k):
+    return isinstance(k, (ndarray, np.ndarray, list))
+
+
 def _normalize_index(a, key):
-    """The axes of `key` as (slices for the leading axes, axes to drop, where None adds axes)."""
+    """The axes of a basic `key` (ints, slices, None, Ellipsis), with the Ellipsis expanded."""
     if not isinstance(key, tuple):
         key = (key,)
-    if any(isinstance(k, (ndarray, np.ndarray, list)) for k in key):
-        raise IndexError("porta indexes with integers, slices, None and Ellipsis; "
-                         "advanced (array) indexing is not supported")
     n_real = len([k for k in key if k is not None and k is not Ellipsis])
     if n_real > a.ndim:
         raise IndexError(f"too many indices: {n_real} for an array of {a.ndim} dimensions {a.shape}")
@@ -58,7 +59,8 @@ def _normalize_index(a, key):
 builtin_sum = sum
 
 
-def _getitem(self, key):
+def _basic(self, key):
+    """a[key] for a basic key: a view of a's memory (writes through it reach a)."""
     items = _normalize_index(self, key)
     slices, out_shape, axis = [], [], 0
     for k in items:
@@ -76,7 +78,8 @@ def _getitem(self, key):
             try:
                 i = k.__index__()
             except AttributeError:
-                raise IndexError(f"index {k!r} is not an integer, a slice, None or Ellipsis") from None
+                raise IndexError(f"index {k!r} is not an integer, a slice, None, Ellipsis, an integer array "
+                                 f"or a bool mask") from None
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             i %= n
@@ -86,9 +89,181 @@ def _getitem(self, key):
     return r.reshape(tuple(out_shape)) if tuple(out_shape) != r.shape else r
 
 
+def _advanced(self, key):
+    """Splits a key with one integer array or bool mask: (the key's entries, where the array is,
+    the array on self's device). (None, None, None) for a basic key."""
+    keys = key if isinstance(key, tuple) else (key,)
+    where = [i for i, k in enumerate(keys) if _is_advanced(k)]
+    if not where:
+        return None, None, None
+    if len(where) > 1:
+        raise IndexError("porta indexes with one integer array or bool mask at a time (with ints, slices, None "
+                         "and ... beside it); index twice instead")
+    from ._arrayapi import _indices
+    try:
+        idx = _indices(keys[where[0]], self.device, "indexing")
+    except _core.DTypeError as e:
+        raise IndexError(str(e)) from e
+    return keys, where[0], idx
+
+
+def _axis_before(self, keys, pos):
+    """The axis of a[keys] at which the entries before keys[pos] leave the next axis."""
+    n_real = len([k for k in keys if k is not None and k is not Ellipsis])
+    axis = 0
+    for k in keys[:pos]:
+        if k is Ellipsis:
+            axis += self.ndim - n_real
+        elif k is None or isinstance(k, slice):
+            axis += 1
+    return axis
+
+
+def _input_axis(self, keys, pos):
+    """The axis of self that keys[pos] indexes: ints and slices before it take one each, ... the rest."""
+    n_real = len([k for k in keys if k is not None and k is not Ellipsis])
+    axis = 0
+    for k in keys[:pos]:
+        if k is Ellipsis:
+            axis += self.ndim - n_real
+        elif k is not None:
+            axis += 1
+    return axis
+
+
+def _dims_first(keys, pos):
+    """NumPy's rule: integers beside an index array are advanced indices too; when one stands apart
+    from the array (a slice, None or ... between them) the indexed dimensions go first."""
+    ints = [i for i, k in enumerate(keys) if i != pos and not isinstance(k, slice) and k is not None
+            and k is not Ellipsis]
+    if not ints:
+        return False
+    lo, hi = min(ints + [pos]), max(ints + [pos])
+    return any(isinstance(k, slice) or k is None or k is Ellipsis for k in keys[lo:hi + 1])
+
+
+def _mask_as_index(self, keys, pos, mask):
+    """A bool mask in a key: alone, of self's shape (or its leading axes), it stays a mask (full:
+    broadcast to self's shape); a 1-D mask beside other entries becomes its nonzero indices."""
+    first = _input_axis(self, keys, pos)
+    lead = self.shape[first:first + mask.ndim]
+    if mask.ndim == 0 or tuple(mask.shape) != tuple(lead):
+        raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed array of shape "
+                         f"{self.shape} at axis {first}: the mask must have the shape of the axes it indexes")
+    if len(keys) == 1 or (len(keys) == 2 and keys[1 - pos] is Ellipsis and pos == 0):
+        return "mask", mask
+    if mask.ndim != 1:
+        raise IndexError("porta takes an n-d bool mask alone (a[mask]); beside other indices only a 1-D one")
+    return "index", _core._flatnonzero(mask)
+
+
+def _full_mask(self, mask):
+    """A mask of self's leading axes broadcast to self's shape, and the shape NumPy gives a[mask]
+    (the number of true elements, then the axes the mask leaves)."""
+    rest = tuple(self.shape[mask.ndim:])
+    count = int(_core._count_nonzero(mask, None, False))
+    if mask.ndim < self.ndim:
+        mask = mask.reshape(tuple(mask.shape) + (1,) * (self.ndim - mask.ndim))._broadcast_to(self.shape)
+    return mask, (count,) + rest
+
+
+def _as_index_error(fn, *args):
+    try:
+        return fn(*args)
+    except (_core.InvalidArgument, _core.ShapeError) as e:
+        raise IndexError(str(e)) from e
+
+
+def _getitem(self, key):
+    keys, pos, idx = _advanced(self, key)
+    if keys is None:
+        return _basic(self, key)
+    if idx._dtype_name == "bool":
+        kind, idx = _mask_as_index(self, keys, pos, idx)
+        if kind == "mask":
+            if idx.ndim == self.ndim:
+                return _as_index_error(_core._compress, idx, self)
+            full, shape = _full_mask(self, idx)
+            return _as_index_error(_core._compress, full, self).reshape(shape)
+    r = _basic(self, keys[:pos] + (slice(None),) + keys[pos + 1:])
+    p = _axis_before(self, keys, pos)
+    out = _as_index_error(_core._take, r, idx, p)
+    if p and _dims_first(keys, pos):
+        q = idx.ndim
+        out = out.transpose(list(range(p, p + q)) + list(range(p)) + list(range(p + q, out.ndim)))
+    return out
+
+
 def _setitem(self, key, value):
-    raise TypeError("porta arrays are values and cannot be written in place yet: build a new array "
-                    "(porta.where, porta.concatenate) instead of a[...] = b")
+    """a[key] = value with NumPy's meaning: a basic key writes through a view (every array sharing
+    the memory sees it); an integer array writes the indexed elements (put); a bool mask those where
+    it is true. Bad indices raise IndexError, a value that does not broadcast ShapeError (a ValueError),
+    before anything is written."""
+    from ._arrayapi import _value
+    value = _value(value, self)
+    keys, pos, idx = _advanced(self, key)
+    if keys is None:
+        _core._assign(_basic(self, key), value)
+        return
+    if idx._dtype_name == "bool":
+        kind, idx = _mask_as_index(self, keys, pos, idx)
+        if kind == "mask":
+            if not isinstance(value, ndarray) or value.ndim == 0:
+                if idx.ndim < self.ndim:
+                    idx = idx.reshape(tuple(idx.shape) + (1,) * (self.ndim - idx.ndim))._broadcast_to(self.shape)
+                _core._assign_where(self, value, idx)
+            else:  # the selected elements in row-major order get value's elements, as NumPy's
+                full, shape = _full_mask(self, idx)
+                v = value._broadcast_to(shape).reshape(-1)
+                _core._put(self, _core._flatnonzero(full), v)
+            return
+    if idx._dtype_name not in ("int32", "int64"):
+        raise IndexError(f"indices of dtype {idx._dtype_name}; they must be integers or a bool mask")
+    view = _basic(self, keys[:pos] + (slice(None),) + keys[pos + 1:])
+    p = _axis_before(self, keys, pos)
+    n = view.shape[p]
+    idx = idx.astype("int64", copy=False)
+    if idx.size:
+        lo, hi = int(_core._min(idx)), int(_core._max(idx))
+        if lo < -n or hi >= n:
+            raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis {p} with size {n}")
+    # The indexed axis first (a view), then a.flat positions: row i of the moved view is i * inner.
+    perm = [p] + [d for d in range(view.ndim) if d != p]
+    moved = view.transpose(perm) if p else view
+    inner = 1
+    for d in moved.shape[1:]:
+        inner *= d
+    rows = _core.where(_core.less(idx, 0), _core.add(idx, n), idx).reshape(-1, 1)
+    from ._creation import arange
+    flat = _core.add(_core.multiply(rows, inner), arange(inner, device=self.device).reshape(1, -1))
+    if isinstance(value, ndarray) and value.ndim:
+        q = idx.ndim
+        if _dims_first(keys, pos):  # NumPy's result has the indexed dimensions first: as `moved`
+            value = value._broadcast_to(idx.shape + moved.shape[1:]).reshape(idx.size, inner)
+        else:
+            target = view.shape[:p] + idx.shape + view.shape[p + 1:]
+            v = value._broadcast_to(target)
+            v = v.transpose(list(range(p, p + q)) + list(range(p)) + list(range(p + q, len(target)))) if p else v
+            value = v.reshape(idx.size, inner)
+    _core._put(moved, flat, value)
+
+
+def _sort_in_place(self, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """numpy.ndarray.sort: sorts the array in place (porta.sort returns a sorted copy)."""
+    from ._arrayapi import sort
+    _core._assign(self, sort(self, axis, kind, order, descending=descending, stable=stable))
+
+
+def _fill(self, value):
+    """Sets every element to `value` in place (numpy.ndarray.fill)."""
+    if isinstance(value, ndarray):
+        value = value.item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        _core._fill(self, value, 0, True)
+    else:
+        _core._fill(self, 0.0, int(value), False)
 
 
 def _repr(self):
@@ -134,6 +309,8 @@ def _method(name):
 ndarray.dtype = property(_dtype)
 ndarray.__getitem__ = _getitem
 ndarray.__setitem__ = _setitem
+ndarray.fill = _fill
+ndarray.sort = _sort_in_place
 ndarray.__repr__ = _repr
 ndarray.__str__ = lambda self: str(_to_numpy(self))
 ndarray.__array__ = _array_protocol
@@ -150,6 +327,7 @@ ndarray.__index__ = lambda self: _item(self).__index__()
 ndarray.get = lambda self: _to_numpy(self)
 ndarray.item = _item
 ndarray.tolist = lambda self: _to_numpy(self).tolist()
-for _name in ("sum", "mean", "prod", "min", "max", "argmin", "argmax", "all", "any", "clip", "round", "dot"):
+for _name in ("sum", "mean", "prod", "min", "max", "argmin", "argmax", "all", "any", "clip", "round", "dot",
+              "take", "put", "nonzero", "cumsum", "cumprod", "argsort", "searchsorted", "repeat", "var", "std"):
     setattr(ndarray, _name, _method(_name))
 del _name

@@ -21,15 +21,19 @@ def _reduce(fn, a, axis, keepdims, dtype=None, single_axis=False):
         from ._creation import _dtype_name
         a = a.astype(_dtype_name(dtype))
     axes = _normalize_axes(a, axis)
-    if axes is None or (len(axes) == a.ndim and not single_axis):
-        r = fn(a)
-        return r.reshape((1,) * a.ndim) if keepdims else r
-    if single_axis and len(axes) != 1:
-        raise _core.InvalidArgument("this reduction takes one axis or None")
-    r = a
-    for x in axes:  # highest first, so the lower axes keep their numbers
-        r = fn(r, x, keepdims)
-    return r
+    if single_axis:
+        if axes is not None and len(axes) != 1:
+            raise _core.InvalidArgument("this reduction takes one axis or None")
+        if axes is None:
+            r = fn(a)
+            return r.reshape((1,) * a.ndim) if keepdims else r
+        return fn(a, axes[0], keepdims)
+    if axes is not None and len(axes) == 1:
+        return fn(a, axes[0], keepdims)
+    if axes is None and not keepdims:
+        return fn(a)
+    # Several axes, or keepdims over all of them: porta's reductions over axis lists (manip.hpp).
+    return getattr(_core, fn.__name__ + "_axes")(a, None if axes is None else sorted(axes), keepdims)
 
 
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001

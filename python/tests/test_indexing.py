@@ -30,12 +30,6 @@ def test_bad_indices_raise_index_error(device):
         x[..., ...]
 
 
-def test_assignment_is_refused_with_a_reason(device):
-    x = porta.zeros((3, 4))
-    with pytest.raises(TypeError, match="values"):
-        x[0] = 1.0
-
-
 def test_shape_methods_match_numpy(device, rng):
     a = rng.standard_normal((4, 6))
     x = porta.asarray(a)

@@ -1,0 +1,410 @@
+"""The array API beyond elementwise work with NumPy's names and arguments: indexing (take, put,
+nonzero, ...), scans, sorting and search, unique, rearranging (flip, roll, tile, repeat, pad,
+split, tril/triu) and var/std. Each calls porta's C++ function (porta._core, without the GIL); this
+file turns NumPy's arguments (axis tuples, lists of indices, scalars) into what C++ takes."""
+import builtins
+import collections
+import operator
+
+import numpy as np
+
+from . import _core
+from ._core import ndarray
+
+UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
+
+
+def _check(a, what):
+    if not isinstance(a, ndarray):
+        raise TypeError(f"{what}: {type(a).__name__} is not a porta.ndarray (porta.asarray makes one)")
+
+
+def _indices(obj, device, what):
+    """Indices (or a mask) as a porta array on `device`: porta arrays as they are, lists, tuples,
+    NumPy arrays and integers copied there (an empty list is int64)."""
+    if isinstance(obj, ndarray):
+        return obj
+    from ._creation import asarray
+    host = np.asarray(obj)
+    if host.size == 0 and host.dtype.kind == "f":
+        host = host.astype(np.int64)
+    if host.dtype.kind not in "biu":
+        raise _core.DTypeError(f"{what}: indices of NumPy dtype {host.dtype.name}; they must be integers "
+                               f"(int32 or int64) or a bool mask")
+    return asarray(host, device=device)
+
+
+def _axis(a, axis, what):
+    """One axis, range-checked (InvalidArgument naming it), as a non-negative int."""
+    n = builtins.max(a.ndim, 1)
+    try:
+        x = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{what}: axis {axis!r} is not an integer") from None
+    if not -n <= x < n:
+        raise _core.InvalidArgument(f"{what}: axis {x} is out of range for an array of {a.ndim} dimensions {a.shape}")
+    return x % n
+
+
+def _axes(a, axis, what):
+    """None, an int or a tuple of ints, as a sorted list of distinct non-negative axes (None: None)."""
+    if axis is None:
+        return None
+    items = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    out = [_axis(a, x, what) for x in items]
+    if len(set(out)) != len(out):
+        raise _core.InvalidArgument(f"{what}: axis {axis!r} names an axis more than once")
+    return sorted(out)
+
+
+# Indexing.
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """NumPy's take: elements of `a` (flattened without an axis) at integer `indices`; an index
+    outside [-n, n) raises InvalidArgument."""
+    _check(a, "take")
+    if out is not None or mode != "raise":
+        raise _core.InvalidArgument("take: porta has no out= and only mode='raise'")
+    idx = _indices(indices, a.device, "take")
+    return _core._take(a, idx, None if axis is None else _axis(a, axis, "take"))
+
+
+def take_along_axis(arr, indices, axis=-1):
+    """NumPy's take_along_axis; axis=None indexes the flattened array with 1-D indices."""
+    _check(arr, "take_along_axis")
+    idx = _indices(indices, arr.device, "take_along_axis")
+    if axis is None:
+        return _core._take_along_axis(arr.reshape(-1), idx, 0)
+    return _core._take_along_axis(arr, idx, _axis(arr, axis, "take_along_axis"))
+
+
+def put(a, ind, v, mode="raise"):
+    """NumPy's put, in place: a.flat[ind] = v (v broadcast to ind's shape). Where an index repeats,
+    one of its values lands (which is unspecified, as CuPy's)."""
+    _check(a, "put")
+    if mode != "raise":
+        raise _core.InvalidArgument("put: porta has only mode='raise'")
+    _core._put(a, _indices(ind, a.device, "put"), _value(v, a))
+
+
+def scatter_add(a, indices, values):
+    """a.flat[indices] += values in place, every repeated index counted (NumPy's np.add.at over the
+    flattened array); the order of the additions is fixed, so the result never depends on timing."""
+    _check(a, "scatter_add")
+    _core._scatter_add(a, _indices(indices, a.device, "scatter_add"), _value(values, a))
+
+
+def compress(condition, a, axis=None):
+    """a[condition] for a bool mask of a's shape (or 1-D over the flattened array), as a 1-D array."""
+    _check(a, "compress")
+    if axis is not None:
+        raise _core.InvalidArgument("compress: porta's compress has no axis (it takes a mask of the array's shape)")
+    return _core._compress(_indices(condition, a.device, "compress"), a)
+
+
+def nonzero(a):
+    _check(a, "nonzero")
+    return tuple(_core._nonzero(a))
+
+
+def flatnonzero(a):
+    _check(a, "flatnonzero")
+    return _core._flatnonzero(a)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    _check(a, "count_nonzero")
+    axes = _axes(a, axis, "count_nonzero")
+    if axes is not None and len(axes) == 1:
+        return _core._count_nonzero(a, axes[0], keepdims)
+    if axes is None and not keepdims:
+        return _core._count_nonzero(a, None, False)
+    return _core._sum_axes(_core.not_equal(a, 0), axes, keepdims)
+
+
+def _value(v, like):
+    """A value to write: porta arrays and numbers as they are, NumPy arrays and lists copied to
+    `like`'s device."""
+    if isinstance(v, (ndarray, bool, int, float)) or (isinstance(v, np.generic)):
+        return v
+    from ._creation import asarray
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return v.item()
+    return asarray(v, device=like.device)
+
+
+# Scans.
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """NumPy's cumsum: over the flattened array without an axis; integers and bool give int64."""
+    _check(a, "cumsum")
+    a = _cast(a, dtype, out, "cumsum")
+    return _core._cumsum(a, None if axis is None else _axis(a, axis, "cumsum"))
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    _check(a, "cumprod")
+    a = _cast(a, dtype, out, "cumprod")
+    return _core._cumprod(a, None if axis is None else _axis(a, axis, "cumprod"))
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The array API's cumulative_sum: axis required unless x is 1-D; include_initial puts 0 first."""
+    _check(x, "cumulative_sum")
+    x = _cast(x, dtype, None, "cumulative_sum")
+    return _core._cumulative_sum(x, None if axis is None else _axis(x, axis, "cumulative_sum"), include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    _check(x, "cumulative_prod")
+    x = _cast(x, dtype, None, "cumulative_prod")
+    return _core._cumulative_prod(x, None if axis is None else _axis(x, axis, "cumulative_prod"), include_initial)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """NumPy's diff; prepend/append (numbers or arrays) are joined along the axis first."""
+    _check(a, "diff")
+    ax = _axis(a, axis, "diff")
+    if a.ndim == 0:
+        raise _core.InvalidArgument("diff: a 0-d array has no axis to take differences along")
+    if operator.index(n) < 0:
+        raise _core.InvalidArgument(f"diff: order n={n} must be non-negative")
+    if prepend is not None or append is not None:
+        from ._core import concatenate
+        from ._creation import asarray, broadcast_to
+
+        def edge(v):
+            e = v if isinstance(v, ndarray) else asarray(v, dtype=None if isinstance(v, np.ndarray) else a._dtype_name,
+                                                         device=a.device)
+            if e.ndim == 0:
+                shape = list(a.shape)
+                shape[ax] = 1
+                e = broadcast_to(e.astype(a._dtype_name), tuple(shape))
+            return e
+        parts = ([edge(prepend)] if prepend is not None else []) + [a] + ([edge(append)] if append is not None else [])
+        a = concatenate(parts, axis=ax)
+    return _core._diff(a, int(n), ax)
+
+
+def _cast(a, dtype, out, what):
+    if out is not None:
+        raise _core.InvalidArgument(f"{what}: porta has no out= (the result is a new array)")
+    if dtype is None:
+        return a
+    from ._creation import _dtype_name
+    return a.astype(_dtype_name(dtype), copy=False)
+
+
+# Sorting and search.
+
+def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """A stable sort along `axis` (None: the flattened array), NaNs last (first when descending)."""
+    _check(a, "sort")
+    if order is not None:
+        raise _core.InvalidArgument("sort: porta has no structured dtypes (order=)")
+    if axis is None:
+        return _core._sort(a.reshape(-1), 0, descending)
+    return _core._sort(a, _axis(a, axis, "sort"), descending)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """The int64 indices that sort `a` stably along `axis` (None: the flattened array)."""
+    _check(a, "argsort")
+    if order is not None:
+        raise _core.InvalidArgument("argsort: porta has no structured dtypes (order=)")
+    if axis is None:
+        return _core._argsort(a.reshape(-1), 0, descending)
+    return _core._argsort(a, _axis(a, axis, "argsort"), descending)
+
+
+def unique_all(x):
+    """The array API's unique_all: values, first indices, inverse (x's shape) and counts."""
+    _check(x, "unique_all")
+    return UniqueAllResult(*_core._unique_all(x))
+
+
+def unique_counts(x):
+    _check(x, "unique_counts")
+    v, _, _, c = _core._unique_all(x)
+    return UniqueCountsResult(v, c)
+
+
+def unique_inverse(x):
+    _check(x, "unique_inverse")
+    v, _, inv, _ = _core._unique_all(x)
+    return UniqueInverseResult(v, inv)
+
+
+def unique_values(x):
+    _check(x, "unique_values")
+    return _core._unique_values(x)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """NumPy's unique over the flattened array (NaNs count as one value: equal_nan=True)."""
+    _check(ar, "unique")
+    if axis is not None:
+        raise _core.InvalidArgument("unique: porta has no axis= (it takes the distinct values of the whole array)")
+    if not equal_nan:
+        raise _core.InvalidArgument("unique: porta counts NaNs as one value (equal_nan=True) only")
+    if not (return_index or return_inverse or return_counts):
+        return _core._unique_values(ar)
+    v, first, inv, counts = _core._unique_all(ar)
+    out = [v]
+    if return_index:
+        out.append(first)
+    if return_inverse:
+        out.append(inv)
+    if return_counts:
+        out.append(counts)
+    return tuple(out)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    """Where v's elements go in the sorted 1-D array `a` (int64, v's shape; a number gives a 0-d array)."""
+    _check(a, "searchsorted")
+    if side not in ("left", "right"):
+        raise _core.InvalidArgument(f"searchsorted: side={side!r}; use 'left' or 'right'")
+    if sorter is not None:
+        a = take(a, sorter)
+    if not isinstance(v, ndarray):
+        from ._creation import asarray
+        # Python numbers and lists take a's dtype, unless they hold fractions and a holds integers
+        # (NumPy compares 2.5 with integers as 2.5, not as 2); NumPy arrays keep theirs.
+        host = np.asarray(v)
+        keep = isinstance(v, np.ndarray) or (host.dtype.kind == "f" and a._dtype_name in ("bool", "int32", "int64"))
+        v = asarray(host, dtype=None if keep else a._dtype_name, device=a.device)
+    return _core._searchsorted(a, v, side)
+
+
+def topk(a, k, axis=-1, largest=True):
+    """The k largest (largest=False: smallest) elements along `axis` in order, and their int64 indices
+    (torch.topk's values, indices); NaNs count as the largest, ties keep their order."""
+    _check(a, "topk")
+    k = operator.index(k)
+    return TopkResult(*_core._topk(a, k, _axis(a, axis, "topk"), largest))
+
+
+# Rearranging.
+
+def flip(m, axis=None):
+    """A view with the axes (every axis without one; an int or a tuple) reversed."""
+    _check(m, "flip")
+    if axis is None:
+        return _core._flip(m, None)
+    r = m
+    for x in _axes(m, axis, "flip"):
+        r = _core._flip(r, x)
+    return r
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted by `shift` along `axis` (without one: the flattened array), wrapping round;
+    shift and axis may be tuples (each shift along its axis)."""
+    _check(a, "roll")
+    if axis is None:
+        if isinstance(shift, (tuple, list)):
+            shift = builtins.sum(operator.index(s) for s in shift)
+        return _core._roll(a, operator.index(shift), None)
+    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift]
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(axes) != len(shifts):
+        raise _core.ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} axes; give one shift per axis")
+    r = a
+    for s, x in zip(shifts, axes):
+        r = _core._roll(r, operator.index(s), _axis(a, x, "roll"))
+    return r
+
+
+def tile(A, reps):
+    _check(A, "tile")
+    reps = [operator.index(reps)] if not isinstance(reps, (tuple, list)) else [operator.index(r) for r in reps]
+    return _core._tile(A, reps)
+
+
+def repeat(a, repeats, axis=None):
+    """Each element repeated `repeats` times (an int, or one count per element of the axis)."""
+    _check(a, "repeat")
+    ax = None if axis is None else _axis(a, axis, "repeat")
+    if isinstance(repeats, (int, np.integer)):
+        return _core._repeat(a, int(repeats), ax)
+    r = _indices(repeats, a.device, "repeat")
+    if r.ndim == 0 or r.size == 1:
+        return _core._repeat(a, int(r.reshape(-1).get()[0]) if r.size else 0, ax)
+    return _core._repeat_each(a, r, ax)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """NumPy's pad in mode 'constant': pad_width an int, (before, after) or one pair per axis."""
+    _check(array, "pad")
+    if mode != "constant":
+        raise _core.InvalidArgument(f"pad: mode {mode!r}; porta pads with mode='constant' only")
+    if not isinstance(constant_values, (bool, int, float, np.generic)):
+        raise _core.InvalidArgument("pad: constant_values must be one number in porta")
+    w = np.asarray(pad_width)
+    if w.dtype.kind not in "iu":
+        raise TypeError(f"pad: pad_width {pad_width!r} must be integers")
+    try:
+        w = np.broadcast_to(w, (array.ndim, 2))
+    except ValueError:
+        raise _core.ShapeError(f"pad: pad_width of shape {np.shape(pad_width)} for an array of {array.ndim} "
+                               f"dimensions; give an int, (before, after) or one pair per axis") from None
+    if (w < 0).any():
+        raise _core.InvalidArgument(f"pad: negative pad widths {pad_width!r}")
+    return _core._pad(array, [(int(b), int(e)) for b, e in w], float(constant_values))
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Views of equal sections along `axis` (an int that divides it), or of the parts between the
+    given indices (a list)."""
+    _check(ary, "split")
+    ax = _axis(ary, axis, "split")
+    if isinstance(indices_or_sections, (int, np.integer)):
+        if indices_or_sections <= 0:
+            raise _core.InvalidArgument(f"split: {indices_or_sections} sections; give a positive number")
+        return list(_core._split(ary, int(indices_or_sections), ax))
+    return list(_core._split_at(ary, [operator.index(i) for i in indices_or_sections], ax))
+
+
+def tril(m, k=0):
+    _check(m, "tril")
+    return _core._tril(m, operator.index(k))
+
+
+def triu(m, k=0):
+    _check(m, "triu")
+    return _core._triu(m, operator.index(k))
+
+
+# Statistics.
+
+def _ddof(ddof, correction, what):
+    if correction is not None:
+        if ddof not in (0, None):
+            raise _core.InvalidArgument(f"{what}: give ddof or correction, not both")
+        return float(correction)
+    return float(ddof or 0)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    """sum((a - mean)^2) / (N - ddof) (the array API's correction is ddof); integers give float64."""
+    _check(a, "var")
+    a = _cast(a, dtype, out, "var")
+    axes = _axes(a, axis, "var")
+    return _core._var(a, axes if axes is not None or not keepdims else list(range(a.ndim)),
+                      _ddof(ddof, correction, "var"), keepdims)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    _check(a, "std")
+    a = _cast(a, dtype, out, "std")
+    axes = _axes(a, axis, "std")
+    return _core._std(a, axes if axes is not None or not keepdims else list(range(a.ndim)),
+                      _ddof(ddof, correction, "std"), keepdims)

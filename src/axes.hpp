@@ -1,0 +1,10 @@
+// Axis arguments of the array-API functions (index, scan, sort, manip): one check, one message.
+#pragma once
+
+namespace porta::detail {
+
+// `axis` (negative counts from the end) as an index in [0, ndim); InvalidArgument naming `what`,
+// the axis and ndim otherwise. A 0-d array takes axis 0 or -1, as the one-element 1-D array it is.
+int normalize_axis_for(int axis, int ndim, const char* what);
+
+}  // namespace porta::detail

@@ -1,0 +1,60 @@
+// Device primitives behind indexing, masks, scans and search (include/porta/index.hpp, scan.hpp,
+// sort.hpp): gathers, scatters, a deterministic scatter-add, mask compaction, row scans and binary
+// search. Each runs a generated
+// kernel on devices that compile at run time (CUDA, OpenCL) and a host loop on devices whose memory
+// the host addresses without a compiler (Kokkos). Views are contiguous; indices are int64, already
+// checked to lie in [-len, len) (negative ones count from the end).
+#pragma once
+
+#include <cstdint>
+
+#include "node.hpp"
+
+namespace porta::detail {
+
+// out[o, j, i] = a[o, k, i] with k = idx[along ? e : j] (e the element's linear index in out):
+// a is [outer, len, inner], out [outer, m, inner], idx [m] or (along) [outer, m, inner].
+// `check` (two int64, zero on entry), where given: an index outside [-len, len) sets check[0] = 1
+// and check[1] to it (one of them, where several are), and its element of out is not written.
+void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
+            std::int64_t inner, std::int64_t len, bool along, const View* check = nullptr);
+// a[idx[k]] = v[k] for k < m over a of len elements (where indices repeat, one of the values lands).
+void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
+// a[p] += v[k] for every k < m with idx[k] == p, added in the order of k whatever the device or the
+// timing: each element sums its own contributions (m reads an element; no atomics).
+void scatter_add(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len);
+// a[idx[i]] += v[i] over runs of equal indices: idx sorted (m of them, in [0, len)), starts[s] the
+// first position of run s (segments of them); one work-item per run adds its values in order.
+void segment_add(DType t, const View& a, const View& idx, const View& v, const View& starts, std::int64_t segments,
+                 std::int64_t m);
+// Mask compaction in tiles of 2048 elements: counts[tile] = the true elements of each tile of
+// `mask` (bool, n elements; counts: int64, one per tile); then, with tile_prefix the inclusive scan
+// of counts, out holds a's elements where mask is true, in order.
+std::int64_t mask_tiles(std::int64_t n);
+void mask_tile_counts(const View& mask, const View& counts, std::int64_t n);
+void compress(DType t, const View& a, const View& mask, const View& tile_prefix, const View& out, std::int64_t n);
+// out[e] = the number of elements of sorted `a` (n of them, NaNs last) before which v[e] goes:
+// those < v[e] (right: <= v[e]); int64 out.
+void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right);
+
+// y[o, :] = inclusive scan (sum, or product) of x[o, :] for x, y contiguous [outer, len] of dtype t
+// (int64, float32 or float64). GPUs and OpenCL: reduce-then-scan over tiles of 2048 elements (tile
+// sums, their scan, then each tile rescanned from its offset), a fixed order on each device;
+// Kokkos: left to right.
+void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product);
+
+// LSD radix sort pieces. radix_keys writes the order-preserving unsigned key of each element of
+// `a` (n of them): 32-bit keys for dtypes up to 4 bytes, 64-bit for int64/float64; floats with
+// NaNs (canonicalised) last and -0.0 equal to 0.0; descending: the keys' complement.
+int radix_key_bits(DType t);
+void radix_keys(DType t, const View& a, const View& keys, std::int64_t n, bool descending);
+// One stable pass on 4 bits: the digit is (key >> shift) & 15, or with by_row ((idx / len) >> shift)
+// & 15 (the row of a flat index, to group rows after the key passes). Tile histograms, their scan
+// (scan_rows), then a scatter that ranks each tile's elements in order.
+void radix_pass(bool wide, const View& keys, const View& idx, const View& keys_out, const View& idx_out, std::int64_t n,
+                int shift, bool by_row, std::int64_t len);
+// Devices without a compiler: idx_out[o, :] = the stable order of row o of `a` ([outer, len]) by
+// the same keys.
+void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t outer, std::int64_t len, bool descending);
+
+}  // namespace porta::detail

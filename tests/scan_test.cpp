@@ -1,0 +1,132 @@
+// Scans: cumsum, cumprod, cumulative_sum/prod, diff; on every device and dtype against host
+// references (double precision), including empty, one-element, non-contiguous and odd sizes.
+#include "test_common.hpp"
+
+#include <porta/scan.hpp>
+
+#include <cmath>
+
+namespace porta_test {
+namespace {
+
+using porta::Slice;
+
+DType scan_dtype(DType t) { return (t == DType::boolean || t == DType::int32 || t == DType::int64) ? DType::int64 : t; }
+
+// Tolerance of a scan of n values of magnitude <= m: rounding of log2(n) + 1 partial sums.
+Tolerance scan_tolerance(DType t, double m, std::int64_t n) {
+  if (!porta::is_floating(t)) return {0, 0};
+  double eps = t == DType::float64 ? 2.2e-16 : t == DType::float32 ? 1.2e-7 : t == DType::bfloat16 ? 7.9e-3 : 9.8e-4;
+  double steps = std::ceil(std::log2(static_cast<double>(std::max<std::int64_t>(n, 2)))) + 1;
+  return {4 * eps, 2 * steps * eps * m * static_cast<double>(n)};
+}
+
+using Scans = DeviceDTypeTest;
+
+TEST_P(Scans, CumsumAlongEachAxisMatchesTheReference) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  std::vector<double> v;
+  Array base = random_array({37, 5}, dtype(), -8, 8, &v);
+  Array a = base.transpose();  // (5, 37), non-contiguous
+  auto at = [&](int i, int j) { return v[static_cast<std::size_t>(j * 5 + i)]; };
+  const DType rt = scan_dtype(dtype());
+  for (int axis : {0, 1, -1}) {
+    int ax = axis < 0 ? 1 : axis;
+    std::vector<double> ref(5 * 37);
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 37; ++j) {
+        double prev = ax == 0 ? (i ? ref[static_cast<std::size_t>((i - 1) * 37 + j)] : 0) : (j ? ref[static_cast<std::size_t>(i * 37 + j - 1)] : 0);
+        ref[static_cast<std::size_t>(i * 37 + j)] = prev + at(i, j);
+      }
+    EXPECT_TRUE(array_matches(porta::cumsum(a, axis), rt, {5, 37}, ref, scan_tolerance(dtype(), 8, 37))) << "axis " << axis;
+  }
+  // Flattened, and the standard's name with include_initial.
+  std::vector<double> flat;
+  double s = 0;
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 37; ++j) flat.push_back(s += at(i, j));
+  EXPECT_TRUE(array_matches(porta::cumsum(a), rt, {185}, flat, scan_tolerance(dtype(), 8, 185)));
+  Array row = a[2];
+  std::vector<double> init = {0};
+  s = 0;
+  for (int j = 0; j < 37; ++j) init.push_back(s += at(2, j));
+  EXPECT_TRUE(array_matches(porta::cumulative_sum(row, std::nullopt, true), rt, {38}, init, scan_tolerance(dtype(), 8, 37)));
+}
+
+TEST_P(Scans, CumprodMatchesTheReference) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  std::vector<double> v;
+  // Values in [-2, 2] over 13 elements keep products within every dtype's range.
+  Array a = random_array({3, 13}, dtype(), -2, 2, &v);
+  std::vector<double> ref;
+  for (int i = 0; i < 3; ++i) {
+    double p = 1;
+    for (int j = 0; j < 13; ++j) ref.push_back(p *= v[static_cast<std::size_t>(i * 13 + j)]);
+  }
+  Tolerance tol = porta::is_floating(dtype()) ? Tolerance{8 * scan_tolerance(dtype(), 1, 1).rtol, 1e-6} : Tolerance{0, 0};
+  if (dtype() == DType::float16 || dtype() == DType::bfloat16) tol = {0.05, 0.05};
+  EXPECT_TRUE(array_matches(porta::cumprod(a, 1), scan_dtype(dtype()), {3, 13}, ref, tol));
+}
+
+TEST_P(Scans, DiffMatchesNumPy) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  std::vector<double> v;
+  Array a = random_array({4, 11}, dtype(), -50, 50, &v);
+  std::vector<double> d1, d2;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 10; ++j) {
+      double x = v[static_cast<std::size_t>(i * 11 + j)], y = v[static_cast<std::size_t>(i * 11 + j + 1)];
+      d1.push_back(dtype() == DType::boolean ? (x != y) : round_to(dtype(), y - x));
+    }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 11; ++j) {
+      double x = v[static_cast<std::size_t>(i * 11 + j)], y = v[static_cast<std::size_t>((i + 1) * 11 + j)];
+      d2.push_back(dtype() == DType::boolean ? (x != y) : round_to(dtype(), y - x));
+    }
+  EXPECT_TRUE(array_matches(porta::diff(a), dtype(), {4, 10}, d1, {0, 0}));
+  EXPECT_TRUE(array_matches(porta::diff(a, 1, 0), dtype(), {3, 11}, d2, {0, 0}));
+  EXPECT_EQ(porta::diff(a, 12).shape(), (Shape{4, 0}));
+  EXPECT_EQ(porta::diff(a, 0).shape(), (Shape{4, 11}));
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(Scans, kAllDTypes);
+
+using ScanRules = DeviceTest;
+
+TEST_P(ScanRules, LongScanEmptyAndOneElement) {
+  // 3000 elements: a size that is no power of two, over many doubling steps.
+  std::vector<double> v;
+  Array a = random_array({3001}, DType::int32, -1000, 1000, &v);
+  std::vector<double> ref;
+  double s = 0;
+  for (double x : v) ref.push_back(s += x);
+  EXPECT_TRUE(array_matches(porta::cumsum(a), DType::int64, {3001}, ref, {0, 0}));
+  EXPECT_EQ(porta::cumsum(porta::zeros({0, 3}, DType::float32, dev()), 0).shape(), (Shape{0, 3}));
+  EXPECT_EQ(porta::cumsum(porta::full({}, 2.5, DType::float32, dev())).item<float>(), 2.5f);
+  EXPECT_THROW((void)porta::cumsum(a, 1), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::cumulative_sum(porta::zeros({2, 2}, DType::float32, dev())), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::diff(a, -1), porta::InvalidArgument);
+  // More tiles than one tile holds (2048 x 2048 elements a tile of tile sums): three levels.
+  const std::int64_t big = 2048 * 2048 + 2048 * 3 + 7;
+  std::vector<double> bv;
+  Array b = random_array({big}, DType::int32, -3, 3, &bv);
+  std::vector<double> bref;
+  s = 0;
+  for (double x : bv) bref.push_back(s += x);
+  EXPECT_TRUE(array_matches(porta::cumsum(b), DType::int64, {big}, bref, {0, 0}));
+  // Many short rows (one tile each) and a column scan of a transposed view.
+  std::vector<double> mv;
+  Array m = random_array({300, 7}, DType::float64, -1, 1, &mv);
+  std::vector<double> mref(2100);
+  for (int i = 0; i < 300; ++i)
+    for (int j = 0; j < 7; ++j) mref[static_cast<std::size_t>(i * 7 + j)] = mv[static_cast<std::size_t>(i * 7 + j)] + (i ? mref[static_cast<std::size_t>((i - 1) * 7 + j)] : 0);
+  EXPECT_TRUE(array_matches(porta::cumsum(m, 0), DType::float64, {300, 7}, mref, {1e-13, 1e-12}));
+  // The same bits on every run.
+  Array f = random_array({777}, DType::float32, -1, 1);
+  EXPECT_EQ(porta::cumsum(f).to_vector<float>(), porta::cumsum(f).to_vector<float>());
+}
+
+PORTA_INSTANTIATE_DEVICES(ScanRules);
+
+}  // namespace
+}  // namespace porta_test

@@ -1,0 +1,160 @@
+// Sorting and searching: sort, argsort (stable, NaNs last, descending), unique_all, searchsorted,
+// topk; on every device and dtype against std::stable_sort on the host.
+#include "test_common.hpp"
+
+#include <porta/sort.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace porta_test {
+namespace {
+
+bool total_less(double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); }
+
+// Values with many ties, and NaNs in floating dtypes.
+std::vector<double> tied_values(TestContext& t, std::int64_t n, DType dt) {
+  auto v = t.random_values(n, dt, -6, 6);
+  for (auto& x : v) x = dt == DType::boolean ? x : std::round(x / 2);
+  if (porta::is_floating(dt))
+    for (std::int64_t i = 0; i < n; i += 7) v[static_cast<std::size_t>(i)] = std::numeric_limits<double>::quiet_NaN();
+  return v;
+}
+
+// Stable order of a row (ascending, NaN last; descending = reversed order, ties kept in place).
+std::vector<std::int64_t> stable_order(const std::vector<double>& row, bool descending) {
+  std::vector<std::int64_t> o(row.size());
+  std::iota(o.begin(), o.end(), 0);
+  std::stable_sort(o.begin(), o.end(), [&](std::int64_t x, std::int64_t y) {
+    double a = row[static_cast<std::size_t>(x)], b = row[static_cast<std::size_t>(y)];
+    return descending ? total_less(b, a) : total_less(a, b);
+  });
+  return o;
+}
+
+using Sorting = DeviceDTypeTest;
+
+TEST_P(Sorting, SortAndArgsortAreStableAlongEachAxis) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const std::int64_t rows = 5, cols = 37;
+  auto v = tied_values(*this, rows * cols, dtype());
+  Array base = upload(v, dtype(), {cols, rows}, dev());
+  Array a = base.transpose();  // (5, 37), non-contiguous; a[i, j] = v[j * rows + i]
+  auto at = [&](std::int64_t i, std::int64_t j) { return v[static_cast<std::size_t>(j * rows + i)]; };
+  for (bool desc : {false, true}) {
+    for (int axis : {1, 0}) {
+      std::vector<double> ref_v(rows * cols), ref_i(rows * cols);
+      std::int64_t lines = axis == 1 ? rows : cols, len = axis == 1 ? cols : rows;
+      for (std::int64_t l = 0; l < lines; ++l) {
+        std::vector<double> line;
+        for (std::int64_t q = 0; q < len; ++q) line.push_back(axis == 1 ? at(l, q) : at(q, l));
+        auto o = stable_order(line, desc);
+        for (std::int64_t q = 0; q < len; ++q) {
+          std::size_t e = static_cast<std::size_t>(axis == 1 ? l * cols + q : q * cols + l);
+          ref_i[e] = static_cast<double>(o[static_cast<std::size_t>(q)]);
+          ref_v[e] = line[static_cast<std::size_t>(o[static_cast<std::size_t>(q)])];
+        }
+      }
+      EXPECT_TRUE(array_matches(porta::sort(a, axis, desc), dtype(), {rows, cols}, ref_v, {0, 0})) << axis << desc;
+      EXPECT_TRUE(array_matches(porta::argsort(a, axis, desc), DType::int64, {rows, cols}, ref_i, {0, 0})) << axis << desc;
+    }
+  }
+}
+
+TEST_P(Sorting, UniqueGivesValuesIndicesInverseAndCounts) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  auto v = tied_values(*this, 3 * 29, dtype());
+  Array a = upload(v, dtype(), {3, 29}, dev());
+  auto r = porta::unique_all(a);
+  std::vector<double> vals, idx, counts, inverse(v.size());
+  auto o = stable_order(v, false);
+  for (std::size_t q = 0; q < o.size(); ++q) {
+    double x = v[static_cast<std::size_t>(o[q])];
+    bool same = q > 0 && (x == vals.back() || (std::isnan(x) && std::isnan(vals.back())));
+    if (!same) {
+      vals.push_back(x);
+      idx.push_back(static_cast<double>(o[q]));
+      counts.push_back(0);
+    }
+    counts.back() += 1;
+    inverse[static_cast<std::size_t>(o[q])] = static_cast<double>(vals.size() - 1);
+  }
+  const Shape s{static_cast<std::int64_t>(vals.size())};
+  EXPECT_TRUE(array_matches(r.values, dtype(), s, vals, {0, 0}));
+  EXPECT_TRUE(array_matches(r.indices, DType::int64, s, idx, {0, 0}));
+  EXPECT_TRUE(array_matches(r.counts, DType::int64, s, counts, {0, 0}));
+  EXPECT_TRUE(array_matches(r.inverse, DType::int64, {3, 29}, inverse, {0, 0}));
+}
+
+TEST_P(Sorting, SearchsortedAndTopk) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  auto v = tied_values(*this, 41, dtype());
+  std::vector<double> sorted = v;
+  std::stable_sort(sorted.begin(), sorted.end(), total_less);
+  Array a = upload(sorted, dtype(), {41}, dev());
+  auto q = tied_values(*this, 2 * 9, dtype());
+  Array qa = upload(q, dtype(), {2, 9}, dev());
+  for (bool right : {false, true}) {
+    std::vector<double> ref;
+    for (double x : q) {
+      auto it = right ? std::upper_bound(sorted.begin(), sorted.end(), x, total_less)
+                      : std::lower_bound(sorted.begin(), sorted.end(), x, total_less);
+      ref.push_back(static_cast<double>(it - sorted.begin()));
+    }
+    EXPECT_TRUE(array_matches(porta::searchsorted(a, qa, right ? "right" : "left"), DType::int64, {2, 9}, ref, {0, 0}))
+        << (right ? "right" : "left");
+  }
+  Array x = upload(v, dtype(), {41}, dev());
+  auto o = stable_order(v, true);
+  auto [tv, ti] = porta::topk(x, 5);
+  std::vector<double> rv, ri;
+  for (int k = 0; k < 5; ++k) {
+    ri.push_back(static_cast<double>(o[static_cast<std::size_t>(k)]));
+    rv.push_back(v[static_cast<std::size_t>(o[static_cast<std::size_t>(k)])]);
+  }
+  EXPECT_TRUE(array_matches(tv, dtype(), {5}, rv, {0, 0}));
+  EXPECT_TRUE(array_matches(ti, DType::int64, {5}, ri, {0, 0}));
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(Sorting, kAllDTypes);
+
+using SortRules = DeviceTest;
+
+TEST_P(SortRules, OddLengthsEmptyOneElementAndErrors) {
+  std::vector<double> v;
+  Array a = random_array({1000}, DType::float32, -1, 1, &v);
+  std::vector<double> ref = v;
+  std::stable_sort(ref.begin(), ref.end(), total_less);
+  EXPECT_TRUE(array_matches(porta::sort(a), DType::float32, {1000}, ref, {0, 0}));
+  // Several tiles (2048 elements each) and rows that span tiles: int64 keys with ties.
+  std::vector<double> w;
+  Array b = random_array({3, 5001}, DType::int64, -300, 300, &w);
+  std::vector<double> order_ref;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> row(w.begin() + r * 5001, w.begin() + (r + 1) * 5001);
+    for (auto i : stable_order(row, false)) order_ref.push_back(static_cast<double>(i));
+  }
+  EXPECT_TRUE(array_matches(porta::argsort(b), DType::int64, {3, 5001}, order_ref, {0, 0}));
+  EXPECT_EQ(porta::sort(porta::zeros({3, 0}, DType::int32, dev())).shape(), (Shape{3, 0}));
+  EXPECT_EQ(porta::argsort(porta::full({1}, 4, DType::int32, dev())).to_vector<std::int64_t>(), (std::vector<std::int64_t>{0}));
+  EXPECT_EQ(porta::unique_values(porta::zeros({0}, DType::float32, dev())).size(), 0);
+  EXPECT_THROW((void)porta::sort(a, 1), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::topk(a, 1001), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::searchsorted(a.reshape({10, 100}), a), porta::ShapeError);
+  EXPECT_THROW((void)porta::searchsorted(a, a, "middle"), porta::InvalidArgument);
+  // int64 beyond 2^53 compared exactly.
+  const std::int64_t big = std::int64_t{1} << 60;
+  Array s = porta::from_host(std::vector<std::int64_t>{big, big + 1, big + 2}, {3}, dev());
+  Array q = porta::from_host(std::vector<std::int64_t>{big + 1}, {1}, dev());
+  EXPECT_EQ(porta::searchsorted(s, q).to_vector<std::int64_t>(), (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(porta::searchsorted(s, q, "right").to_vector<std::int64_t>(), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(porta::argsort(porta::from_host(std::vector<std::int64_t>{big + 2, big, big + 1}, {3}, dev())).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 2, 0}));
+}
+
+PORTA_INSTANTIATE_DEVICES(SortRules);
+
+}  // namespace
+}  // namespace porta_test

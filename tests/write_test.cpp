@@ -1,0 +1,268 @@
+// Writes into arrays and views: Array::assign, Array::fill, porta::assign with a mask; the rule
+// that lazy expressions made before a write see the values from before it (DESIGN.md section 13).
+#include "test_common.hpp"
+
+#include <optional>
+#include <thread>
+
+namespace porta_test {
+namespace {
+
+using porta::Slice;
+
+// Row-major positions in a base array of the elements of a strided view, in the view's order.
+std::vector<std::int64_t> positions(const Shape& shape, const std::vector<std::int64_t>& strides, std::int64_t offset) {
+  std::vector<std::int64_t> out;
+  std::int64_t n = porta::element_count(shape);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t rest = i, pos = offset;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      pos += (rest % shape[d]) * strides[d];
+      rest /= shape[d];
+    }
+    out.push_back(pos);
+  }
+  return out;
+}
+
+// Python's slice.indices for one axis: (start, step, count).
+std::tuple<std::int64_t, std::int64_t, std::int64_t> slice_indices(std::int64_t len, std::optional<std::int64_t> b,
+                                                                   std::optional<std::int64_t> e, std::int64_t step) {
+  std::int64_t start, stop;
+  if (step > 0) {
+    start = b ? std::clamp(*b < 0 ? *b + len : *b, std::int64_t{0}, len) : 0;
+    stop = e ? std::clamp(*e < 0 ? *e + len : *e, std::int64_t{0}, len) : len;
+  } else {
+    start = b ? std::clamp(*b < 0 ? *b + len : *b, std::int64_t{-1}, len - 1) : len - 1;
+    stop = e ? std::clamp(*e < 0 ? *e + len : *e, std::int64_t{-1}, len - 1) : -1;
+  }
+  std::int64_t span = step > 0 ? stop - start : start - stop;
+  std::int64_t count = span > 0 ? (span - 1) / (step > 0 ? step : -step) + 1 : 0;
+  return {start, step, count};
+}
+
+// The positions in a row-major array of `shape` of the elements of a 2-D slice.
+std::vector<std::int64_t> slice_positions(const Shape& shape, const Slice& s0, const Slice& s1, Shape* view_shape) {
+  auto [b0, st0, n0] = slice_indices(shape[0], s0.start, s0.stop, s0.step);
+  auto [b1, st1, n1] = slice_indices(shape[1], s1.start, s1.stop, s1.step);
+  *view_shape = {n0, n1};
+  return positions(*view_shape, {st0 * shape[1], st1}, b0 * shape[1] + b1);
+}
+
+double as_dtype(DType t, double v) {
+  if (t == DType::boolean) return v != 0 ? 1 : 0;
+  if (porta::is_floating(t)) return round_to(t, v);
+  return std::trunc(v);
+}
+
+using Writes = DeviceDTypeTest;
+
+TEST_P(Writes, ArrayIntoSteppedSliceChangesTheBaseAndItsViews) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const Shape shape{7, 9};
+  const Slice s0{1, 6, 2}, s1{std::nullopt, std::nullopt, -3};
+  std::vector<double> base;
+  Array a = random_array(shape, dtype(), -50, 50, &base);
+  Array other_view = a.slice({Slice{}, Slice{2, std::nullopt}});  // made before the write
+  Shape vs;
+  auto pos = slice_positions(shape, s0, s1, &vs);
+  ASSERT_EQ(vs, (Shape{3, 3}));
+  std::vector<double> src;
+  Array b = random_array(vs, dtype(), -50, 50, &src);
+  Array view = a.slice({s0, s1});
+  const Array& r = view.assign(b);
+  EXPECT_EQ(&r, &view);
+  std::vector<double> ref = base;
+  for (std::size_t i = 0; i < pos.size(); ++i) ref[static_cast<std::size_t>(pos[i])] = src[i];
+  EXPECT_TRUE(array_matches(a, dtype(), shape, ref, {0, 0}));
+  EXPECT_TRUE(array_matches(view, dtype(), vs, src, {0, 0}));
+  std::vector<double> other;
+  for (std::int64_t i = 0; i < 7; ++i)
+    for (std::int64_t j = 2; j < 9; ++j) other.push_back(ref[static_cast<std::size_t>(i * 9 + j)]);
+  EXPECT_TRUE(array_matches(other_view, dtype(), {7, 7}, other, {0, 0}));
+}
+
+TEST_P(Writes, NumbersAndBroadcastArraysConvertToTheDestination) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const Shape shape{5, 11};
+  std::vector<double> base;
+  Array a = random_array(shape, dtype(), -20, 20, &base);
+  // A number into a stepped column range, as a[:, 1::4] = 3.75.
+  a.slice({Slice{}, Slice{1, std::nullopt, 4}}).fill(3.75);
+  std::vector<double> ref = base;
+  for (std::int64_t i = 0; i < 5; ++i)
+    for (std::int64_t j = 1; j < 11; j += 4) ref[static_cast<std::size_t>(i * 11 + j)] = as_dtype(dtype(), 3.75);
+  EXPECT_TRUE(array_matches(a, dtype(), shape, ref, {0, 0}));
+  // A row broadcast over rows 3 and 4: a[3:] = row.
+  std::vector<double> row;
+  Array r = random_array({11}, dtype(), -20, 20, &row);
+  porta::assign(a.slice({Slice{3, std::nullopt}}), r);
+  for (std::int64_t i = 3; i < 5; ++i)
+    for (std::int64_t j = 0; j < 11; ++j) ref[static_cast<std::size_t>(i * 11 + j)] = row[static_cast<std::size_t>(j)];
+  EXPECT_TRUE(array_matches(a, dtype(), shape, ref, {0, 0}));
+  // An integer number through the free function, into the whole (contiguous) array.
+  porta::assign(a[1], 7);
+  for (std::int64_t j = 0; j < 11; ++j) ref[static_cast<std::size_t>(11 + j)] = as_dtype(dtype(), 7);
+  EXPECT_TRUE(array_matches(a, dtype(), shape, ref, {0, 0}));
+  a.fill(-2);
+  EXPECT_TRUE(array_matches(a, dtype(), shape, std::vector<double>(55, as_dtype(dtype(), -2)), {0, 0}));
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(Writes, kAllDTypes);
+
+using WriteRules = DeviceTest;
+
+TEST_P(WriteRules, TransposedViewWritesTheTranspose) {
+  std::vector<double> base, src;
+  Array a = random_array({6, 13}, DType::float32, -9, 9, &base);
+  Array b = random_array({13, 6}, DType::float32, -9, 9, &src);
+  a.transpose().assign(b);
+  std::vector<double> ref(78);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 13; ++j) ref[static_cast<std::size_t>(i * 13 + j)] = src[static_cast<std::size_t>(j * 6 + i)];
+  EXPECT_TRUE(array_matches(a, DType::float32, {6, 13}, ref, {0, 0}));
+}
+
+TEST_P(WriteRules, LazyExpressionsMadeBeforeAWriteSeeTheOldValues) {
+  std::vector<double> base, src;
+  Array a = random_array({1000}, DType::float32, -9, 9, &base);
+  Array e = a * 2.0f + 1.0f;                 // lazy, reads a
+  Array c = a - 3.0f;
+  Array d = c * c;                           // lazy over lazy c
+  c.eval();                                  // d now reads c's buffer
+  Array b = random_array({500}, DType::float32, -9, 9, &src);
+  a.slice({Slice{250, 750}}).assign(b);
+  c.fill(0.5);                               // a write into c's buffer: d keeps c's old values
+  Array after = a * 2.0f + 1.0f;             // made after the write
+  std::vector<double> e_ref, d_ref, after_ref, a_ref = base;
+  for (int i = 250; i < 750; ++i) a_ref[static_cast<std::size_t>(i)] = src[static_cast<std::size_t>(i - 250)];
+  for (int i = 0; i < 1000; ++i) {
+    e_ref.push_back(round_to(DType::float32, base[static_cast<std::size_t>(i)] * 2 + 1));
+    double ci = round_to(DType::float32, base[static_cast<std::size_t>(i)] - 3);
+    d_ref.push_back(round_to(DType::float32, ci * ci));
+    after_ref.push_back(round_to(DType::float32, a_ref[static_cast<std::size_t>(i)] * 2 + 1));
+  }
+  EXPECT_TRUE(array_matches(e, DType::float32, {1000}, e_ref, {0, 0}));
+  EXPECT_TRUE(array_matches(d, DType::float32, {1000}, d_ref, {0, 0}));
+  EXPECT_TRUE(array_matches(after, DType::float32, {1000}, after_ref, {0, 0}));
+  EXPECT_TRUE(array_matches(c, DType::float32, {1000}, std::vector<double>(1000, 0.5), {0, 0}));
+}
+
+TEST_P(WriteRules, OverlappingSourceIsReadBeforeItIsWritten) {
+  // a[1:] = a[:-1] (NumPy copies through a temporary), and a[::-1] = a.
+  std::vector<double> base;
+  Array a = random_array({1031}, DType::int32, -1000, 1000, &base);
+  a.slice({Slice{1, std::nullopt}}).assign(a.slice({Slice{std::nullopt, -1}}));
+  std::vector<double> ref = base;
+  for (std::size_t i = 1; i < ref.size(); ++i) ref[i] = base[i - 1];
+  EXPECT_TRUE(array_matches(a, DType::int32, {1031}, ref, {0, 0}));
+  std::vector<double> rev(ref.rbegin(), ref.rend());
+  a.slice({Slice{std::nullopt, std::nullopt, -1}}).assign(a);
+  EXPECT_TRUE(array_matches(a, DType::int32, {1031}, rev, {0, 0}));
+  // In place, element for element: a = a * 3 through the array itself.
+  Array y = a * 3;
+  a.assign(y);
+  std::vector<double> tri;
+  for (double v : rev) tri.push_back(v * 3);
+  EXPECT_TRUE(array_matches(a, DType::int32, {1031}, tri, {0, 0}));
+  EXPECT_TRUE(array_matches(y, DType::int32, {1031}, tri, {0, 0}));  // y was made before: 3x the old a
+}
+
+TEST_P(WriteRules, MaskedAssignmentWritesOnlyWhereTrue) {
+  std::vector<double> base, vals;
+  const Shape shape{9, 37};
+  Array a = random_array(shape, DType::float64, -5, 5, &base);
+  Array b = random_array(shape, DType::float64, -5, 5, &vals);
+  Array before = a + 0.0;  // lazy, reads a
+  porta::assign(a, 0, a < 0.0);  // a[a < 0] = 0
+  std::vector<double> ref = base;
+  for (auto& v : ref) v = v < 0 ? 0 : v;
+  EXPECT_TRUE(array_matches(a, DType::float64, shape, ref, {0, 0}));
+  EXPECT_TRUE(array_matches(before, DType::float64, shape, base, {0, 0}));
+  // Through a transposed view, with an array value: at[mask] = bt.
+  Array at = a.transpose(), bt = b.transpose();
+  Array mask = bt > 1.0;
+  porta::assign(at, bt, mask);
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    if (vals[i] > 1.0) ref[i] = vals[i];
+  EXPECT_TRUE(array_matches(a, DType::float64, shape, ref, {0, 0}));
+}
+
+TEST_P(WriteRules, RawKernelOutputsAreWritesToo) {
+  if (!dev().compiles_at_runtime()) GTEST_SKIP() << dev().spec() << " compiles no RawKernel";
+  const porta::RawKernel set =
+      dev().backend() == porta::Backend::cuda
+          ? porta::RawKernel(porta::Backend::cuda, "extern \"C\" __global__ void set(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = 7.0f; }", "set")
+          : porta::RawKernel(porta::Backend::opencl, "__kernel void set(__global float* x, int n) { int i = get_global_id(0); if (i < n) x[i] = 7.0f; }", "set");
+  std::vector<double> base;
+  Array a = random_array({256}, DType::float32, -9, 9, &base);
+  Array before = a + 1.0f;  // lazy, reads a
+  set(porta::Dim3{4, 1, 1}, porta::Dim3{64, 1, 1}, {a, 256});
+  std::vector<double> ref;
+  for (double v : base) ref.push_back(round_to(DType::float32, v + 1));
+  EXPECT_TRUE(array_matches(before, DType::float32, {256}, ref, {0, 0}));
+  EXPECT_TRUE(array_matches(a, DType::float32, {256}, std::vector<double>(256, 7.0), {0, 0}));
+}
+
+TEST_P(WriteRules, WritesOnAnotherThreadAreSeenAfterTheHandOver) {
+  // Writes queued on a second thread's queue; the first thread reads after the join, through
+  // porta's ordering of queues (an event on the writer's queue), and writes again.
+  std::vector<double> base, src;
+  Array a = random_array({70001}, DType::float32, -9, 9, &base);
+  Array b = random_array({69001}, DType::float32, -9, 9, &src);
+  Array before = a * 2.0f;  // lazy, made on this thread
+  std::thread t([&] {
+    porta::DeviceScope scope(dev());
+    a.slice({porta::upto(1000)}).fill(3.0);
+    a.slice({porta::from(1000)}).assign(b);
+  });
+  t.join();
+  std::vector<double> ref(1000, 3.0);
+  ref.insert(ref.end(), src.begin(), src.end());
+  EXPECT_TRUE(array_matches(a, DType::float32, {70001}, ref, {0, 0}));
+  std::vector<double> twice;
+  for (double v : base) twice.push_back(round_to(DType::float32, v * 2));
+  EXPECT_TRUE(array_matches(before, DType::float32, {70001}, twice, {0, 0}));
+  a.slice({porta::every(2)}).fill(-1);
+  for (std::size_t i = 0; i < ref.size(); i += 2) ref[i] = -1;
+  EXPECT_TRUE(array_matches(a, DType::float32, {70001}, ref, {0, 0}));
+}
+
+TEST_P(WriteRules, EmptyAndOneElementWrites) {
+  Array e = porta::zeros({0, 4}, DType::float32, dev());
+  e.assign(porta::ones({4}, DType::float32, dev()));
+  e.fill(3);
+  EXPECT_EQ(e.size(), 0);
+  std::vector<double> base;
+  Array a = random_array({5}, DType::float32, 1, 9, &base);
+  a.slice({Slice{2, 2}}).assign(porta::zeros({0}, DType::float32, dev()));  // nothing written
+  EXPECT_TRUE(array_matches(a, DType::float32, {5}, base, {0, 0}));
+  Array one = random_array({1}, DType::int64, 1, 9);
+  one.assign(porta::full({}, 42, DType::int64, dev()));
+  EXPECT_EQ(one.to_vector<std::int64_t>(), (std::vector<std::int64_t>{42}));
+  Array s = porta::zeros({}, DType::float32, dev());
+  s.fill(1.5);
+  EXPECT_EQ(s.item<float>(), 1.5f);
+}
+
+TEST_P(WriteRules, BadWritesThrowAndWriteNothing) {
+  std::vector<double> base;
+  Array a = random_array({4, 6}, DType::float32, -3, 3, &base);
+  auto msg = thrown_message<porta::ShapeError>([&] { a.assign(porta::ones({5}, DType::float32, dev())); });
+  EXPECT_NE(msg.find("(5,)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(4, 6)"), std::string::npos) << msg;
+  Array bc = porta::ones({6}, DType::float32, dev()).eval().broadcast_to({4, 6});
+  msg = thrown_message<porta::InvalidArgument>([&] { bc.fill(2); });
+  EXPECT_NE(msg.find("broadcast"), std::string::npos) << msg;
+  msg = thrown_message<porta::ShapeError>([&] { porta::assign(a, 1, porta::ones({6, 4}, DType::boolean, dev())); });
+  EXPECT_NE(msg.find("(6, 4)"), std::string::npos) << msg;
+  msg = thrown_message<porta::DTypeError>([&] { porta::assign(a, 1, porta::ones({4, 6}, DType::int32, dev())); });
+  EXPECT_NE(msg.find("int32"), std::string::npos) << msg;
+  EXPECT_THROW(Array().assign(a), porta::InvalidArgument);
+  EXPECT_TRUE(array_matches(a, DType::float32, {4, 6}, base, {0, 0}));
+}
+
+PORTA_INSTANTIATE_DEVICES(WriteRules);
+
+}  // namespace
+}  // namespace porta_test
