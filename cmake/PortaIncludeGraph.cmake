@@ -13,6 +13,7 @@
 if(NOT PORTA_ROOT)
   message(FATAL_ERROR "PortaIncludeGraph.cmake: set -DPORTA_ROOT=<source tree>")
 endif()
+get_filename_component(PORTA_ROOT "${PORTA_ROOT}" ABSOLUTE)
 
 set(violations "")
 set(checked 0)

@@ -4,6 +4,7 @@
 #include "thread_queues.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
+#include "porta_backend/services.hpp"
 
 namespace porta::detail {
 namespace {

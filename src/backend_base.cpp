@@ -7,6 +7,7 @@
 #include "porta_backend/env.hpp"
 #include "porta_backend/launch_thread.hpp"
 #include "porta_backend/log.hpp"
+#include "porta_backend/services.hpp"
 #include "porta_backend/strings.hpp"
 #include "registry.hpp"
 

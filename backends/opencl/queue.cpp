@@ -1,6 +1,7 @@
 // Queues and events: an in-order cl_command_queue with profiling per (host thread, device),
 // markers as events, and waits between queues through barriers on those markers.
 #include "porta_backend/log.hpp"
+#include "porta_backend/services.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {

@@ -281,13 +281,6 @@ class DeviceImpl {
 // with `native`'s offset in it: for backends whose handles are addresses (CUDA, Kokkos).
 DeviceImpl::Imported aligned_import(void* native);
 
-// Frees what porta caches of the memory of d's physical GPU: the core's cached blocks and the
-// backend's pools, of d and of every device that is the same GPU through another API (same PCI
-// bus id; cuda:0 and NVIDIA's OpenCL device hold one memory). The core calls it before retrying an
-// allocation; a backend whose driver allocates lazily, at the launch (NVIDIA's OpenCL), calls it
-// before retrying a launch that failed for memory. Never throws.
-void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
-
 class BackendImpl {
  public:
   virtual ~BackendImpl() = default;

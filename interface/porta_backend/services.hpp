@@ -6,7 +6,9 @@
 //   strings.hpp     cat, join, split, trim, lower, format_bytes, number_lines, key_cat
 //   env.hpp         env: porta's environment variables
 //   disk_cache.hpp  DiskCache: the compiled-kernel disk cache (plugins keep tuned parameters there)
-//   below           the kernel cache, the exit guard, the block interpreter
+//   check.hpp       call_name, failure_message, log_failure_message: the error-checking style
+//   below           the kernel cache, freeing the cached memory of a physical GPU, the exit
+//                   guard, the block interpreter
 //
 // Everything here is a function libporta exports or a header-only helper; no class whose layout
 // the core may change is reached by a plugin (DiskCache is only ever used through the reference
@@ -20,6 +22,7 @@
 #include <string>
 
 #include "porta_backend/backend.hpp"
+#include "porta_backend/check.hpp"
 #include "porta_backend/disk_cache.hpp"
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
@@ -34,11 +37,18 @@ namespace porta::detail {
 std::shared_ptr<Kernel> cached_kernel(DeviceImpl& device, const std::string& key,
                                       const std::function<KernelSource()>& make_source);
 
+// Frees what porta caches of the memory of d's physical GPU: the core's cached blocks and the
+// backend's pools, of d and of every device that is the same GPU through another API (same PCI
+// bus id; cuda:0 and NVIDIA's OpenCL device hold one memory). The core calls it before retrying an
+// allocation; a backend whose driver allocates lazily, at the launch (NVIDIA's OpenCL), calls it
+// before retrying a launch that failed for memory. Never throws.
+void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
+
 // The exit guard (src/exit_guard.hpp says why it exists). watch_exit() registers its exit handler
 // again after a run-time compiler may have registered its own teardown: when a backend's devices
 // are made and after the plugin's first build. enter_build() is held around every build so that
-// exit waits for it; it throws BackendUnavailable ("<where>: cannot compile <entry> ...") once
-// exit() began.
+// exit waits for it; once exit() began it throws BackendUnavailable ("<where>: kernel '<entry>'
+// would be compiled after the program began to exit ...").
 void watch_exit();
 std::shared_lock<std::shared_mutex> enter_build(const std::string& where, const std::string& entry);
 

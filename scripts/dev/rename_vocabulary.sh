@@ -10,6 +10,11 @@
 #      folder ("cuda/cuda.hpp"), one error-checking style (PORTA_CL(call), PORTA_CL_AT(where,
 #      call) like PORTA_CU), and "context" only for the vendor's context: the core's per-device
 #      state is DeviceState (src/device_state.hpp), reached by DeviceImpl::state().
+#
+# After merging a branch written against the old names: run this, then build. A conflict it leaves
+# is usually two include lists (take the union, in the new spelling). Checked: on main's own
+# versions of the files it edits it reproduces arch16's edits exactly, and on arch16 merged with
+# api19 or bench21 the tree builds and their tests pass.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -76,7 +81,7 @@ mapfile -t core < <(cxx_files src tests)
 edit 's/\bthread_queue\(([^()]*)\)\.native\(\)/thread_queue(\1).native_handle()/g; s/\bq->native\(\) == foreign/q->native_handle() == foreign/g' "${core[@]}"
 edit 's/\b(queue_of\([^()]*\))\.get\(\)/\1.native()/g; s/\bget_noexcept\(\)/native_noexcept()/g
       s/\bcontext_handle\(\)/native_context()/g; s/\bplatform_id\(\)/native_platform()/g
-      s/\b(dev|device|device_|owner)\.id\(\)/\1.native()/g; s/\b(lease|owner)\.get\(\)/\1.native()/g
+      s/\b(dev|device|device_|owner)\.id\(\)/\1.native()/g; s/\b(lease|owner|queue)\.get\(\)/\1.native()/g
       s/\b(event|ce)(->|\.)get\(\)/\1\2native()/g' "${opencl[@]}"
 edit 's/\bstream_noexcept\(\)/native_noexcept()/g; s/\b(queue|q|owner|peer|src_queue)(\.|->)stream\(\)/\1\2native()/g
       s/\bmodule_->get\(\)/module_->native()/g; s/\bctx_->handle\(\)/ctx_->native()/g
