@@ -106,7 +106,7 @@ TEST_P(Indexing, PutAndScatterAddWriteTheFlatElements) {
   Array a = random_array({5, 8}, dtype(), -20, 20, &v);
   // put with distinct indices, through a stepped (non-contiguous) view of a.
   Array view = a.slice({Slice{}, Slice{std::nullopt, std::nullopt, 2}});  // (5, 4)
-  std::vector<std::int64_t> idx = {0, 19, -1, 7, 3, -12};
+  std::vector<std::int64_t> idx = {0, 19, -2, 7, 3, -12};  // distinct once wrapped: 0 19 18 7 3 8
   Array pv = random_array({6}, dtype(), -20, 20, &vals);
   porta::put(view, porta::from_host(idx, {6}, dev()), pv);
   std::vector<double> ref = v;
