@@ -1,6 +1,5 @@
 """Sorting and search against NumPy: sort, argsort (stable, NaNs last, descending), a.sort() in
 place, unique and the array API's unique_*, searchsorted, topk."""
-import threading
 import time
 
 import numpy as np
@@ -8,6 +7,7 @@ import pytest
 
 import porta
 from arrayapi_util import DTYPES, check, need, rand, strided
+from thread_util import longest_pause_during
 
 SHAPES = [(0,), (1,), (2051,), (3, 0), (1, 1), (6, 33), (4, 5, 3)]
 
@@ -164,21 +164,7 @@ def test_a_long_sort_does_not_stop_python_threads(device, rng):
         if took > 0.1 or n >= 1 << 26:
             break
         n *= 4
-    done = threading.Event()
-    result = []
-
-    def worker():
-        result.append(timed(x))
-        done.set()
-
-    th = threading.Thread(target=worker)
-    max_gap, last = 0.0, time.perf_counter()
-    th.start()
-    while not done.is_set():
-        now = time.perf_counter()
-        max_gap, last = max(max_gap, now - last), now
-    th.join()
-    took, r = result[0]
+    (took, r), max_gap = longest_pause_during(lambda: timed(x))
     check(r.counts, np.unique(h, return_counts=True)[1])
     if took < 0.05:
         pytest.skip(f"{device.spec} ran unique_all of {n} elements too fast to show it ({took * 1e3:.1f} ms)")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import porta
+from thread_util import longest_pause_during
 
 
 def test_16_threads_on_shared_arrays_each_result_checked(device, rng):
@@ -59,24 +60,11 @@ def test_a_long_porta_call_does_not_stop_python_threads(device, rng):
         if _timed_porta_calls(a, b, 4) > 0.1 or n >= 8192:
             break
         n *= 2
-    done = threading.Event()
-    longest = []
-
-    def worker():
-        longest.append(_timed_porta_calls(a, b, 4))
-        done.set()
-
-    th = threading.Thread(target=worker)
-    max_gap, last = 0.0, time.perf_counter()
-    th.start()
-    while not done.is_set():
-        now = time.perf_counter()
-        max_gap, last = max(max_gap, now - last), now
-    th.join()
-    if longest[0] < 0.05:
-        pytest.skip(f"{device.spec} ran {n}x{n} matmuls too fast to show it ({longest[0] * 1e3:.1f} ms a call)")
+    longest, max_gap = longest_pause_during(lambda: _timed_porta_calls(a, b, 4))
+    if longest < 0.05:
+        pytest.skip(f"{device.spec} ran {n}x{n} matmuls too fast to show it ({longest * 1e3:.1f} ms a call)")
     # With the GIL held through a call, this loop would stop for the whole call.
-    assert max_gap < longest[0] / 2, (max_gap, longest[0])
+    assert max_gap < longest / 2, (max_gap, longest)
 
 
 def test_device_pool_runs_python_tasks_and_returns_futures(device):
