@@ -4,7 +4,8 @@
 #   PORTA_BUILD_DIR     build directory (default: build/ in the repository)
 #   PORTA_CMAKE_ARGS    extra CMake options, e.g. "-DPORTA_KOKKOS=OFF" or "-DPORTA_CUDA=ON"
 #   PORTA_INSTALL_DEPS  0 skips the package step (not Debian, or no root: install them yourself)
-#   PORTA_PYTHON_VENV   0: no venv; the Python package is built only if python3 has nanobind
+#   PORTA_PYTHON_VENV   0: no venv (no pip install); the Python package is built in the build tree,
+#                       and only if python3 has nanobind, numpy and pytest
 
 set -euo pipefail
 
@@ -81,34 +82,48 @@ porta_install_deps() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 }
 
-# The Python package needs nanobind, and its tests numpy and pytest (PyPI). A python3 that has
-# them is used as it is (the GPU host's); otherwise a venv in the build directory gets them with
-# pip. Without either the package is not built (PORTA_PYTHON=AUTO) and the C++ tests still run.
+# The Python package: scripts/test.sh installs it with pip into a venv, build/pyenv (with the
+# system's site-packages visible, so that a system NumPy, PyTorch or CuPy is used), and CTest tests
+# that installed package (python/CMakeLists.txt, PORTA_PYTHON_PIP): pip needs nanobind and
+# scikit-build-core there, the tests numpy and pytest, all from PyPI when missing. Without PyPI,
+# a venv that still sees nanobind, numpy and pytest gets the build tree's package instead; without
+# those the package is not built (PORTA_PYTHON=AUTO) and the C++ tests still run.
+# PORTA_PYTHON_VENV=0: no venv; python3 is used as it is when it has nanobind, numpy and pytest.
 porta_python_modules='import nanobind, numpy, pytest'
+porta_pip_modules='import nanobind, numpy, pytest, scikit_build_core'
 porta_python_interpreter() {
   command -v python3 >/dev/null || return 0
-  if python3 -c "$porta_python_modules" 2>/dev/null; then
-    command -v python3
+  if [[ ${PORTA_PYTHON_VENV:-1} == 0 ]]; then
+    if python3 -c "$porta_python_modules" 2>/dev/null; then command -v python3; fi
     return 0
   fi
-  [[ ${PORTA_PYTHON_VENV:-1} == 0 ]] && return 0
   local venv=$porta_build_dir/pyenv
-  if ! "$venv/bin/python" -c "$porta_python_modules" 2>/dev/null; then
-    echo "porta: making $venv (nanobind, scikit-build-core, numpy, pytest from PyPI)" >&2
+  if ! "$venv/bin/python" -c "$porta_pip_modules" 2>/dev/null; then
+    echo "porta: making $venv (nanobind, scikit-build-core, numpy, pytest from PyPI where python3 lacks them)" >&2
     mkdir -p "$porta_build_dir"
-    if ! { python3 -m venv "$venv" >&2 &&
-           "$venv/bin/python" -m pip install -q nanobind scikit-build-core numpy pytest >&2; }; then
-      echo "porta: no venv for the Python package; it is not built (set PORTA_PYTHON_VENV=0 to skip this)" >&2
+    if [[ ! -x $venv/bin/python ]] && ! python3 -m venv --system-site-packages "$venv" >&2; then
+      echo "porta: python3 -m venv failed; the Python package is not built (PORTA_PYTHON_VENV=0 skips this)" >&2
       return 0
     fi
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check nanobind scikit-build-core numpy pytest >&2 ||
+      echo "porta: pip could not install nanobind, scikit-build-core, numpy and pytest into $venv" >&2
   fi
-  echo "$venv/bin/python"
+  if "$venv/bin/python" -c "$porta_python_modules" 2>/dev/null; then echo "$venv/bin/python"; fi
 }
 
 porta_configure() {
   local args=(-S "$porta_root" -B "$porta_build_dir" -DCMAKE_BUILD_TYPE=Release) extra=() python
   python=$(porta_python_interpreter)
-  [[ -n $python ]] && args+=(-DPython_EXECUTABLE="$python")
+  if [[ -n $python ]]; then
+    args+=(-DPython_EXECUTABLE="$python")
+    # pip installs the package into the venv and CTest tests that (PORTA_PYTHON_PIP), when it can.
+    if [[ $python == "$porta_build_dir/pyenv/bin/python" ]] && "$python" -c "$porta_pip_modules" 2>/dev/null; then
+      args+=(-DPORTA_PYTHON_PIP=ON)
+    else
+      echo "porta: the Python tests run on the build tree's package (no venv with scikit-build-core)" >&2
+      args+=(-DPORTA_PYTHON_PIP=OFF)
+    fi
+  fi
   # The generator is chosen once, when the build directory is made.
   if [[ ! -f $porta_build_dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then args+=(-G Ninja); fi
   read -r -a extra <<<"${PORTA_CMAKE_ARGS:-}"
