@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Issue 18's large-array target, Python within 0.97x of C++, measured in one run: porta-bench's
+# fused, sum and matmul_f32 rows (2^28 float32; SGEMM 8192) and python/bench/bench_large.py's
+# twins of them (the same inputs, warm-up, 4 operations between two device events, 0.2 s of device
+# time a repetition, 3 repetitions, median), run back to back as C++, Python, Python, C++, then
+# python/bench/compare_large.py's table of C++ ms / Python ms (throughput of Python over C++).
+#
+#   scripts/dev/gpu_py18.sh BUILD_DIR [DEVICE]    (from the repository root, on the GPU host)
+#
+# BUILD_DIR has bin/porta-bench and the build tree's Python package (python/porta: a build with
+# -DPORTA_PYTHON=ON). DEVICE: cuda:0 (default) or another spec. Logs and JSON go to $OUT (else
+# /tmp/gpu_py18). About 60-90 s on the H200; every step has its own time limit. For a smoke run on
+# a CPU device: GPU_PY18_SIZE=2^20 GPU_PY18_MATMUL=256 scripts/dev/gpu_py18.sh build opencl:0.
+set -uo pipefail
+build=$(cd "${1:?usage: scripts/dev/gpu_py18.sh BUILD_DIR [DEVICE]}" && pwd)
+device=${2:-cuda:0}
+out=${OUT:-/tmp/gpu_py18}
+mkdir -p "$out"
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+python=${PYTHON:-python3}
+size=${GPU_PY18_SIZE:-2^28} matmul=${GPU_PY18_MATMUL:-8192}  # porta-bench's defaults on a GPU
+export PYTHONPATH=$build/python PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+unset PORTA_MATMUL PORTA_DEVICE PORTA_BACKEND  # both sides: exact SGEMM, every backend loaded
+
+[[ -x $build/bin/porta-bench ]] || { echo "gpu_py18: no $build/bin/porta-bench" >&2; exit 1; }
+"$python" -c "import porta, sys; sys.exit(0 if '$device' in [d.spec for d in porta.devices()] else 3)" ||
+  { echo "gpu_py18: the Python package in $build/python does not import, or has no $device" >&2; exit 1; }
+
+cpp() {  # cpp ROUND
+  timeout 35 "$build/bin/porta-bench" --devices="$device" --filter='^(fused|sum|matmul_f32)/' --size="$size" --matmul="$matmul" \
+    --repetitions=3 --no-ceilings --json="$out/cpp_$1.json" > "$out/cpp_$1.log" 2>&1
+  echo "gpu_py18: porta-bench (C++) round $1 rc=$? ($(date -u +%T))"
+}
+py() {  # py ROUND
+  timeout 35 "$python" "$root/python/bench/bench_large.py" --device "$device" --size "$size" --matmul "$matmul" --json "$out/py_$1.json" \
+    > "$out/py_$1.log" 2>&1
+  echo "gpu_py18: bench_large.py (Python) round $1 rc=$? ($(date -u +%T))"
+  cat "$out/py_$1.log"
+}
+
+echo "gpu_py18: $device, $(date -u +%FT%TZ), $($python --version 2>&1)"
+cpp 1
+py 1
+py 2
+cpp 2
+grep -hE '^\| (fused|sum|matmul float32)' "$out"/cpp_*.log
+"$python" "$root/python/bench/compare_large.py" --cpp "$out"/cpp_1.json "$out"/cpp_2.json \
+  --py "$out"/py_1.json "$out"/py_2.json --json "$out/compare.json" | tee "$out/compare.md"
