@@ -59,10 +59,10 @@ std::vector<Operand> operands(const nb::args& args) {
 
 void bind_kernel(nb::module_& m) {
   nb::class_<ElementwiseKernel>(m, "ElementwiseKernel",
-                                "ElementwiseKernel(in_params, out_params, operation, name='kernel', preamble=''): "
+                                "ElementwiseKernel(in_params, out_params, operation, name='elementwise_kernel', preamble=''): "
                                 "one body for every device that compiles at run time.")
       .def(nb::init<std::string, std::string, std::string, std::string, std::string>(), nb::arg("in_params"),
-           nb::arg("out_params"), nb::arg("operation"), nb::arg("name") = "kernel", nb::arg("preamble") = "",
+           nb::arg("out_params"), nb::arg("operation"), nb::arg("name") = "elementwise_kernel", nb::arg("preamble") = "",
            release_gil())
       .def("__call__", [](const ElementwiseKernel& k, nb::args args) -> nb::object {
         std::vector<Operand> ops = operands(args);

@@ -1,15 +1,20 @@
-"""Every test runs on every device porta finds (porta.devices()), with that device current."""
+"""Every test runs on every device porta finds (porta.devices()), with that device current.
+
+The parameters are device specs, not Device objects: pytest keeps its parameters for the whole
+session (and, on Python 3.12, not always freed by the time the interpreter ends: pytest issue
+11773), and a porta.Device it still held then would be reported by nanobind as a leaked instance.
+Each test gets a Device made for it, dropped after it (test_leaks.py checks the exit is clean)."""
 import numpy as np
 import pytest
 
 import porta
 
-DEVICES = porta.devices()
+DEVICE_SPECS = [d.spec for d in porta.devices()]
 
 
-@pytest.fixture(params=DEVICES, ids=[d.spec for d in DEVICES])
+@pytest.fixture(params=DEVICE_SPECS)
 def device(request):
-    with request.param as d:
+    with porta.Device(request.param) as d:
         yield d
 
 

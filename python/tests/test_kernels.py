@@ -60,3 +60,11 @@ def test_kernels_on_kokkos_say_which_devices_can_run_them(device):
     k = porta.ElementwiseKernel("float32 x", "float32 z", "z = x + 1", "inc")
     with pytest.raises(porta.BackendUnavailable):
         k(porta.zeros(4, dtype=np.float32))
+
+
+def test_elementwise_kernel_without_a_name(device, rng):
+    # CuPy's name defaults to 'kernel', an OpenCL C keyword: porta's default compiles everywhere.
+    needs_runtime_compile(device)
+    k = porta.ElementwiseKernel("float32 x", "float32 z", "z = 2 * x - 1")
+    h = rng.random(37).astype(np.float32)
+    np.testing.assert_allclose(k(porta.asarray(h)).get(), 2 * h.astype(np.float64) - 1, rtol=1e-6)
