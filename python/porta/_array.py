@@ -331,3 +331,36 @@ for _name in ("sum", "mean", "prod", "min", "max", "argmin", "argmax", "all", "a
               "take", "put", "nonzero", "cumsum", "cumprod", "argsort", "searchsorted", "repeat", "var", "std"):
     setattr(ndarray, _name, _method(_name))
 del _name
+
+
+# In-place operators write the result into the array's memory, as NumPy's and CuPy's do (a view's
+# `+=` changes its base; `a[1:] += a[:-1]` reads the values from before the write), with NumPy's
+# 'same_kind' rule for the cast back (an int array `+= 1.5` is a DTypeError, a TypeError as
+# NumPy's) and its shape rule (the result must have the array's shape: a ShapeError otherwise).
+_KIND = {"bool": 0, "int32": 1, "int64": 1, "float16": 2, "bfloat16": 2, "float32": 2, "float64": 2}
+
+
+def _inplace(symbol, fn_name):
+    def f(self, other):
+        import porta
+        r = getattr(porta, fn_name)(self, other)
+        if tuple(r.shape) != tuple(self.shape):
+            raise _core.ShapeError(f"'{symbol}' on an array of shape {tuple(self.shape)}: the result has shape "
+                                   f"{tuple(r.shape)}, which does not fit in it")
+        if _KIND[r._dtype_name] > _KIND[self._dtype_name]:
+            raise _core.DTypeError(f"'{symbol}' on an array of {self._dtype_name}: the result is {r._dtype_name}, which "
+                                   f"cannot be cast back to {self._dtype_name} (NumPy's same_kind rule); use "
+                                   f"a = a {symbol[:-1]} b for a new array, or astype first")
+        _core._assign(self, r)
+        return self
+    f.__name__ = "__i" + fn_name + "__"
+    return f
+
+
+for _sym, _fn, _dunder in (("+=", "add", "__iadd__"), ("-=", "subtract", "__isub__"), ("*=", "multiply", "__imul__"),
+                           ("/=", "true_divide", "__itruediv__"), ("//=", "floor_divide", "__ifloordiv__"),
+                           ("%=", "remainder", "__imod__"), ("**=", "power", "__ipow__"),
+                           ("&=", "bitwise_and", "__iand__"), ("|=", "bitwise_or", "__ior__"),
+                           ("^=", "bitwise_xor", "__ixor__"), ("@=", "matmul", "__imatmul__")):
+    setattr(ndarray, _dunder, _inplace(_sym, _fn))
+del _sym, _fn, _dunder

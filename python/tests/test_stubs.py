@@ -71,7 +71,7 @@ def test_class_members_are_in_the_stub(cls):
     assert not have - classes[cls], sorted(have - classes[cls])
     if cls == "ndarray":
         for dunder in ("__dlpack__", "__dlpack_device__", "__cuda_array_interface__", "__getitem__", "__array__",
-                       "__matmul__", "__add__", "__radd__", "__eq__", "__len__", "__iter__"):
+                       "__matmul__", "__add__", "__radd__", "__eq__", "__len__", "__iter__", "__iadd__", "__imatmul__"):
             assert dunder in classes[cls], dunder
 
 
