@@ -10,7 +10,7 @@
 # BUILD_DIR has bin/porta-bench and the build tree's Python package (python/porta: a build with
 # -DPORTA_PYTHON=ON). DEVICE: cuda:0 (default) or another spec. Logs and JSON go to $OUT (else
 # /tmp/gpu_py18). About 60-100 s on the H200 (the benchmarks, then test_leaks.py); the time limits
-# of the steps add up to 147 s. For a smoke run on a CPU device:
+# of the steps add up to 145 s. For a smoke run on a CPU device:
 #   GPU_PY18_SIZE=2^20 GPU_PY18_MATMUL=256 scripts/dev/gpu_py18.sh build opencl:0
 set -uo pipefail
 build=$(cd "${1:?usage: scripts/dev/gpu_py18.sh BUILD_DIR [DEVICE]}" && pwd)
@@ -28,18 +28,23 @@ unset PORTA_MATMUL PORTA_DEVICE PORTA_BACKEND  # both sides: exact SGEMM, every 
   { echo "gpu_py18: the Python package in $build/python does not import, or has no $device" >&2; exit 1; }
 
 cpp() {  # cpp ROUND
-  timeout 28 "$build/bin/porta-bench" --devices="$device" --filter='^(fused|sum|matmul_f32)/' --size="$size" --matmul="$matmul" \
+  timeout 20 "$build/bin/porta-bench" --devices="$device" --filter='^(fused|sum|matmul_f32)/' --size="$size" --matmul="$matmul" \
     --repetitions=3 --no-ceilings --json="$out/cpp_$1.json" > "$out/cpp_$1.log" 2>&1
   echo "gpu_py18: porta-bench (C++) round $1 rc=$? ($(date -u +%T))"
 }
 py() {  # py ROUND
-  timeout 28 "$python" "$root/python/bench/bench_large.py" --device "$device" --size "$size" --matmul "$matmul" --json "$out/py_$1.json" \
+  timeout 20 "$python" "$root/python/bench/bench_large.py" --device "$device" --size "$size" --matmul "$matmul" --json "$out/py_$1.json" \
     > "$out/py_$1.log" 2>&1
   echo "gpu_py18: bench_large.py (Python) round $1 rc=$? ($(date -u +%T))"
   cat "$out/py_$1.log"
 }
 
 echo "gpu_py18: $device, $(date -u +%FT%TZ), $($python --version 2>&1)"
+# A GPU's clocks drop over the first second of load (README: a cold H200's HGEMM ran 1.19x its
+# warm speed): one discarded SGEMM run first, so that round 1 does not start cold.
+timeout 20 "$build/bin/porta-bench" --devices="$device" --filter='^matmul_f32/' --matmul="$matmul" --repetitions=1 \
+  --no-ceilings > "$out/warmup.log" 2>&1
+echo "gpu_py18: warm-up rc=$? ($(date -u +%T))"
 cpp 1
 py 1
 py 2
@@ -49,6 +54,6 @@ grep -hE '^\| (fused|sum|matmul float32)' "$out"/cpp_*.log
   --py "$out"/py_1.json "$out"/py_2.json --json "$out/compare.json" | tee "$out/compare.md"
 # Issue 18's leak report (nanobind's "leaked N instances" at exit), with PyTorch and CuPy present:
 # python/tests/test_leaks.py runs a program over every device and a pytest of the interop tests
-# as subprocesses and fails on any "leaked" line; about 20-40 s.
-timeout 35 "$python" -m pytest -q -p no:cacheprovider "$root/python/tests/test_leaks.py" > "$out/leaks.log" 2>&1
+# as subprocesses and fails on any "leaked" line; about 20-40 s (each subprocess imports PyTorch and CuPy).
+timeout 45 "$python" -m pytest -q -p no:cacheprovider "$root/python/tests/test_leaks.py" > "$out/leaks.log" 2>&1
 echo "gpu_py18: test_leaks.py rc=$? ($(date -u +%T))"; tail -5 "$out/leaks.log"
