@@ -9,7 +9,8 @@
 - threads_T: small adds from T Python threads at once, each on its own arrays (and, for CuPy and
   PyTorch, its own stream and out=, as peers.py does): ops/s in all.
 - fused: 2.5*x*x + 1.5*x + 0.5*exp(-y) on 2^24 float32 (GB/s over 12 bytes an element), sum (GB/s),
-  SGEMM n x n (GFLOP/s). Compare with porta-bench's C++ rows for the same work.
+  SGEMM n x n (GFLOP/s), best of host-timed runs, beside the peers. For figures comparable with
+  porta-bench's C++ rows (its sizes, device events, medians) use bench_large.py.
 - threads_T_switches_per_op: context switches of the T threads per op (/proc/thread-self/status),
   which shows GIL hand-offs: a convoy costs one or more per op.
 - dlpack: host us per exchange of an evaluated 1024-float32 array, one call at a time then one wait,
