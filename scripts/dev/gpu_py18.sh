@@ -41,8 +41,9 @@ py() {  # py ROUND
 
 echo "gpu_py18: $device, $(date -u +%FT%TZ), $($python --version 2>&1)"
 # A GPU's clocks drop over the first second of load (README: a cold H200's HGEMM ran 1.19x its
-# warm speed): one discarded SGEMM run first, so that round 1 does not start cold.
-timeout 20 "$build/bin/porta-bench" --devices="$device" --filter='^matmul_f32/' --matmul="$matmul" --repetitions=1 \
+# warm speed): one discarded SGEMM run first (12 x 4 products: about 1 s at 8192), so that round 1
+# does not start cold.
+timeout 20 "$build/bin/porta-bench" --devices="$device" --filter='^matmul_f32/' --matmul="$matmul" --repetitions=1 --iterations=12 \
   --no-ceilings > "$out/warmup.log" 2>&1
 echo "gpu_py18: warm-up rc=$? ($(date -u +%T))"
 cpp 1
