@@ -130,17 +130,53 @@ template <ReduceOp R, class T> struct Reducer {
     }
   }
 
+  // The arg reduction of a segment in two branch-free passes the compiler vectorises, instead of
+  // one loop with a data-dependent branch per element (Kokkos's argmax of 2^24 float32 read
+  // 3.3 GB/s that way): the extreme value in 8 lanes (and whether a NaN is present), then the
+  // first position holding it (the first NaN when there is one), found 16 elements at a time.
+  // Same answer as folding better() in order: the first occurrence of the extreme, or of the
+  // first NaN; position 0 when every value equals the identity.
+  static T arg_segment(const T* v, i64 n, i64& idx) {
+    constexpr bool fp = std::is_floating_point_v<T>;
+    T lane[8];
+    for (auto& l : lane) l = identity();
+    int nan = 0;
+    i64 i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int j = 0; j < 8; ++j) {
+        const T x = v[i + j];
+        if constexpr (fp) nan |= x != x;
+        lane[j] = (R == ReduceOp::argmin ? x < lane[j] : x > lane[j]) ? x : lane[j];
+      }
+    for (; i < n; ++i) {
+      const T x = v[i];
+      if constexpr (fp) nan |= x != x;
+      lane[0] = (R == ReduceOp::argmin ? x < lane[0] : x > lane[0]) ? x : lane[0];
+    }
+    T best = lane[0];
+    for (int j = 1; j < 8; ++j) best = (R == ReduceOp::argmin ? lane[j] < best : lane[j] > best) ? lane[j] : best;
+    auto hit = [&](T x) {
+      if constexpr (fp) return nan ? x != x : x == best;
+      else return x == best;
+    };
+    i = 0;
+    for (; i + 16 <= n; i += 16) {
+      int any = 0;
+      for (int j = 0; j < 16; ++j) any |= hit(v[i + j]);
+      if (any) break;
+    }
+    for (; i < n && !hit(v[i]); ++i) {
+    }
+    idx = i < n ? i : 0;  // not found: every value was the identity's own kind (n == 0)
+    if constexpr (fp)
+      if (nan) return v[idx];
+    return best;
+  }
+
   // Reduces contiguous values; for arg reductions idx gets the position within v.
   static Acc segment(const T* v, i64 n, i64& idx) {
     if constexpr (kArg) {
-      T best = identity();
-      idx = 0;
-      for (i64 i = 0; i < n; ++i)
-        if (better(v[i], best)) {
-          best = v[i];
-          idx = i;
-        }
-      return best;
+      return arg_segment(v, n, idx);
     } else if constexpr (kPairwise) {
       return pairwise_sum(v, n);
     } else {
