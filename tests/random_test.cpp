@@ -74,6 +74,23 @@ TEST(RandomAcrossDevices, UniformIsTheSameBitsOnEveryDevice) {
   }
 }
 
+// Draws long enough that every work-item of a GPU's grid-stride loop runs several iterations
+// (the H200 launches about 2^20 threads, each two vectors of four float32 an iteration), with a
+// partial last vector: the same bits as the host reference.
+TEST(RandomAcrossDevices, LargeDrawsAreTheSameBitsOnEveryDevice) {
+  std::random_device rd;
+  const std::uint64_t seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::int64_t n = (std::int64_t{1} << 24) + 7;
+  for (DType t : {DType::float32, DType::float64}) {
+    const std::vector<std::uint64_t> ref = uniform_reference(seed, 0, n, -1, 2, t);
+    for (const Device& d : porta::devices()) {
+      if (!d.supports(t)) continue;
+      EXPECT_EQ(bits(fetch(Generator(seed).uniform({n}, -1.0, 2.0, t, d))), ref) << d.spec() << " " << porta::name(t);
+    }
+  }
+}
+
 // normal: the reference's Box-Muller up to the last bits of each device's log, sqrt and cos.
 TEST(RandomAcrossDevices, NormalAgreesWithReferenceOnEveryDevice) {
   std::random_device rd;
