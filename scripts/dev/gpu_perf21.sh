@@ -11,6 +11,8 @@
 #                         run 1 copy, sum, argmax, fill, uniform, normal, small add, bare launch, small
 #                         add threads (1 and 4), the pool over cuda:0 + opencl:1 against cuda:0 alone;
 #                         runs 2 and 3 the small-op rows again
+#   perf21_probe.log      uniform kernel variants (vectors an iteration, mulhi or a 64-bit product,
+#                         grid) against fill on cuda:0 and opencl:1
 #   perf21_summary.txt    the tables of the three runs (rows and ratios: argmax/sum, uniform/fill,
 #                         small add/bare, threads, pool), for the medians
 # About 120 s on the H200 when the lead's test run has filled the kernel disk cache.
@@ -36,6 +38,12 @@ timeout 60 python3 bench/peers/peers.py --only=cupy_bandwidth,torch_bandwidth,sm
 peers=()
 [ -s "$OUT/perf21_peers.json" ] && peers=(--peers="$OUT/perf21_peers.json")
 echo "peers: $(( $(date +%s) - start )) s"
+
+# Variants of the uniform kernel against fill (scripts/dev/perf21_probe.cpp), for the second run.
+g++ -O2 -std=c++20 -Iinclude scripts/dev/perf21_probe.cpp -o /tmp/perf21_probe -L"$B/lib" -lporta -Wl,-rpath,"$B/lib" \
+  > "$OUT/perf21_probe.log" 2>&1 && timeout 40 /tmp/perf21_probe cuda:0 opencl:1 >> "$OUT/perf21_probe.log" 2>&1 || status=1
+cat "$OUT/perf21_probe.log"
+echo "probe: $(( $(date +%s) - start )) s"
 
 # Run 1: every row of this part; runs 2 and 3: the small-op rows again (their targets are medians
 # of three runs; the bandwidth rows are medians of three repetitions within run 1).
