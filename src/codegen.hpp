@@ -51,7 +51,7 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
 // returns the statements that run each Philox block once (four float32 or two float64 elements
 // a block, philox.hpp), and sets words[lane][j] to random instruction j's value in that lane.
 // Where `lanes` is not a multiple of a block, each lane calls the one-element function instead.
-// `vector_blocks` (OpenCL): the blocks run together on OpenCL vectors (porta_philox_B, B = 2, 4, 8).
+// `vector_blocks` (OpenCL): the blocks run together on OpenCL vectors (porta_philox_B, B = 2, 4, 8, 16).
 std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& first, int lanes,
                                std::vector<std::vector<std::string>>& words, bool vector_blocks = false);
 

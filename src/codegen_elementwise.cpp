@@ -17,6 +17,9 @@ struct Layout {
   Access output = Access::contiguous;
   bool grid_stride = true;
   int vec = 1;
+  // One-vector-per-work-item devices: vectors a work-item writes (random plans: their Philox
+  // blocks run on one set of uint16 vectors, kCpuRandomSubVectors below).
+  int sub = 1;
   // 2-D plans with a strided or broadcast operand: row and column indices without a division
   // per element; `tiled`: the transposed inputs come through a local-memory tile.
   bool two_d = false;
@@ -45,10 +48,13 @@ constexpr std::int64_t kMinCols2d = 16;
 // alternated at load 1.5-1.8). Vectors of one AVX2 register (32 bytes). Groups of kCpuGroup
 // work-items on these devices, vectors or not: PoCL compiles a kernel once per local size.
 constexpr std::size_t kCpuVectorBytes = 32;
-// Plans that draw random numbers: 64 bytes a work-item (16 float32: four Philox blocks on uint4
-// vectors, porta_philox_4). 2^24 float32 uniform ran 3.9 GB/s so against 2.0 with 8 float32 and
-// two scalar blocks a work-item, on the 2-core build machine.
+// Plans that draw random numbers: vectors of 64 bytes (16 float32), four of them a work-item, so
+// that the work-item's 16 Philox blocks (64 float32, 32 float64) run once on uint16 vectors
+// (porta_philox_16). 2^24 float32 uniform ran 3.9 GB/s with one 64-byte vector (four blocks on
+// uint4) against 2.0 with 8 float32 and two scalar blocks a work-item, on the 2-core build
+// machine; see codegen_text.cpp for uint16 against uint4.
 constexpr std::size_t kCpuRandomVectorBytes = 64;
+constexpr int kCpuRandomSubVectors = 4;
 constexpr int kPrefetchBytes = 2048;
 constexpr std::int64_t kCpuGroup = 256;
 
@@ -101,8 +107,9 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     // Random numbers: 64 bytes a work-item, so that several Philox blocks run as one vector.
     const int v = static_cast<int>((plan_uses_random(plan) ? kCpuRandomVectorBytes : kCpuVectorBytes) / widest);
     if (v == 2 || v == 4 || v == 8 || v == 16) l.vec = v;
-    // Work-items run past n to the end of their group: e and e + V must not overflow.
-    if (n > kNarrow - v * kCpuGroup) l.in.wide = true;
+    if (l.vec > 1 && plan_uses_random(plan)) l.sub = kCpuRandomSubVectors;
+    // Work-items run past n to the end of their group: e and e + V * sub must not overflow.
+    if (n > kNarrow - v * l.sub * kCpuGroup) l.in.wide = true;
   }
   // Work-items of the last group run up to a group past n (one element per work-item).
   if (!l.grid_stride && l.vec == 1 && n > kNarrow - kCpuGroup) l.in.wide = true;
@@ -123,7 +130,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     return l;
   }
   l.key.reserve(kKeyReserve + 18 * plan.code.size());  // one allocation for the whole key
-  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "|", plan.shape.size(), "|", l.in.key(),
+  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "x", l.sub, "|", plan.shape.size(), "|", l.in.key(),
              "|", static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
   append_instruction_key(l.key, plan);
   return l;
@@ -158,8 +165,8 @@ std::string lane_store_value(const DialectText& d, DType t, const std::string& v
 std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const DialectText& d, const std::string& idx) {
   const int V = l.vec;
   const DType out_t = plan.output.dtype;
-  std::string s = cat("  const ", idx, " nv = n / ", V, ";\n  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx,
-                      " e = t * ", V, ";\n");
+  // The body for vector t (from `e = t * V`), then the loop around it.
+  std::string s;
   std::vector<std::vector<std::string>> lanes(static_cast<std::size_t>(V));
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
     DType t = plan.inputs[k].dtype;
@@ -188,15 +195,25 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
   std::vector<std::string> results;
   for (int ln = 0; ln < V; ++ln) results.push_back(cat("v", plan.result, "_", ln));
   if (!d.cuda() && out_t == DType::float16) {
-    s += cat("    vstore_half", V, "_rte((float", V, ")(", join(results, ", "), "), 0, out + off_out + e);\n  }\n");
-    return s;
+    s += cat("    vstore_half", V, "_rte((float", V, ")(", join(results, ", "), "), 0, out + off_out + e);\n");
+  } else {
+    std::string vt = d.cuda() ? vec_struct_name(out_t, V) : cat(d.storage_type(out_t), V);
+    s += cat("    ", vt, " y;\n");
+    for (int ln = 0; ln < V; ++ln)
+      s += cat("    y.", d.cuda() ? cat("v[", ln, "]") : lane_name(ln), " = ", lane_store_value(d, out_t, results[static_cast<std::size_t>(ln)]),
+               ";\n");
+    s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + e) = y;\n") : cat("    *((__global ", vt, "*)(out + off_out + e)) = y;\n");
   }
-  std::string vt = d.cuda() ? vec_struct_name(out_t, V) : cat(d.storage_type(out_t), V);
-  s += cat("    ", vt, " y;\n");
-  for (int ln = 0; ln < V; ++ln)
-    s += cat("    y.", d.cuda() ? cat("v[", ln, "]") : lane_name(ln), " = ", lane_store_value(d, out_t, results[static_cast<std::size_t>(ln)]), ";\n");
-  s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + e) = y;\n  }\n") : cat("    *((__global ", vt, "*)(out + off_out + e)) = y;\n  }\n");
-  return s;
+  const std::string head = cat("  const ", idx, " nv = n / ", V, ";\n");
+  if (!plan_uses_random(plan))
+    return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
+  // Random plans: two vectors an iteration (t and t + gsz, each store still coalesced), so two
+  // independent Philox blocks are in flight per thread and the loop's own work (index, bounds,
+  // addresses, on the integer pipes Philox's multiplies also use) is paid once for both.
+  // random::uniform wrote 0.897x of fill with one vector an iteration on the H200 (cuda:0).
+  auto at = [&](const std::string& t) { return cat("    {\n    const ", idx, " e = (", t, ") * ", V, ";\n", s, "    }\n"); };
+  return cat(head, "  ", idx, " t = gid;\n  for (; t + gsz < nv; t += 2 * gsz) {\n", at("t"), at("t + gsz"), "  }\n  if (t < nv) {\n", at("t"),
+             "  }\n");
 }
 
 // __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing.
@@ -216,7 +233,10 @@ std::string cpu_prefetch_macro() {
 // lanes read at min(e + lane, n - 1) and stored while e + lane < n. A scalar loop there instead
 // kept its own constants in registers across the work-item loop, and the whole vector path then
 // reloaded its constants on every work-item (1.37x x + y instead of 1.07x).
-std::string vector_body(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tail) {
+// `random_words`: the lanes' random values, computed for several vectors at once (the work-item's
+// Philox blocks, see generate()); null: this vector computes its own.
+std::string vector_body(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tail,
+                        const std::vector<std::vector<std::string>>* random_words = nullptr) {
   const int V = l.vec;
   std::string s;
   std::vector<std::string> reads;
@@ -241,7 +261,8 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
   if (!tail)
     s += cat("    PORTA_PREFETCH(out + off_out + e + ", kPrefetchBytes / static_cast<int>(itemsize(plan.output.dtype)), ", 1);\n");
   std::vector<std::vector<std::string>> words;
-  if (plan_uses_random(plan)) s += emit_random_blocks(plan, "e", V, words, true);
+  if (random_words) words = *random_words;
+  else if (plan_uses_random(plan)) s += emit_random_blocks(plan, "e", V, words, true);
   s += emit_vector_instructions(d, plan, reads, V, words);
   const std::string r = cat("v", plan.result);
   if (!tail) return s + cat("    vstore", V, "(", r, ", 0, out + off_out + e);\n");
@@ -279,6 +300,23 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
   if (!l.grid_stride && l.vec == 1) params.push_back(cat("const ", idx, " base"));
 
   src += cat(d.kernel_prefix(), "porta_elementwise(", join(params, ", "), ") {\n", ic.uniform_loads);
+  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {
+    // `sub` vectors a work-item: a whole work-item runs the Philox blocks of all its vectors at
+    // once, then each vector's code on its share of the words; the last, partial work-item runs
+    // each vector on its own (blocks of one vector, or the tail code).
+    src = cpu_prefetch_macro() + src;
+    const int W = l.vec * l.sub;
+    std::vector<std::vector<std::string>> words;
+    const std::string blocks = emit_random_blocks(plan, "e0", W, words, true);
+    src += cat("  const ", idx, " e0 = (", idx, ")", d.global_id(), " * ", W, ";\n  if (e0 + ", W, " <= n) {\n", blocks);
+    for (int q = 0; q < l.sub; ++q) {
+      std::vector<std::vector<std::string>> mine(words.begin() + q * l.vec, words.begin() + (q + 1) * l.vec);
+      src += cat("  {\n    const ", idx, " e = e0 + ", q * l.vec, ";\n", vector_body(plan, l, d, false, &mine), "  }\n");
+    }
+    src += cat("  } else {\n  for (int q = 0; q < ", l.sub, "; ++q) {\n    const ", idx, " e = e0 + q * ", l.vec, ";\n    if (e + ", l.vec,
+               " <= n) {\n", vector_body(plan, l, d, false), "    } else if (e < n) {\n", vector_body(plan, l, d, true), "    }\n  }\n  }\n}\n");
+    return {src, "porta_elementwise", {}};
+  }
   if (!l.grid_stride && l.vec > 1) {
     src = cpu_prefetch_macro() + src;
     src += cat("  const ", idx, " e = (", idx, ")", d.global_id(), " * ", l.vec, ";\n  if (e + ", l.vec, " <= n) {\n",
@@ -538,7 +576,7 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
   if (l.vec > 1) {
     // One vector per work-item in groups of a fixed size (PoCL compiles a kernel once per local
     // size); the work-items past the end do nothing.
-    const std::int64_t items = (n + l.vec - 1) / l.vec;
+    const std::int64_t items = (n + l.vec * l.sub - 1) / (l.vec * l.sub);
     const std::int64_t groups = (items + kCpuGroup - 1) / kCpuGroup;
     dims.global[0] = static_cast<std::size_t>(groups * kCpuGroup);
     dims.local[0] = static_cast<std::size_t>(kCpuGroup);

@@ -285,13 +285,14 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
       if (lanes % per != 0) {  // lanes straddle counters: each lane draws on its own
         w = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype), "((porta_u64)(", first, ") + ", ln, "u, ",
                 stream, ", ", seed, ")");
-      } else if (const int blocks = lanes / per; vector_blocks && (blocks == 2 || blocks == 4 || blocks == 8)) {
+      } else if (const int blocks = lanes / per; vector_blocks && (blocks == 2 || blocks == 4 || blocks == 8 || blocks == 16)) {
         const std::string r = cat("r", j);
         if (ln == 0)
           out += cat("    const porta_u32x4_", blocks, " ", r, " = porta_philox_", blocks, "((porta_u64)(", first, ") / ", per, "u, ", stream,
                      ", ", seed, ");\n");
         const int k = ln % per;
-        auto x = [&](int word) { return cat(r, ".x", word, ".s", ln / per); };
+        const char lane = "0123456789abcdef"[ln / per];  // OpenCL vector component (blocks <= 16)
+        auto x = [&](int word) { return cat(r, ".x", word, ".s", lane); };
         if (in.op == Op::uniform) {
           w = f64 ? cat("porta_u01_f64(", x(2 * k), ", ", x(2 * k + 1), ")") : cat("porta_u01_f32(", x(k), ")");
         } else {
@@ -314,7 +315,7 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
               out += cat("    const ", ft, " ", r, "_c", pair, " = ", rr, " * cos(", tt, "), ", r, "_s", pair, " = ", rr, " * sin(", tt, ");\n");
             }
           }
-          w = cat(r, (k & 1) ? "_s" : "_c", f64 ? 0 : k >> 1, ".s", ln / per);
+          w = cat(r, (k & 1) ? "_s" : "_c", f64 ? 0 : k >> 1, ".s", lane);
         }
       } else {
         const std::string r = cat("r", j, "_", ln / per);

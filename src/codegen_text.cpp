@@ -216,8 +216,11 @@ PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) { return
       // B consecutive Philox blocks from counter `first` (a multiple of B, so the low words do not
       // carry) on OpenCL vectors: word w of block b is x<w>.s<b>. PoCL runs these as SIMD code,
       // 2x the blocks a second of the scalar rounds in one work-item (2^24 float32, 2-core build
-      // machine); the CPU vector path uses them (emit_random_blocks).
-      for (int b : {2, 4, 8}) {
+      // machine); the CPU vector path uses them (emit_random_blocks). 16 blocks (uint16, one
+      // AVX-512 register) took 20 ms of CPU time for 2^24 float32 against 44 ms for uint4 and 25
+      // for uint8 on the build machine's PoCL (a probe kernel, medians of 7). The low word as
+      // the 64-bit product's low half, or mul_hi for the high word, cost more (25 and 39 ms).
+      for (int b : {2, 4, 8, 16}) {
         const std::string u = cat("uint", b), ul = cat("ulong", b);
         std::string iota;
         for (int i = 0; i < b; ++i) iota += cat(i ? ", " : "", i);

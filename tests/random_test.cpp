@@ -53,21 +53,42 @@ TEST(RandomAcrossDevices, UniformIsTheSameBitsOnEveryDevice) {
   std::random_device rd;
   const std::uint64_t seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::int64_t n = 4099;
-  std::vector<std::pair<std::string, HostArray>> first_draws;
-  for (const Device& d : porta::devices()) {
-    for (DType t : kFloatDTypes) {
+  // CPU devices write 64 float32 (32 float64) a work-item: sizes with a partial last work-item
+  // whose vectors are whole, partial or absent, and one element.
+  for (const std::int64_t n : {std::int64_t{4099}, std::int64_t{4133}, std::int64_t{1}, std::int64_t{95}}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<std::pair<std::string, HostArray>> first_draws;
+    for (const Device& d : porta::devices()) {
+      for (DType t : kFloatDTypes) {
+        if (!d.supports(t)) continue;
+        Generator g(seed);
+        HostArray a = fetch(g.uniform({n}, 0.0, 1.0, t, d));
+        HostArray b = fetch(g.uniform({n}, -2.0, 3.0, t, d));
+        EXPECT_EQ(bits(a), uniform_reference(seed, 0, n, 0, 1, t)) << d.spec() << " " << porta::name(t) << " uniform [0, 1)";
+        EXPECT_EQ(bits(b), uniform_reference(seed, 1, n, -2, 3, t)) << d.spec() << " " << porta::name(t) << " uniform [-2, 3)";
+        if (t == DType::float32) first_draws.emplace_back(d.spec(), a);
+      }
+    }
+    for (std::size_t k = 1; k < first_draws.size(); ++k)
+      EXPECT_EQ(first_draws[k].second.bytes, first_draws[0].second.bytes) << first_draws[k].first << " against " << first_draws[0].first;
+  }
+}
+
+// Draws long enough that every work-item of a GPU's grid-stride loop runs several iterations
+// (the H200 launches about 2^20 threads, each two vectors of four float32 an iteration), with a
+// partial last vector: the same bits as the host reference.
+TEST(RandomAcrossDevices, LargeDrawsAreTheSameBitsOnEveryDevice) {
+  std::random_device rd;
+  const std::uint64_t seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::int64_t n = (std::int64_t{1} << 24) + 7;
+  for (DType t : {DType::float32, DType::float64}) {
+    const std::vector<std::uint64_t> ref = uniform_reference(seed, 0, n, -1, 2, t);
+    for (const Device& d : porta::devices()) {
       if (!d.supports(t)) continue;
-      Generator g(seed);
-      HostArray a = fetch(g.uniform({n}, 0.0, 1.0, t, d));
-      HostArray b = fetch(g.uniform({n}, -2.0, 3.0, t, d));
-      EXPECT_EQ(bits(a), uniform_reference(seed, 0, n, 0, 1, t)) << d.spec() << " " << porta::name(t) << " uniform [0, 1)";
-      EXPECT_EQ(bits(b), uniform_reference(seed, 1, n, -2, 3, t)) << d.spec() << " " << porta::name(t) << " uniform [-2, 3)";
-      if (t == DType::float32) first_draws.emplace_back(d.spec(), a);
+      EXPECT_EQ(bits(fetch(Generator(seed).uniform({n}, -1.0, 2.0, t, d))), ref) << d.spec() << " " << porta::name(t);
     }
   }
-  for (std::size_t k = 1; k < first_draws.size(); ++k)
-    EXPECT_EQ(first_draws[k].second.bytes, first_draws[0].second.bytes) << first_draws[k].first << " against " << first_draws[0].first;
 }
 
 // normal: the reference's Box-Muller up to the last bits of each device's log, sqrt and cos.
@@ -75,24 +96,26 @@ TEST(RandomAcrossDevices, NormalAgreesWithReferenceOnEveryDevice) {
   std::random_device rd;
   const std::uint64_t seed = (static_cast<std::uint64_t>(rd()) << 32) | rd();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::int64_t n = 4099;
-  for (const Device& d : porta::devices()) {
-    for (DType t : {DType::float32, DType::float64}) {
-      if (!d.supports(t)) continue;
-      Generator g(seed);
-      HostArray z = fetch(g.normal({n}, 0.0, 1.0, t, d));
-      HostArray s = fetch(g.normal({n}, 3.0, 0.5, t, d));
-      std::vector<double> ref(static_cast<std::size_t>(n)), sref(static_cast<std::size_t>(n));
-      for (std::int64_t i = 0; i < n; ++i) {
-        auto idx = static_cast<std::uint64_t>(i);
-        ref[static_cast<std::size_t>(i)] = t == DType::float64 ? porta::detail::philox_normal_f64(idx, 0, seed)
-                                                                : porta::detail::philox_normal_f32(idx, 0, seed);
-        sref[static_cast<std::size_t>(i)] = 3.0 + 0.5 * (t == DType::float64 ? porta::detail::philox_normal_f64(idx, 1, seed)
-                                                                               : porta::detail::philox_normal_f32(idx, 1, seed));
+  for (const std::int64_t n : {std::int64_t{4099}, std::int64_t{4133}}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    for (const Device& d : porta::devices()) {
+      for (DType t : {DType::float32, DType::float64}) {
+        if (!d.supports(t)) continue;
+        Generator g(seed);
+        HostArray z = fetch(g.normal({n}, 0.0, 1.0, t, d));
+        HostArray s = fetch(g.normal({n}, 3.0, 0.5, t, d));
+        std::vector<double> ref(static_cast<std::size_t>(n)), sref(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) {
+          auto idx = static_cast<std::uint64_t>(i);
+          ref[static_cast<std::size_t>(i)] = t == DType::float64 ? porta::detail::philox_normal_f64(idx, 0, seed)
+                                                                  : porta::detail::philox_normal_f32(idx, 0, seed);
+          sref[static_cast<std::size_t>(i)] = 3.0 + 0.5 * (t == DType::float64 ? porta::detail::philox_normal_f64(idx, 1, seed)
+                                                                                 : porta::detail::philox_normal_f32(idx, 1, seed));
+        }
+        Tolerance tol = t == DType::float64 ? Tolerance{1e-12, 1e-12} : Tolerance{2e-6, 2e-6};
+        EXPECT_TRUE(values_match(z, ref, tol)) << d.spec() << " " << porta::name(t) << " normal(0, 1)";
+        EXPECT_TRUE(values_match(s, sref, tol)) << d.spec() << " " << porta::name(t) << " normal(3, 0.5)";
       }
-      Tolerance tol = t == DType::float64 ? Tolerance{1e-12, 1e-12} : Tolerance{2e-6, 2e-6};
-      EXPECT_TRUE(values_match(z, ref, tol)) << d.spec() << " " << porta::name(t) << " normal(0, 1)";
-      EXPECT_TRUE(values_match(s, sref, tol)) << d.spec() << " " << porta::name(t) << " normal(3, 0.5)";
     }
   }
 }

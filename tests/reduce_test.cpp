@@ -434,6 +434,42 @@ TEST_P(LargeReductions, ArgOfLargeArraysGivesTheFirstTieAndTheFirstNaN) {
   EXPECT_EQ(r0.integer(nan_col), nan1 / cols) << "the column holding the first NaN";
 }
 
+// Whole-array argmax/argmin long enough that each GPU thread folds several unrolled iterations
+// (2^24 + 3 float32: a few thousand positions a thread on the H200): the extreme planted twice in
+// one thread's iterations (256 and 1024 positions apart: the same iteration and a later one), and
+// at the front of one chunk after a tie in another; NaN after the extreme; a lazy input.
+TEST_P(LargeReductions, ArgOfLongArraysAcrossUnrolledIterations) {
+  poison(dev(), std::size_t{80} << 20);
+  const std::int64_t n = (std::int64_t{1} << 24) + 3;
+  std::vector<double> v = random_values(n, DType::float32, -1, 1);
+  auto first_max = [&](const std::vector<double>& x, bool max) {
+    std::int64_t best = 0;
+    for (std::int64_t k = 1; k < static_cast<std::int64_t>(x.size()); ++k) {
+      double a = x[static_cast<std::size_t>(k)], b = x[static_cast<std::size_t>(best)];
+      if (std::isnan(b)) break;
+      if (std::isnan(a) || (max ? a > b : a < b)) best = k;
+    }
+    return best;
+  };
+  const std::int64_t p = n / 3 + 11;
+  for (const std::int64_t gap : {std::int64_t{256}, std::int64_t{1024}, std::int64_t{5000000}}) {
+    std::vector<double> w = v;
+    w[static_cast<std::size_t>(p + gap)] = 2;
+    w[static_cast<std::size_t>(p)] = 2;
+    w[static_cast<std::size_t>(p + 1)] = -2;
+    w[static_cast<std::size_t>(p + gap + 1)] = -2;
+    Array a = upload(w, DType::float32, {n}, dev());
+    EXPECT_EQ(fetch(porta::argmax(a)).integer(0), p) << "2 at " << p << " and " << p + gap;
+    EXPECT_EQ(fetch(porta::argmin(a)).integer(0), p + 1) << "-2 at " << p + 1 << " and " << p + gap + 1;
+    EXPECT_EQ(fetch(porta::argmax(a * -1.0f)).integer(0), first_max(w, false)) << "argmax of a lazy -a";
+    w[static_cast<std::size_t>(p + gap + 7)] = kNaN;
+    Array an = upload(w, DType::float32, {n}, dev());
+    EXPECT_EQ(fetch(porta::argmax(an)).integer(0), p + gap + 7) << "NaN after the extreme";
+    EXPECT_EQ(fetch(porta::argmin(an)).integer(0), p + gap + 7) << "NaN after the extreme";
+  }
+  EXPECT_EQ(fetch(porta::argmax(upload(v, DType::float32, {n}, dev()))).integer(0), first_max(v, true)) << "no planted values";
+}
+
 // Reductions read views and fuse lazy inputs.
 TEST_P(LargeReductions, StridedAndLazyInputs) {
   if (!dev().supports(DType::float64)) GTEST_SKIP() << dev().spec() << " has no float64";
