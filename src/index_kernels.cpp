@@ -28,8 +28,8 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   w.write2 = check;
   w.items = outer * m * inner;
   // A flat gather (take of a 1-D array, a[idx]): no division per element, and four elements a
-  // work-item per step, their index loads issued before their gathers (four random reads in
-  // flight instead of one).
+  // work-item per step, a grid apart (each load and store coalesced across work-items), their
+  // index loads issued before their gathers (four random reads in flight instead of one).
   const bool flat = outer == 1 && inner == 1 && !along;
   if (flat) w.items = (m + 3) / 4;
   w.key = cat("gather|", item, "|", check != nullptr, "|", flat);
@@ -41,14 +41,16 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
     const std::string bad = checked ? "if (k < -len || k >= len) { bad[bad_off] = 1; bad[bad_off + 1] = k; continue; } " : "";
     if (flat)
       return cat(head,
-                 "  for (i64 b = GID * 4; b < n; b += GSIZE * 4) {\n"
+                 "  const i64 step = GSIZE;\n"
+                 "  for (i64 b = GID; b < n; b += 4 * step) {\n"
                  "    i64 kk[4];\n"
-                 "    for (int u = 0; u < 4; ++u) kk[u] = b + u < n ? idx[idx_off + b + u] : 0;\n"
+                 "    for (int u = 0; u < 4; ++u) kk[u] = b + u * step < n ? idx[idx_off + b + u * step] : 0;\n"
                  "    for (int u = 0; u < 4; ++u) {\n"
-                 "      if (b + u >= n) break;\n"
+                 "      const i64 e = b + u * step;\n"
+                 "      if (e >= n) break;\n"
                  "      i64 k = kk[u];\n      ", bad, "\n"
                  "      if (k < 0) k += len;\n"
-                 "      out[out_off + b + u] = a[a_off + k];\n"
+                 "      out[out_off + e] = a[a_off + k];\n"
                  "    }\n"
                  "  }\n}\n");
     return cat(head,
