@@ -32,17 +32,20 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   // index loads issued before their gathers (four random reads in flight instead of one).
   const bool flat = outer == 1 && inner == 1 && !along;
   if (flat) w.items = (m + 3) / 4;
-  w.key = cat("gather|", item, "|", check != nullptr, "|", flat);
+  // CPU devices: a work-item's four elements next to each other (a grid apart, they were four
+  // streams a work-item, 3x slower on PoCL).
+  const bool blocked = out.buffer->device().impl().info().kind == DeviceKind::cpu;
+  w.key = cat("gather|", item, "|", check != nullptr, "|", flat, "|", blocked);
   const bool checked = check != nullptr;
-  w.source = [item, checked, flat](const DialectText& d) {
+  w.source = [item, checked, flat, blocked](const DialectText& d) {
     const std::string head = cat("typedef ", bits_type(d, item), " T;\n",
                "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, GLOBAL i64* bad, i64 a_off, i64 idx_off,"
                " i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {\n");
     const std::string bad = checked ? "if (k < -len || k >= len) { bad[bad_off] = 1; bad[bad_off + 1] = k; continue; } " : "";
     if (flat)
       return cat(head,
-                 "  const i64 step = GSIZE;\n"
-                 "  for (i64 b = GID; b < n; b += 4 * step) {\n"
+                 blocked ? "  const i64 step = 1;\n  for (i64 b = GID * 4; b < n; b += 4 * GSIZE) {\n"
+                         : "  const i64 step = GSIZE;\n  for (i64 b = GID; b < n; b += 4 * step) {\n",
                  "    i64 kk[4];\n"
                  "    for (int u = 0; u < 4; ++u) kk[u] = b + u * step < n ? idx[idx_off + b + u * step] : 0;\n"
                  "    for (int u = 0; u < 4; ++u) {\n"
@@ -232,6 +235,10 @@ std::int64_t mask_tiles(std::int64_t n) { return (n + kScanTile - 1) / kScanTile
 
 namespace {
 
+// Whether v lives on a CPU device (PoCL): there a work-group of many work-items runs as a loop
+// between each two barriers, and one work-item a tile with a plain loop is faster.
+bool on_cpu(const View& v) { return v.buffer->device().impl().info().kind == DeviceKind::cpu; }
+
 // Each work-item's ITEMS consecutive mask bytes of the tile (one 8-byte word where the tile is
 // whole and the mask 8-byte aligned) as bits: mbits's bit k is element lid * ITEMS + k.
 std::string mask_bits_text(const DialectText& d) {
@@ -257,9 +264,16 @@ void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
   w.write = &counts;
   w.items = tiles;
   w.groups = static_cast<std::size_t>(tiles);
-  w.group = kScanGroup;
-  w.key = "mask_counts";
-  w.source = [](const DialectText& d) {
+  const bool cpu = on_cpu(counts);
+  w.group = cpu ? 1 : kScanGroup;
+  w.key = cat("mask_counts|", cpu);
+  w.source = [cpu](const DialectText& d) {
+    if (cpu)
+      return cat("KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n"
+                 "  i64 t0 = (i64)", d.group_id(), " * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile, " : n;\n"
+                 "  int c = 0;\n"
+                 "  for (i64 e = t0; e < end; ++e) c += mask[mask_off + e] != 0;\n"
+                 "  counts[", d.group_id(), "] = c;\n}\n");
     return cat(mask_bits_text(d),
                "KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n  ",
                d.local_array("int", "red", "GROUP"), "\n"
@@ -290,12 +304,24 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
   w.write = &out;
   w.items = tiles;
   w.groups = static_cast<std::size_t>(tiles);
-  w.group = kScanGroup;
-  w.key = cat("compress|", item);
-  // The tile's values read in order of work-items (coalesced) into local memory, each work-item's
+  const bool cpu = on_cpu(out);
+  w.group = cpu ? 1 : kScanGroup;
+  w.key = cat("compress|", item, "|", cpu);
+  // CPU devices: one work-item a tile, a plain loop. GPUs: the tile's values read in order of work-items (coalesced) into local memory, each work-item's
   // kept elements packed at its offset within the tile into a second local array, then that
   // written out in order of work-items from the tile's offset: coalesced writes.
-  w.source = [item](const DialectText& d) {
+  w.source = [item, cpu](const DialectText& d) {
+    if (cpu)
+      return cat("typedef ", bits_type(d, item), " T;\n",
+                 "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
+                 " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n"
+                 "  i64 tile = (i64)", d.group_id(), ", t0 = tile * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile,
+                 " : n;\n"
+                 // Without a branch on the mask (random masks mispredict: 2.9x slower on PoCL):
+                 // every value written at p, p moved on where the mask is true; the last kept
+                 // value's slot is the tile's end.
+                 "  i64 p = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0), last = out_off + prefix[pre_off + tile];\n"
+                 "  for (i64 e = t0; e < end; ++e) { if (p < last) out[p] = a[a_off + e]; p += mask[mask_off + e] != 0; }\n}\n");
     return cat("typedef ", bits_type(d, item), " T;\n", mask_bits_text(d),
                "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
                " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n  ",

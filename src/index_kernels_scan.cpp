@@ -31,20 +31,24 @@ using namespace index_work;
 
 namespace {
 
-constexpr int kGroup = 256;
-// Elements a work-item: a tile is 32 KiB of values for every dtype (8192 float32), so that 2^28
-// floats are 32768 tiles and the look-back has few to walk.
-int scan_items(DType t) { return itemsize(t) >= 8 ? 16 : 32; }
-// Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
-// trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on a GPU some 1000
-// tiles are in flight and start about 50 a microsecond, which 32 a round would not keep up with.
+// A tile is 32 KiB of values for every dtype (8192 float32), so that 2^28 floats are 32768 tiles
+// and the look-back has few to walk.
+std::int64_t scan_tile(DType t) { return itemsize(t) >= 8 ? 4096 : 8192; }
+// Work-items a tile: 256 on GPUs; one on CPU devices, where a work-group of many work-items runs
+// as a loop between each two barriers (PoCL) and one work-item's plain loop over the tile is the
+// fast way through it.
+int scan_group(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 1 : 256; }
+// Predecessors a look-back step reads at once. A prefix moves on by up to
+// WINDOW tiles each round trip of a look-back (a status read, two barriers, a fence): at 2^28
+// floats on a GPU some 1000 tiles are in flight and start about 50 a microsecond, which 32 a round
+// would not keep up with.
 constexpr int kWindow = 128;
 
-std::string scan_defs(const DialectText& d, DType t, bool product) {
-  const int items = scan_items(t);
+std::string scan_defs(const DialectText& d, DType t, bool product, int group) {
+  const std::int64_t tile = scan_tile(t);
   return cat(d.prelude(t == DType::float64, false), "\n", "typedef ", d.storage_type(t), " T;\n#define OP(a, b) ",
-             product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", product ? "((T)1)" : "((T)0)", "\n#define GROUP ", kGroup,
-             "\n#define ITEMS ", items, "\n#define TILE ", kGroup * items, "\n#define WINDOW ", kWindow,
+             product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", product ? "((T)1)" : "((T)0)", "\n#define GROUP ", group,
+             "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", kWindow,
              "\n#define PAD(e) ((e) + ((e) >> 5))\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(),
              ")\n#define BARRIER ", d.barrier(), "\n#define FENCE ", d.cuda() ? "__threadfence();" : "mem_fence(CLK_GLOBAL_MEM_FENCE);",
              "\n#define TAKE_TILE(p) ", d.cuda() ? "atomicAdd((int*)(p), 1)" : "atomic_add((p), 1)", "\n");
@@ -62,9 +66,9 @@ const char* kTileScan =
     "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
     "    if (lid >= off) sums[lid] = OP(v, sums[lid]);\n    BARRIER\n  }\n";
 
-std::string lookback_source(const DialectText& d, DType t, bool product) {
+std::string lookback_source(const DialectText& d, DType t, bool product, int group) {
   const std::string g = d.cuda() ? "" : "__global ";
-  return cat(scan_defs(d, t, product),
+  return cat(scan_defs(d, t, product, group),
              "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, ", g, "volatile T* agg, ", g,
              "volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
@@ -87,12 +91,12 @@ std::string lookback_source(const DialectText& d, DType t, bool product) {
              // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
              // inside a branch.
              "  for (;;) {\n"
-             "    if (t > 0 && lid < WINDOW) {\n"
-             "      i64 j = g - 1 - lid;\n"
+             "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
+             "      i64 j = g - 1 - w;\n"
              "      int s = j >= first ? status[1 + j] : 0;\n"
              "      FENCE\n"
-             "      win_s[lid] = s;\n"
-             "      win_v[lid] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
+             "      win_s[w] = s;\n"
+             "      win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
              "    }\n"
              "    BARRIER\n"
              // The nearest published inclusive prefix with every aggregate after it known: fold
@@ -122,9 +126,61 @@ std::string lookback_source(const DialectText& d, DType t, bool product) {
              "}\n");
 }
 
+// CPU devices: one work-item a tile, straight from global memory (through local memory, PoCL
+// ran 2.7x slower): the tile's left fold as its aggregate, the look-back, then the fold again
+// (the tile is in cache by now), each element its prefix combined with its fold.
+std::string lookback_cpu_source(const DialectText& d, DType t, bool product) {
+  return cat(scan_defs(d, t, product, 1),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg,"
+             " __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
+             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n"
+             "  i64 g = TAKE_TILE(status), row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
+             "  i64 base = row * len + t * TILE;\n"
+             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n"
+             "  GLOBAL const T* in = x + x_off + base;\n"
+             "  GLOBAL T* out = y + y_off + base;\n"
+             "  T aggregate = IDENT;\n"
+             "  for (int i = 0; i < count; ++i) aggregate = OP(aggregate, in[i]);\n"
+             "  if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
+             "  else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
+             "  T prefix = IDENT;\n"
+             "  if (t > 0) {\n"
+             "    for (;;) {\n"
+             "      for (int w = 0; w < WINDOW; ++w) {\n"
+             "        i64 j = g - 1 - w;\n"
+             "        int s = j >= first ? status[1 + j] : 0;\n"
+             "        FENCE\n"
+             "        win_s[w] = s;\n"
+             "        win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
+             "        if (s != 1) break;\n"
+             "      }\n"
+             "      int k = 0;\n"
+             "      while (k < WINDOW && win_s[k] == 1) ++k;\n"
+             "      if (k < WINDOW && win_s[k] == 2) {\n"
+             "        prefix = win_v[k];\n"
+             "        for (int m = k - 1; m >= 0; --m) prefix = OP(prefix, win_v[m]);\n"
+             "        break;\n"
+             "      }\n"
+             "    }\n"
+             "    incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2;\n"
+             "  }\n"
+             "  T run = IDENT;\n"
+             "  if (t > 0) for (int i = 0; i < count; ++i) { run = OP(run, in[i]); out[i] = OP(prefix, run); }\n"
+             "  else for (int i = 0; i < count; ++i) { run = OP(run, in[i]); out[i] = run; }\n"
+             "}\n");
+}
+
 // Whole rows of one tile a work-group; work-item r scans row r left to right in local memory.
-std::string short_rows_source(const DialectText& d, DType t, bool product) {
-  return cat(scan_defs(d, t, product),
+std::string short_rows_source(const DialectText& d, DType t, bool product, int group) {
+  if (group == 1)  // CPU devices: straight from global memory, row after row
+    return cat(scan_defs(d, t, product, 1),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n"
+               "  i64 r0 = GROUP_ID * rows_per, r1 = r0 + rows_per < outer ? r0 + rows_per : outer;\n"
+               "  for (i64 p = r0 * len; p < r1 * len; p += len) {\n"
+               "    T run = IDENT;\n"
+               "    for (i64 k = 0; k < len; ++k) { run = OP(run, x[x_off + p + k]); y[y_off + p + k] = run; }\n"
+               "  }\n}\n");
+  return cat(scan_defs(d, t, product, group),
              "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n"
              "  int lid = LID;\n"
@@ -188,7 +244,8 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
     run(w, t);
     return;
   }
-  const std::int64_t tile = static_cast<std::int64_t>(kGroup) * scan_items(t);
+  const std::int64_t tile = scan_tile(t);
+  const int group = scan_group(dev.info());
   if (len <= tile / 8) {
     const std::int64_t rows_per = tile / len;
     Work w;
@@ -196,9 +253,9 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
     w.write = &y;
     w.items = outer * len;
     w.groups = static_cast<std::size_t>((outer + rows_per - 1) / rows_per);
-    w.group = kGroup;
-    w.key = cat("scan_short|", static_cast<int>(t), "|", product);
-    w.source = [t, product](const DialectText& d) { return short_rows_source(d, t, product); };
+    w.group = static_cast<std::size_t>(group);
+    w.key = cat("scan_short|", static_cast<int>(t), "|", product, "|", group);
+    w.source = [t, product, group](const DialectText& d) { return short_rows_source(d, t, product, group); };
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(rows_per)};
     };
@@ -219,9 +276,11 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.write = &y;
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
-  w.group = kGroup;
-  w.key = cat("scan_lookback|", static_cast<int>(t), "|", product);
-  w.source = [t, product](const DialectText& d) { return lookback_source(d, t, product); };
+  w.group = static_cast<std::size_t>(group);
+  w.key = cat("scan_lookback|", static_cast<int>(t), "|", product, "|", group);
+  w.source = [t, product, group](const DialectText& d) {
+    return group == 1 ? lookback_cpu_source(d, t, product) : lookback_source(d, t, product, group);
+  };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
          i64(row_tiles)};
@@ -239,7 +298,7 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   w.items = outer * inner;
   w.key = cat("scan_columns|", static_cast<int>(t), "|", product);
   w.source = [t, product](const DialectText& d) {
-    return cat(scan_defs(d, t, product),
+    return cat(scan_defs(d, t, product, 1),
                "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
                "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
                "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
