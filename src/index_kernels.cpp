@@ -40,22 +40,29 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   w.source = [item, checked, flat, blocked](const DialectText& d) {
     const std::string head = cat("typedef ", bits_type(d, item), " T;\n",
                "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, GLOBAL i64* bad, i64 a_off, i64 idx_off,"
-               " i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {\n");
+               " i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {\n",
+               flat && checked ? "  i64 bad_k = 0;\n  int saw_bad = 0;\n" : "");
     const std::string bad = checked ? "if (k < -len || k >= len) { bad[bad_off] = 1; bad[bad_off + 1] = k; continue; } " : "";
+    // The four values are loaded before any is stored: out and a are not restrict, and a store
+    // between two gathers would keep the second from being issued before the first returns.
     if (flat)
       return cat(head,
                  blocked ? "  const i64 step = 1;\n  for (i64 b = GID * 4; b < n; b += 4 * GSIZE) {\n"
                          : "  const i64 step = GSIZE;\n  for (i64 b = GID; b < n; b += 4 * step) {\n",
-                 "    i64 kk[4];\n"
+                 "    i64 kk[4];\n    T v[4];\n    int ok = 0;\n"
                  "    for (int u = 0; u < 4; ++u) kk[u] = b + u * step < n ? idx[idx_off + b + u * step] : 0;\n"
                  "    for (int u = 0; u < 4; ++u) {\n"
-                 "      const i64 e = b + u * step;\n"
-                 "      if (e >= n) break;\n"
-                 "      i64 k = kk[u];\n      ", bad, "\n"
+                 "      v[u] = 0;\n"
+                 "      if (b + u * step >= n) continue;\n"
+                 "      i64 k = kk[u];\n",
+                 checked ? "      if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
                  "      if (k < 0) k += len;\n"
-                 "      out[out_off + e] = a[a_off + k];\n"
+                 "      v[u] = a[a_off + k];\n"
+                 "      ok |= 1 << u;\n"
                  "    }\n"
-                 "  }\n}\n");
+                 "    for (int u = 0; u < 4; ++u) if ((ok >> u) & 1) out[out_off + b + u * step] = v[u];\n"
+                 "  }\n",
+                 checked ? "  if (saw_bad) { bad[bad_off] = 1; bad[bad_off + 1] = bad_k; }\n" : "", "}\n");
     return cat(head,
                "  for (i64 e = GID; e < n; e += GSIZE) {\n"
                "    i64 i = e % inner, r = e / inner, j = r % m, o = r / m;\n"

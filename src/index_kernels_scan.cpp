@@ -17,12 +17,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "codegen.hpp"
 #include "index_kernels.hpp"
 #include "index_work.hpp"
+#include "porta_backend/env.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
@@ -31,24 +34,47 @@ using namespace index_work;
 
 namespace {
 
-// A tile is 32 KiB of values for every dtype (8192 float32), so that 2^28 floats are 32768 tiles
-// and the look-back has few to walk.
-std::int64_t scan_tile(DType t) { return itemsize(t) >= 8 ? 4096 : 8192; }
+// Tuning, for benchmarks (scripts/dev/gpu_scan19.sh sweeps them): PORTA_SCAN_ITEMS, 4-byte
+// elements a GPU work-item (2 to 32, a power of two; 8-byte values take half), and
+// PORTA_SCAN_WINDOW, the look-back's window (1 to 256 tiles). Each setting is its own kernel and
+// its own fixed order of accumulation.
+int tuned(const char* name, int fallback, int lo, int hi, bool power_of_two) {
+  auto v = env(name);
+  if (!v) return fallback;
+  int x = 0;
+  try {
+    x = std::stoi(*v);
+  } catch (const std::exception&) {
+    x = -1;
+  }
+  if (x < lo || x > hi || (power_of_two && (x & (x - 1)) != 0))
+    throw InvalidArgument(cat(name, "=", *v, ": must be ", power_of_two ? "a power of two " : "", "from ", lo, " to ", hi));
+  return x;
+}
+
+// A tile is 32 KiB of values for every dtype by default (8192 float32), so that 2^28 floats are
+// 32768 tiles and the look-back has few to walk.
+std::int64_t scan_tile(DType t) {
+  static const int items = tuned("PORTA_SCAN_ITEMS", 32, 2, 32, true);
+  return std::int64_t{256} * (itemsize(t) >= 8 ? items / 2 : items);
+}
 // Work-items a tile: 256 on GPUs; one on CPU devices, where a work-group of many work-items runs
 // as a loop between each two barriers (PoCL) and one work-item's plain loop over the tile is the
 // fast way through it.
 int scan_group(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 1 : 256; }
-// Predecessors a look-back step reads at once. A prefix moves on by up to
-// WINDOW tiles each round trip of a look-back (a status read, two barriers, a fence): at 2^28
-// floats on a GPU some 1000 tiles are in flight and start about 50 a microsecond, which 32 a round
-// would not keep up with.
-constexpr int kWindow = 128;
+// Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
+// trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on a GPU some 1000
+// tiles are in flight and start about 50 a microsecond, which 32 a round would not keep up with.
+int scan_window() {
+  static const int window = tuned("PORTA_SCAN_WINDOW", 128, 1, 256, false);
+  return window;
+}
 
 std::string scan_defs(const DialectText& d, DType t, bool product, int group) {
   const std::int64_t tile = scan_tile(t);
   return cat(d.prelude(t == DType::float64, false), "\n", "typedef ", d.storage_type(t), " T;\n#define OP(a, b) ",
              product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", product ? "((T)1)" : "((T)0)", "\n#define GROUP ", group,
-             "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", kWindow,
+             "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", scan_window(),
              "\n#define PAD(e) ((e) + ((e) >> 5))\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(),
              ")\n#define BARRIER ", d.barrier(), "\n#define FENCE ", d.cuda() ? "__threadfence();" : "mem_fence(CLK_GLOBAL_MEM_FENCE);",
              "\n#define TAKE_TILE(p) ", d.cuda() ? "atomicAdd((int*)(p), 1)" : "atomic_add((p), 1)", "\n");
@@ -254,7 +280,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
     w.items = outer * len;
     w.groups = static_cast<std::size_t>((outer + rows_per - 1) / rows_per);
     w.group = static_cast<std::size_t>(group);
-    w.key = cat("scan_short|", static_cast<int>(t), "|", product, "|", group);
+    w.key = cat("scan_short|", static_cast<int>(t), "|", product, "|", group, "|", tile);
     w.source = [t, product, group](const DialectText& d) { return short_rows_source(d, t, product, group); };
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(rows_per)};
@@ -277,7 +303,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
-  w.key = cat("scan_lookback|", static_cast<int>(t), "|", product, "|", group);
+  w.key = cat("scan_lookback|", static_cast<int>(t), "|", product, "|", group, "|", scan_tile(t), "|", scan_window());
   w.source = [t, product, group](const DialectText& d) {
     return group == 1 ? lookback_cpu_source(d, t, product) : lookback_source(d, t, product, group);
   };

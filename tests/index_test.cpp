@@ -273,6 +273,10 @@ TEST_P(IndexRules, CompressAndFlatTakeOverAMillionElements) {
   {
     std::vector<std::int64_t> bad = {0, 1, n, 2};
     EXPECT_THROW((void)porta::take(a, porta::from_host(bad, {4}, dev())), porta::InvalidArgument);
+    // Index 0 of an empty array is out of range too (the flat gather's flag, not its index, says so).
+    std::vector<std::int64_t> zero = {0};
+    EXPECT_THROW((void)porta::take(porta::zeros({0}, DType::float32, dev()), porta::from_host(zero, {1}, dev())),
+                 porta::InvalidArgument);
   }
 }
 
