@@ -329,7 +329,15 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
                "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
                "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
                "    T run = IDENT;\n"
-               "    for (i64 k = 0; k < len; ++k, p += inner) { run = OP(run, x[x_off + p]); y[y_off + p] = run; }\n"
+               "    i64 k = 0;\n"
+               // Eight rows loaded before any is stored (y is not restrict): eight reads in flight
+               // a work-item where there are few columns for the whole GPU.
+               "    for (; k + 8 <= len; k += 8, p += 8 * inner) {\n"
+               "      T v[8];\n"
+               "      for (int u = 0; u < 8; ++u) v[u] = x[x_off + p + u * inner];\n"
+               "      for (int u = 0; u < 8; ++u) { run = OP(run, v[u]); y[y_off + p + u * inner] = run; }\n"
+               "    }\n"
+               "    for (; k < len; ++k, p += inner) { run = OP(run, x[x_off + p]); y[y_off + p] = run; }\n"
                "  }\n}\n");
   };
   w.args = [&](std::vector<KernelArg>& g) {

@@ -169,8 +169,9 @@ TEST_P(ScanRules, SinglePassTilesShortRowsAndColumns) {
     EXPECT_TRUE(array_matches(porta::cumprod(a), DType::int64, {n}, host_scan(v, {n}, 0, true), {0, 0}));
   }
   // Along a middle or first axis: column work-items (many columns) and the transposed path (few).
-  for (auto [shape, ax] : std::vector<std::pair<Shape, int>>{{{20, 50, 300}, 1}, {{50, 400}, 0}, {{64, 300, 3}, 1},
-                                                            {{9000, 2}, 0}, {{3, 5, 7}, 0}}) {
+  for (auto [shape, ax] : std::vector<std::pair<Shape, int>>{{{20, 50, 300}, 1}, {{50, 400}, 0}, {{7, 600}, 0},
+                                                            {{16, 1000}, 0}, {{64, 300, 3}, 1}, {{9000, 2}, 0},
+                                                            {{3, 5, 7}, 0}}) {
     std::vector<double> v;
     Array a = random_array(shape, DType::int64, -1000, 1000, &v);
     EXPECT_TRUE(array_matches(porta::cumsum(a, ax), DType::int64, shape, host_scan(v, shape, ax, false), {0, 0}))
