@@ -53,7 +53,7 @@ try:
 except Exception as e:  # noqa: BLE001
     sys.exit(f"sweep items={sys.argv[2]} window={sys.argv[3]}: no JSON ({e})")
 for b in d.get("benchmarks", []):
-    if b["name"].startswith("cumsum_f32/") and "GB/s" in b and b.get("aggregate_name", "median") == "median":
+    if b["name"].startswith("cumsum_f32/") and "GB/s" in b and b.get("aggregate_name") == "median":
         print(f"sweep items={sys.argv[2]} window={sys.argv[3]} {b['name'].split('/')[1]} {b['GB/s']:.0f} GB/s")
 PY
   }
