@@ -261,6 +261,9 @@ namespace {
 // between each two barriers, and one work-item a tile with a plain loop is faster.
 bool on_cpu(const View& v) { return v.buffer->device().impl().info().kind == DeviceKind::cpu; }
 
+// Mask tiles a work-group counts on GPUs (a tile alone is 2 KiB of reads for 256 work-items).
+constexpr int kCountTiles = 8;
+
 // Each work-item's ITEMS consecutive mask bytes of the tile (one 8-byte word where the tile is
 // whole and the mask 8-byte aligned) as bits: mbits's bit k is element lid * ITEMS + k.
 std::string mask_bits_text(const DialectText& d) {
@@ -285,8 +288,8 @@ void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
   w.reads = {&mask};
   w.write = &counts;
   w.items = tiles;
-  w.groups = static_cast<std::size_t>(tiles);
   const bool cpu = on_cpu(counts);
+  w.groups = static_cast<std::size_t>(cpu ? tiles : (tiles + kCountTiles - 1) / kCountTiles);
   w.group = cpu ? 1 : kScanGroup;
   w.key = cat("mask_counts|", cpu);
   w.source = [cpu](const DialectText& d) {
@@ -296,15 +299,24 @@ void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
                  "  int c = 0;\n"
                  "  for (i64 e = t0; e < end; ++e) c += mask[mask_off + e] != 0;\n"
                  "  counts[", d.group_id(), "] = c;\n}\n");
-    return cat(mask_bits_text(d),
+    // GPUs: kCountTiles tiles a work-group, a word of each a work-item (their loads in flight
+    // together), reduced side by side.
+    return cat(mask_bits_text(d), "#define TPG ", kCountTiles, "\n",
                "KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n  ",
-               d.local_array("int", "red", "GROUP"), "\n"
-               "  i64 tile = (i64)", d.group_id(), "; int lid = (int)", d.local_id(), ";\n"
-               "  i64 t0 = tile * TILE; int count = n - t0 < TILE ? (int)(n - t0) : TILE;\n"
-               "  MASK_BITS\n"
-               "  red[lid] = POPCOUNT(mbits);\n  BARRIER\n"
-               "  for (int h = GROUP / 2; h > 0; h >>= 1) { if (lid < h) red[lid] += red[lid + h]; BARRIER }\n"
-               "  if (lid == 0) counts[tile] = red[0];\n}\n");
+               d.local_array("int", "red", "TPG * GROUP"), "\n"
+               "  i64 first = (i64)", d.group_id(), " * TPG, tiles = (n + TILE - 1) / TILE; int lid = (int)", d.local_id(), ";\n"
+               "  int c[TPG];\n"
+               "  for (int j = 0; j < TPG; ++j) {\n"
+               "    i64 t0 = (first + j) * TILE;\n"
+               "    int count = t0 >= n ? 0 : n - t0 < TILE ? (int)(n - t0) : TILE;\n"
+               "    MASK_BITS\n"
+               "    c[j] = POPCOUNT(mbits);\n"
+               "  }\n"
+               "  for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] = c[j];\n  BARRIER\n"
+               "  for (int h = GROUP / 2; h > 0; h >>= 1) {\n"
+               "    if (lid < h) for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] += red[j * GROUP + lid + h];\n"
+               "    BARRIER\n  }\n"
+               "  if (lid < TPG && first + lid < tiles) counts[first + lid] = red[lid * GROUP];\n}\n");
   };
   w.args = [&](std::vector<KernelArg>& g) { g = {mem(mask), mem(counts), i64(mask.offset), i64(n)}; };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
