@@ -22,6 +22,69 @@ std::string join_plus(const std::vector<std::string>& parts) {
 }
 
 
+
+// Issue 19's targets for the array-API rows (suite_array_api.cpp), on GPUs: cumsum at 0.9x copy,
+// compress at 0.6x copy, a random gather at 1.5x CuPy's take, a stride-2 assignment at 0.8x
+// x + y, sort and argsort at 0.7x CuPy's keys/s; and each against its hand-written reference
+// and against the peers, without targets.
+void add_array_api_ratios(Report& rep, const std::map<std::string, Result>& results, const Peers& peers) {
+  auto get = [&](const std::string& family, const std::string& dev, Metric m) { return lookup(results, family, dev, "", m); };
+  auto push = [&](std::string what, const std::string& dev, double v, double target, bool on) {
+    char t[32];
+    std::snprintf(t, sizeof t, ">= %.2g", target);
+    rep.ratios.push_back({std::move(what), dev, v, on && target > 0 ? t : "",
+                          on && target > 0 ? std::optional(v >= target) : std::nullopt});
+  };
+  auto peer = [&](const std::string& key) -> double {
+    auto it = peers.find(key);
+    return it == peers.end() ? 0 : it->second;
+  };
+  for (auto& d : rep.devices) {
+    const bool gpu = d.kind == "gpu";
+    Cell copy = get("copy", d.spec, Metric::gbps), add = get("add", d.spec, Metric::gbps);
+    struct OverCeiling {
+      const char* family;
+      const char* ceiling;
+      double target;
+    };
+    for (OverCeiling o : {OverCeiling{"cumsum_f32", "copy", 0.9}, OverCeiling{"compress_f32", "copy", 0.6},
+                          OverCeiling{"take_f32", "copy", 0}, OverCeiling{"assign_strided_f32", "add", 0.8},
+                          OverCeiling{"assign_transposed_f32", "add", 0.8}}) {
+      Cell x = get(o.family, d.spec, Metric::gbps);
+      Cell ceil = std::string(o.ceiling) == "copy" ? copy : add;
+      if (x.found && ceil.found && ceil.value > 0)
+        push(std::string(o.family) + " / " + o.ceiling + ", bandwidth", d.spec, x.value / ceil.value, o.target, gpu);
+    }
+    for (auto [fam, ref] : {std::pair{"take_f32", "ref_take_f32"}, std::pair{"assign_strided_f32", "ref_assign_strided_f32"}})
+      if (Cell x = get(fam, d.spec, Metric::gbps), r = get(ref, d.spec, Metric::gbps); x.found && r.found && r.value > 0)
+        push(std::string(fam) + " / hand-written [" + r.detail + "], bandwidth", d.spec, x.value / r.value, 0, gpu);
+    // The peers ran on the CUDA device's GPU: their ratios on the GPUs (cuda:0 and the same GPU
+    // through OpenCL).
+    if (!gpu) continue;
+    struct OverPeer {
+      const char* family;
+      Metric metric;
+      const char* cupy;
+      const char* torch;
+      double target;  // over CuPy's
+    };
+    for (OverPeer o : {OverPeer{"take_f32", Metric::gbps, "cupy_take_GBps", "torch_take_GBps", 1.5},
+                       OverPeer{"cumsum_f32", Metric::gbps, "cupy_cumsum_GBps", "torch_cumsum_GBps", 0},
+                       OverPeer{"compress_f32", Metric::gbps, "cupy_compress_GBps", "torch_compress_GBps", 0},
+                       OverPeer{"assign_strided_f32", Metric::gbps, "cupy_assign_strided_GBps", "torch_assign_strided_GBps", 0},
+                       OverPeer{"assign_transposed_f32", Metric::gbps, "cupy_assign_transposed_GBps", "torch_assign_transposed_GBps", 0},
+                       OverPeer{"sort_f32", Metric::gkeys, "cupy_sort_f32_Gkeys", "torch_sort_f32_Gkeys", 0.7},
+                       OverPeer{"sort_i32", Metric::gkeys, "cupy_sort_i32_Gkeys", "torch_sort_i32_Gkeys", 0.7},
+                       OverPeer{"argsort_f32", Metric::gkeys, "cupy_argsort_f32_Gkeys", "torch_argsort_f32_Gkeys", 0.7}}) {
+      Cell x = get(o.family, d.spec, o.metric);
+      if (!x.found) continue;
+      const char* unit = o.metric == Metric::gkeys ? "keys/s" : "bandwidth";
+      if (double c = peer(o.cupy); c > 0) push(std::string(o.family) + " / CuPy's, " + unit, d.spec, x.value / c, o.target, true);
+      if (double t = peer(o.torch); t > 0) push(std::string(o.family) + " / PyTorch's, " + unit, d.spec, x.value / t, 0, true);
+    }
+  }
+}
+
 }  // namespace
 
 // The ratios porta has targets for, per device, where both sides were measured.
@@ -219,6 +282,7 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
             push(std::string("small add us/op / ") + peer, d.spec, s.value / p->second, "", std::nullopt);
     }
   }
+  add_array_api_ratios(rep, results, peers);
 }
 
 

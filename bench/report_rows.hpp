@@ -11,7 +11,7 @@
 
 namespace porta_bench {
 
-enum class Metric { gbps, tflops, us_per_op, kops, tasks };
+enum class Metric { gbps, tflops, us_per_op, kops, tasks, gkeys };
 
 struct MetricInfo {
   const char* counter;
@@ -20,7 +20,7 @@ struct MetricInfo {
 };
 
 MetricInfo info(Metric m);
-// The Metric of a counter name ("GB/s", "TFLOP/s", "us_per_op", "kops/s", "tasks/s"); throws
+// The Metric of a counter name ("GB/s", "TFLOP/s", "us_per_op", "kops/s", "tasks/s", "Gkeys/s"); throws
 // std::invalid_argument for another.
 Metric metric_of_counter(const std::string& counter);
 

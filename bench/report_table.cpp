@@ -19,13 +19,14 @@ MetricInfo info(Metric m) {
     case Metric::us_per_op: return {"us_per_op", "us/op, host", false};
     case Metric::kops: return {"kops/s", "kops/s, host", true};
     case Metric::tasks: return {"tasks/s", "tasks/s, host", true};
+    case Metric::gkeys: return {"Gkeys/s", "G keys/s", true};
   }
   return {"", "", true};
 }
 
 
 Metric metric_of_counter(const std::string& counter) {
-  for (Metric m : {Metric::gbps, Metric::tflops, Metric::us_per_op, Metric::kops, Metric::tasks})
+  for (Metric m : {Metric::gbps, Metric::tflops, Metric::us_per_op, Metric::kops, Metric::tasks, Metric::gkeys})
     if (counter == info(m).counter) return m;
   throw std::invalid_argument("porta-bench: no table metric for the counter '" + counter + "'");
 }
@@ -53,6 +54,7 @@ std::string format(double v, Metric m) {
     case Metric::us_per_op: std::snprintf(buf, sizeof buf, "%.2f", v); break;
     case Metric::kops: std::snprintf(buf, sizeof buf, "%.1f", v); break;
     case Metric::tasks: std::snprintf(buf, sizeof buf, "%.0f", v); break;
+    case Metric::gkeys: std::snprintf(buf, sizeof buf, v >= 10 ? "%.1f" : "%.2f", v); break;
   }
   return buf;
 }

@@ -38,10 +38,15 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
 void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right);
 
 // y[o, :] = inclusive scan (sum, or product) of x[o, :] for x, y contiguous [outer, len] of dtype t
-// (int64, float32 or float64). GPUs and OpenCL: reduce-then-scan over tiles of 2048 elements (tile
-// sums, their scan, then each tile rescanned from its offset), a fixed order on each device;
-// Kokkos: left to right.
+// (int64, float32 or float64; DTypeError otherwise). Compiling devices: one pass, a chained scan
+// with decoupled look-back over tiles of each row, or for short rows a work-item per row in local
+// memory (index_kernels_scan.cpp); Kokkos: left to right. A fixed order of accumulation on each
+// device: the same bits on every run.
 void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product);
+// The same along the middle axis of contiguous [outer, len, inner]: one work-item per column,
+// left to right.
+void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner,
+                  bool product);
 
 // LSD radix sort pieces. radix_keys writes the order-preserving unsigned key of each element of
 // `a` (n of them): 32-bit keys for dtypes up to 4 bytes, 64-bit for int64/float64; floats with

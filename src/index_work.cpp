@@ -84,6 +84,15 @@ void run(const Work& w, DType t_write) {
   if (w.write2) w.write2->buffer->after_write(q);
 }
 
+void zero_fill(const View& v, std::size_t item, std::size_t count) {
+  const Device& device = v.buffer->device();
+  const auto& q = thread_queue_shared(device);
+  const std::uint8_t zero[1] = {0};
+  v.buffer->before_write(q);
+  device.impl().fill(*q, v.buffer->handle(), static_cast<std::size_t>(v.offset) * item, zero, 1, item * count);
+  v.buffer->after_write(q);
+}
+
 KernelArg mem(const View& v) { return KernelArg::memory(v.buffer->handle()); }
 KernelArg i64(std::int64_t x) { return KernelArg::scalar<std::int64_t>(x); }
 

@@ -1,5 +1,6 @@
 // What the device primitives of indexing, scans and sorting share (index_kernels.cpp: gathers,
-// scatters, compaction, search; index_kernels_sort.cpp: scans and the radix sort): a primitive's
+// scatters, compaction, search; index_kernels_scan.cpp: scans;
+// index_kernels_sort.cpp: the radix sort): a primitive's
 // description (Work) and the one function that runs it, as a generated kernel on compiling devices
 // or as a host loop on devices whose memory the host addresses (Kokkos), and host-side helpers.
 #pragma once
@@ -38,6 +39,9 @@ struct Work {
 // reads (and before later reads of what it writes).
 void run(const Work& w, DType t_write);
 std::uint8_t* host_pointer(DeviceImpl& dev, const View& v);
+// Zeroes the first `count` elements of `item` bytes of v (the driver's fill, on this thread's
+// queue, ordered as a write).
+void zero_fill(const View& v, std::size_t item, std::size_t count);
 KernelArg mem(const View& v);
 KernelArg i64(std::int64_t x);
 

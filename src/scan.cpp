@@ -1,5 +1,7 @@
-// Scans (include/porta/scan.hpp): the scanned axis is moved last and made contiguous (a copy only
-// where it is not already), then index_kernels' scan_rows writes a fresh buffer.
+// Scans (include/porta/scan.hpp): along the last axis, or along another where there are enough
+// columns to give each its own work-item (scan_columns), the operand made contiguous (a copy only
+// where it is not already); otherwise the scanned axis is moved last first. index_kernels' scans
+// write a fresh buffer.
 #include <porta/scan.hpp>
 
 #include <porta/error.hpp>
@@ -44,6 +46,17 @@ Array scan(const Array& input, std::optional<int> axis, bool product, const char
   if (a.ndim() == 0) a = a.reshape({1});
   int ax = normalize_axis_for(axis.value_or(0), a.ndim(), what);
   const DType acc = accumulate_dtype(a.dtype());
+  const std::int64_t len = a.dim(ax);
+  std::int64_t before = 1, inner = 1;
+  for (int d = 0; d < ax; ++d) before *= a.dim(d);
+  for (int d = ax + 1; d < a.ndim(); ++d) inner *= a.dim(d);
+  if (inner > 1 && (before * inner >= 16384 || before * inner >= len)) {
+    // Enough columns to go down each in its own work-item: no transposed copy in or out.
+    Array src = a.astype(acc).contiguous();
+    auto out = make_buffer_node(a.shape(), acc, a.device());
+    scan_columns(acc, evaluate(src.node()), out->view(), before, len, inner, product);
+    return Array(out).astype(scan_result_dtype(a.dtype()));
+  }
   // Move the axis last: perm takes it there, inverse brings it back.
   std::vector<int> perm;
   for (int d = 0; d < a.ndim(); ++d)
@@ -53,7 +66,6 @@ Array scan(const Array& input, std::optional<int> axis, bool product, const char
   for (std::size_t i = 0; i < perm.size(); ++i) inverse[static_cast<std::size_t>(perm[i])] = static_cast<int>(i);
   Array moved = a.transpose(perm);
   const Shape moved_shape = moved.shape();
-  const std::int64_t len = a.dim(ax);
   const std::int64_t outer = len ? a.size() / len : 0;
   Array src = moved.astype(acc).contiguous();
   auto out = make_buffer_node(moved_shape, acc, a.device());

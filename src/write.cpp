@@ -5,7 +5,10 @@
 #include <porta/index.hpp>
 #include <porta/ops.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "device_state.hpp"
 #include "evaluate.hpp"
@@ -42,6 +45,33 @@ bool reads_other_elements(const NodePtr& n, const Buffer* buffer, const View& ds
   return false;
 }
 
+// Writes src into dst with the axes of both put in the order of dst's strides, largest first: a
+// transposed destination is then written along its memory, in rows (the generated kernel's
+// coalesced stores; what becomes transposed is the read of src, which the 2-D kernels take
+// through a local tile), instead of one element a row apart per work-item.
+void evaluate_into_dst_order(const NodePtr& src, const View& dst, const Shape& shape) {
+  std::vector<int> perm(shape.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  auto key = [&](int d) { return shape[static_cast<std::size_t>(d)] > 1 ? std::llabs(dst.strides[static_cast<std::size_t>(d)]) : -1; };
+  std::stable_sort(perm.begin(), perm.end(), [&](int x, int y) { return key(x) > key(y); });
+  // Only where an axis longer than one moves (axes of one element go anywhere).
+  int last = -1;
+  bool in_order = true;
+  for (int d : perm)
+    if (shape[static_cast<std::size_t>(d)] > 1) {
+      in_order = in_order && d > last;
+      last = d;
+    }
+  if (in_order) {
+    evaluate_into(src, dst);
+    return;
+  }
+  View permuted = dst;
+  for (std::size_t i = 0; i < perm.size(); ++i) permuted.strides[i] = dst.strides[static_cast<std::size_t>(perm[i])];
+  Array moved = Array(src).transpose(perm);
+  evaluate_into(moved.node(), permuted);
+}
+
 }  // namespace
 
 void settle_pending_readers(Buffer& buffer, const ArrayNode* skip) {
@@ -72,7 +102,7 @@ void write_into(const NodePtr& dst, NodePtr src, const ArrayNode* private_src) {
     dv.buffer->after_write(q);
     return;
   }
-  evaluate_into(src, dv);
+  evaluate_into_dst_order(src, dv, dst->shape());
 }
 
 NodePtr value_node(const Operand& value, const Shape& shape, DType t, const Device& d, const char* what) {

@@ -233,6 +233,53 @@ TEST_P(IndexRules, BadIndicesThrowAndWriteNothing) {
                             {2}, {v[0], v[0]}, {0, 0}));
 }
 
+TEST_P(IndexRules, CompressAndFlatTakeOverAMillionElements) {
+  // 2^20 + 37 elements: 513 mask tiles with a partial last one; every item size (1, 2, 4, 8
+  // bytes), masks all true, all false, about half true and a mask view at an odd offset (the
+  // kernels' byte path, not their 8-byte words).
+  const std::int64_t n = (std::int64_t{1} << 20) + 37;
+  std::vector<double> u;
+  Array w = random_array({n + 3}, DType::float32, 0, 1, &u);
+  for (DType t : {DType::boolean, DType::float16, DType::float32, DType::int64}) {
+    std::vector<double> v;
+    Array a = random_array({n}, t, -100, 100, &v);
+    for (int kind = 0; kind < 4; ++kind) {
+      Array mask = kind == 0 ? porta::full({n}, 1.0, DType::boolean, dev())
+                 : kind == 1 ? porta::zeros({n}, DType::boolean, dev())
+                 : kind == 2 ? (w.slice({Slice{0, n}}) < 0.5f).eval()
+                             : (w < 0.5f).eval().slice({Slice{3, n + 3}});
+      std::vector<double> ref;
+      for (std::int64_t i = 0; i < n; ++i) {
+        bool keep = kind == 0 || (kind == 2 && static_cast<float>(u[static_cast<std::size_t>(i)]) < 0.5f) ||
+                    (kind == 3 && static_cast<float>(u[static_cast<std::size_t>(i + 3)]) < 0.5f);
+        if (keep) ref.push_back(v[static_cast<std::size_t>(i)]);
+      }
+      EXPECT_TRUE(array_matches(porta::compress(mask, a), t, {static_cast<std::int64_t>(ref.size())}, ref, {0, 0}))
+          << porta::name(t) << " mask " << kind;
+    }
+  }
+  // A flat take of 2^20 + 3 random indices (both signs, int64 and int32) from 2^20 + 37 values,
+  // four a work-item with a partial last step.
+  std::vector<double> v;
+  Array a = random_array({n}, DType::float32, -100, 100, &v);
+  for (std::int64_t m : {(std::int64_t{1} << 20) + 3, std::int64_t{5}, std::int64_t{1}}) {
+    auto idx = random_indices(*this, m, n, true);
+    Array ia = porta::from_host(idx, {m}, dev());
+    std::vector<double> ref;
+    for (auto k : idx) ref.push_back(v[static_cast<std::size_t>(wrap(k, n))]);
+    EXPECT_TRUE(array_matches(porta::take(a, ia), DType::float32, {m}, ref, {0, 0})) << m;
+    EXPECT_TRUE(array_matches(a[ia.astype(DType::int32)], DType::float32, {m}, ref, {0, 0})) << m;
+  }
+  {
+    std::vector<std::int64_t> bad = {0, 1, n, 2};
+    EXPECT_THROW((void)porta::take(a, porta::from_host(bad, {4}, dev())), porta::InvalidArgument);
+    // Index 0 of an empty array is out of range too (the flat gather's flag, not its index, says so).
+    std::vector<std::int64_t> zero = {0};
+    EXPECT_THROW((void)porta::take(porta::zeros({0}, DType::float32, dev()), porta::from_host(zero, {1}, dev())),
+                 porta::InvalidArgument);
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(IndexRules);
 
 }  // namespace

@@ -126,6 +126,92 @@ TEST_P(ScanRules, LongScanEmptyAndOneElement) {
   EXPECT_EQ(porta::cumsum(f).to_vector<float>(), porta::cumsum(f).to_vector<float>());
 }
 
+// Host references of scans along axis `ax` of a row-major array of `shape` (values v).
+std::vector<double> host_scan(const std::vector<double>& v, const Shape& shape, int ax, bool product) {
+  std::int64_t len = shape[static_cast<std::size_t>(ax)], inner = 1, outer = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (static_cast<int>(d) < ax) outer *= shape[d];
+    if (static_cast<int>(d) > ax) inner *= shape[d];
+  }
+  std::vector<double> r(v.size());
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      double acc = product ? 1 : 0;
+      for (std::int64_t k = 0; k < len; ++k) {
+        auto q = static_cast<std::size_t>((o * len + k) * inner + i);
+        r[q] = acc = product ? acc * v[q] : acc + v[q];
+      }
+    }
+  return r;
+}
+
+TEST_P(ScanRules, SinglePassTilesShortRowsAndColumns) {
+  // Rows of lengths on both sides of the short-row path (up to 1024 elements a row for 4-byte
+  // values, 512 for 8-byte ones: int64 and float64) and of the look-back's tiles (8192 / 4096
+  // elements), exact on integers; floats within rounding.
+  for (Shape shape : {Shape{9, 511}, Shape{3, 513}, Shape{9, 1023}, Shape{4, 1025}, Shape{5, 4097}, Shape{2, 8193},
+                      Shape{2, 24577}, Shape{1000, 3}, Shape{17, 255}, Shape{700, 1}}) {
+    for (DType t : {DType::int32, DType::float32, DType::float64}) {
+      std::vector<double> v;
+      Array a = random_array(shape, t, -100, 100, &v);
+      auto ref = host_scan(v, shape, 1, false);
+      DType rt = t == DType::int32 ? DType::int64 : t;
+      Tolerance tol = t == DType::int32 ? Tolerance{0, 0} : scan_tolerance(t, 100, shape[1]);
+      EXPECT_TRUE(array_matches(porta::cumsum(a, 1), rt, shape, ref, tol)) << porta::to_string(shape) << " " << porta::name(t);
+    }
+  }
+  // Products over many tiles: +-1 values, exact.
+  {
+    std::vector<double> v;
+    const std::int64_t n = 3 * 4096 + 77;  // four tiles of int64
+    Array a = random_array({n}, DType::int64, 0, 1, &v) * 2 - 1;
+    for (auto& x : v) x = 2 * x - 1;
+    EXPECT_TRUE(array_matches(porta::cumprod(a), DType::int64, {n}, host_scan(v, {n}, 0, true), {0, 0}));
+  }
+  // Along a middle or first axis: column work-items (many columns) and the transposed path (few).
+  for (auto [shape, ax] : std::vector<std::pair<Shape, int>>{{{20, 50, 300}, 1}, {{50, 400}, 0}, {{7, 600}, 0},
+                                                            {{16, 1000}, 0}, {{64, 300, 3}, 1}, {{9000, 2}, 0},
+                                                            {{3, 5, 7}, 0}}) {
+    std::vector<double> v;
+    Array a = random_array(shape, DType::int64, -1000, 1000, &v);
+    EXPECT_TRUE(array_matches(porta::cumsum(a, ax), DType::int64, shape, host_scan(v, shape, ax, false), {0, 0}))
+        << porta::to_string(shape) << " axis " << ax;
+    std::vector<double> f;
+    Array b = random_array(shape, DType::float32, -1, 1, &f);
+    std::int64_t len = shape[static_cast<std::size_t>(ax)];
+    EXPECT_TRUE(array_matches(porta::cumsum(b, ax), DType::float32, shape, host_scan(f, shape, ax, false),
+                              scan_tolerance(DType::float32, 1, len)))
+        << porta::to_string(shape) << " axis " << ax;
+  }
+}
+
+TEST_P(ScanRules, LongFloatScansAreAccurateAndTheSameOnEveryRun) {
+  // 2^20 + 1234 elements: hundreds of tiles whose look-back finds its prefix at different
+  // distances from run to run; the fixed order of accumulation gives the same bits every time.
+  const std::int64_t n = (std::int64_t{1} << 20) + 1234;
+  for (DType t : {DType::float32, DType::float64}) {
+    std::vector<double> v;
+    Array a = random_array({n}, t, -1, 1, &v);
+    Array first = porta::cumsum(a).eval();
+    EXPECT_TRUE(array_matches(first, t, {n}, host_scan(v, {n}, 0, false), scan_tolerance(t, 1, n))) << porta::name(t);
+    if (t == DType::float32) {
+      auto bits = first.to_vector<float>();
+      for (int run = 0; run < 4; ++run) EXPECT_EQ(porta::cumsum(a).to_vector<float>(), bits) << "run " << run;
+    } else {
+      auto bits = first.to_vector<double>();
+      for (int run = 0; run < 4; ++run) EXPECT_EQ(porta::cumsum(a).to_vector<double>(), bits) << "run " << run;
+    }
+  }
+  // Several long rows at once: the tiles of different rows interleave in the counter's order.
+  std::vector<double> v;
+  Array m = random_array({3, 300001}, DType::float32, -1, 1, &v);
+  Array r = porta::cumsum(m, 1).eval();
+  EXPECT_TRUE(array_matches(r, DType::float32, {3, 300001}, host_scan(v, {3, 300001}, 1, false),
+                            scan_tolerance(DType::float32, 1, 300001)));
+  EXPECT_EQ(porta::cumsum(m, 1).to_vector<float>(), r.to_vector<float>());
+  EXPECT_THROW((void)porta::cumsum(m, 2), porta::InvalidArgument);
+}
+
 PORTA_INSTANTIATE_DEVICES(ScanRules);
 
 }  // namespace

@@ -262,6 +262,44 @@ TEST_P(WriteRules, BadWritesThrowAndWriteNothing) {
   EXPECT_TRUE(array_matches(a, DType::float32, {4, 6}, base, {0, 0}));
 }
 
+TEST_P(WriteRules, LargeSteppedAndPermutedViewsWriteEveryElement) {
+  // a[::2] = y over 2^20 + 5 elements, the odd elements kept.
+  const std::int64_t n = (std::int64_t{1} << 20) + 5;
+  std::vector<double> base, src;
+  Array a = random_array({2 * n}, DType::float32, -9, 9, &base);
+  Array y = random_array({n}, DType::float32, -9, 9, &src);
+  a.slice({porta::every(2)}).assign(y);
+  std::vector<double> ref = base;
+  for (std::int64_t i = 0; i < n; ++i) ref[static_cast<std::size_t>(2 * i)] = src[static_cast<std::size_t>(i)];
+  EXPECT_TRUE(array_matches(a, DType::float32, {2 * n}, ref, {0, 0}));
+  // Transposed and permuted destinations of sizes that are no multiple of a tile: the write goes
+  // along the destination's memory (write.cpp), the source read transposed.
+  for (auto [shape, perm] : std::vector<std::pair<Shape, std::vector<int>>>{
+           {{333, 517}, {1, 0}}, {{7, 40, 33}, {2, 0, 1}}, {{5, 1, 61}, {2, 1, 0}}, {{64, 96}, {1, 0}}}) {
+    std::vector<double> b, s;
+    Array d = random_array(shape, DType::int32, -1000, 1000, &b);
+    Array view = d.transpose(perm);
+    Array v = random_array(view.shape(), DType::int32, -1000, 1000, &s);
+    view.assign(v);
+    // Element (i0, i1, ...) of the view is element (i_perm^-1 ...) of d.
+    std::vector<double> want(b.size());
+    const Shape vs = view.shape();
+    std::vector<std::int64_t> dstride(shape.size());
+    for (std::size_t k = shape.size(); k-- > 0;) dstride[k] = k + 1 < shape.size() ? dstride[k + 1] * shape[k + 1] : 1;
+    std::vector<std::int64_t> c(vs.size(), 0);
+    for (std::size_t e = 0; e < s.size(); ++e) {
+      std::int64_t pos = 0;
+      for (std::size_t k = 0; k < vs.size(); ++k) pos += c[k] * dstride[static_cast<std::size_t>(perm[k])];
+      want[static_cast<std::size_t>(pos)] = s[e];
+      for (std::size_t k = vs.size(); k-- > 0;) {
+        if (++c[k] < vs[k]) break;
+        c[k] = 0;
+      }
+    }
+    EXPECT_TRUE(array_matches(d, DType::int32, shape, want, {0, 0})) << porta::to_string(shape);
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(WriteRules);
 
 }  // namespace

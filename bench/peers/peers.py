@@ -46,7 +46,8 @@ parser.add_argument("--numpy-size", type=int, default=0, help="elements of NumPy
 parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (no GPU libraries needed)")
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
 parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
-                    "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs)")
+                    "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs, numpy_array_api, "
+                    "cupy_array_api, torch_array_api)")
 args = parser.parse_args()
 if not GPU_PEERS and not args.numpy_only:
     sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({GPU_MISSING}); --numpy-only times NumPy alone")
@@ -411,14 +412,122 @@ def numpy_bandwidth():
     res["numpy_normal_GBps"] = 4 * n / wall(lambda: gen.standard_normal(n, dtype=np.float32)) / 1e9
 
 
+
+# porta-bench's array-API rows (bench/suite_array_api.cpp), bytes counted as there: cumsum read +
+# write; take value + int64 index + write (16 B an element); x[mask] value + mask read, half
+# written (7 B); x[::2] = y and x.T = y read + write; sorts in keys/s (and GB/s of a read and a
+# write). Random int64 indices over the whole array; masks half true.
+def cupy_array_api():
+    x = cp.random.random(N, dtype=cp.float32) * 2 - 1
+    t = ev_time(lambda: cp.cumsum(x)); res["cupy_cumsum_GBps"] = 8 * N / t / 1e9
+    idx = cp.random.randint(0, N, N, dtype=cp.int64)
+    t = ev_time(lambda: cp.take(x, idx)); res["cupy_take_GBps"] = 16 * N / t / 1e9
+    mask = cp.random.random(N, dtype=cp.float32) > 0.5
+    t = ev_time(lambda: x[mask]); res["cupy_compress_GBps"] = 7 * N / t / 1e9
+    del idx, mask
+    a = cp.zeros(2 * N, dtype=cp.float32)
+    view = a[::2]
+
+    def strided():
+        view[...] = x
+
+    t = ev_time(strided); res["cupy_assign_strided_GBps"] = 8 * N / t / 1e9
+    del a, view
+    y2 = x[: ROWS * COLS].reshape(ROWS, COLS)
+    b = cp.zeros((COLS, ROWS), dtype=cp.float32)
+
+    def transposed():
+        b.T[...] = y2
+
+    t = ev_time(transposed); res["cupy_assign_transposed_GBps"] = 8 * ROWS * COLS / t / 1e9
+    del b
+    reps = max(REPS // 4, 3)
+    xi = (x * 1e9).astype(cp.int32)
+    for key, fn in (("sort_f32", lambda: cp.sort(x)), ("sort_i32", lambda: cp.sort(xi)), ("argsort_f32", lambda: cp.argsort(x))):
+        t = ev_time(fn, reps=reps, warm=1)
+        res[f"cupy_{key}_Gkeys"] = N / t / 1e9
+        res[f"cupy_{key}_GBps"] = (12 if key.startswith("arg") else 8) * N / t / 1e9
+
+
+def torch_array_api():
+    tx = torch.rand(N, device="cuda") * 2 - 1
+    t = tev_time(lambda: torch.cumsum(tx, 0)); res["torch_cumsum_GBps"] = 8 * N / t / 1e9
+    tidx = torch.randint(0, N, (N,), device="cuda", dtype=torch.int64)
+    t = tev_time(lambda: torch.take(tx, tidx)); res["torch_take_GBps"] = 16 * N / t / 1e9
+    t = tev_time(lambda: tx.index_select(0, tidx)); res["torch_index_select_GBps"] = 16 * N / t / 1e9
+    tmask = torch.rand(N, device="cuda") > 0.5
+    t = tev_time(lambda: tx[tmask]); res["torch_compress_GBps"] = 7 * N / t / 1e9
+    del tidx, tmask
+    ta = torch.zeros(2 * N, device="cuda")
+    t = tev_time(lambda: ta[::2].copy_(tx)); res["torch_assign_strided_GBps"] = 8 * N / t / 1e9
+    del ta
+    ty2 = tx[: ROWS * COLS].view(ROWS, COLS)
+    tb = torch.zeros(COLS, ROWS, device="cuda")
+    t = tev_time(lambda: tb.t().copy_(ty2)); res["torch_assign_transposed_GBps"] = 8 * ROWS * COLS / t / 1e9
+    del tb
+    reps = max(REPS // 4, 3)
+    txi = (tx * 1e9).to(torch.int32)
+    for key, fn in (("sort_f32", lambda: torch.sort(tx)), ("sort_i32", lambda: torch.sort(txi)),
+                    ("argsort_f32", lambda: torch.argsort(tx))):
+        t = tev_time(fn, reps=reps, warm=1)
+        res[f"torch_{key}_Gkeys"] = N / t / 1e9
+        res[f"torch_{key}_GBps"] = (12 if key.startswith("arg") else 8) * N / t / 1e9
+
+
+def numpy_array_api():
+    """The same rows through NumPy on the host (porta-bench's CPU comparison), host wall time."""
+    n = NUMPY_N
+    cols = 1
+    while cols * cols * 4 <= n:
+        cols *= 2
+    rows = max(n // cols, 1)
+    rng = np.random.default_rng(20261219)
+    x = rng.random(n, dtype=np.float32) * 2 - 1
+
+    def wall(fn, reps=5 if args.quick else 11):
+        fn()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        return times[len(times) // 2]
+
+    res["numpy_cumsum_GBps"] = 8 * n / wall(lambda: np.cumsum(x)) / 1e9
+    idx = rng.integers(0, n, n, dtype=np.int64)
+    res["numpy_take_GBps"] = 16 * n / wall(lambda: np.take(x, idx)) / 1e9
+    mask = rng.random(n, dtype=np.float32) > 0.5
+    res["numpy_compress_GBps"] = 7 * n / wall(lambda: x[mask]) / 1e9
+    a = np.zeros(2 * n, dtype=np.float32)
+
+    def strided():
+        a[::2] = x
+
+    res["numpy_assign_strided_GBps"] = 8 * n / wall(strided) / 1e9
+    y2 = x[: rows * cols].reshape(rows, cols)
+    b = np.zeros((cols, rows), dtype=np.float32)
+
+    def transposed():
+        b.T[...] = y2
+
+    res["numpy_assign_transposed_GBps"] = 8 * rows * cols / wall(transposed) / 1e9
+    xi = (x * 1e9).astype(np.int32)
+    for key, fn in (("sort_f32", lambda: np.sort(x, kind="stable")), ("sort_i32", lambda: np.sort(xi, kind="stable")),
+                    ("argsort_f32", lambda: np.argsort(x, kind="stable"))):
+        t = wall(fn, reps=3)
+        res[f"numpy_{key}_Gkeys"] = n / t / 1e9
+        res[f"numpy_{key}_GBps"] = (12 if key.startswith("arg") else 8) * n / t / 1e9
+
+
 meta = {"n": N, "numpy_n": NUMPY_N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick, "numpy": np.__version__}
-sections = [("numpy_bandwidth", numpy_bandwidth)]
+sections = [("numpy_bandwidth", numpy_bandwidth), ("numpy_array_api", numpy_array_api)]
 if not args.numpy_only:
     meta.update({"cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)})
     sections += [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
                  ("small_ops", small_ops), ("cupy_threads", lambda: thread_scaling("cupy")),
                  ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack),
-                 ("graphs", graphs)]
+                 ("graphs", graphs), ("cupy_array_api", cupy_array_api), ("torch_array_api", torch_array_api)]
 res["meta"] = meta
 only = [x for x in args.only.split(",") if x]
 unknown = set(only) - {name for name, _ in sections}

@@ -1,0 +1,364 @@
+// Row and column scans (index_kernels.hpp: scan_rows, scan_columns): generated kernels in both
+// dialects (index_work.hpp runs them) and host loops for Kokkos.
+//
+// Long rows: one pass, a chained scan with decoupled look-back (Merrill & Garland 2016). Each
+// work-group takes its tile from an atomic counter (so it only ever waits on tiles that started
+// before it: safe where work-groups run a few at a time, as on PoCL), scans the tile in local
+// memory (each work-item its ITEMS consecutive elements, then a fixed Hillis-Steele tree over the
+// work-items' totals), publishes the tile's aggregate, looks back for its exclusive prefix and
+// publishes its inclusive prefix. The order of accumulation is fixed: the inclusive prefix of
+// tile i is defined as P(i) = P(i-1) + A(i) (P(0) = A(0)), and the look-back, wherever it finds
+// a published P(j), folds the aggregates after it left to right, P(j) + A(j+1) + ... + A(i-1):
+// the same operations in the same order as the chain, so the same bits whichever tile's status
+// was visible when (a reverse fold, as the paper's, would round differently from run to run).
+// Short rows: a work-group loads whole rows of one tile, each work-item scans one row in local
+// memory. Columns (a scan over an axis that is not the last): one work-item per column.
+#include <porta/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "codegen.hpp"
+#include "index_kernels.hpp"
+#include "index_work.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::detail {
+
+using namespace index_work;
+
+namespace {
+
+// Tuning, for benchmarks (scripts/dev/gpu_scan19.sh sweeps them): PORTA_SCAN_ITEMS, 4-byte
+// elements a GPU work-item (2 to 32, a power of two; 8-byte values take half), and
+// PORTA_SCAN_WINDOW, the look-back's window (1 to 256 tiles). Each setting is its own kernel and
+// its own fixed order of accumulation.
+int tuned(const char* name, int fallback, int lo, int hi, bool power_of_two) {
+  auto v = env(name);
+  if (!v) return fallback;
+  int x = 0;
+  try {
+    x = std::stoi(*v);
+  } catch (const std::exception&) {
+    x = -1;
+  }
+  if (x < lo || x > hi || (power_of_two && (x & (x - 1)) != 0))
+    throw InvalidArgument(cat(name, "=", *v, ": must be ", power_of_two ? "a power of two " : "", "from ", lo, " to ", hi));
+  return x;
+}
+
+// A tile is 32 KiB of values for every dtype by default (8192 float32), so that 2^28 floats are
+// 32768 tiles and the look-back has few to walk.
+std::int64_t scan_tile(DType t) {
+  static const int items = tuned("PORTA_SCAN_ITEMS", 32, 2, 32, true);
+  return std::int64_t{256} * (itemsize(t) >= 8 ? items / 2 : items);
+}
+// Work-items a tile: 256 on GPUs; one on CPU devices, where a work-group of many work-items runs
+// as a loop between each two barriers (PoCL) and one work-item's plain loop over the tile is the
+// fast way through it.
+int scan_group(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 1 : 256; }
+// Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
+// trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on a GPU some 1000
+// tiles are in flight and start about 50 a microsecond, which 32 a round would not keep up with.
+int scan_window() {
+  static const int window = tuned("PORTA_SCAN_WINDOW", 128, 1, 256, false);
+  return window;
+}
+
+std::string scan_defs(const DialectText& d, DType t, bool product, int group) {
+  const std::int64_t tile = scan_tile(t);
+  return cat(d.prelude(t == DType::float64, false), "\n", "typedef ", d.storage_type(t), " T;\n#define OP(a, b) ",
+             product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", product ? "((T)1)" : "((T)0)", "\n#define GROUP ", group,
+             "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", scan_window(),
+             "\n#define PAD(e) ((e) + ((e) >> 5))\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(),
+             ")\n#define BARRIER ", d.barrier(), "\n#define FENCE ", d.cuda() ? "__threadfence();" : "mem_fence(CLK_GLOBAL_MEM_FENCE);",
+             "\n#define TAKE_TILE(p) ", d.cuda() ? "atomicAdd((int*)(p), 1)" : "atomic_add((p), 1)", "\n");
+}
+
+// Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
+// place and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
+const char* kTileScan =
+    "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
+    "  BARRIER\n"
+    "  T run = IDENT;\n"
+    "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
+    "  sums[lid] = run;\n  BARRIER\n"
+    "  for (int off = 1; off < GROUP; off <<= 1) {\n"
+    "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
+    "    if (lid >= off) sums[lid] = OP(v, sums[lid]);\n    BARRIER\n  }\n";
+
+std::string lookback_source(const DialectText& d, DType t, bool product, int group) {
+  const std::string g = d.cuda() ? "" : "__global ";
+  return cat(scan_defs(d, t, product, group),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, ", g, "volatile T* agg, ", g,
+             "volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
+             d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
+             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n  ",
+             d.local_array("int", "shared_i", "2"), "\n  ", d.local_array("T", "shared_t", "1"), "\n"
+             "  int lid = LID;\n"
+             "  if (lid == 0) shared_i[0] = TAKE_TILE(status);\n"
+             "  BARRIER\n"
+             "  i64 g = shared_i[0], row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
+             "  i64 base = row * len + t * TILE;\n"
+             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n",
+             kTileScan,
+             "  T aggregate = sums[GROUP - 1];\n"
+             // Status 1: the aggregate is published; 2: the inclusive prefix. Value, fence, flag.
+             "  if (lid == 0) {\n"
+             "    if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
+             "    else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
+             "  }\n"
+             "  T prefix = IDENT;\n"
+             // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
+             // inside a branch.
+             "  for (;;) {\n"
+             "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
+             "      i64 j = g - 1 - w;\n"
+             "      int s = j >= first ? status[1 + j] : 0;\n"
+             "      FENCE\n"
+             "      win_s[w] = s;\n"
+             "      win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
+             "    }\n"
+             "    BARRIER\n"
+             // The nearest published inclusive prefix with every aggregate after it known: fold
+             // forward from it. Otherwise read the window again.
+             "    if (lid == 0) {\n"
+             "      int done = 1;\n"
+             "      if (t > 0) {\n"
+             "        int k = 0;\n"
+             "        while (k < WINDOW && win_s[k] == 1) ++k;\n"
+             "        done = k < WINDOW && win_s[k] == 2;\n"
+             "        if (done) { T v = win_v[k]; for (int m = k - 1; m >= 0; --m) v = OP(v, win_v[m]); shared_t[0] = v; }\n"
+             "      }\n"
+             "      shared_i[1] = done;\n"
+             "    }\n"
+             "    BARRIER\n"
+             "    if (shared_i[1]) break;\n"
+             "  }\n"
+             "  if (t > 0) {\n"
+             "    prefix = shared_t[0];\n"
+             "    if (lid == 0) { incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2; }\n"
+             "  }\n"
+             "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
+             "  if (t > 0) before = OP(prefix, before);\n"
+             "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); buf[p] = OP(before, buf[p]); }\n"
+             "  BARRIER\n"
+             "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }\n"
+             "}\n");
+}
+
+// CPU devices: one work-item a tile, straight from global memory (through local memory, PoCL
+// ran 2.7x slower): the tile's left fold as its aggregate, the look-back, then the fold again
+// (the tile is in cache by now), each element its prefix combined with its fold.
+std::string lookback_cpu_source(const DialectText& d, DType t, bool product) {
+  return cat(scan_defs(d, t, product, 1),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg,"
+             " __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
+             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n"
+             "  i64 g = TAKE_TILE(status), row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
+             "  i64 base = row * len + t * TILE;\n"
+             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n"
+             "  GLOBAL const T* in = x + x_off + base;\n"
+             "  GLOBAL T* out = y + y_off + base;\n"
+             "  T aggregate = IDENT;\n"
+             "  for (int i = 0; i < count; ++i) aggregate = OP(aggregate, in[i]);\n"
+             "  if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
+             "  else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
+             "  T prefix = IDENT;\n"
+             "  if (t > 0) {\n"
+             "    for (;;) {\n"
+             "      for (int w = 0; w < WINDOW; ++w) {\n"
+             "        i64 j = g - 1 - w;\n"
+             "        int s = j >= first ? status[1 + j] : 0;\n"
+             "        FENCE\n"
+             "        win_s[w] = s;\n"
+             "        win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
+             "        if (s != 1) break;\n"
+             "      }\n"
+             "      int k = 0;\n"
+             "      while (k < WINDOW && win_s[k] == 1) ++k;\n"
+             "      if (k < WINDOW && win_s[k] == 2) {\n"
+             "        prefix = win_v[k];\n"
+             "        for (int m = k - 1; m >= 0; --m) prefix = OP(prefix, win_v[m]);\n"
+             "        break;\n"
+             "      }\n"
+             "    }\n"
+             "    incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2;\n"
+             "  }\n"
+             "  T run = IDENT;\n"
+             "  if (t > 0) for (int i = 0; i < count; ++i) { run = OP(run, in[i]); out[i] = OP(prefix, run); }\n"
+             "  else for (int i = 0; i < count; ++i) { run = OP(run, in[i]); out[i] = run; }\n"
+             "}\n");
+}
+
+// Whole rows of one tile a work-group; work-item r scans row r left to right in local memory.
+std::string short_rows_source(const DialectText& d, DType t, bool product, int group) {
+  if (group == 1)  // CPU devices: straight from global memory, row after row
+    return cat(scan_defs(d, t, product, 1),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n"
+               "  i64 r0 = GROUP_ID * rows_per, r1 = r0 + rows_per < outer ? r0 + rows_per : outer;\n"
+               "  for (i64 p = r0 * len; p < r1 * len; p += len) {\n"
+               "    T run = IDENT;\n"
+               "    for (i64 k = 0; k < len; ++k) { run = OP(run, x[x_off + p + k]); y[y_off + p + k] = run; }\n"
+               "  }\n}\n");
+  return cat(scan_defs(d, t, product, group),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n  ",
+             d.local_array("T", "buf", "TILE + TILE / 32"), "\n"
+             "  int lid = LID;\n"
+             "  i64 r0 = GROUP_ID * rows_per;\n"
+             "  int rows = outer - r0 < rows_per ? (int)(outer - r0) : (int)rows_per, n = rows * (int)len;\n"
+             "  i64 base = r0 * len;\n"
+             "  for (int e = lid; e < n; e += GROUP) buf[PAD(e)] = x[x_off + base + e];\n"
+             "  BARRIER\n"
+             "  for (int r = lid; r < rows; r += GROUP) {\n"
+             "    T run = IDENT;\n"
+             "    for (int k = 0; k < (int)len; ++k) { int p = PAD(r * (int)len + k); run = OP(run, buf[p]); buf[p] = run; }\n"
+             "  }\n"
+             "  BARRIER\n"
+             "  for (int e = lid; e < n; e += GROUP) y[y_off + base + e] = buf[PAD(e)];\n"
+             "}\n");
+}
+
+// The host loops: left to right, integers wrapping as the devices' int64.
+template <class T> T host_op(T acc, T v, bool product) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(product ? static_cast<U>(acc) * static_cast<U>(v) : static_cast<U>(acc) + static_cast<U>(v));
+  } else {
+    return product ? acc * v : acc + v;
+  }
+}
+
+template <class F> void by_dtype(DType t, F&& f) {
+  if (t == DType::int64) f(std::int64_t{0});
+  else if (t == DType::float32) f(0.0f);
+  else f(0.0);
+}
+
+void check_scan_dtype(DType t, const char* what) {
+  if (t != DType::int64 && t != DType::float32 && t != DType::float64)
+    throw DTypeError(cat(what, ": scans run on int64, float32 and float64, not ", name(t), " (cast first)"));
+}
+
+}  // namespace
+
+void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product) {
+  check_scan_dtype(t, "scan_rows");
+  if (outer * len == 0) return;
+  DeviceImpl& dev = x.buffer->device().impl();
+  if (dev.info().dialect == Dialect::none) {
+    Work w;
+    w.reads = {&x};
+    w.write = &y;
+    w.items = outer * len;
+    w.host = [&](const std::vector<std::uint8_t*>& p) {
+      by_dtype(t, [&](auto zero) {
+        using T = decltype(zero);
+        const T* in = reinterpret_cast<const T*>(p[0]) + x.offset;
+        T* out = reinterpret_cast<T*>(p[1]) + y.offset;
+        for (std::int64_t o = 0; o < outer; ++o) {
+          T acc = product ? T(1) : T(0);
+          for (std::int64_t i = 0; i < len; ++i) out[o * len + i] = acc = host_op(acc, in[o * len + i], product);
+        }
+      });
+    };
+    run(w, t);
+    return;
+  }
+  const std::int64_t tile = scan_tile(t);
+  const int group = scan_group(dev.info());
+  if (len <= tile / 8) {
+    const std::int64_t rows_per = tile / len;
+    Work w;
+    w.reads = {&x};
+    w.write = &y;
+    w.items = outer * len;
+    w.groups = static_cast<std::size_t>((outer + rows_per - 1) / rows_per);
+    w.group = static_cast<std::size_t>(group);
+    w.key = cat("scan_short|", static_cast<int>(t), "|", product, "|", group, "|", tile);
+    w.source = [t, product, group](const DialectText& d) { return short_rows_source(d, t, product, group); };
+    w.args = [&](std::vector<KernelArg>& g) {
+      g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(rows_per)};
+    };
+    run(w, t);
+    return;
+  }
+  const std::int64_t row_tiles = (len + tile - 1) / tile, tiles = outer * row_tiles;
+  if (tiles >= (std::int64_t{1} << 31) - 1)
+    throw InvalidArgument(cat("scan: ", outer, " rows of ", len, " elements are more tiles (", tiles,
+                              ") than the look-back's 32-bit tile counter holds"));
+  const Device& device = x.buffer->device();
+  // status: [0] the tile counter, [1 + g] tile g's state (0: nothing yet, 1: aggregate, 2: inclusive).
+  auto status = make_buffer_node({tiles + 1}, DType::int32, device);
+  auto agg = make_buffer_node({tiles}, t, device), incl = make_buffer_node({tiles}, t, device);
+  zero_fill(status->view(), 4, static_cast<std::size_t>(tiles + 1));
+  Work w;
+  w.reads = {&x, &status->view(), &agg->view(), &incl->view()};
+  w.write = &y;
+  w.items = outer * len;
+  w.groups = static_cast<std::size_t>(tiles);
+  w.group = static_cast<std::size_t>(group);
+  w.key = cat("scan_lookback|", static_cast<int>(t), "|", product, "|", group, "|", scan_tile(t), "|", scan_window());
+  w.source = [t, product, group](const DialectText& d) {
+    return group == 1 ? lookback_cpu_source(d, t, product) : lookback_source(d, t, product, group);
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
+         i64(row_tiles)};
+  };
+  run(w, t);
+}
+
+void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner,
+                  bool product) {
+  check_scan_dtype(t, "scan_columns");
+  if (outer * len * inner == 0) return;
+  Work w;
+  w.reads = {&x};
+  w.write = &y;
+  w.items = outer * inner;
+  w.key = cat("scan_columns|", static_cast<int>(t), "|", product);
+  w.source = [t, product](const DialectText& d) {
+    return cat(scan_defs(d, t, product, 1),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
+               "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
+               "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
+               "    T run = IDENT;\n"
+               "    i64 k = 0;\n"
+               // Eight rows loaded before any is stored (y is not restrict): eight reads in flight
+               // a work-item where there are few columns for the whole GPU.
+               "    for (; k + 8 <= len; k += 8, p += 8 * inner) {\n"
+               "      T v[8];\n"
+               "      for (int u = 0; u < 8; ++u) v[u] = x[x_off + p + u * inner];\n"
+               "      for (int u = 0; u < 8; ++u) { run = OP(run, v[u]); y[y_off + p + u * inner] = run; }\n"
+               "    }\n"
+               "    for (; k < len; ++k, p += inner) { run = OP(run, x[x_off + p]); y[y_off + p] = run; }\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(inner)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    by_dtype(t, [&](auto zero) {
+      using T = decltype(zero);
+      const T* in = reinterpret_cast<const T*>(p[0]) + x.offset;
+      T* out = reinterpret_cast<T*>(p[1]) + y.offset;
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+          T acc = product ? T(1) : T(0);
+          for (std::int64_t k = 0; k < len; ++k) {
+            std::int64_t q = (o * len + k) * inner + i;
+            out[q] = acc = host_op(acc, in[q], product);
+          }
+        }
+    });
+  };
+  run(w, t);
+}
+
+}  // namespace porta::detail
