@@ -49,7 +49,7 @@ std::int64_t wrap(std::int64_t k, std::int64_t len);
 // Scans, radix passes and compaction work in tiles of GROUP x ITEMS elements, one work-group each.
 inline constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
 
-// The order-preserving unsigned key of one element's bits, on the host (index_kernels_sort.cpp).
+// The order-preserving unsigned key of one element's bits, on the host (index_kernels_radix.cpp).
 std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending);
 
 // "x < y" as device text, with NaNs last.
