@@ -126,7 +126,7 @@ Rank choose_rank(const DeviceInfo& info) {
 }
 
 // What one sort's kernels are compiled for.
-struct Shape {
+struct RadixPlan {
   DType t;
   Rank rank;
   int pay = 0;   // bytes of the index that travels (0: none, 4, 8)
@@ -135,11 +135,13 @@ struct Shape {
   int tile() const { return group() * items; }
 };
 
+int tile_items(int bytes) { return std::min(16, 32000 / (kGroup * bytes)); }
+
 std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uint"; }
 
 // Types and macros every radix kernel starts with. DIGIT(raw, pay, dst): the pass's digit of an
 // element (of its key, or with by_row of its row: the flat index pay / len).
-std::string defs(const DialectText& d, const Shape& s, bool last_wide) {
+std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
   const int bits = key_bits(s.t);
   const bool wide = bits == 64;
   std::string kmask = bits >= 32 ? "(~(KT)0)" : cat("((KT)", (1u << bits) - 1, "u)");
@@ -176,7 +178,7 @@ std::string defs(const DialectText& d, const Shape& s, bool last_wide) {
 bool has_match(Rank r) { return r == Rank::match_cuda || r == Rank::match_ptx; }
 
 // The pass's upsweep: counts[digit * G + chunk] of chunk [chunk * csize, ...) of n.
-std::string upsweep_source(const DialectText& d, const Shape& s) {
+std::string upsweep_source(const DialectText& d, const RadixPlan& s) {
   std::string head = cat(defs(d, s, false),
                          "KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay, GLOBAL u64* counts, i64 k_off, i64 n,"
                          " i64 csize, i64 G, int shift, int desc, int by_row, i64 len) {\n"
@@ -191,17 +193,17 @@ std::string upsweep_source(const DialectText& d, const Shape& s) {
                             " LATOMIC_ADD(&h[warp * DIGITS + dg[q]], (u32)POPC(m)); }\n"
                           : "      if (dg[q] < DIGITS) LATOMIC_ADD(&h[warp * DIGITS + dg[q]], 1u);\n";
   return head + "  " + d.local_array("u32", "h", "WARPS * DIGITS") + "\n" +
-         "  int lid = LID, warp = lid >> 5, lane = lid & 31;\n"
+         "  int lid = LID, warp = lid >> 5;\n" + (has_match(s.rank) ? "  int lane = lid & 31;\n" : "") +
          "  for (int q = lid; q < WARPS * DIGITS; q += GROUP) h[q] = 0;\n"
          "  BARRIER\n"
-         "  for (i64 e0 = lo; e0 < hi; e0 += 4 * GROUP) {\n"
-         "    u32 dg[4];\n"
-         "    for (int q = 0; q < 4; ++q) {\n"
+         "  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {\n"
+         "    u32 dg[8];\n"
+         "    for (int q = 0; q < 8; ++q) {\n"
          "      i64 e = e0 + q * GROUP + lid;\n"
          "      dg[q] = DIGITS;\n"
          "      if (e < hi) DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg[q]);\n"
          "    }\n"
-         "    for (int q = 0; q < 4; ++q)\n" +
+         "    for (int q = 0; q < 8; ++q)\n" +
          count +
          "  }\n"
          "  BARRIER\n"
@@ -237,7 +239,7 @@ std::string group_scan(const std::string& type, const std::string& a, const std:
              "    ", out, " = src ? ", b, "[lid] : ", a, "[lid]; }\n");
 }
 
-std::string downsweep_source(const DialectText& d, const Shape& s, bool last_wide) {
+std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
   std::string head = cat(defs(d, s, last_wide),
                          "KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
                          " GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G,"
@@ -278,11 +280,16 @@ std::string downsweep_source(const DialectText& d, const Shape& s, bool last_wid
       "    BARRIER\n"
       "    RT kr[ITEMS];\n    PT pr[ITEMS];\n    u32 dr[ITEMS];  // digit | rank in the warp << 16\n"
       // Round q of warp w: the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order).
+      // All of the work-item's loads first (ITEMS in flight), then the rounds.
       "    for (int q = 0; q < ITEMS; ++q) {\n"
       "      i64 e = t0 + (i64)warp * (32 * ITEMS) + q * 32 + lane;\n"
-      "      RT raw = 0; PT p = 0; u32 dg = DIGITS;\n"
-      "      if (e < hi) { raw = keys[k_off + e]; p = LOAD_PAY(e); DIGIT(raw, p, dg); }\n"
-      "      kr[q] = raw; pr[q] = p;\n"
+      "      kr[q] = e < hi ? keys[k_off + e] : (RT)0;\n"
+      "      pr[q] = e < hi ? LOAD_PAY(e) : (PT)0;\n"
+      "    }\n"
+      "    for (int q = 0; q < ITEMS; ++q) {\n"
+      "      i64 e = t0 + (i64)warp * (32 * ITEMS) + q * 32 + lane;\n"
+      "      u32 dg = DIGITS;\n"
+      "      if (e < hi) DIGIT(kr[q], pr[q], dg);\n"
       "      u32 m; PEERS(dg, m);\n"
       "      u32 lower = POPC(m & ((1u << lane) - 1u)), cnt = POPC(m);\n"
       "      u32 before = dg < DIGITS ? wh[warp * DIGITS + dg] : 0u;\n"
@@ -328,12 +335,11 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
   int row_bits = 0;
   while ((std::int64_t{1} << row_bits) < rows) ++row_bits;
   const int key_passes = key_bits(t) / 8, row_passes = (row_bits + 7) / 8, passes = key_passes + row_passes;
-  Shape s{t, rank};
+  RadixPlan s{t, rank};
   if (index_out || row_passes) s.pay = n <= (std::int64_t{1} << 32) ? 4 : 8;
   // Local memory (48 KiB on NVIDIA's OpenCL and CUDA's static limit): the tile's elements and
-  // indices, 8 KiB of warp histograms, 7 KiB of digit tables.
-  const int bytes = static_cast<int>(itemsize(t)) + s.pay;
-  s.items = bytes <= 8 ? 16 : bytes <= 12 ? 8 : 6;
+  // indices (at most 32000 bytes), 8 KiB of warp histograms and 8 KiB of digit tables.
+  s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
   const std::int64_t cu = std::max(info.compute_units, 1);
   std::int64_t chunk;
   if (rank == Rank::serial) {
