@@ -131,6 +131,7 @@ struct RadixPlan {
   Rank rank;
   int pay = 0;   // bytes of the index that travels (0: none, 4, 8)
   int items = 16;  // elements a work-item ranks per tile
+  int min_blocks = 0;  // CUDA: __launch_bounds__(GROUP, min_blocks) on the downsweep (0: none)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
@@ -198,12 +199,12 @@ std::string upsweep_source(const DialectText& d, const RadixPlan& s) {
          "  BARRIER\n"
          "  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {\n"
          "    u32 dg[8];\n"
-         "    for (int q = 0; q < 8; ++q) {\n"
+         "#pragma unroll\n    for (int q = 0; q < 8; ++q) {\n"
          "      i64 e = e0 + q * GROUP + lid;\n"
          "      dg[q] = DIGITS;\n"
          "      if (e < hi) DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg[q]);\n"
          "    }\n"
-         "    for (int q = 0; q < 8; ++q)\n" +
+         "#pragma unroll\n    for (int q = 0; q < 8; ++q)\n" +
          count +
          "  }\n"
          "  BARRIER\n"
@@ -241,7 +242,8 @@ std::string group_scan(const std::string& type, const std::string& a, const std:
 
 std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
   std::string head = cat(defs(d, s, last_wide),
-                         "KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
+                         "KERNEL ", d.cuda() && s.min_blocks ? cat("__launch_bounds__(GROUP, ", s.min_blocks, ") ") : std::string(),
+                         "porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
                          " GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G,"
                          " int shift, int desc, int by_row, i64 len, int iota) {\n"
                          "  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;\n"
@@ -281,15 +283,16 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
       "    RT kr[ITEMS];\n    PT pr[ITEMS];\n    u32 dr[ITEMS];  // digit | rank in the warp << 16\n"
       // Round q of warp w: the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order).
       // All of the work-item's loads first (ITEMS in flight), then the rounds.
-      "    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      i64 e = t0 + (i64)warp * (32 * ITEMS) + q * 32 + lane;\n"
-      "      kr[q] = e < hi ? keys[k_off + e] : (RT)0;\n"
-      "      pr[q] = e < hi ? LOAD_PAY(e) : (PT)0;\n"
+      "    i64 e0 = t0 + (i64)warp * (32 * ITEMS) + lane, rem = hi - e0;\n"
+      "    GLOBAL const RT* kp = keys + k_off + e0;\n"
+      "    GLOBAL const PT* pp = pay_in + e0;\n"
+      "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
+      "      kr[q] = q * 32 < rem ? kp[q * 32] : (RT)0;\n"
+      "      pr[q] = q * 32 < rem ? (HAS_PAY ? (iota ? (PT)(e0 + q * 32) : pp[q * 32]) : (PT)0) : (PT)0;\n"
       "    }\n"
-      "    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      i64 e = t0 + (i64)warp * (32 * ITEMS) + q * 32 + lane;\n"
+      "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
       "      u32 dg = DIGITS;\n"
-      "      if (e < hi) DIGIT(kr[q], pr[q], dg);\n"
+      "      if (q * 32 < rem) DIGIT(kr[q], pr[q], dg);\n"
       "      u32 m; PEERS(dg, m);\n"
       "      u32 lower = POPC(m & ((1u << lane) - 1u)), cnt = POPC(m);\n"
       "      u32 before = dg < DIGITS ? wh[warp * DIGITS + dg] : 0u;\n"
@@ -306,7 +309,7 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
       group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl"),
       "    tstart[lid] = (u32)tincl - tcount;\n"
       "    BARRIER\n"
-      "    for (int q = 0; q < ITEMS; ++q) {\n"
+      "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
       "      u32 dg = dr[q] & 0xffffu;\n"
       "      if (dg < DIGITS) {\n"
       "        u32 pos = tstart[dg] + wh[warp * DIGITS + dg] + (dr[q] >> 16);\n"
@@ -340,6 +343,10 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
   // Local memory (48 KiB on NVIDIA's OpenCL and CUDA's static limit): the tile's elements and
   // indices (at most 32000 bytes), 8 KiB of warp histograms and 8 KiB of digit tables.
   s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
+  std::int64_t waves = 32;
+  if (auto v = env("PORTA_RADIX_ITEMS")) s.items = std::min(s.items, std::atoi(v->c_str()));
+  if (auto v = env("PORTA_RADIX_MINB")) s.min_blocks = std::atoi(v->c_str());
+  if (auto v = env("PORTA_RADIX_WAVES")) waves = std::atoi(v->c_str());
   const std::int64_t cu = std::max(info.compute_units, 1);
   std::int64_t chunk;
   if (rank == Rank::serial) {
@@ -349,7 +356,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
     // Many chunks of whole tiles (several waves of work-groups keep every unit busy to the end);
     // the counts stay small beside the data (256 x G).
     const std::int64_t tiles = (n + s.tile() - 1) / s.tile();
-    chunk = std::max<std::int64_t>(1, (tiles + cu * 32 - 1) / (cu * 32)) * s.tile();
+    chunk = std::max<std::int64_t>(1, (tiles + cu * waves - 1) / (cu * waves)) * s.tile();
   }
   const std::int64_t groups = (n + chunk - 1) / chunk;
   auto counts = make_buffer_node({kDigits * groups}, DType::int64, device);
@@ -412,7 +419,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
     w.items = n;
     w.groups = static_cast<std::size_t>(groups);
     w.group = static_cast<std::size_t>(s.group());
-    w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide);
+    w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.min_blocks);
     w.source = [s, last_wide](const DialectText& d) { return downsweep_source(d, s, last_wide); };
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(kin),  mem(pin ? *pin : kin), mem(counts->view()), mem(totals->view()), mem(kout), mem(pout ? *pout : kout),
