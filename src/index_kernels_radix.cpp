@@ -11,9 +11,9 @@
 //     elements), each element is ranked inside the tile in local memory (per warp of 32 work-items,
 //     one round of 32 elements at a time, then across warps and digits), the tile is reordered in
 //     local memory by digit and written out, so that each digit's run is contiguous. The warp's
-//     round finds the work-items of the same digit with match.any where the device has it (CUDA
-//     sm_70+, NVIDIA's OpenCL through inline PTX) and through local memory elsewhere. CPU devices
-//     ("serial"): a work-group of one work-item per large chunk, written in order.
+//     round finds the work-items of the same digit with warp votes where the device has them
+//     (CUDA sm_70+, NVIDIA's OpenCL through inline PTX) and through local memory elsewhere (Rank
+//     says how). CPU devices ("serial"): a work-group of one work-item per large chunk, in order.
 // A pass whose digit is the same for every element (a digit's total is n) is the identity: its
 // downsweep copies. The elements move as their raw bits (NaN payloads and -0.0 survive); each pass
 // computes the digit from the bits by the order-preserving map (host_radix_key's rule). Indices
@@ -91,37 +91,44 @@ std::string map_text(DType t) {
              "k = (u & sign) ? (~u & mask) : (u | sign);");
 }
 
-// How a device ranks: serial chunks (CPU devices), tiles ranked in local memory, or tiles whose
-// warps find equal digits with match.any (CUDA's intrinsic, or NVIDIA OpenCL's inline PTX).
-enum class Rank { serial, tiled, match_cuda, match_ptx };
+// How a device ranks: serial chunks (CPU devices), or tiles, whose warps find the work-items of
+// equal digits through local memory (tiled: any device), or with one warp vote a digit bit (as
+// CUB's MatchAny; match.any.sync measured slower on the H200) and scan with warp shuffles:
+// CUDA's intrinsics, NVIDIA OpenCL's inline PTX, or both emulated in local memory (ballot_local:
+// the same ranking on any device, for tests).
+enum class Rank { serial, tiled, ballot_cuda, ballot_ptx, ballot_local };
 
 const char* rank_name(Rank r) {
   switch (r) {
     case Rank::serial: return "serial";
     case Rank::tiled: return "tiled";
-    case Rank::match_cuda: return "match_cuda";
-    case Rank::match_ptx: return "match_ptx";
+    case Rank::ballot_cuda: return "ballot_cuda";
+    case Rank::ballot_ptx: return "ballot_ptx";
+    case Rank::ballot_local: return "ballot_local";
   }
   return "?";
 }
 
-// NVIDIA OpenCL platforms where a program with match.any failed to build (then: tiled).
+bool has_ballot(Rank r) { return r == Rank::ballot_cuda || r == Rank::ballot_ptx || r == Rank::ballot_local; }
+
+// Set once a program with the inline PTX failed to build on an NVIDIA OpenCL platform (then: tiled).
 std::atomic<bool> g_ptx_failed{false};
 
 Rank choose_rank(const DeviceInfo& info) {
-  // PORTA_RADIX=serial|tiled forces a ranking (tiled: the portable local-memory one), for tests.
+  // PORTA_RADIX=serial|tiled|ballot forces a ranking (ballot: the local-memory emulation), for tests.
   if (auto v = env("PORTA_RADIX")) {
     if (*v == "serial") return Rank::serial;
     if (*v == "tiled") return Rank::tiled;
+    if (*v == "ballot") return Rank::ballot_local;
   }
   if (info.kind == DeviceKind::cpu) return Rank::serial;
   if (info.dialect == Dialect::cuda) {
     int cc = 0;
     if (info.arch.rfind("sm_", 0) == 0) cc = std::atoi(info.arch.c_str() + 3);
-    return cc >= 70 ? Rank::match_cuda : Rank::tiled;
+    return cc >= 70 ? Rank::ballot_cuda : Rank::tiled;
   }
   if (info.platform.find("NVIDIA") != std::string::npos && info.kind == DeviceKind::gpu && !g_ptx_failed.load())
-    return Rank::match_ptx;
+    return Rank::ballot_ptx;
   return Rank::tiled;
 }
 
@@ -131,7 +138,6 @@ struct RadixPlan {
   Rank rank;
   int pay = 0;   // bytes of the index that travels (0: none, 4, 8)
   int items = 16;  // elements a work-item ranks per tile
-  int min_blocks = 0;  // CUDA: __launch_bounds__(GROUP, min_blocks) on the downsweep (0: none)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
@@ -161,22 +167,38 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
   } else {
     r += "#define POPC(x) popcount(x)\n#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))\n";
   }
+  // BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out):
+  // v of the work-item o lanes below (every work-item of the warp reaches both).
   switch (s.rank) {
-    case Rank::match_cuda:
-      r += "#define PEERS(dg, m) m = __match_any_sync(0xffffffffu, (dg));\n#define WSYNC __syncwarp();\n";
+    case Rank::ballot_cuda:
+      r += "#define BALLOT(pr, out) out = __ballot_sync(0xffffffffu, (pr));\n"
+           "#define SHFL_UP(v, o, out) out = __shfl_up_sync(0xffffffffu, (v), (o));\n#define WSYNC __syncwarp();\n";
       break;
-    case Rank::match_ptx:
-      r += "#define PEERS(dg, m) { u32 dg_ = (dg); asm volatile(\"match.any.sync.b32 %0, %1, 0xffffffff;\" : \"=r\"(m) : \"r\"(dg_)); }\n"
+    case Rank::ballot_ptx:
+      r += "#define BALLOT(pr, out) { u32 pr_ = (pr); asm volatile(\"{ .reg .pred p; setp.ne.u32 p, %1, 0; "
+           "vote.sync.ballot.b32 %0, p, 0xffffffff; }\" : \"=r\"(out) : \"r\"(pr_)); }\n"
+           "#define SHFL_UP(v, o, out) { u32 v_ = (v), o_ = (o); asm volatile(\"shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;\""
+           " : \"=r\"(out) : \"r\"(v_), \"r\"(o_)); }\n"
            "#define WSYNC asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n";
+      break;
+    case Rank::ballot_local:
+      r += "#define BALLOT(pr, out) { pd[lid] = (pr); BARRIER out = 0; for (int j_ = 0; j_ < 32; ++j_) out |= pd[(lid & ~31) + j_] << j_; BARRIER }\n"
+           "#define SHFL_UP(v, o, out) { pd[lid] = (v); BARRIER out = (lid & 31) >= (o) ? pd[lid - (o)] : pd[lid]; BARRIER }\n"
+           "#define WSYNC BARRIER\n";
       break;
     default:  // through local memory: each work-item reads its warp's 32 digits
       r += "#define PEERS(dg, m) { pd[lid] = (dg); BARRIER m = 0; for (int j_ = 0; j_ < 32; ++j_) m |= (u32)(pd[(lid & ~31) + j_] == (dg)) << j_; }\n"
            "#define WSYNC BARRIER\n";
   }
+  // The work-items of the warp with the same digit: the votes on each of its 9 bits (DIGITS, 256,
+  // marks an element past the end), as CUB's MatchAny.
+  if (has_ballot(s.rank))
+    r += "#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 9; ++b_) {"
+         " u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }\n";
   return r;
 }
 
-bool has_match(Rank r) { return r == Rank::match_cuda || r == Rank::match_ptx; }
+bool uses_pd(Rank r) { return r == Rank::tiled || r == Rank::ballot_local; }
 
 // The pass's upsweep: counts[digit * G + chunk] of chunk [chunk * csize, ...) of n.
 std::string upsweep_source(const DialectText& d, const RadixPlan& s) {
@@ -188,13 +210,10 @@ std::string upsweep_source(const DialectText& d, const RadixPlan& s) {
     return head + "  u32 c[DIGITS];\n  for (int q = 0; q < DIGITS; ++q) c[q] = 0;\n"
                   "  for (i64 e = lo; e < hi; ++e) { u32 dg; DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg); c[dg]++; }\n"
                   "  for (int q = 0; q < DIGITS; ++q) counts[(i64)q * G + b] = c[q];\n}\n";
-  // Per-warp histograms in local memory; with match.any the warp's equal digits add once.
-  std::string count = has_match(s.rank)
-                          ? "      { u32 m; PEERS(dg[q], m); if (dg[q] < DIGITS && (m & ((1u << lane) - 1u)) == 0)"
-                            " LATOMIC_ADD(&h[warp * DIGITS + dg[q]], (u32)POPC(m)); }\n"
-                          : "      if (dg[q] < DIGITS) LATOMIC_ADD(&h[warp * DIGITS + dg[q]], 1u);\n";
+  // Per-warp histograms in local memory.
+  std::string count = "      if (dg[q] < DIGITS) LATOMIC_ADD(&h[warp * DIGITS + dg[q]], 1u);\n";
   return head + "  " + d.local_array("u32", "h", "WARPS * DIGITS") + "\n" +
-         "  int lid = LID, warp = lid >> 5;\n" + (has_match(s.rank) ? "  int lane = lid & 31;\n" : "") +
+         "  int lid = LID, warp = lid >> 5;\n"
          "  for (int q = lid; q < WARPS * DIGITS; q += GROUP) h[q] = 0;\n"
          "  BARRIER\n"
          "  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {\n"
@@ -242,8 +261,7 @@ std::string group_scan(const std::string& type, const std::string& a, const std:
 
 std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
   std::string head = cat(defs(d, s, last_wide),
-                         "KERNEL ", d.cuda() && s.min_blocks ? cat("__launch_bounds__(GROUP, ", s.min_blocks, ") ") : std::string(),
-                         "porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
+                         "KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
                          " GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G,"
                          " int shift, int desc, int by_row, i64 len, int iota) {\n"
                          "  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;\n"
@@ -255,6 +273,15 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
                   "  for (i64 e = lo; e < hi; ++e) {\n"
                   "    RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); u32 dg; DIGIT(raw, p, dg);\n"
                   "    u64 pos = off[dg]++;\n    STORE(pos, raw, p)\n  }\n}\n";
+  // The tile's digit counts (tcount of digit lid) scanned: warp shuffles, then the warps' totals.
+  std::string tile_scan =
+      has_ballot(s.rank)
+          ? "    u32 tincl = tcount;\n"
+            "    for (int o = 1; o < 32; o <<= 1) { u32 y; SHFL_UP(tincl, o, y); if (lane >= o) tincl += y; }\n"
+            "    if (lane == 31) wtot[warp] = tincl;\n"
+            "    BARRIER\n"
+            "    for (int w = 0; w < warp; ++w) tincl += wtot[w];\n"
+          : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n");
   std::string body = cat(
       "  ", d.local_array("RT", "kbuf", "TILE"), "\n",
       s.pay ? cat("  ", d.local_array("PT", "pbuf", "TILE"), "\n") : std::string(),
@@ -263,7 +290,8 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
       "  ", d.local_array("u64", "s64a", "DIGITS"), "\n",
       "  ", d.local_array("u64", "s64b", "DIGITS"), "\n",
       "  ", d.local_array("u32", "tstart", "DIGITS"), "\n",
-      has_match(s.rank) ? std::string() : cat("  ", d.local_array("u32", "pd", "GROUP"), "\n"),
+      uses_pd(s.rank) ? cat("  ", d.local_array("u32", "pd", "GROUP"), "\n") : std::string(),
+      has_ballot(s.rank) ? cat("  ", d.local_array("u32", "wtot", "WARPS"), "\n") : std::string(),
       "  ", d.local_array("int", "trivial", "1"), "\n",
       "  int lid = LID, warp = lid >> 5, lane = lid & 31;\n"
       // Where this chunk's run of each digit starts.
@@ -304,10 +332,9 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
       "    BARRIER\n"
       // Digit lid: each warp's start inside the digit, the tile's count and start of the digit.
       "    u32 tcount = 0;\n"
-      "    for (int w = 0; w < WARPS; ++w) { u32 v = wh[w * DIGITS + lid]; wh[w * DIGITS + lid] = tcount; tcount += v; }\n"
-      "    u64 tincl;\n",
-      group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl"),
-      "    tstart[lid] = (u32)tincl - tcount;\n"
+      "    for (int w = 0; w < WARPS; ++w) { u32 v = wh[w * DIGITS + lid]; wh[w * DIGITS + lid] = tcount; tcount += v; }\n",
+      tile_scan,
+      "    tstart[lid] = tincl - tcount;\n"
       "    BARRIER\n"
       "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
       "      u32 dg = dr[q] & 0xffffu;\n"
@@ -343,10 +370,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
   // Local memory (48 KiB on NVIDIA's OpenCL and CUDA's static limit): the tile's elements and
   // indices (at most 32000 bytes), 8 KiB of warp histograms and 8 KiB of digit tables.
   s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
-  std::int64_t waves = 32;
-  if (auto v = env("PORTA_RADIX_ITEMS")) s.items = std::min(s.items, std::atoi(v->c_str()));
-  if (auto v = env("PORTA_RADIX_MINB")) s.min_blocks = std::atoi(v->c_str());
-  if (auto v = env("PORTA_RADIX_WAVES")) waves = std::atoi(v->c_str());
+  const std::int64_t waves = 32;
   const std::int64_t cu = std::max(info.compute_units, 1);
   std::int64_t chunk;
   if (rank == Rank::serial) {
@@ -419,7 +443,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
     w.items = n;
     w.groups = static_cast<std::size_t>(groups);
     w.group = static_cast<std::size_t>(s.group());
-    w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.min_blocks);
+    w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide);
     w.source = [s, last_wide](const DialectText& d) { return downsweep_source(d, s, last_wide); };
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(kin),  mem(pin ? *pin : kin), mem(counts->view()), mem(totals->view()), mem(kout), mem(pout ? *pout : kout),
@@ -438,7 +462,7 @@ void radix_sort(DType t, const View& a, std::int64_t n, std::int64_t len, bool d
   if (n == 0) return;
   const DeviceInfo& info = a.buffer->device().impl().info();
   const Rank rank = choose_rank(info);
-  if (rank != Rank::match_ptx) return sort_with(rank, t, a, n, len, descending, values_out, index_out);
+  if (rank != Rank::ballot_ptx) return sort_with(rank, t, a, n, len, descending, values_out, index_out);
   try {
     sort_with(rank, t, a, n, len, descending, values_out, index_out);
   } catch (const CompileError&) {

@@ -195,9 +195,10 @@ void expect_sorted(const Device& d, const std::vector<double>& v, DType dt) {
 
 // Passes whose digit is the same for every key (they copy), rows beyond one row-digit, and the
 // elements' bits (-0.0 beside 0.0 in their order, NaN payloads): with the device's own ranking
-// and with PORTA_RADIX=tiled, the portable ranking of GPUs (so that CPU devices check it too).
+// and with PORTA_RADIX=tiled and =ballot, the GPUs' two rankings in local memory alone (the
+// second emulates the warp votes and shuffles), so that CPU devices check them too.
 TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
-  for (const char* mode : {static_cast<const char*>(nullptr), "tiled"}) {
+  for (const char* mode : {static_cast<const char*>(nullptr), "tiled", "ballot"}) {
     ScopedEnv env("PORTA_RADIX", mode);
     SCOPED_TRACE(mode ? mode : "auto");
     const std::int64_t n = 3 * 4096 + 5;  // several tiles and chunks, and a part of one
