@@ -48,16 +48,14 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
 void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner,
                   bool product);
 
-// LSD radix sort pieces. radix_keys writes the order-preserving unsigned key of each element of
-// `a` (n of them): 32-bit keys for dtypes up to 4 bytes, 64-bit for int64/float64; floats with
-// NaNs (canonicalised) last and -0.0 equal to 0.0; descending: the keys' complement.
-int radix_key_bits(DType t);
-void radix_keys(DType t, const View& a, const View& keys, std::int64_t n, bool descending);
-// One stable pass on 4 bits: the digit is (key >> shift) & 15, or with by_row ((idx / len) >> shift)
-// & 15 (the row of a flat index, to group rows after the key passes). Tile histograms, their scan
-// (scan_rows), then a scatter that ranks each tile's elements in order.
-void radix_pass(bool wide, const View& keys, const View& idx, const View& keys_out, const View& idx_out, std::int64_t n,
-                int shift, bool by_row, std::int64_t len);
+// Stable LSD radix sort of n elements of `a` (dtype t, contiguous) by their order-preserving keys:
+// floats with NaNs last and -0.0 equal to 0.0; descending: the keys' complement (ties keep their
+// order). With len < n, each row of len elements is sorted apart (rows keep their order). Writes,
+// where given, the sorted elements (values_out, dtype t, n: the input's bits, NaN payloads and
+// -0.0 kept) and each one's flat index in `a` (index_out, int64, n). Devices that compile only
+// (index_kernels_radix.cpp says how).
+void radix_sort(DType t, const View& a, std::int64_t n, std::int64_t len, bool descending, const View* values_out,
+                const View* index_out);
 // Devices without a compiler: idx_out[o, :] = the stable order of row o of `a` ([outer, len]) by
 // the same keys.
 void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t outer, std::int64_t len, bool descending);

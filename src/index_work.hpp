@@ -1,6 +1,6 @@
 // What the device primitives of indexing, scans and sorting share (index_kernels.cpp: gathers,
 // scatters, compaction, search; index_kernels_scan.cpp: scans;
-// index_kernels_sort.cpp: the radix sort): a primitive's
+// index_kernels_radix.cpp: the radix sort): a primitive's
 // description (Work) and the one function that runs it, as a generated kernel on compiling devices
 // or as a host loop on devices whose memory the host addresses (Kokkos), and host-side helpers.
 #pragma once
@@ -53,7 +53,7 @@ std::int64_t wrap(std::int64_t k, std::int64_t len);
 // Scans, radix passes and compaction work in tiles of GROUP x ITEMS elements, one work-group each.
 inline constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
 
-// The order-preserving unsigned key of one element's bits, on the host (index_kernels_sort.cpp).
+// The order-preserving unsigned key of one element's bits, on the host (index_kernels_radix.cpp).
 std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending);
 
 // "x < y" as device text, with NaNs last.

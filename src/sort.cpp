@@ -25,12 +25,15 @@ namespace {
 
 const View& view_of(const Array& a) { return evaluate(a.node()); }
 
+// What a caller of sort_axis reads of its result.
+enum class Want { values, indices, both };
+
 // Sorts the rows of `keys` ([outer, len], contiguous): the sorted keys and each one's index in
-// its row. GPUs and OpenCL: LSD radix passes over every row at once on order-preserving keys,
-// then passes on the row of each flat index (stable, so rows keep their order); the values are
-// gathered from the input by the final permutation (NaN payloads and -0.0 survive). Kokkos: a
-// stable sort per row on the host.
-std::pair<Array, Array> sort_rows(const Array& keys, bool descending) {
+// its row (each only where `want` asks; the other is an empty array). GPUs and OpenCL: one LSD
+// radix sort over every row at once (radix_sort: the rows grouped by passes on each flat index's
+// row after the key passes); the values move as their bits (NaN payloads and -0.0 survive).
+// Kokkos: a stable sort per row on the host.
+std::pair<Array, Array> sort_rows(const Array& keys, bool descending, Want want) {
   const std::int64_t outer = keys.dim(0), len = keys.dim(1), n = outer * len;
   const Device d = keys.device();
   const DType t = keys.dtype();
@@ -38,33 +41,20 @@ std::pair<Array, Array> sort_rows(const Array& keys, bool descending) {
   if (d.impl().info().dialect == Dialect::none) {
     Array idx = empty({outer, len}, DType::int64, d);
     sort_rows_host(t, view_of(keys), view_of(idx), outer, len, descending);
-    return {take_along_axis(keys, idx, 1), idx};
+    return {want == Want::indices ? Array() : take_along_axis(keys, idx, 1), idx};
   }
-  const int bits = radix_key_bits(t);
-  const bool wide = bits == 64;
-  const DType kt = wide ? DType::int64 : DType::int32;  // holders of the unsigned key bits
-  Array k0 = empty({n}, kt, d), k1 = empty({n}, kt, d);
-  Array i0 = arange(n, DType::int64, d).eval(), i1 = empty({n}, DType::int64, d);
-  radix_keys(t, view_of(keys), view_of(k0), n, descending);
-  for (int shift = 0; shift < bits; shift += 4) {
-    radix_pass(wide, view_of(k0), view_of(i0), view_of(k1), view_of(i1), n, shift, false, len);
-    std::swap(k0, k1);
-    std::swap(i0, i1);
-  }
-  int row_bits = 0;
-  while ((std::int64_t{1} << row_bits) < outer) ++row_bits;
-  for (int shift = 0; shift < row_bits; shift += 4) {
-    radix_pass(wide, view_of(k0), view_of(i0), view_of(k1), view_of(i1), n, shift, true, len);
-    std::swap(k0, k1);
-    std::swap(i0, i1);
-  }
-  Array values = empty({n}, t, d);
-  gather(t, view_of(keys), view_of(i0), view_of(values), 1, n, 1, n, false);
-  return {values.reshape({outer, len}), remainder(i0, len).reshape({outer, len})};
+  Array values, index;
+  if (want != Want::indices) values = empty({outer, len}, t, d);
+  if (want != Want::values) index = empty({n}, DType::int64, d);
+  radix_sort(t, view_of(keys), n, len, descending, values.valid() ? &view_of(values) : nullptr,
+             index.valid() ? &view_of(index) : nullptr);
+  Array rows_index;
+  if (index.valid()) rows_index = (outer == 1 ? index : remainder(index, len)).reshape({outer, len});
+  return {values, rows_index};
 }
 
 // Sort along `axis`: the axis moved last, rows sorted, moved back.
-std::pair<Array, Array> sort_axis(const Array& a, int axis, bool descending, const char* what) {
+std::pair<Array, Array> sort_axis(const Array& a, int axis, bool descending, const char* what, Want want = Want::both) {
   node_of(a, what);
   Array x = a.ndim() == 0 ? a.reshape({1}) : a;
   int ax = normalize_axis_for(axis, x.ndim(), what);
@@ -77,17 +67,22 @@ std::pair<Array, Array> sort_axis(const Array& a, int axis, bool descending, con
   Array moved = x.transpose(perm);
   const Shape ms = moved.shape();
   const std::int64_t len = x.dim(ax), outer = len ? x.size() / len : 0;
-  auto [k, i] = sort_rows(moved.copy().reshape({outer, len}), descending);
-  Array kv = k.contiguous().reshape(ms).transpose(inverse), iv = i.contiguous().reshape(ms).transpose(inverse);
-  if (a.ndim() == 0) return {kv.reshape({}), iv.reshape({})};
+  auto [k, i] = sort_rows(moved.contiguous().reshape({outer, len}), descending, want);
+  auto back = [&](const Array& r) { return r.valid() ? r.contiguous().reshape(ms).transpose(inverse) : r; };
+  Array kv = back(k), iv = back(i);
+  if (a.ndim() == 0) return {kv.valid() ? kv.reshape({}) : kv, iv.valid() ? iv.reshape({}) : iv};
   return {kv, iv};
 }
 
 }  // namespace
 }  // namespace detail
 
-Array sort(const Array& a, int axis, bool descending) { return detail::sort_axis(a, axis, descending, "sort").first; }
-Array argsort(const Array& a, int axis, bool descending) { return detail::sort_axis(a, axis, descending, "argsort").second; }
+Array sort(const Array& a, int axis, bool descending) {
+  return detail::sort_axis(a, axis, descending, "sort", detail::Want::values).first;
+}
+Array argsort(const Array& a, int axis, bool descending) {
+  return detail::sort_axis(a, axis, descending, "argsort", detail::Want::indices).second;
+}
 
 UniqueResult unique_all(const Array& a) {
   detail::node_of(a, "unique");

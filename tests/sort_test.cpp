@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -118,6 +119,30 @@ TEST_P(Sorting, SearchsortedAndTopk) {
   EXPECT_TRUE(array_matches(ti, DType::int64, {5}, ri, {0, 0}));
 }
 
+// Over a million elements: many tiles and chunks of the radix passes, every digit of each key
+// (wide ranges of values), and indices beside them; ascending and descending.
+TEST_P(Sorting, LargeSortsCrossTilesChunksAndPasses) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const std::int64_t n = (std::int64_t{1} << 20) + 37;
+  const DType dt = dtype();
+  const double span = dt == DType::int32 ? 2e9 : dt == DType::int64 ? 1e15
+                      : dt == DType::float16 || dt == DType::bfloat16 ? 1000 : 1e6;
+  auto v = random_values(n, dt, -span, span);
+  if (porta::is_floating(dt))
+    for (std::int64_t i = 3; i < n; i += 1001) v[static_cast<std::size_t>(i)] = std::numeric_limits<double>::quiet_NaN();
+  Array a = upload(v, dt, {n}, dev());
+  for (bool desc : {false, true}) {
+    auto o = stable_order(v, desc);
+    std::vector<double> ref_v(o.size()), ref_i(o.size());
+    for (std::size_t q = 0; q < o.size(); ++q) {
+      ref_i[q] = static_cast<double>(o[q]);
+      ref_v[q] = v[static_cast<std::size_t>(o[q])];
+    }
+    EXPECT_TRUE(array_matches(porta::sort(a, -1, desc), dt, {n}, ref_v, {0, 0})) << desc;
+    EXPECT_TRUE(array_matches(porta::argsort(a, -1, desc), DType::int64, {n}, ref_i, {0, 0})) << desc;
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES_DTYPES(Sorting, kAllDTypes);
 
 using SortRules = DeviceTest;
@@ -152,6 +177,66 @@ TEST_P(SortRules, OddLengthsEmptyOneElementAndErrors) {
   EXPECT_EQ(porta::searchsorted(s, q, "right").to_vector<std::int64_t>(), (std::vector<std::int64_t>{2}));
   EXPECT_EQ(porta::argsort(porta::from_host(std::vector<std::int64_t>{big + 2, big, big + 1}, {3}, dev())).to_vector<std::int64_t>(),
             (std::vector<std::int64_t>{1, 2, 0}));
+}
+
+// Sorts of a 1-D array (values and indices) against the host's stable order.
+void expect_sorted(const Device& d, const std::vector<double>& v, DType dt) {
+  const std::int64_t n = static_cast<std::int64_t>(v.size());
+  Array a = upload(v, dt, {n}, d);
+  auto o = stable_order(v, false);
+  std::vector<double> ref_v, ref_i;
+  for (auto i : o) {
+    ref_i.push_back(static_cast<double>(i));
+    ref_v.push_back(v[static_cast<std::size_t>(i)]);
+  }
+  EXPECT_TRUE(array_matches(porta::sort(a), dt, {n}, ref_v, {0, 0}));
+  EXPECT_TRUE(array_matches(porta::argsort(a), DType::int64, {n}, ref_i, {0, 0}));
+}
+
+// Passes whose digit is the same for every key (they copy), rows beyond one row-digit, and the
+// elements' bits (-0.0 beside 0.0 in their order, NaN payloads): with the device's own ranking
+// and with PORTA_RADIX=tiled and =ballot, the GPUs' two rankings in local memory alone (the
+// second emulates the warp votes and shuffles), so that CPU devices check them too.
+TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
+  for (const char* mode : {static_cast<const char*>(nullptr), "tiled", "ballot"}) {
+    ScopedEnv env("PORTA_RADIX", mode);
+    SCOPED_TRACE(mode ? mode : "auto");
+    const std::int64_t n = 3 * 4096 + 5;  // several tiles and chunks, and a part of one
+    std::vector<double> low(n), mid(n), same(n, 7.0), neg(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      int r = random_int(0, 255);
+      low[static_cast<std::size_t>(i)] = 0x12345600 + r;           // three passes of one digit
+      mid[static_cast<std::size_t>(i)] = 0x11000011 + (r << 8);    // only the second digit varies
+      neg[static_cast<std::size_t>(i)] = -1000000 - 65536.0 * r;   // negative, upper digits vary
+    }
+    for (const auto* v : {&low, &mid, &same, &neg}) expect_sorted(dev(), *v, DType::int32);
+    // 300 rows of 7: two passes on the row after the key passes.
+    std::vector<double> w;
+    Array b = random_array({300, 7}, DType::float32, -3, 3, &w);
+    for (auto& x : w) x = std::round(x);
+    b = upload(w, DType::float32, {300, 7}, dev());
+    std::vector<double> rv, ri;
+    for (int r = 0; r < 300; ++r) {
+      std::vector<double> row(w.begin() + r * 7, w.begin() + (r + 1) * 7);
+      for (auto i : stable_order(row, true)) {
+        ri.push_back(static_cast<double>(i));
+        rv.push_back(row[static_cast<std::size_t>(i)]);
+      }
+    }
+    EXPECT_TRUE(array_matches(porta::sort(b, 1, true), DType::float32, {300, 7}, rv, {0, 0}));
+    EXPECT_TRUE(array_matches(porta::argsort(b, 1, true), DType::int64, {300, 7}, ri, {0, 0}));
+    // Bits survive: zeros of both signs keep their order, NaNs (any sign or payload) go last in theirs.
+    const std::vector<std::uint32_t> bits{0x00000000u, 0x80000000u, 0x7fc00001u, 0xbf800000u,
+                                          0x80000000u, 0x00000000u, 0xffc00002u, 0x40000000u};
+    const std::vector<std::uint32_t> want{0xbf800000u, 0x00000000u, 0x80000000u, 0x80000000u,
+                                          0x00000000u, 0x40000000u, 0x7fc00001u, 0xffc00002u};
+    std::vector<float> f(bits.size());
+    std::memcpy(f.data(), bits.data(), 4 * bits.size());
+    auto got = porta::sort(porta::from_host(f, {8}, dev())).to_vector<float>();
+    std::vector<std::uint32_t> got_bits(got.size());
+    std::memcpy(got_bits.data(), got.data(), 4 * got.size());
+    EXPECT_EQ(got_bits, want);
+  }
 }
 
 PORTA_INSTANTIATE_DEVICES(SortRules);
