@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "porta_backend/backend.hpp"
+#include "porta_backend/graph.hpp"
 #include "porta_backend/launch_thread.hpp"
 #include "opencl/error.hpp"
 
@@ -106,12 +107,23 @@ class Queue final : public QueueImpl {
   }
   const Device& device() const { return device_; }
 
+  // Graphs: the calls made while recording become steps of a LaunchReplay (graph.hpp).
+  void begin_capture() override;
+  std::unique_ptr<detail::GraphImpl> end_capture(std::span<const detail::MemoryRange> rebindable) override {
+    return recorder_.end(rebindable);
+  }
+  void abort_capture() noexcept override { recorder_.abort(); }
+  bool capturing() const override { return recorder_.active(); }
+  // The recorder when this queue is recording, else null.
+  detail::QueueRecorder* recording() { return recorder_.active() ? &recorder_ : nullptr; }
+
  private:
   void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
 
   Device& device_;
   cl_command_queue queue_ = nullptr;
   detail::QueueLauncher<LaunchItem> launcher_{[] {}, [this](LaunchItem& item) { make_launch(item); }};
+  detail::QueueRecorder recorder_;
 };
 
 // A built program and a pool of cl_kernel objects made from it (compile.cpp). clSetKernelArg

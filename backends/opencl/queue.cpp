@@ -81,7 +81,10 @@ void Queue::wait(EventImpl& e) {
   PORTA_CL(clEnqueueBarrierWithWaitList(native(), 1, &ev, nullptr));
 }
 
+void Queue::begin_capture() { recorder_.begin(device_.label()); }
+
 void Queue::synchronize() {
+  recorder_.refuse(device_.label(), "waiting for the queue (synchronize)");
   device_.check_usable();
   if (cl_int s = clFinish(native()); s != CL_SUCCESS) {
     const std::string what = detail::cat("waiting for the work queued on ", device_.label());
