@@ -147,6 +147,7 @@ clblast::StatusCode clblast_gemm(const MatmulArgs& g, cl_command_queue queue) {
 void Device::matmul(QueueImpl& q, const MatmulArgs& args) {
   check_args(args, label_);
   if (auto* r = queue_of(q).recording()) {
+    queue_of(q).record_opaque();  // the host BLAS path maps memory: no command buffer holds it
     // The whole product is one step: the path (host BLAS, tiled, CLBlast) is chosen again at each
     // replay, and the kernels it launches are the ones cached for its shape.
     r->add([this, args](QueueImpl& rq, const detail::HandleMap& m) {

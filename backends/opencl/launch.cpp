@@ -47,6 +47,14 @@ void Device::launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std
     std::shared_ptr<detail::Kernel> keep = kernel->weak_from_this().lock();
     if (!keep) throw InvalidArgument(detail::cat("kernel '", kernel->entry(), "' is not shared and cannot be recorded"));
     std::vector<KernelArg> recorded(args.begin(), args.end());
+    RecordedCommand c;
+    c.kernel = kernel->weak_from_this().lock();
+    c.work_dim = work_dim;
+    c.any_local = any_local;
+    c.global = dims.global;
+    c.local = dims.local;
+    c.args = recorded;
+    owner.record_command(std::move(c));
     r->add([this, keep, dims, recorded](QueueImpl& rq, const detail::HandleMap& m) {
       std::vector<KernelArg> bound = recorded;
       for (auto& a : bound)

@@ -80,6 +80,10 @@ void Device::copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, 
                         std::size_t bytes) {
   if (bytes == 0) return;
   if (auto* r = queue_of(q).recording()) {
+    RecordedCommand c;
+    c.kind = RecordedCommand::Kind::copy;
+    c.src = src, c.dst = dst, c.src_offset = src_offset, c.dst_offset = dst_offset, c.bytes = bytes;
+    queue_of(q).record_command(std::move(c));
     r->add([=, this](QueueImpl& rq, const detail::HandleMap& m) { copy(rq, m(src), src_offset, m(dst), dst_offset, bytes); });
     return;
   }
@@ -98,6 +102,10 @@ void Device::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* patt
     if (pattern_size > 8) throw InvalidArgument(detail::cat("fill on ", label_, ": a ", pattern_size, "-byte pattern cannot be recorded (at most 8)"));
     std::array<std::uint8_t, 8> word{};
     std::memcpy(word.data(), pattern, pattern_size);
+    RecordedCommand c;
+    c.kind = RecordedCommand::Kind::fill;
+    c.dst = dst, c.dst_offset = offset, c.bytes = bytes, c.pattern_size = pattern_size, c.pattern = word;
+    queue_of(q).record_command(std::move(c));
     r->add([=, this](QueueImpl& rq, const detail::HandleMap& m) { fill(rq, m(dst), offset, word.data(), pattern_size, bytes); });
     return;
   }
