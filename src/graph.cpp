@@ -34,6 +34,11 @@ void GraphRecording::touch(Buffer& b, const QueueImpl* q, bool before) {
     if (auto s = b.weak_from_this().lock()) used.push_back(std::move(s));
 }
 
+void refuse_while_recording(std::string_view what) {
+  if (GraphRecording* r = t_graph_recording)
+    throw InvalidArgument(refusal(cat(name(r->device->backend()), ":", r->device->index()), what));
+}
+
 }  // namespace detail
 
 namespace {

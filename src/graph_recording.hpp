@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -29,5 +30,9 @@ struct GraphRecording {
 
 // This thread's recording, null when it records nothing: one load on every buffer hook.
 extern thread_local GraphRecording* t_graph_recording;
+
+// Throws InvalidArgument when this thread is recording a graph: `what` (a DevicePool submit) would
+// run outside the graph, at once.
+void refuse_while_recording(std::string_view what);
 
 }  // namespace porta::detail

@@ -266,6 +266,12 @@ TEST_P(GraphTest, HostWorkInsideIsRefusedAtRecordAndTheQueueStaysUsable) {
     });
   });
   EXPECT_NE(msg.find("synchronize"), std::string::npos) << msg;
+  // A pool's workers run on their own queues.
+  msg = thrown_message<porta::InvalidArgument>([&] {
+    porta::DevicePool pool({dev()});
+    porta::record({x}, {out}, [&] { pool.submit([](const Device&) { return 1; }).get(); });
+  });
+  EXPECT_NE(msg.find("DevicePool"), std::string::npos) << msg;
   // Nested records.
   msg = thrown_message<porta::InvalidArgument>([&] {
     porta::record({x}, {out}, [&] { porta::record({x}, {out}, [&] { out.assign(x); }); });
