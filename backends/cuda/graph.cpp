@@ -155,6 +155,23 @@ void Graph::scan(std::span<const detail::MemoryRange> rebindable) {
       MemcpyNode c;
       c.node = node;
       PORTA_CU_AT(ctx_->label(), cuGraphMemcpyNodeGetParams(node, &c.params));
+      // A copy from the host (a library's parameters staged in device memory) may carry addresses
+      // a kernel then reads: those cannot be patched, so such a graph replays only on its arrays.
+      if (c.params.srcMemoryType == CU_MEMORYTYPE_HOST && c.params.srcHost) {
+        const std::size_t bytes = c.params.WidthInBytes * std::max<std::size_t>(c.params.Height, 1) *
+                                  std::max<std::size_t>(c.params.Depth, 1);
+        const auto* src = static_cast<const std::uint8_t*>(c.params.srcHost);
+        for (std::size_t off = 0; off + 8 <= bytes && off < (std::size_t{1} << 16); off += 8) {
+          std::uint64_t word = 0, delta = 0;
+          std::size_t slot = 0;
+          std::memcpy(&word, src + off, 8);
+          if (find(word, slot, delta)) {
+            opaque_ = true;
+            opaque_why_ = "a copy from the host of parameters that point at the recorded arrays";
+            break;
+          }
+        }
+      }
       Patch p;
       if (find(static_cast<std::uint64_t>(c.params.srcDevice), p.slot, p.delta)) {
         p.param = 0;
