@@ -21,6 +21,8 @@ namespace detail {
 
 thread_local GraphRecording* t_graph_recording = nullptr;
 
+bool thread_device_set();  // device.cpp
+
 void GraphRecording::touch(Buffer& b, const QueueImpl* q, bool before) {
   if (q != queue) {
     if (before)
@@ -239,6 +241,13 @@ void Graph::replay(const std::vector<Array>& inputs, const std::vector<Array>& o
     slot = h;
   }
 
+  if (detail::thread_device_set()) {
+    Device current = current_device();
+    if (current != s.device)
+      throw InvalidArgument(cat("Graph::replay: this thread's current device is ", current.spec(),
+                                " (a DeviceScope), but the graph was recorded on ", s.device.spec(),
+                                "; replay it where its device is current, or record a graph per device"));
+  }
   const auto& q = detail::thread_queue_shared(s.device);
   // Lazy expressions that read what the replay writes compute with the values from before it.
   for (std::size_t i = s.input_count; i < buffers.size(); ++i) detail::settle_pending_readers(*buffers[i]);

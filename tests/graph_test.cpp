@@ -235,6 +235,7 @@ TEST_P(GraphTest, ReplayFromAnotherThread) {
   Array y2 = random_array(shape, DType::float32, -2, 2, &y2v);
   Array out2 = porta::empty(shape, DType::float32, dev());
   std::thread worker([&] {
+    porta::DeviceScope scope(dev());  // the graph's device, current there too
     for (int i = 0; i < 3; ++i) g.replay({x2, y2}, {out2});
   });
   worker.join();
@@ -330,6 +331,13 @@ TEST_P(GraphTest, ReplayWithMismatchedArraysIsATypedError) {
     EXPECT_NE(msg.find(other.spec()), std::string::npos) << msg;
     msg = thrown_message<porta::InvalidArgument>([&] { porta::record({x}, {oo}, [] {}); });
     EXPECT_NE(msg.find(other.spec()), std::string::npos) << msg;
+    {
+      // A thread whose current device is another one.
+      porta::DeviceScope scope(other);
+      msg = thrown_message<porta::InvalidArgument>([&] { g.replay(); });
+      EXPECT_NE(msg.find(other.spec()), std::string::npos) << msg;
+      EXPECT_NE(msg.find(dev().spec()), std::string::npos) << msg;
+    }
     break;
   }
   // Nothing above broke the graph.

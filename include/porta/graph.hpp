@@ -47,7 +47,8 @@ class Graph {
   bool valid() const { return state_ != nullptr; }
 
   // Queues the recorded work again on this thread's queue of device(), on the arrays it was
-  // recorded with. Returns without waiting, like any porta call.
+  // recorded with. Returns without waiting, like any porta call. Any thread may replay; one whose
+  // current device (a DeviceScope) is another device gets InvalidArgument.
   void replay() const;
   // The same on other arrays: inputs[i] in place of the i-th recorded input, outputs[j] of the
   // j-th output. Each must have the recorded one's device, dtype, shape and layout (strides and
