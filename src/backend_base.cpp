@@ -105,3 +105,15 @@ void DeviceImpl::execute(QueueImpl&, const ReductionPlan&) {
 }
 
 }  // namespace porta::detail
+
+namespace porta::detail {
+
+void QueueImpl::begin_capture() {
+  throw InvalidArgument("this backend's queues cannot record graphs (porta::record); call the functions directly");
+}
+
+std::unique_ptr<GraphImpl> QueueImpl::end_capture(std::span<const MemoryRange>) {
+  throw InvalidArgument("this backend's queues cannot record graphs (porta::record)");
+}
+
+}  // namespace porta::detail

@@ -5,6 +5,7 @@
 
 #include "allocator.hpp"
 #include "device_state.hpp"
+#include "graph_recording.hpp"
 #include "node.hpp"
 #include "porta_backend/log.hpp"
 
@@ -65,6 +66,7 @@ void Buffer::release_foreign() noexcept {
 }
 
 void Buffer::before_read(const std::shared_ptr<QueueImpl>& q) {
+  if (GraphRecording* r = t_graph_recording) r->touch(*this, q.get(), true);
   std::lock_guard lock(m_);
   for (auto& r : readers_)
     if (r.id == q.get() && !r.queue.expired()) return;  // already ordered after the last write
@@ -73,6 +75,7 @@ void Buffer::before_read(const std::shared_ptr<QueueImpl>& q) {
 }
 
 void Buffer::before_write(const std::shared_ptr<QueueImpl>& q) {
+  if (GraphRecording* r = t_graph_recording) r->touch(*this, q.get(), true);
   std::lock_guard lock(m_);
   if (auto w = writer_.queue.lock(); w && w != q) q->wait(*w->record());
   for (auto& r : readers_) {
@@ -82,6 +85,7 @@ void Buffer::before_write(const std::shared_ptr<QueueImpl>& q) {
 }
 
 void Buffer::after_write(const std::shared_ptr<QueueImpl>& q) {
+  if (GraphRecording* r = t_graph_recording) r->touch(*this, q.get(), false);
   std::lock_guard lock(m_);
   writer_ = {q, q.get()};
   readers_.clear();

@@ -18,7 +18,7 @@ namespace porta::detail {
 
 class ArrayNode;
 
-class Buffer {
+class Buffer : public std::enable_shared_from_this<Buffer> {
  public:
   // Allocates `bytes` on `device` for first use on `q` (this thread's queue).
   Buffer(Device device, std::size_t bytes);

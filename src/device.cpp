@@ -162,6 +162,11 @@ Device current_device() {
   return default_device();
 }
 
+namespace detail {
+// Whether this thread's current device is one a DeviceScope set (graph.cpp: a replay must run there).
+bool thread_device_set() { return !t_thread_device_gone && thread_device().set; }
+}  // namespace detail
+
 DeviceScope::DeviceScope(Device d) {
   if (!d.valid()) throw InvalidArgument("DeviceScope needs a device; this one is empty");
   if (t_thread_device_gone) return;  // made by a thread_local destructor at thread exit: nothing to scope

@@ -3,6 +3,8 @@
 
 #include <porta/error.hpp>
 
+#include "graph_recording.hpp"
+
 namespace porta::detail {
 
 DeviceState::DeviceState(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
@@ -23,6 +25,12 @@ Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
 }
 
 void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last) {
+  // While this thread records a graph, memory freed on the device may be used by the graph (a
+  // reduction's partial sums): it stays the graph's until the graph goes (graph.cpp).
+  if (GraphRecording* r = t_graph_recording; r && r->device == &device) {
+    r->freed.push_back({h, bytes});
+    return;
+  }
   if (device.info().caching_allocator) {
     device.state().allocator().release(h, bytes, last);
     return;

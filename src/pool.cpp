@@ -8,6 +8,7 @@
 #include <thread>
 #include <algorithm>
 
+#include "graph_recording.hpp"
 #include "porta_backend/log.hpp"
 #include "pool_groups.hpp"
 #include "porta_backend/strings.hpp"
@@ -193,6 +194,7 @@ std::vector<Device> DevicePool::all_devices() {
 }
 
 void DevicePool::enqueue(int device_index, Task task, Drop drop) {
+  detail::refuse_while_recording("a DevicePool task (its workers run it on their own queues)");
   {
     std::lock_guard lock(impl_->m);
     if (impl_->stopping) throw InvalidArgument("DevicePool: submit after the pool began to shut down");

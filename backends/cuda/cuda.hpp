@@ -20,6 +20,7 @@
 #include <cuda.h>
 
 #include "porta_backend/backend.hpp"
+#include "porta_backend/graph.hpp"
 #include "cuda/error.hpp"
 #include "porta_backend/launch_thread.hpp"
 
@@ -144,8 +145,19 @@ class Queue final : public detail::QueueImpl {
   cublasHandle_t blas();
   std::mutex& blas_mutex() { return blas_m_; }
 
+  // Graphs (graph.cpp): stream capture in relaxed mode, so that memory can be allocated (off the
+  // stream) while the stream records.
+  void begin_capture() override;
+  std::unique_ptr<detail::GraphImpl> end_capture(std::span<const detail::MemoryRange> rebindable) override;
+  void abort_capture() noexcept override;
+  bool capturing() const override { return capturing_.load(std::memory_order_acquire); }
+  // A free that arrives while the stream records (from another thread) waits for the end of the
+  // capture, so that it does not become a node of the graph.
+  void defer_free(CUdeviceptr p);
+
  private:
   void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
+  void free_deferred() noexcept;
 
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<EventPool> events_;
@@ -155,6 +167,59 @@ class Queue final : public detail::QueueImpl {
   CUdeviceptr blas_workspace_ = 0;  // given to the handle: cuBLAS then never allocates per call
   detail::QueueLauncher<LaunchItem> launcher_{[this] { ctx_->make_current(); },
                                               [this](LaunchItem& item) { make_launch(item); }};
+  std::atomic<bool> capturing_{false};
+  std::mutex deferred_m_;
+  std::vector<CUdeviceptr> deferred_frees_;
+};
+
+// A captured CUDA graph and its executable instance; rebinding patches the instance's kernel,
+// memset and memcpy nodes (graph.cpp).
+class Graph final : public detail::GraphImpl {
+ public:
+  Graph(std::shared_ptr<Context> ctx, CUgraph graph, std::span<const detail::MemoryRange> rebindable);
+  ~Graph() override;
+  void launch(detail::QueueImpl& q, std::span<const Handle> bound) override;
+  std::string kind() const override { return "CUDA graph"; }
+  std::size_t operations() const override { return node_count_; }
+
+ private:
+  // A word of a node's parameters that points into rebindable memory `slot`, `delta` bytes in.
+  struct Patch {
+    std::size_t slot = 0;
+    std::size_t param = 0;   // kernel parameter index (kernel nodes); 0 src / 1 dst (memcpy); 0 (memset)
+    std::size_t offset = 0;  // byte offset within the parameter
+    std::uint64_t delta = 0;
+  };
+  struct KernelNode {
+    CUgraphNode node = nullptr;
+    CUDA_KERNEL_NODE_PARAMS params{};
+    std::vector<std::vector<std::uint8_t>> values;  // each parameter's bytes as captured
+    std::vector<Patch> patches;
+  };
+  struct MemsetNode {
+    CUgraphNode node = nullptr;
+    CUDA_MEMSET_NODE_PARAMS params{};
+    Patch patch;
+  };
+  struct MemcpyNode {
+    CUgraphNode node = nullptr;
+    CUDA_MEMCPY3D params{};
+    std::vector<Patch> patches;
+  };
+  void scan(std::span<const detail::MemoryRange> rebindable);
+  bool changed(const std::vector<Patch>& patches, std::span<const Handle> bound) const;
+
+  std::shared_ptr<Context> ctx_;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+  std::size_t node_count_ = 0;
+  std::vector<detail::MemoryRange> rebindable_;
+  std::vector<Handle> current_;  // what the instance is bound to now
+  std::vector<KernelNode> kernels_;
+  std::vector<MemsetNode> memsets_;
+  std::vector<MemcpyNode> memcpys_;
+  bool opaque_ = false;  // a node that may hold rebindable memory porta cannot patch
+  std::string opaque_why_;
 };
 
 // A loaded CUmodule, unloaded when the last kernel taken from it goes away. Keeps the image it
@@ -262,12 +327,16 @@ class Device final : public detail::DeviceImpl {
   // Kernels for fill patterns that cuMemsetD* cannot do (memory.cpp), compiled once.
   Kernel& fill_kernel(bool bytewise);
   void launch_1d(Queue& q, Kernel& k, std::uint64_t items, void** params);
+  // A stream that never records, for allocations made while this thread's stream records.
+  CUstream side_stream();
 
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<EventPool> events_;
   detail::DeviceInfo info_;
   int cc_major_ = 0, cc_minor_ = 0;
   bool memory_pools_ = false;
+  std::mutex side_m_;
+  CUstream side_stream_ = nullptr;
   bool keep_freed_memory_ = true;  // PORTA_ALLOC=cached (the default)
   std::mutex pool_m_;
   std::atomic<bool> pool_ready_{false};

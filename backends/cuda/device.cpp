@@ -126,6 +126,7 @@ Device::~Device() {
     fill_words_.reset();
     fill_bytes_.reset();
   }
+  if (side_stream_ && ctx_->make_current_noexcept()) log_failure(cuStreamDestroy(side_stream_), "cuStreamDestroy", label());
   // Allocations still pending release do not block this: the driver frees the pool after them.
   if (pool_ && ctx_->make_current_noexcept()) log_failure(cuMemPoolDestroy(pool_), "cuMemPoolDestroy", label());
 }

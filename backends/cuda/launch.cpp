@@ -63,7 +63,8 @@ void Device::launch(detail::QueueImpl& q, detail::Kernel& k, const detail::Launc
   }
 
   // On the queue's launch thread (launch_thread.hpp): the parameters are copied into the record.
-  if (detail::launch_thread_enabled(info_) && count <= LaunchItem::kMaxParams) {
+  // Not while the stream records a graph: the capture then sees the launches on this thread.
+  if (detail::launch_thread_enabled(info_) && count <= LaunchItem::kMaxParams && !queue.capturing()) {
     if (auto keep = kernel.weak_from_this().lock()) {
       queue.push_launch([&](LaunchItem& item) {
         item.kernel = std::move(keep);

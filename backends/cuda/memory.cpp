@@ -97,7 +97,12 @@ Handle Device::allocate(std::size_t bytes, detail::QueueImpl& q) {
   };
   if (size > info_.memory_bytes) throw out_of_memory(", and the device has less than that in all");
   CUdeviceptr p = 0;
-  CUresult r = memory_pool ? cuMemAllocFromPoolAsync(&p, size, memory_pool, queue.native()) : cuMemAlloc(&p, size);
+  // While the queue's stream records a graph, an allocation on it would become a node of the
+  // graph: allocate on a stream that does not record, and wait for it.
+  const bool capturing = queue.capturing();
+  CUstream stream = capturing ? side_stream() : queue.native();
+  CUresult r = memory_pool ? cuMemAllocFromPoolAsync(&p, size, memory_pool, stream) : cuMemAlloc(&p, size);
+  if (r == CUDA_SUCCESS && capturing && memory_pool) r = cuStreamSynchronize(stream);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) throw out_of_memory(detail::cat(" (", describe(r), ")"));
   if (r != CUDA_SUCCESS) throw_error(r, memory_pool ? "cuMemAllocFromPoolAsync" : "cuMemAlloc", label());
   return to_handle(p);
@@ -107,6 +112,10 @@ void Device::deallocate(Handle h, std::size_t bytes, detail::QueueImpl* q) noexc
   (void)bytes;
   if (!h || !ctx_->make_current_noexcept()) return;
   auto* queue = q ? dynamic_cast<Queue*>(q) : nullptr;
+  if (queue && queue->capturing()) {
+    queue->defer_free(device_ptr(h));
+    return;
+  }
   if (pool_ && queue) {
     log_failure(cuMemFreeAsync(device_ptr(h), queue->native_noexcept()), "cuMemFreeAsync", label());
     return;
@@ -114,6 +123,15 @@ void Device::deallocate(Handle h, std::size_t bytes, detail::QueueImpl* q) noexc
   // No pending work (q is null), or memory from cuMemAlloc, whose free must follow the queue's work.
   if (queue) log_failure(cuStreamSynchronize(queue->native_noexcept()), "cuStreamSynchronize", label());
   log_failure(cuMemFree(device_ptr(h)), "cuMemFree", label());
+}
+
+CUstream Device::side_stream() {
+  std::lock_guard lock(side_m_);
+  if (!side_stream_) {
+    ctx_->make_current();
+    PORTA_CU_AT(label(), cuStreamCreate(&side_stream_, CU_STREAM_NON_BLOCKING));
+  }
+  return side_stream_;
 }
 
 void Device::release_cached_memory() {
@@ -126,8 +144,9 @@ void Device::release_cached_memory() {
 }
 
 void Device::write(detail::QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
   Queue& queue = own(q);
+  if (queue.capturing()) throw InvalidArgument(detail::refusal(label(), "copying host memory to the device (from_host, a write of host data)"));
+  if (bytes == 0) return;
   ctx_->make_current();
   PORTA_CU_AT(label(), cuMemcpyHtoDAsync(device_ptr(dst, dst_offset), src, bytes, queue.native()));
   // From pageable memory the driver stages the data before it returns, but from page-locked
@@ -137,8 +156,9 @@ void Device::write(detail::QueueImpl& q, Handle dst, std::size_t dst_offset, con
 }
 
 void Device::read(detail::QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
-  if (bytes == 0) return;
   Queue& queue = own(q);
+  if (queue.capturing()) throw InvalidArgument(detail::refusal(label(), "reading device memory to the host (to_vector, item, to_host)"));
+  if (bytes == 0) return;
   ctx_->make_current();
   PORTA_CU_AT(label(), cuMemcpyDtoHAsync(dst, device_ptr(src, src_offset), bytes, queue.native()));
   PORTA_CU_AT(label(), cuStreamSynchronize(queue.native()));

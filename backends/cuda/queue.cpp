@@ -100,6 +100,7 @@ void Queue::wait(detail::EventImpl& e) {
 }
 
 void Queue::synchronize() {
+  if (capturing()) throw InvalidArgument(detail::refusal(ctx_->label(), "waiting for the queue (synchronize)"));
   ctx_->make_current();
   PORTA_CU_AT(ctx_->label(), cuStreamSynchronize(native()));
 }

@@ -133,7 +133,7 @@ void check(const MatmulArgs& g) {
 
 }  // namespace
 
-void Device::matmul(detail::QueueImpl&, const MatmulArgs& g) {
+void Device::matmul(detail::QueueImpl& q, const MatmulArgs& g) {
   switch (g.dtype) {
     case DType::float32:
     case DType::float64:
@@ -145,6 +145,14 @@ void Device::matmul(detail::QueueImpl&, const MatmulArgs& g) {
                                    "use astype(float32) or astype(float64) first"));
   }
   check(g);
+  if (auto* r = recording(q)) {
+    r->add([this, g](detail::QueueImpl& rq, const detail::HandleMap& m) {
+      MatmulArgs bound = g;
+      m.rebind(bound);
+      matmul(rq, bound);
+    });
+    return;
+  }
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
   if (g.k == 0) {  // a sum of nothing: C = 0 (BLAS would reject lda = 0)
     const std::size_t item = itemsize(g.dtype);

@@ -66,7 +66,15 @@ int workers() { return std::max(1, static_cast<int>(Space().concurrency())); }
 
 }  // namespace
 
-void Device::execute(detail::QueueImpl&, const detail::ElementwisePlan& plan) {
+void Device::execute(detail::QueueImpl& q, const detail::ElementwisePlan& plan) {
+  if (auto* r = recording(q)) {
+    r->add([this, plan](detail::QueueImpl& rq, const detail::HandleMap& m) {
+      detail::ElementwisePlan bound = plan;
+      m.rebind(bound);
+      execute(rq, bound);
+    });
+    return;
+  }
   std::int64_t total = 1;
   for (std::int64_t s : plan.shape) total *= s;
   if (total <= 0) return;
@@ -80,7 +88,15 @@ void Device::execute(detail::QueueImpl&, const detail::ElementwisePlan& plan) {
   });
 }
 
-void Device::execute(detail::QueueImpl&, const detail::ReductionPlan& plan) {
+void Device::execute(detail::QueueImpl& q, const detail::ReductionPlan& plan) {
+  if (auto* r = recording(q)) {
+    r->add([this, plan](detail::QueueImpl& rq, const detail::HandleMap& m) {
+      detail::ReductionPlan bound = plan;
+      m.rebind(bound);
+      execute(rq, bound);
+    });
+    return;
+  }
   const std::int64_t outputs = plan.outer * plan.inner;
   if (outputs <= 0) return;
   // Enough outputs per item to cover some blocks of values, whole rows of `inner` when they fit.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "porta_backend/backend.hpp"
+#include "porta_backend/graph.hpp"
 
 namespace porta::kokkos {
 
@@ -36,7 +37,22 @@ class Queue final : public detail::QueueImpl {
   void wait(detail::EventImpl& e) override;
   void synchronize() override;
   void* native_handle() override { return nullptr; }
+
+  // Graphs: the calls made while recording become steps of a LaunchReplay (graph.hpp).
+  void begin_capture() override { recorder_.begin("kokkos:0"); }
+  std::unique_ptr<detail::GraphImpl> end_capture(std::span<const detail::MemoryRange> rebindable) override {
+    return recorder_.end(rebindable);
+  }
+  void abort_capture() noexcept override { recorder_.abort(); }
+  bool capturing() const override { return recorder_.active(); }
+  detail::QueueRecorder& recorder() { return recorder_; }
+
+ private:
+  detail::QueueRecorder recorder_;
 };
+
+// The recorder of `q` when it is recording a graph, else null.
+detail::QueueRecorder* recording(detail::QueueImpl& q);
 
 class Device final : public detail::DeviceImpl {
  public:

@@ -2,6 +2,8 @@
 // and copies and fills with the host's memcpy.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <new>
 #include <string>
@@ -67,22 +69,36 @@ void Device::deallocate(Handle h, std::size_t bytes, detail::QueueImpl*) noexcep
   PORTA_KOKKOS_LOG(Kokkos::kokkos_free<Kokkos::HostSpace>(h));
 }
 
-void Device::write(detail::QueueImpl&, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
+void Device::write(detail::QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
+  if (auto* r = recording(q)) r->refuse("kokkos:0", "copying host memory to the device (from_host, a write of host data)");
   if (bytes) std::memcpy(bytes_at(dst, dst_offset), src, bytes);
 }
 
-void Device::read(detail::QueueImpl&, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
+void Device::read(detail::QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
+  if (auto* r = recording(q)) r->refuse("kokkos:0", "reading device memory to the host (to_vector, item, to_host)");
   if (bytes) std::memcpy(dst, bytes_at(src, src_offset), bytes);
 }
 
-void Device::copy(detail::QueueImpl&, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
+void Device::copy(detail::QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
                         std::size_t bytes) {
+  if (auto* r = recording(q)) {
+    r->add([=, this](detail::QueueImpl& rq, const detail::HandleMap& m) { copy(rq, m(src), src_offset, m(dst), dst_offset, bytes); });
+    return;
+  }
   // memmove: the two ranges may be views of one buffer.
   if (bytes) std::memmove(bytes_at(dst, dst_offset), bytes_at(src, src_offset), bytes);
 }
 
-void Device::fill(detail::QueueImpl&, Handle dst, std::size_t offset, const void* pattern,
+void Device::fill(detail::QueueImpl& q, Handle dst, std::size_t offset, const void* pattern,
                         std::size_t pattern_size, std::size_t bytes) {
+  if (auto* r = recording(q)) {
+    std::array<std::uint8_t, 8> word{};
+    std::memcpy(word.data(), pattern, std::min<std::size_t>(pattern_size, 8));
+    r->add([=, this](detail::QueueImpl& rq, const detail::HandleMap& m) {
+      fill(rq, m(dst), offset, word.data(), pattern_size, bytes);
+    });
+    return;
+  }
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8)
     throw InvalidArgument(detail::cat("fill pattern of ", pattern_size, " bytes on kokkos:0: use 1, 2, 4 or 8"));
   if (bytes % pattern_size != 0)
@@ -104,7 +120,10 @@ void Device::fill(detail::QueueImpl&, Handle dst, std::size_t offset, const void
   }
 }
 
-void* Device::map(detail::QueueImpl&, Handle h, std::size_t) { return h; }
+void* Device::map(detail::QueueImpl& q, Handle h, std::size_t) {
+  if (auto* r = recording(q)) r->refuse("kokkos:0", "mapping device memory for the host");
+  return h;
+}
 
 void Device::unmap(detail::QueueImpl&, Handle, void*) {}
 

@@ -24,7 +24,13 @@ std::shared_ptr<detail::EventImpl> Queue::record(bool timing) { return std::make
 void Queue::wait(detail::EventImpl&) {}
 
 void Queue::synchronize() {
+  recorder_.refuse("kokkos:0", "waiting for the queue (synchronize)");
   if (Kokkos::is_initialized()) Kokkos::fence();
+}
+
+detail::QueueRecorder* recording(detail::QueueImpl& q) {
+  auto* queue = dynamic_cast<Queue*>(&q);
+  return queue && queue->recorder().active() ? &queue->recorder() : nullptr;
 }
 
 std::shared_ptr<detail::QueueImpl> Device::create_queue() { return std::make_shared<Queue>(); }

@@ -146,6 +146,17 @@ clblast::StatusCode clblast_gemm(const MatmulArgs& g, cl_command_queue queue) {
 
 void Device::matmul(QueueImpl& q, const MatmulArgs& args) {
   check_args(args, label_);
+  if (auto* r = queue_of(q).recording()) {
+    queue_of(q).record_opaque();  // the host BLAS path maps memory: no command buffer holds it
+    // The whole product is one step: the path (host BLAS, tiled, CLBlast) is chosen again at each
+    // replay, and the kernels it launches are the ones cached for its shape.
+    r->add([this, args](QueueImpl& rq, const detail::HandleMap& m) {
+      MatmulArgs bound = args;
+      m.rebind(bound);
+      matmul(rq, bound);
+    });
+    return;
+  }
   const GemmChoice choice = gemm_path();
   GemmPath path = choice.path;
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;

@@ -1,6 +1,7 @@
 // detail::Kernel launches: arguments through clSetKernelArg on a cl_kernel taken from the kernel's pool,
 // then clEnqueueNDRangeKernel over the smallest number of dimensions the launch needs.
 #include <cstring>
+#include <vector>
 
 #include "opencl/opencl.hpp"
 
@@ -36,6 +37,31 @@ void Device::launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std
       throw InvalidArgument(detail::cat("launch of '", kernel->entry(), "' on ", label_, ": work-group of ", group,
                                         " work-items is larger than this kernel allows here (", kernel->max_group_size(),
                                         ", CL_KERNEL_WORK_GROUP_SIZE)"));
+  }
+
+  if (auto* r = owner.recording()) {
+    for (cl_uint i = 0; i < args.size(); ++i)
+      if (args[i].kind == KernelArg::Kind::memory && args[i].offset_bytes != 0)
+        throw InvalidArgument(detail::cat("argument ", i, " of kernel '", kernel->entry(), "' is a buffer at byte offset ",
+                                          args[i].offset_bytes, ", but OpenCL cannot offset buffer arguments"));
+    std::shared_ptr<detail::Kernel> keep = kernel->weak_from_this().lock();
+    if (!keep) throw InvalidArgument(detail::cat("kernel '", kernel->entry(), "' is not shared and cannot be recorded"));
+    std::vector<KernelArg> recorded(args.begin(), args.end());
+    RecordedCommand c;
+    c.kernel = kernel->weak_from_this().lock();
+    c.work_dim = work_dim;
+    c.any_local = any_local;
+    c.global = dims.global;
+    c.local = dims.local;
+    c.args = recorded;
+    owner.record_command(std::move(c));
+    r->add([this, keep, dims, recorded](QueueImpl& rq, const detail::HandleMap& m) {
+      std::vector<KernelArg> bound = recorded;
+      for (auto& a : bound)
+        if (a.kind == KernelArg::Kind::memory) a.handle = m(a.handle);
+      launch(rq, *keep, dims, bound);
+    });
+    return;
   }
 
   // On the queue's launch thread (launch_thread.hpp).

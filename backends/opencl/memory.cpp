@@ -1,6 +1,7 @@
 // Device memory: cl_mem buffers, host <-> device copies, fills and maps, ordered on a queue.
 // Handles are cl_mem objects; byte offsets go to the enqueue calls.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "porta_backend/log.hpp"
@@ -59,12 +60,14 @@ void Device::deallocate(Handle h, std::size_t bytes, QueueImpl* q) noexcept {
 }
 
 void Device::write(QueueImpl& q, Handle dst, std::size_t dst_offset, const void* src, std::size_t bytes) {
+  if (auto* r = queue_of(q).recording()) r->refuse(label_, "copying host memory to the device (from_host, a write of host data)");
   if (bytes == 0) return;
   PORTA_CL_AT(detail::cat("writing ", bytes, " bytes at offset ", dst_offset, " to ", label_),
               clEnqueueWriteBuffer(queue_of(q).native(), mem(dst), CL_TRUE, dst_offset, bytes, src, 0, nullptr, nullptr));
 }
 
 void Device::read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, std::size_t bytes) {
+  if (auto* r = queue_of(q).recording()) r->refuse(label_, "reading device memory to the host (to_vector, item, to_host)");
   if (bytes == 0) return;
   cl_int s = clEnqueueReadBuffer(queue_of(q).native(), mem(src), CL_TRUE, src_offset, bytes, dst, 0, nullptr, nullptr);
   if (s != CL_SUCCESS) {
@@ -78,6 +81,14 @@ void Device::read(QueueImpl& q, Handle src, std::size_t src_offset, void* dst, s
 void Device::copy(QueueImpl& q, Handle src, std::size_t src_offset, Handle dst, std::size_t dst_offset,
                         std::size_t bytes) {
   if (bytes == 0) return;
+  if (auto* r = queue_of(q).recording()) {
+    RecordedCommand c;
+    c.kind = RecordedCommand::Kind::copy;
+    c.src = src, c.dst = dst, c.src_offset = src_offset, c.dst_offset = dst_offset, c.bytes = bytes;
+    queue_of(q).record_command(std::move(c));
+    r->add([=, this](QueueImpl& rq, const detail::HandleMap& m) { copy(rq, m(src), src_offset, m(dst), dst_offset, bytes); });
+    return;
+  }
   PORTA_CL_AT(detail::cat("copying ", bytes, " bytes on ", label_),
               clEnqueueCopyBuffer(queue_of(q).native(), mem(src), mem(dst), src_offset, dst_offset, bytes, 0, nullptr,
                                   nullptr));
@@ -106,6 +117,17 @@ void Device::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* patt
   if (pattern_size == 0 || offset % pattern_size || bytes % pattern_size)
     throw InvalidArgument(detail::cat("fill on ", label_, ": offset ", offset, " and size ", bytes,
                                       " must be multiples of the ", pattern_size, "-byte pattern"));
+  if (auto* r = queue_of(q).recording()) {
+    if (pattern_size > 8) throw InvalidArgument(detail::cat("fill on ", label_, ": a ", pattern_size, "-byte pattern cannot be recorded (at most 8)"));
+    std::array<std::uint8_t, 8> word{};
+    std::memcpy(word.data(), pattern, pattern_size);
+    RecordedCommand c;
+    c.kind = RecordedCommand::Kind::fill;
+    c.dst = dst, c.dst_offset = offset, c.bytes = bytes, c.pattern_size = pattern_size, c.pattern = word;
+    queue_of(q).record_command(std::move(c));
+    r->add([=, this](QueueImpl& rq, const detail::HandleMap& m) { fill(rq, m(dst), offset, word.data(), pattern_size, bytes); });
+    return;
+  }
   auto driver_fill = [&](std::size_t at, std::size_t n) {
     if (n == 0) return;
     PORTA_CL_AT(detail::cat("filling ", n, " bytes with a ", pattern_size, "-byte pattern on ", label_),
@@ -139,6 +161,7 @@ void Device::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* patt
 }
 
 void* Device::map(QueueImpl& q, Handle h, std::size_t bytes) {
+  if (auto* r = queue_of(q).recording()) r->refuse(label_, "mapping device memory for the host");
   if (bytes == 0) return nullptr;
   cl_command_queue queue = queue_of(q).native();
   // The queue's earlier work is waited for outside the lock, so the map under it is quick.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "porta_backend/backend.hpp"
+#include "porta_backend/graph.hpp"
 #include "porta_backend/launch_thread.hpp"
 #include "opencl/error.hpp"
 
@@ -75,6 +76,21 @@ struct LaunchItem {
   std::array<std::uint64_t, kMaxArgs> values{};  // a cl_mem or a scalar of up to 8 bytes
 };
 
+// One recorded command of a graph, for a command buffer (graph.cpp): a kernel launch with its
+// arguments as built, a copy or a fill.
+struct RecordedCommand {
+  enum class Kind : std::uint8_t { launch, copy, fill };
+  Kind kind = Kind::launch;
+  std::shared_ptr<Kernel> kernel;
+  cl_uint work_dim = 1;
+  bool any_local = false;
+  std::array<std::size_t, 3> global{}, local{};
+  std::vector<KernelArg> args;
+  Handle src = nullptr, dst = nullptr;
+  std::size_t src_offset = 0, dst_offset = 0, bytes = 0, pattern_size = 0;
+  std::array<std::uint8_t, 8> pattern{};
+};
+
 class Queue final : public QueueImpl {
  public:
   explicit Queue(Device& device);
@@ -106,13 +122,35 @@ class Queue final : public QueueImpl {
   }
   const Device& device() const { return device_; }
 
+  // Graphs: the calls made while recording become steps of a LaunchReplay (graph.hpp).
+  // Where the device has cl_khr_command_buffer and every recorded call is a launch, copy or fill,
+  // the graph is a command buffer (graph.cpp); otherwise the replay.
+  void begin_capture() override;
+  std::unique_ptr<detail::GraphImpl> end_capture(std::span<const detail::MemoryRange> rebindable) override;
+  void abort_capture() noexcept override;
+  // Called with each recorded call: the command, or (null) a call a command buffer cannot hold.
+  void record_command(RecordedCommand c) { commands_.push_back(std::move(c)); }
+  void record_opaque() { opaque_ = true; }
+  bool capturing() const override { return recorder_.active(); }
+  // The recorder when this queue is recording, else null.
+  detail::QueueRecorder* recording() { return recorder_.active() ? &recorder_ : nullptr; }
+
  private:
   void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
 
   Device& device_;
   cl_command_queue queue_ = nullptr;
   detail::QueueLauncher<LaunchItem> launcher_{[] {}, [this](LaunchItem& item) { make_launch(item); }};
+  detail::QueueRecorder recorder_;
+  std::vector<RecordedCommand> commands_;
+  bool opaque_ = false;
 };
+
+// The graph of a queue's recorded commands as command buffers, or null where the device has no
+// usable cl_khr_command_buffer (graph.cpp). `fallback` replays where a command buffer cannot go.
+std::unique_ptr<detail::GraphImpl> command_buffer_graph(Queue& q, std::vector<RecordedCommand> commands,
+                                                        std::span<const detail::MemoryRange> rebindable,
+                                                        std::unique_ptr<detail::GraphImpl> fallback);
 
 // A built program and a pool of cl_kernel objects made from it (compile.cpp). clSetKernelArg
 // and clEnqueueNDRangeKernel on one cl_kernel must not race, so each launch takes a cl_kernel

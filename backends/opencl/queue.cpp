@@ -81,7 +81,28 @@ void Queue::wait(EventImpl& e) {
   PORTA_CL(clEnqueueBarrierWithWaitList(native(), 1, &ev, nullptr));
 }
 
+void Queue::begin_capture() {
+  recorder_.begin(device_.label());
+  commands_.clear();
+  opaque_ = false;
+}
+
+std::unique_ptr<detail::GraphImpl> Queue::end_capture(std::span<const detail::MemoryRange> rebindable) {
+  auto replay = recorder_.end(rebindable);
+  std::vector<RecordedCommand> commands = std::move(commands_);
+  commands_.clear();
+  if (opaque_ || commands.empty()) return replay;
+  return command_buffer_graph(*this, std::move(commands), rebindable, std::move(replay));
+}
+
+void Queue::abort_capture() noexcept {
+  recorder_.abort();
+  commands_.clear();
+  opaque_ = false;
+}
+
 void Queue::synchronize() {
+  recorder_.refuse(device_.label(), "waiting for the queue (synchronize)");
   device_.check_usable();
   if (cl_int s = clFinish(native()); s != CL_SUCCESS) {
     const std::string what = detail::cat("waiting for the work queued on ", device_.label());

@@ -33,8 +33,8 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this folder changes layout or meaning (7: the interface folder, the
-// core's services declared in services.hpp).
-inline constexpr int kBackendApiVersion = 7;
+// core's services declared in services.hpp; 8: graphs, QueueImpl::begin_capture and graph.hpp).
+inline constexpr int kBackendApiVersion = 8;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -68,6 +68,16 @@ struct DeviceInfo {
 };
 
 class QueueImpl;
+class GraphImpl;
+
+// A device allocation, as the backend knows it: a CUdeviceptr (cast), a cl_mem, a host pointer.
+using Handle = void*;
+
+// Memory a graph may be launched with in place of what it was recorded with (graph.hpp).
+struct MemoryRange {
+  Handle handle = nullptr;
+  std::size_t bytes = 0;
+};
 
 // A point in a queue. Waited on by other queues (cross-thread hazards) and by the host.
 class EventImpl {
@@ -90,10 +100,28 @@ class QueueImpl {
   virtual void wait(EventImpl& e) = 0;
   virtual void synchronize() = 0;
   virtual void* native_handle() = 0;  // CUstream, cl_command_queue, nullptr (each backend's Queue::native() is typed)
+
+  // Graphs (graph.hpp, DESIGN.md section 13). From begin_capture() until end_capture() the work
+  // queued here by this thread is recorded, not run; work a graph cannot hold (a read to the host,
+  // a map, a synchronize) throws InvalidArgument instead. `rebindable`: memory each launch of the
+  // graph names anew (GraphImpl::launch). abort_capture() drops what was recorded. The defaults:
+  // the backend cannot record (InvalidArgument).
+  virtual void begin_capture();
+  virtual std::unique_ptr<GraphImpl> end_capture(std::span<const MemoryRange> rebindable);
+  virtual void abort_capture() noexcept {}
+  virtual bool capturing() const { return false; }
 };
 
-// A device allocation, as the backend knows it: a CUdeviceptr (cast), a cl_mem, a host pointer.
-using Handle = void*;
+// A recorded sequence of a queue's work (QueueImpl::begin_capture).
+class GraphImpl {
+ public:
+  virtual ~GraphImpl() = default;
+  // Queues the recorded work on `q`, a queue of the device it was recorded on, with the memory
+  // end_capture() was given as rebindable[i] replaced by bound[i] (as large, as aligned).
+  virtual void launch(QueueImpl& q, std::span<const Handle> bound) = 0;
+  virtual std::string kind() const = 0;          // "CUDA graph", "replay of recorded launches"
+  virtual std::size_t operations() const = 0;    // nodes, or recorded calls
+};
 
 // One argument of a kernel launch. Memory arguments carry a byte offset (CUDA adds it to the
 // pointer; OpenCL accepts only 0, so generated kernels pass element offsets as scalars).

@@ -14,7 +14,7 @@ from ._core import (  # noqa: F401
     less, less_equal, greater, greater_equal, logical_and, logical_or, logical_xor, logical_not, bitwise_and,
     bitwise_or, bitwise_xor, bitwise_not, bitwise_invert, invert, negative, abs, absolute, sign, square, exp, log,
     log1p, expm1, sqrt, rsqrt, sin, cos, tan, tanh, sigmoid, erf, floor, ceil, round, around, rint, isnan, isinf,
-    isfinite, clip, where, matmul, dot, ElementwiseKernel, Event, get_elapsed_time,
+    isfinite, clip, where, matmul, dot, ElementwiseKernel, Event, get_elapsed_time, Graph, record,
 )
 from . import _array  # noqa: F401  (adds NumPy's conveniences to ndarray)
 from ._creation import (  # noqa: F401

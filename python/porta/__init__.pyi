@@ -355,6 +355,16 @@ class Event:
 
 def get_elapsed_time(start_event: Event, end_event: Event) -> float: ...
 
+class Graph:
+    def replay(self, inputs: Optional[Sequence[ndarray]] = None, outputs: Optional[Sequence[ndarray]] = None) -> None: ...
+    device: Device
+    inputs: int
+    outputs: int
+    operations: int
+    kind: str
+
+def record(inputs: Sequence[ndarray], outputs: Sequence[ndarray], fn: Callable[[], Any], warmup: bool = True) -> Graph: ...
+
 class ElementwiseKernel:
     def __init__(self, in_params: str, out_params: str, operation: str, name: str = "elementwise_kernel",
                  preamble: str = "") -> None: ...

@@ -31,6 +31,7 @@ void bind_kernel(nb::module_& m);
 void bind_pool(nb::module_& m);
 void bind_interop(nb::module_& m);
 void bind_event(nb::module_& m);
+void bind_graph(nb::module_& m);
 void bind_array_api(nb::module_& m);  // index.hpp, scan.hpp, sort.hpp, manip.hpp
 
 // A dtype as NumPy spells it: a string ("float32", "f4"), a numpy.dtype, a scalar type

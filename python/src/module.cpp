@@ -69,6 +69,7 @@ NB_MODULE(_core, m) {
   bind_pool(m);
   bind_interop(m);
   bind_event(m);
+  bind_graph(m);
   bind_array_api(m);
   m.def("_gil_counts", [] {
     auto [held, released] = gil::counts();

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue 21, graphs (graph21): on the GPU host, after the lead's build. From the repository root:
+#   bash scripts/dev/gpu_graph21.sh /tmp/b      # the build dir, with porta_graph_test and porta-bench built
+# Writes under $OUT: graph21_build.log, graph21_tests.log (the graph tests on every device: cuda:0, opencl:0 = PoCL,
+# opencl:1 = the H200 through NVIDIA's OpenCL), graph21_tests_sync.log (the CUDA and NVIDIA OpenCL
+# cases again with PORTA_LAUNCH=sync), graph21_debug.log (PORTA_LOG=debug of one recording per
+# device: the graph's kind and node count), graph21_peers.json/.log (peers.py's graphs and
+# small_ops sections) and graph21_bench{1,2,3}.log/.json (porta-bench's small_add, bare launch and
+# small_graph rows on cuda:0 and opencl:1 with the peers, three runs for the median), and
+# graph21_pytest.log where the build has the Python package.
+set -u
+B=${1:?usage: gpu_graph21.sh BUILD_DIR}
+OUT=${OUT:-/tmp/graph21_out}
+mkdir -p "$OUT"
+status=0
+# The targets this needs, should the build have skipped them (a no-op when they are built).
+cmake --build "$B" --target porta_graph_test porta-bench > "$OUT/graph21_build.log" 2>&1 || { tail -20 "$OUT/graph21_build.log"; exit 1; }
+
+"$B/bin/porta_graph_test" --gtest_color=no > "$OUT/graph21_tests.log" 2>&1 || status=1
+tail -5 "$OUT/graph21_tests.log"
+PORTA_LAUNCH=sync "$B/bin/porta_graph_test" --gtest_color=no --gtest_filter='*cuda_0*:*opencl_1*' \
+  > "$OUT/graph21_tests_sync.log" 2>&1 || status=1
+tail -3 "$OUT/graph21_tests_sync.log"
+PORTA_LOG=debug "$B/bin/porta_graph_test" --gtest_color=no --gtest_filter='*ReductionAndMatmulReplay*' 2>&1 \
+  | grep -E "porta::record|OK|FAILED|cuStream|cuGraph" > "$OUT/graph21_debug.log" || true
+
+if [ -f "$B/python/porta/__init__.py" ]; then
+  PYTHONPATH="$B/python" python3 -m pytest -q python/tests/test_graph.py > "$OUT/graph21_pytest.log" 2>&1 || status=1
+  tail -2 "$OUT/graph21_pytest.log"
+fi
+python3 bench/peers/peers.py --only=small_ops,graphs --out="$OUT/graph21_peers.json" > "$OUT/graph21_peers.log" 2>&1 || status=1
+grep -E "graph10|small_add_us" "$OUT/graph21_peers.log"
+peers=()
+[ -s "$OUT/graph21_peers.json" ] && peers=(--peers="$OUT/graph21_peers.json")
+for run in 1 2 3; do
+  "$B/bin/porta-bench" --devices=cuda:0,opencl:1 "--filter=^(small_add|small_native_add|small_graph.*)/" \
+    "${peers[@]}" --json="$OUT/graph21_bench$run.json" > "$OUT/graph21_bench$run.log" 2>&1 || status=1
+  grep -E "graph|small add|bare launch" "$OUT/graph21_bench$run.log" | grep "|" || tail -5 "$OUT/graph21_bench$run.log"
+done
+exit $status
