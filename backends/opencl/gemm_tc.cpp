@@ -21,11 +21,11 @@ int mma_k(DType t) { return half_type(t) ? 16 : 8; }
 
 std::string TcParams::text() const {
   return detail::cat("tc", tile_m, "x", tile_n, "x", tile_k, ":w", warp_m, "x", warp_n, ldsm ? ":ldsm" : "",
-                     stages ? detail::cat(":s", stages) : "");
+                     swizzle ? ":xor" : "", stages ? detail::cat(":s", stages) : "");
 }
 
 std::size_t TcParams::local_bytes(DType t, bool emulate) const {
-  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = static_cast<std::size_t>(pad_elems(t));
+  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = swizzle ? 0 : static_cast<std::size_t>(pad_elems(t));
   const std::size_t bm = static_cast<std::size_t>(tile_m), bn = static_cast<std::size_t>(tile_n),
                     bk = static_cast<std::size_t>(tile_k);
   std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad)) * e;
@@ -42,7 +42,9 @@ std::string TcParams::invalid_reason(DType t) const {
   if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
   if (ldsm && !half_type(t)) return "ldmatrix serves float16 and bfloat16 only";
   if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
-  if (stages != 0 && t == DType::float32) return "cp.async stages serve float16, bfloat16 and float64 (TF32 rounds on the way)";
+  auto pow2 = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
+  if (swizzle && (!pow2(tile_k / vec_elems(t)) || !pow2(tile_n / vec_elems(t))))
+    return "the XOR layout needs BK and BN of a power of two 16-byte pieces";
   const int nt = threads(), v = vec_elems(t);
   if (nt > 1024) return "more than 1024 work-items";
   if (tile_k % v || tile_n % v || (tile_m * tile_k / v) % nt || (tile_k * tile_n / v) % nt)
@@ -59,6 +61,10 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
   if (rest.starts_with(":ldsm")) {
     p.ldsm = true;
     rest = rest.substr(5);
+  }
+  if (rest.starts_with(":xor")) {
+    p.swizzle = true;
+    rest = rest.substr(4);
   }
   if (rest.size() == 3 && rest[0] == ':' && rest[1] == 's' && rest[2] >= '2' && rest[2] <= '4') p.stages = rest[2] - '0';
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
@@ -127,7 +133,8 @@ std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool 
   std::vector<std::string> o = {detail::cat("-DELEM=", elem),       detail::cat("-DFAST=", fast ? 1 : 0),
                                 detail::cat("-DLDSM=", p.ldsm ? 1 : 0), detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n),     detail::cat("-DBK=", p.tile_k),
-                                detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n)};
+                                detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n),
+                                detail::cat("-DSWZ=", p.swizzle ? 1 : 0)};
   if (fast && p.stages) {
     o.push_back(detail::cat("-DSTAGES=", p.stages));
     o.push_back(detail::cat("-DSTAGES_WAIT=", p.stages - 2));

@@ -13,12 +13,15 @@
 // emulated where the device lacks them (PoCL in CI: a test of the indexing, not a fast path);
 // =mma:CONFIG (mma16x8x8:128x128x8:w64x32, tc128x128x32:w64x64:ldsm, ...) uses that one
 // configuration, and a product of its dtypes that it does not fit is an error.
+// PORTA_OPENCL_GEMM_CANDIDATES=CONFIG,... replaces the searched configurations (for tuning).
 #include <algorithm>
 #include <climits>
 #include <map>
 
 #include "porta_backend/services.hpp"
+#include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 #include "opencl/gemm_kernel.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/gemm_search.hpp"
@@ -52,6 +55,26 @@ std::vector<TensorConfig> tensor_candidates(DType t) {
   if (t == DType::float64)
     for (const MmaParams& m : gemm_mma_candidates()) all.push_back({m, {}});
   for (const TcParams& p : gemm_tc_candidates(t)) all.push_back({std::nullopt, p});
+  return all;
+}
+
+// The configurations a search ranks: tensor_candidates, or those of PORTA_OPENCL_GEMM_CANDIDATES
+// (a list of configurations separated by commas or spaces, for tuning: the ones that serve `t`
+// are ranked; the ranking's disk-cache key holds the list).
+std::vector<TensorConfig> searched_candidates(DType t) {
+  auto v = detail::env("PORTA_OPENCL_GEMM_CANDIDATES");
+  if (!v) return tensor_candidates(t);
+  std::string text = *v;
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::vector<TensorConfig> all;
+  for (const std::string& item : detail::split(text, ' ')) {
+    if (item.empty()) continue;
+    auto c = parse_tensor_config(item);
+    if (!c)
+      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_CANDIDATES: '", item,
+                                        "' names no tensor-core configuration (such as tc128x128x32:w64x64:ldsm:s3)"));
+    if (c->serves(t)) all.push_back(*c);
+  }
   return all;
 }
 
@@ -203,7 +226,7 @@ std::vector<std::string> Device::tensor_ranking(QueueImpl& q, DType t, bool smal
   std::vector<TensorConfig> configs;
   std::vector<GemmCandidate> candidates;
   std::string skipped;
-  for (const TensorConfig& c : tensor_candidates(t)) {
+  for (const TensorConfig& c : searched_candidates(t)) {
     if (auto r = unfit_device(c, t, false, local_mem, max_group); !r.empty()) {
       skipped += detail::cat(" ", c.text(), " (", r, ")");
       continue;
