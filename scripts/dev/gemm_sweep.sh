@@ -42,26 +42,6 @@ search() {
   grep -E "candidate .* at |failed at|did not fit|the fastest of" "$out/search_$name.log" | sed -E 's/.*(GEMM on the tensor cores, [a-z]+ products: )//' | cut -c1-220
 }
 
-search f16 matmul_f16 "$f16"
-search bf16 matmul_bf16 "$bf16"
-search tf32 matmul_tf32 "$tf32"
-search f64 matmul_f64 "$f64"
-
-# The tiled kernel's candidates at 1024 (float32 1024 runs on it).
-t0=$SECONDS
-PORTA_OPENCL_GEMM=tiled PORTA_OPENCL_GEMM_SEARCH=1024 timeout 60 "$bin/porta-bench" --devices=opencl:1 \
-  --filter="^matmul_f32/opencl:1/1024(/|\$)" --matmul=1024 --no-ceilings --repetitions=1 > "$out/search_tiled1024.log" 2>&1
-echo "== tiled float32 1024 search (rc $?, $((SECONDS - t0)) s)"
-grep -E "candidate .* at |the fastest of" "$out/search_tiled1024.log" | sed -E 's/.*(float32 GEMM[^:]*: )//' | cut -c1-200
-
-# The same run's cuBLAS and porta rows (porta with its default candidates, searched as users get them).
-t0=$SECONDS
-PORTA_LOG=warn timeout 150 "$bin/porta-bench" --devices=cuda:0,opencl:1 --no-ceilings \
-  --filter='^matmul_(f16|bf16|tf32|f64)/.*/(4096|8192)(/|$)|^matmul_f32/.*/(1024|8192)(/|$)' --matmul=1024,4096,8192 \
-  --json="$out/bench.json" > "$out/bench.log" 2>&1
-echo "== porta-bench (rc $?, $((SECONDS - t0)) s)"
-grep -E "matmul_" "$out/bench.log" | head -40
-
 if [ -n "$probe" ] && [ -x "$probe" ]; then
   t0=$SECONDS
   timeout 60 "$probe" probes > "$out/probe_ptx.log" 2>&1
@@ -83,3 +63,23 @@ if [ -n "$probe" ] && [ -x "$probe" ]; then
   echo "== registers (ptxas)"
   cat "$out/probe_regs.log"
 fi
+
+search f16 matmul_f16 "$f16"
+search bf16 matmul_bf16 "$bf16"
+search tf32 matmul_tf32 "$tf32"
+search f64 matmul_f64 "$f64"
+
+# The tiled kernel's candidates at 1024 (float32 1024 runs on it).
+t0=$SECONDS
+PORTA_OPENCL_GEMM=tiled PORTA_OPENCL_GEMM_SEARCH=1024 timeout 60 "$bin/porta-bench" --devices=opencl:1 \
+  --filter="^matmul_f32/opencl:1/1024(/|\$)" --matmul=1024 --no-ceilings --repetitions=1 > "$out/search_tiled1024.log" 2>&1
+echo "== tiled float32 1024 search (rc $?, $((SECONDS - t0)) s)"
+grep -E "candidate .* at |the fastest of" "$out/search_tiled1024.log" | sed -E 's/.*(float32 GEMM[^:]*: )//' | cut -c1-200
+
+# The same run's cuBLAS and porta rows (porta with its default candidates, searched as users get them).
+t0=$SECONDS
+PORTA_LOG=warn timeout 150 "$bin/porta-bench" --devices=cuda:0,opencl:1 --no-ceilings \
+  --filter='^matmul_(f16|bf16|tf32|f64)/.*/(4096|8192)(/|$)|^matmul_f32/.*/(1024|8192)(/|$)' --matmul=1024,4096,8192 \
+  --json="$out/bench.json" > "$out/bench.log" 2>&1
+echo "== porta-bench (rc $?, $((SECONDS - t0)) s)"
+grep -E "matmul_" "$out/bench.log" | head -40
