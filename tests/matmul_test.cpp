@@ -451,13 +451,18 @@ TEST_P(MatmulTensorCore, EveryTensorConfigurationWhereTheDeviceHasTheInstruction
   using L = Layout;
   const std::vector<std::pair<DType, std::vector<const char*>>> configs = {
       {DType::float16,
-       {"tc128x128x32:w64x64:ldsm", "tc128x128x32:w64x32:ldsm", "tc128x256x16:w64x64:ldsm", "tc256x128x16:w64x64:ldsm",
-        "tc128x64x32:w64x32:ldsm", "tc64x128x32:w32x64:ldsm", "tc128x128x32:w64x64", "tc64x64x32:w32x32:ldsm"}},
-      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm", "tc128x256x16:w64x64:ldsm", "tc128x128x32:w64x64"}},
+       {"tc128x128x32:w64x64:ldsm:xor:s3", "tc128x256x16:w64x64:ldsm:xor:s4", "tc128x128x16:w64x64:ldsm:xor:s4",
+        "tc256x128x16:w64x64:ldsm:xor:s4", "tc128x256x32:w64x64:ldsm:xor:s2", "tc128x128x32:w64x64:ldsm",
+        "tc128x256x16:w64x64:ldsm", "tc128x64x32:w64x32:ldsm:xor:s4", "tc64x128x32:w32x64:ldsm:xor:s4",
+        "tc64x64x32:w32x32:ldsm"}},
+      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm:xor:s3", "tc128x256x16:w64x64:ldsm:xor:s4", "tc128x128x32:w64x64"}},
       {DType::float32,
-       {"tc128x128x16:w64x64", "tc128x128x16:w64x32", "tc128x256x8:w64x64", "tc256x128x8:w64x64", "tc128x64x16:w64x32",
-        "tc64x128x16:w32x64", "tc64x64x16:w32x32"}},
-      {DType::float64, {"tc64x64x16:w32x32", "tc128x64x8:w32x32", "tc128x128x8:w64x32", "tc64x128x8:w32x64"}},
+       {"tc128x128x16:w64x64:ldsm:xor:s3", "tc128x128x16:w64x64:ldsm", "tc128x128x16:w64x64", "tc128x256x8:w64x64:ldsm:xor:s4",
+        "tc128x128x8:w64x64:ldsm:xor:s4", "tc128x256x16:w64x64:ldsm:xor:s2", "tc128x64x16:w64x32",
+        "tc64x128x16:w32x64:ldsm:xor:s4", "tc64x64x16:w32x32"}},
+      {DType::float64,
+       {"tc64x64x16:w32x32:xor:s3", "tc128x128x8:w64x32:xor:s3", "tc128x64x8:w32x32:xor:s4", "tc64x64x16:w32x32",
+        "tc128x64x8:w32x32", "tc128x128x8:w64x32", "tc64x128x8:w32x64"}},
   };
   for (const auto& [t, list] : configs) {
     if (!dev().supports(t)) continue;
@@ -533,6 +538,9 @@ TEST_P(MatmulCpAsync, StagesMatchReference) {
                                                    {DType::bfloat16, "mma:tc64x64x16:w32x32:xor"},
                                                    {DType::float32, "mma:tc64x64x16:w32x32:xor:s2"},
                                                    {DType::float64, "mma:tc64x64x8:w32x32:xor"},
+                                                   // TF32's A fragments through ldmatrix.
+                                                   {DType::float32, "mma:tc64x64x16:w32x32:ldsm:xor:s3"},
+                                                   {DType::float32, "mma:tc64x64x8:w32x32:ldsm"},
                                                    {DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
                                                    {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
                                                    {DType::float32, "mma:tc64x64x8:w32x32:s4"},
@@ -548,13 +556,11 @@ TEST_P(MatmulCpAsync, StagesMatchReference) {
     check(t, 3, 3, 64, 64, 128, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4", precision);
     check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T (guarded)", precision);
   }
-  // ldmatrix serves the 16-bit types only: a float32 product refuses the configuration by name.
+  // ldmatrix does not serve float64: a float64 product refuses the configuration by name.
+  if (!dev().supports(DType::float64)) return;
   ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x16:w32x32:ldsm:s3");
-  std::string msg = thrown_message<porta::InvalidArgument>([&] {
-    porta::matmul(porta::ones({64, 64}, DType::float32, dev()), porta::ones({64, 64}, DType::float32, dev()),
-                  porta::MatmulPrecision::tf32)
-        .eval();
-  });
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({64, 64}, DType::float64, dev()), porta::ones({64, 64}, DType::float64, dev())).eval(); });
   EXPECT_NE(msg.find("tc64x64x16:w32x32:ldsm:s3"), std::string::npos) << msg;
 }
 

@@ -40,7 +40,7 @@ std::string TcParams::invalid_reason(DType t) const {
   if (tile_m % warp_m || tile_n % warp_n) return "BM must be a multiple of WM and BN of WN";
   if (warp_m % 16 || warp_n % 16) return "WM and WN must be multiples of 16";
   if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
-  if (ldsm && !half_type(t)) return "ldmatrix serves float16 and bfloat16 only";
+  if (ldsm && t == DType::float64) return "ldmatrix serves float16, bfloat16 and TF32 only";
   if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
   auto pow2 = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
   if (swizzle && (!pow2(tile_k / vec_elems(t)) || !pow2(tile_n / vec_elems(t))))
@@ -74,31 +74,40 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
 }
 
 // TFLOP/s on an H200 through NVIDIA's OpenCL (2026-12-01 12:08 UTC, the searches' event timings,
-// PORTA_LOG=info), in the order listed:
-//  float16 at 2048: 240.0, 200.9, 204.7, 197.7, 151.5, 160.8, 179.4 (no ldmatrix), 154.8;
-//          at 8192: 295.4, 167.9, 183.9, 170.9, 221.8, 241.1, 220.1, 178.7; at 1024 the 128x64 and
-//          64x64 tiles win (104.5, 102.1 against 86.3);
-//  bfloat16 at 2048: 266.2, 217.4, 237.4, 210.2, 162.2, 178.9, 194.3, 161.2;
-//  TF32 at 2048: 116.2, 72.5, 70.1, 60.3, 71.6, 75.3, 69.7; at 8192: 122.6, 74.5, 73.9, 64.1, 94.8, 96.4, 76.5;
-//  float64 at 2048: 40.7, 42.0, 40.2, 42.6 (the FP64 kernel's best: 43.4).
-// cuBLAS on that GPU: bfloat16 666.8 at 4096 in the same run (porta-bench); elsewhere (GPU.md,
-// README's 2026-12-01 run) float16/bfloat16 647-727, TF32 375, float64 58.9-61.3 at 4096-8192.
+// PORTA_LOG=info) of the configurations without cp.async or the XOR layout:
+//  float16 at 2048: tc128x128x32:w64x64:ldsm 240.0, tc128x128x32:w64x32:ldsm 200.9,
+//          tc128x256x16:w64x64:ldsm 204.7, tc256x128x16:w64x64:ldsm 197.7; at 8192 295.4 for the
+//          first; at 1024 the 128x64 and 64x64 tiles win (104.5, 102.1 against 86.3);
+//  bfloat16 at 2048: 266.2 for tc128x128x32:w64x64:ldsm;
+//  TF32 at 2048: tc128x128x16:w64x64 116.2, at 8192 122.6;
+//  float64 at 2048: tc64x64x16:w32x32 40.7, tc128x64x8:w32x32 42.0 (the FP64 kernel's best: 43.4).
+// porta-bench on the H200 at 14:54 UTC, cuBLAS on cuda:0 in the same run: float16 4096 / 8192
+// 266.9 / 284.4 against 631.4 / 641.7, bfloat16 281.3 / 293.4 against 660.4 / 678.1, TF32 115.8 /
+// 118.1 against 335.5 / 354.9, float64 44.7 / 44.3 against 59.7 / 60.4.
+// NVIDIA's OpenCL gives a work-group 48 KiB of local memory (49152 bytes), so the deeper cp.async
+// pipelines of the larger tiles fit only with the XOR layout (no padding): 128x128x32 three
+// stages, 128x256x16 four. ptxas (-cl-nv-verbose) reports no spills for these: 252 registers for
+// tc128x128x32:w64x64:ldsm, 236 with :xor:s3, 188 for tc128x256x16:w64x64:ldsm:xor:s4 (256
+// work-items), 255 for TF32's tc128x128x16:w64x64:xor:s3.
 std::vector<TcParams> gemm_tc_candidates(DType t) {
+  // {BM, BN, BK, WM, WN, ldmatrix, cp.async stages, XOR layout}
   if (half_type(t))
     return {
-        {128, 128, 32, 64, 64, true},  {128, 128, 32, 64, 32, true}, {128, 256, 16, 64, 64, true},
-        {256, 128, 16, 64, 64, true},  {128, 64, 32, 64, 32, true},  {64, 128, 32, 32, 64, true},
-        {128, 128, 32, 64, 64, false}, {64, 64, 32, 32, 32, true},
+        {128, 128, 32, 64, 64, true, 3, true}, {128, 256, 16, 64, 64, true, 4, true}, {128, 128, 16, 64, 64, true, 4, true},
+        {256, 128, 16, 64, 64, true, 4, true}, {128, 256, 32, 64, 64, true, 2, true}, {128, 128, 32, 64, 64, true},
+        {128, 256, 16, 64, 64, true},          {128, 64, 32, 64, 32, true, 4, true},  {64, 128, 32, 32, 64, true, 4, true},
+        {64, 64, 32, 32, 32, true},
     };
-  if (t == DType::float32)
+  if (t == DType::float32)  // TF32: ldmatrix for A only
     return {
-        {128, 128, 16, 64, 64, false}, {128, 128, 16, 64, 32, false}, {128, 256, 8, 64, 64, false},
-        {256, 128, 8, 64, 64, false},  {128, 64, 16, 64, 32, false},  {64, 128, 16, 32, 64, false},
-        {64, 64, 16, 32, 32, false},
+        {128, 128, 16, 64, 64, true, 3, true}, {128, 128, 16, 64, 64, true},         {128, 128, 16, 64, 64, false},
+        {128, 256, 8, 64, 64, true, 4, true},  {128, 128, 8, 64, 64, true, 4, true}, {128, 256, 16, 64, 64, true, 2, true},
+        {128, 64, 16, 64, 32, false},          {64, 128, 16, 32, 64, true, 4, true}, {64, 64, 16, 32, 32, false},
     };
   if (t == DType::float64)
     return {
-        {64, 64, 16, 32, 32, false}, {128, 64, 8, 32, 32, false}, {128, 128, 8, 64, 32, false},
+        {64, 64, 16, 32, 32, false, 3, true}, {128, 128, 8, 64, 32, false, 3, true}, {128, 64, 8, 32, 32, false, 4, true},
+        {64, 64, 16, 32, 32, false},          {128, 64, 8, 32, 32, false},           {128, 128, 8, 64, 32, false},
         {64, 128, 8, 32, 64, false},
     };
   return {};

@@ -22,7 +22,7 @@ namespace porta::opencl {
 struct TcParams {
   int tile_m = 0, tile_n = 0, tile_k = 0;  // BM, BN, BK: the block of C and the k-slice of a work-group
   int warp_m = 0, warp_n = 0;              // WM, WN: the tile of C of one warp
-  bool ldsm = false;                       // fragments of 16-bit types through ldmatrix
+  bool ldsm = false;                       // fragments through ldmatrix (16-bit types; TF32's A)
   int stages = 0;                          // 2-4: the fast variant's slices by cp.async, that many stages
   bool swizzle = false;                    // local tiles unpadded, their 16-byte chunks permuted (XOR)
 

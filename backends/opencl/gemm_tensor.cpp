@@ -15,6 +15,7 @@
 // configuration, and a product of its dtypes that it does not fit is an error.
 // PORTA_OPENCL_GEMM_CANDIDATES=CONFIG,... replaces the searched configurations (for tuning).
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <map>
 
@@ -59,13 +60,14 @@ std::vector<TensorConfig> tensor_candidates(DType t) {
 }
 
 // The configurations a search ranks: tensor_candidates, or those of PORTA_OPENCL_GEMM_CANDIDATES
-// (a list of configurations separated by commas or spaces, for tuning: the ones that serve `t`
+// (a list of configurations separated by commas or white space, for tuning: the ones that serve `t`
 // are ranked; the ranking's disk-cache key holds the list).
 std::vector<TensorConfig> searched_candidates(DType t) {
   auto v = detail::env("PORTA_OPENCL_GEMM_CANDIDATES");
   if (!v) return tensor_candidates(t);
   std::string text = *v;
-  std::replace(text.begin(), text.end(), ',', ' ');
+  for (char& ch : text)
+    if (ch == ',' || std::isspace(static_cast<unsigned char>(ch))) ch = ' ';
   std::vector<TensorConfig> all;
   for (const std::string& item : detail::split(text, ' ')) {
     if (item.empty()) continue;

@@ -17,32 +17,35 @@ mkdir -p "$out"
 export PORTA_CACHE=off PORTA_LOG=info
 src=$(cd "$(dirname "$0")/../.." && pwd)
 
-f16="tc128x128x32:w64x64:ldsm tc128x256x16:w64x64:ldsm tc128x128x32:w64x64:ldsm:xor tc128x128x32:w64x64:ldsm:s2
- tc128x128x32:w64x64:ldsm:xor:s3 tc128x128x32:w64x32:ldsm:xor:s3 tc128x128x16:w64x64:ldsm:s4
- tc128x128x16:w64x64:ldsm:xor:s4 tc128x256x16:w64x64:ldsm:s3 tc128x256x16:w64x64:ldsm:xor:s4
- tc256x128x16:w64x64:ldsm:xor:s4 tc128x256x32:w64x64:ldsm:xor:s2 tc256x128x32:w64x64:ldsm:xor:s2
- tc64x128x32:w32x64:ldsm:xor:s4 tc128x64x32:w64x32:ldsm:xor:s4"
-bf16="tc128x128x32:w64x64:ldsm tc128x128x32:w64x64:ldsm:xor:s3 tc128x128x16:w64x64:ldsm:xor:s4
- tc128x256x16:w64x64:ldsm:xor:s4 tc128x256x32:w64x64:ldsm:xor:s2 tc256x128x32:w64x64:ldsm:xor:s2"
-tf32="tc128x128x16:w64x64 tc128x128x16:w64x64:xor tc128x128x16:w64x64:s2 tc128x128x16:w64x64:xor:s3
- tc128x128x8:w64x64:xor:s4 tc128x256x8:w64x64:xor:s4 tc256x128x8:w64x64:xor:s3 tc128x128x16:w64x32:xor:s3
- tc128x256x16:w64x64:xor:s2 tc64x128x16:w32x64:xor:s4"
-f64="mma16x8x8:128x128x8:w64x32 tc64x64x16:w32x32 tc64x64x16:w32x32:xor:s3 tc64x64x16:w32x32:s2
- tc64x64x8:w32x32:xor:s4 tc128x64x8:w32x32:xor:s4 tc128x128x8:w64x32:xor:s3 tc128x128x8:w64x32:s2
+# The default candidates (gemm_tc_candidates, gemm_mma_candidates) and a few more of each dtype.
+f16="tc128x128x32:w64x64:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:xor:s4 tc128x128x16:w64x64:ldsm:xor:s4
+ tc256x128x16:w64x64:ldsm:xor:s4 tc128x256x32:w64x64:ldsm:xor:s2 tc128x128x32:w64x64:ldsm tc128x256x16:w64x64:ldsm
+ tc128x64x32:w64x32:ldsm:xor:s4 tc64x128x32:w32x64:ldsm:xor:s4 tc64x64x32:w32x32:ldsm
+ tc128x128x32:w64x64:ldsm:xor tc128x128x32:w64x32:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:s3
+ tc256x128x32:w64x64:ldsm:xor:s2 tc128x128x16:w64x64:ldsm:s4"
+bf16="tc128x128x32:w64x64:ldsm tc128x128x32:w64x64:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:xor:s4
+ tc128x128x16:w64x64:ldsm:xor:s4 tc256x128x16:w64x64:ldsm:xor:s4 tc128x256x32:w64x64:ldsm:xor:s2"
+tf32="tc128x128x16:w64x64:ldsm:xor:s3 tc128x128x16:w64x64:ldsm tc128x128x16:w64x64 tc128x256x8:w64x64:ldsm:xor:s4
+ tc128x128x8:w64x64:ldsm:xor:s4 tc128x256x16:w64x64:ldsm:xor:s2 tc128x64x16:w64x32 tc64x128x16:w32x64:ldsm:xor:s4
+ tc64x64x16:w32x32 tc128x128x16:w64x64:xor:s3 tc128x128x16:w64x64:xor tc256x128x8:w64x64:ldsm:xor:s3"
+f64="tc64x64x16:w32x32:xor:s3 tc128x128x8:w64x32:xor:s3 tc128x64x8:w32x32:xor:s4 tc64x64x16:w32x32
+ tc128x64x8:w32x32 tc128x128x8:w64x32 tc64x128x8:w32x64 mma16x8x8:128x128x8:w64x32 tc64x64x16:w32x32:s2
  tc128x128x8:w32x64:xor:s3 tc64x128x8:w32x64:xor:s4"
 
 # One search: the candidates of one dtype at 4096 and 8192 (the benchmark row is only the trigger).
 search() {
   local name=$1 row=$2 list=$3
   local t0=$SECONDS
-  PORTA_OPENCL_GEMM_CANDIDATES="$list" PORTA_OPENCL_GEMM_SEARCH=4096,8192 timeout 150 \
+  PORTA_OPENCL_GEMM_CANDIDATES="$list" PORTA_OPENCL_GEMM_SEARCH=4096,8192 timeout ${SWEEP_SEARCH_S:-40} \
     "$bin/porta-bench" --devices=opencl:1 --filter="^$row/opencl:1/4096(/|\$)" --matmul=4096 --no-ceilings --repetitions=1 \
     > "$out/search_$name.log" 2>&1
   echo "== $name search (rc $?, $((SECONDS - t0)) s)"
   grep -E "candidate .* at |failed at|did not fit|the fastest of" "$out/search_$name.log" | sed -E 's/.*(GEMM on the tensor cores, [a-z]+ products: )//' | cut -c1-220
 }
 
-if [ -n "$probe" ] && [ -x "$probe" ]; then
+part() { [[ " ${SWEEP_PARTS:-probe search tiled bench} " == *" $1 "* ]]; }
+
+if part probe && [ -n "$probe" ] && [ -x "$probe" ]; then
   t0=$SECONDS
   timeout 60 "$probe" probes > "$out/probe_ptx.log" 2>&1
   echo "== PTX probes (rc $?, $((SECONDS - t0)) s)"
@@ -64,22 +67,30 @@ if [ -n "$probe" ] && [ -x "$probe" ]; then
   cat "$out/probe_regs.log"
 fi
 
-search f16 matmul_f16 "$f16"
-search bf16 matmul_bf16 "$bf16"
-search tf32 matmul_tf32 "$tf32"
-search f64 matmul_f64 "$f64"
+if part search; then
+  search f16 matmul_f16 "$f16"
+  search tf32 matmul_tf32 "$tf32"
+  search f64 matmul_f64 "$f64"
+  search bf16 matmul_bf16 "$bf16"
+fi
 
 # The tiled kernel's candidates at 1024 (float32 1024 runs on it).
+if part tiled; then
 t0=$SECONDS
 PORTA_OPENCL_GEMM=tiled PORTA_OPENCL_GEMM_SEARCH=1024 timeout 60 "$bin/porta-bench" --devices=opencl:1 \
   --filter="^matmul_f32/opencl:1/1024(/|\$)" --matmul=1024 --no-ceilings --repetitions=1 > "$out/search_tiled1024.log" 2>&1
 echo "== tiled float32 1024 search (rc $?, $((SECONDS - t0)) s)"
 grep -E "candidate .* at |the fastest of" "$out/search_tiled1024.log" | sed -E 's/.*(float32 GEMM[^:]*: )//' | cut -c1-200
+fi
 
-# The same run's cuBLAS and porta rows (porta with its default candidates, searched as users get them).
+# The same run's cuBLAS and porta rows (porta with its default candidates, searched as users get
+# them); BENCH_REPS repetitions (3 unless set), their median.
+if part bench; then
 t0=$SECONDS
-PORTA_LOG=warn timeout 150 "$bin/porta-bench" --devices=cuda:0,opencl:1 --no-ceilings \
+PORTA_LOG=info timeout ${BENCH_S:-150} "$bin/porta-bench" --devices=cuda:0,opencl:1 --no-ceilings --repetitions=${BENCH_REPS:-3} \
   --filter='^matmul_(f16|bf16|tf32|f64)/.*/(4096|8192)(/|$)|^matmul_f32/.*/(1024|8192)(/|$)' --matmul=1024,4096,8192 \
   --json="$out/bench.json" > "$out/bench.log" 2>&1
 echo "== porta-bench (rc $?, $((SECONDS - t0)) s)"
-grep -E "matmul_" "$out/bench.log" | head -40
+grep -E "^\| matmul" "$out/bench.log" | head -40
+grep -E "the fastest of" "$out/bench.log" | sed -E 's/ \(searched in.*//' | cut -c1-300
+fi

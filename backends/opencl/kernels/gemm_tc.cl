@@ -25,6 +25,9 @@
    With LDSM (16-bit types) the fragments come from ldmatrix: .x4 for an A tile (lanes 0-15 give
    rows 0-15 at k 0, lanes 16-31 the same rows at k 8) and .x4.trans for two B tiles (lanes give
    k rows 0-15 of columns 8 (lane / 16) onwards); without it, from 32-bit and 16-bit local reads.
+   For TF32, LDSM takes A's fragments by the same .x4 (an 8 x 8 matrix of b16 is 8 rows of four
+   32-bit values, lane 4 g + t receiving (g, t): TF32's A layout; lanes 16-31 point at k 4), and B's
+   come from 32-bit reads (ldmatrix's .trans moves 16-bit values).
 
    Two variants of the loads and stores (FAST):
      1  every dimension a multiple of the tile, neither operand transposed, leading dimensions,
@@ -96,8 +99,8 @@ typedef double acc_t;
 #ifndef MMA_EMULATE
 #define LOCAL_ADDRESS(p) ((uint)(size_t)(p))
 #endif
-#if LDSM && KE != 2
-#error "ldmatrix serves the 16-bit types only"
+#if LDSM && ELEM == 64
+#error "ldmatrix serves the 16-bit types and TF32's A fragments"
 #endif
 
 #define WARPS_N (BN / WN)
@@ -227,11 +230,11 @@ inline float tf32(float x) {
 
 /* ldmatrix: lane L points at row A_ROW(L) of the A tile and B_ROW(L) of the B tiles. */
 #if LDSM
-#define A_ROW(L) (as + AIX(wm0 + tm * 16 + ((L) & 15), kk * 16 + 8 * ((L) >> 4)))
+#define A_ROW(L) (as + AIX(wm0 + tm * 16 + ((L) & 15), kk * MMA_K + (MMA_K / 2) * ((L) >> 4)))
 #define B_ROW(L) (bs + BIX(kk * 16 + ((L) & 15), wn0 + (tn + ((L) >> 4)) * 8))
 #ifdef MMA_EMULATE
 #define LDSM_A(r) do { for (int i_ = 0; i_ < 4; ++i_) \
-    r[i_] = *(__local const uint*)(A_ROW(8 * i_ + (lane >> 2)) + 2 * t); } while (0)
+    r[i_] = *(__local const uint*)(A_ROW(8 * i_ + (lane >> 2)) + KE * t); } while (0)
 #define LDSM_B(r0, r1) do { for (int i_ = 0; i_ < 4; ++i_) { \
     const uint lo_ = B_ROW(8 * i_ + 2 * t)[g], hi_ = B_ROW(8 * i_ + 2 * t + 1)[g]; \
     if (i_ < 2) r0[i_] = lo_ | (hi_ << 16); else r1[i_ - 2] = lo_ | (hi_ << 16); } } while (0)
@@ -405,9 +408,13 @@ void porta_gemm_tc(const int M, const int N, const int K,
       ft bf[TN][2];
 #if LDSM
 #pragma unroll
-      for (int tm = 0; tm < TM; ++tm) LDSM_A(af[tm]);
+      for (int tm = 0; tm < TM; ++tm) {
+        LDSM_A(af[tm]);
+#if ELEM == 32
 #pragma unroll
-      for (int tn = 0; tn < TN; tn += 2) LDSM_B(bf[tn], bf[tn + 1]);
+        for (int i = 0; i < 4; ++i) af[tm][i] = TO_FRAG(as_float(af[tm][i]));
+#endif
+      }
 #else
 #pragma unroll
       for (int tm = 0; tm < TM; ++tm)
@@ -422,6 +429,11 @@ void porta_gemm_tc(const int M, const int N, const int K,
           af[tm][i] = *p;
 #endif
         }
+#endif
+#if LDSM && KE == 2
+#pragma unroll
+      for (int tn = 0; tn < TN; tn += 2) LDSM_B(bf[tn], bf[tn + 1]);
+#else
 #pragma unroll
       for (int tn = 0; tn < TN; ++tn)
 #pragma unroll
