@@ -451,18 +451,14 @@ TEST_P(MatmulTensorCore, EveryTensorConfigurationWhereTheDeviceHasTheInstruction
   using L = Layout;
   const std::vector<std::pair<DType, std::vector<const char*>>> configs = {
       {DType::float16,
-       {"tc128x128x32:w64x64:ldsm:xor:s3", "tc128x256x16:w64x64:ldsm:xor:s4", "tc128x128x16:w64x64:ldsm:xor:s4",
-        "tc256x128x16:w64x64:ldsm:xor:s4", "tc128x256x32:w64x64:ldsm:xor:s2", "tc128x128x32:w64x64:ldsm",
-        "tc128x256x16:w64x64:ldsm", "tc128x64x32:w64x32:ldsm:xor:s4", "tc64x128x32:w32x64:ldsm:xor:s4",
-        "tc64x64x32:w32x32:ldsm"}},
-      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm:xor:s3", "tc128x256x16:w64x64:ldsm:xor:s4", "tc128x128x32:w64x64"}},
+       {"tc128x128x32:w64x64:ldsm:xor", "tc128x128x32:w64x64:ldsm", "tc128x128x16:w64x64:ldsm:s4",
+        "tc128x128x32:w64x64:ldsm:xor:s3", "tc128x128x16:w64x64:ldsm:xor:s4", "tc128x256x32:w64x64:ldsm:xor:s2",
+        "tc128x64x32:w64x32:ldsm", "tc64x128x32:w32x64:ldsm", "tc64x64x32:w32x32:ldsm"}},
+      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm:xor", "tc128x128x16:w64x64:ldsm:s4", "tc128x128x32:w64x64"}},
       {DType::float32,
-       {"tc128x128x16:w64x64:ldsm:xor:s3", "tc128x128x16:w64x64:ldsm", "tc128x128x16:w64x64", "tc128x256x8:w64x64:ldsm:xor:s4",
-        "tc128x128x8:w64x64:ldsm:xor:s4", "tc128x256x16:w64x64:ldsm:xor:s2", "tc128x64x16:w64x32",
-        "tc64x128x16:w32x64:ldsm:xor:s4", "tc64x64x16:w32x32"}},
-      {DType::float64,
-       {"tc64x64x16:w32x32:xor:s3", "tc128x128x8:w64x32:xor:s3", "tc128x64x8:w32x32:xor:s4", "tc64x64x16:w32x32",
-        "tc128x64x8:w32x32", "tc128x128x8:w64x32", "tc64x128x8:w32x64"}},
+       {"tc128x128x16:w64x64:ldsm", "tc128x128x16:w64x64", "tc128x128x16:w64x64:ldsm:xor:s3", "tc128x256x16:w64x64:ldsm:xor:s2",
+        "tc128x64x16:w64x32:ldsm", "tc64x128x16:w32x64:ldsm", "tc64x64x16:w32x32"}},
+      {DType::float64, {"tc128x64x8:w32x32", "tc64x128x8:w32x64", "tc64x64x16:w32x32", "tc128x128x8:w64x32"}},
   };
   for (const auto& [t, list] : configs) {
     if (!dev().supports(t)) continue;
@@ -541,6 +537,7 @@ TEST_P(MatmulCpAsync, StagesMatchReference) {
                                                    // TF32's A fragments through ldmatrix.
                                                    {DType::float32, "mma:tc64x64x16:w32x32:ldsm:xor:s3"},
                                                    {DType::float32, "mma:tc64x64x8:w32x32:ldsm"},
+                                                   {DType::float32, "mma:tc64x64x16:w32x32:ldsm:xor"},
                                                    {DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
                                                    {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
                                                    {DType::float32, "mma:tc64x64x8:w32x32:s4"},

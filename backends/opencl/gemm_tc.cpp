@@ -15,6 +15,7 @@ bool half_type(DType t) { return t == DType::float16 || t == DType::bfloat16; }
 int elem_bytes(DType t) { return half_type(t) ? 2 : t == DType::float64 ? 8 : 4; }
 int vec_elems(DType t) { return 16 / elem_bytes(t); }                   // elements of a 16-byte load
 int pad_elems(DType t) { return t == DType::float64 ? 4 : vec_elems(t); }  // the kernel's PAD
+int pad_b_elems(DType t) { return t == DType::float32 ? 8 : pad_elems(t); }  // and PAD_B
 int mma_k(DType t) { return half_type(t) ? 16 : 8; }
 
 }  // namespace
@@ -25,10 +26,11 @@ std::string TcParams::text() const {
 }
 
 std::size_t TcParams::local_bytes(DType t, bool emulate) const {
-  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = swizzle ? 0 : static_cast<std::size_t>(pad_elems(t));
+  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = swizzle ? 0 : static_cast<std::size_t>(pad_elems(t)),
+                    pad_b = swizzle ? 0 : static_cast<std::size_t>(pad_b_elems(t));
   const std::size_t bm = static_cast<std::size_t>(tile_m), bn = static_cast<std::size_t>(tile_n),
                     bk = static_cast<std::size_t>(tile_k);
-  std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad)) * e;
+  std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad_b)) * e;
   std::size_t scratch = 2 * static_cast<std::size_t>(threads() / 32) *
                         static_cast<std::size_t>(warp_m + warp_n) * bk * (t == DType::float64 ? 8 : 4);
   return tiles + (emulate ? scratch : 0);
@@ -73,42 +75,53 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
   return std::nullopt;  // valid for no dtype
 }
 
-// TFLOP/s on an H200 through NVIDIA's OpenCL (2026-12-01 12:08 UTC, the searches' event timings,
-// PORTA_LOG=info) of the configurations without cp.async or the XOR layout:
-//  float16 at 2048: tc128x128x32:w64x64:ldsm 240.0, tc128x128x32:w64x32:ldsm 200.9,
-//          tc128x256x16:w64x64:ldsm 204.7, tc256x128x16:w64x64:ldsm 197.7; at 8192 295.4 for the
-//          first; at 1024 the 128x64 and 64x64 tiles win (104.5, 102.1 against 86.3);
-//  bfloat16 at 2048: 266.2 for tc128x128x32:w64x64:ldsm;
-//  TF32 at 2048: tc128x128x16:w64x64 116.2, at 8192 122.6;
-//  float64 at 2048: tc64x64x16:w32x32 40.7, tc128x64x8:w32x32 42.0 (the FP64 kernel's best: 43.4).
-// porta-bench on the H200 at 14:54 UTC, cuBLAS on cuda:0 in the same run: float16 4096 / 8192
-// 266.9 / 284.4 against 631.4 / 641.7, bfloat16 281.3 / 293.4 against 660.4 / 678.1, TF32 115.8 /
-// 118.1 against 335.5 / 354.9, float64 44.7 / 44.3 against 59.7 / 60.4.
+// The candidates, fastest first by the searches' event timings on an H200 through NVIDIA's OpenCL
+// (2026-12-01 15:11 UTC, scripts/dev/gemm_sweep.sh: PORTA_OPENCL_GEMM_CANDIDATES with
+// PORTA_OPENCL_GEMM_SEARCH=4096,8192), TFLOP/s at 4096 / 8192; cuBLAS on cuda:0 in the same run
+// (porta-bench, one repetition): float16 616.1 / 644.4, bfloat16 669.1 / 662.6, TF32 339.7 / 349.0,
+// float64 60.8 / 60.9.
+//  float16:  tc128x128x32:w64x64:ldsm:xor 287.1 / 304.7, tc128x128x32:w64x64:ldsm 278.0 / 296.2,
+//            tc128x128x16:w64x64:ldsm:s4 267.5 / 298.9, tc128x128x32:w64x64:ldsm:xor:s3 257.5 / 274.4,
+//            tc128x128x16:w64x64:ldsm:xor:s4 237.3 / 270.9, tc128x256x32:w64x64:ldsm:xor:s2 234.3 / 254.2;
+//            not kept: tc128x256x16:w64x64:ldsm 187.2 / 194.4 (:s3 237.0 / 233.3, :xor:s4 222.7 / 234.9),
+//            tc256x128x16:w64x64:ldsm:xor:s4 192.1 / 196.3, tc256x128x32:w64x64:ldsm:xor:s2 227.5 / 242.2,
+//            tc128x128x32:w64x32:ldsm:xor:s3 251.8 / 267.9; the small tiles (for products of up to
+//            1536^2, ranked at 1024, where the 128x64 and 64x64 tiles won at 12:08 UTC: 104.5, 102.1
+//            against 86.3 for 128x128): tc64x128x32:w32x64:ldsm:xor:s4 190.0 / 197.1,
+//            tc128x64x32:w64x32:ldsm:xor:s4 178.9 / 196.0, tc64x64x32:w32x32:ldsm 171.3 / 175.8;
+//  bfloat16: tc128x128x32:w64x64:ldsm 290.7 / 305.4, :xor:s3 265.2 / 277.6,
+//            tc128x128x16:w64x64:ldsm:xor:s4 246.4 / 274.2, tc128x256x32:w64x64:ldsm:xor:s2 240.0 / 250.7;
+//  TF32:     tc128x128x16:w64x64:ldsm (A through ldmatrix) 126.4 / 128.2, tc128x128x16:w64x64 116.3 /
+//            117.8, :ldsm:xor:s3 110.1 / 112.3, :xor:s3 107.9 / 108.9, :xor 75.1 / 73.2,
+//            tc128x256x16:w64x64:ldsm:xor:s2 106.6 / 108.5, tc128x128x8:w64x64:ldsm:xor:s4 105.5 / 106.5,
+//            tc128x256x8:w64x64:ldsm:xor:s4 99.3 / 100.2, tc128x64x16:w64x32 88.6 / 95.4,
+//            tc64x64x16:w32x32 73.3 / 75.1 (these with 16 bytes of padding on B's rows, 32 since);
+//  float64:  tc128x64x8:w32x32 45.1 / 44.8, tc64x128x8:w32x64 44.5 / 43.8, tc64x64x16:w32x32 43.2 /
+//            43.7, tc128x128x8:w64x32 41.9 / 42.2 (the FP64 kernel's mma16x8x8:128x128x8:w64x32 44.4 /
+//            44.9); cp.async made float64 slower: tc64x128x8:w32x64:xor:s4 39.8 / 40.8,
+//            tc128x64x8:w32x32:xor:s4 37.7 / 38.6, tc64x64x16:w32x32:xor:s3 36.0 / 36.9, :s2 34.5 / 35.9.
 // NVIDIA's OpenCL gives a work-group 48 KiB of local memory (49152 bytes), so the deeper cp.async
 // pipelines of the larger tiles fit only with the XOR layout (no padding): 128x128x32 three
-// stages, 128x256x16 four. ptxas (-cl-nv-verbose) reports no spills for these: 252 registers for
+// stages, 128x256x16 four. ptxas (-cl-nv-verbose) reports no spills: 252 registers for
 // tc128x128x32:w64x64:ldsm, 236 with :xor:s3, 188 for tc128x256x16:w64x64:ldsm:xor:s4 (256
 // work-items), 255 for TF32's tc128x128x16:w64x64:xor:s3.
 std::vector<TcParams> gemm_tc_candidates(DType t) {
   // {BM, BN, BK, WM, WN, ldmatrix, cp.async stages, XOR layout}
   if (half_type(t))
     return {
-        {128, 128, 32, 64, 64, true, 3, true}, {128, 256, 16, 64, 64, true, 4, true}, {128, 128, 16, 64, 64, true, 4, true},
-        {256, 128, 16, 64, 64, true, 4, true}, {128, 256, 32, 64, 64, true, 2, true}, {128, 128, 32, 64, 64, true},
-        {128, 256, 16, 64, 64, true},          {128, 64, 32, 64, 32, true, 4, true},  {64, 128, 32, 32, 64, true, 4, true},
-        {64, 64, 32, 32, 32, true},
+        {128, 128, 32, 64, 64, true, 0, true}, {128, 128, 32, 64, 64, true},         {128, 128, 16, 64, 64, true, 4},
+        {128, 128, 32, 64, 64, true, 3, true}, {128, 128, 16, 64, 64, true, 4, true}, {128, 256, 32, 64, 64, true, 2, true},
+        {128, 64, 32, 64, 32, true},           {64, 128, 32, 32, 64, true},           {64, 64, 32, 32, 32, true},
     };
   if (t == DType::float32)  // TF32: ldmatrix for A only
     return {
-        {128, 128, 16, 64, 64, true, 3, true}, {128, 128, 16, 64, 64, true},         {128, 128, 16, 64, 64, false},
-        {128, 256, 8, 64, 64, true, 4, true},  {128, 128, 8, 64, 64, true, 4, true}, {128, 256, 16, 64, 64, true, 2, true},
-        {128, 64, 16, 64, 32, false},          {64, 128, 16, 32, 64, true, 4, true}, {64, 64, 16, 32, 32, false},
+        {128, 128, 16, 64, 64, true},          {128, 128, 16, 64, 64, false},         {128, 128, 16, 64, 64, true, 3, true},
+        {128, 256, 16, 64, 64, true, 2, true}, {128, 64, 16, 64, 32, true},           {64, 128, 16, 32, 64, true},
+        {64, 64, 16, 32, 32, false},
     };
   if (t == DType::float64)
     return {
-        {64, 64, 16, 32, 32, false, 3, true}, {128, 128, 8, 64, 32, false, 3, true}, {128, 64, 8, 32, 32, false, 4, true},
-        {64, 64, 16, 32, 32, false},          {128, 64, 8, 32, 32, false},           {128, 128, 8, 64, 32, false},
-        {64, 128, 8, 32, 64, false},
+        {128, 64, 8, 32, 32, false}, {64, 128, 8, 32, 64, false}, {64, 64, 16, 32, 32, false}, {128, 128, 8, 64, 32, false},
     };
   return {};
 }

@@ -40,8 +40,9 @@ struct TcParams {
 std::optional<TcParams> parse_tc_params(const std::string& text);
 
 // The configurations of the search for `dtype` (float16 and bfloat16 share theirs; float32 means
-// TF32), best guess first. The cp.async variants (stages) are not among them: they are tested on
-// PoCL but have not yet been measured on a GPU (PORTA_OPENCL_GEMM=mma:CONFIG takes them).
+// TF32), fastest first as measured on an H200 (gemm_tc.cpp lists the figures). cp.async stages
+// and the XOR layout are among them for the 16-bit types and TF32; for float64 cp.async was slower
+// and is left out (PORTA_OPENCL_GEMM=mma:CONFIG or PORTA_OPENCL_GEMM_CANDIDATES take any).
 std::vector<TcParams> gemm_tc_candidates(DType dtype);
 
 // Whether the device has the instructions for `dtype`: NVIDIA's OpenCL platform and compute

@@ -19,8 +19,8 @@
      C element c < 4  at row g + 8 (c / 2), column 2 t + c % 2.
 
    Local tiles, row-major with PAD elements (16 bytes; 32 for float64) of padding per row, so that
-   the eight rows g of a fragment read fall on different banks:
-     As [BM][BK + PAD], Bs [BK][BN + PAD];
+   the eight rows g of a fragment read fall on different banks (PAD_B: 32 bytes for TF32's B):
+     As [BM][BK + PAD], Bs [BK][BN + PAD_B];
    or, with SWZ, without padding and with the 16-byte chunks of each row permuted (AIX, BIX below).
    With LDSM (16-bit types) the fragments come from ldmatrix: .x4 for an A tile (lanes 0-15 give
    rows 0-15 at k 0, lanes 16-31 the same rows at k 8) and .x4.trans for two B tiles (lanes give
@@ -83,9 +83,16 @@ typedef double acc_t;
 #ifndef SWZ
 #define SWZ 0
 #endif
+/* B's rows: TF32's B fragments are 32-bit reads of four k rows by eight columns, on 32 banks
+   only when rows are 8 words apart modulo 32 (4: two-way conflicts). */
 #if SWZ
 #undef PAD
 #define PAD 0
+#define PAD_B 0
+#elif ELEM == 32
+#define PAD_B 8
+#else
+#define PAD_B PAD
 #endif
 #ifndef STAGES
 #define STAGES 0
@@ -108,7 +115,7 @@ typedef double acc_t;
 #define TM (WM / 16)
 #define TN (WN / 8)
 #define LDA_S (BK + PAD)
-#define LDB_S (BN + PAD)
+#define LDB_S (BN + PAD_B)
 #define A_STAGE (BM * LDA_S)
 #define B_STAGE (BK * LDB_S)
 /* Element (r, e) of a stage of As (AIX) and of Bs (BIX). With SWZ the rows have no padding and
