@@ -61,6 +61,8 @@ std::string tc_unfit_reason(const TcParams& p, const detail::MatmulArgs& g);
 bool tc_fits_fast(const TcParams& p, const detail::MatmulArgs& g);
 
 extern const char* const kTcSource;  // kernels/gemm_tc.cl, embedded at build time
+// kernels/gemm_common.cl: the prologue gemm_tc.cl and gemm_mma.cl share, built before each of them.
+extern const char* const kGemmCommonSource;
 constexpr const char* kTcEntry = "porta_gemm_tc";
 
 // -D options of one configuration for `dtype`, variant `fast`; `emulate` replaces the instructions.

@@ -100,11 +100,11 @@ std::string unfit_product(const TensorConfig& c, const MatmulArgs& g) {
 std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const MatmulArgs& g, bool emulate) {
   KernelSource src;
   if (c.mma) {
-    src.source = kMmaSource;
+    src.source = std::string(kGemmCommonSource) + kMmaSource;
     src.entry = kMmaEntry;
     src.options = mma_options(*c.mma, emulate);
   } else {
-    src.source = kTcSource;
+    src.source = std::string(kGemmCommonSource) + kTcSource;
     src.entry = kTcEntry;
     src.options = tc_options(c.tc, g.dtype, tc_fits_fast(c.tc, g), emulate);
   }
@@ -223,7 +223,7 @@ std::vector<std::string> Device::tensor_ranking(QueueImpl& q, DType t, bool smal
   s.round_to = 256;
   s.small = small;
   // Both kernels' sources key the ranking.
-  static const std::string sources = std::string(kMmaSource) + kTcSource;
+  static const std::string sources = std::string(kGemmCommonSource) + kMmaSource + kTcSource;
   s.source = sources.c_str();
   std::vector<TensorConfig> configs;
   std::vector<GemmCandidate> candidates;

@@ -51,7 +51,8 @@ if part probe && [ -n "$probe" ] && [ -x "$probe" ]; then
   echo "== PTX probes (rc $?, $((SECONDS - t0)) s)"
   grep -E "^device|^===|ptx|error" "$out/probe_ptx.log" | cut -c1-240 | head -60
   # Registers and spills of a few kernels, as ptxas reports them (-cl-nv-verbose).
-  cl="$src/backends/opencl/kernels/gemm_tc.cl"
+  cl="$out/gemm_tc_built.cl"  # as gemm_tensor.cpp builds it: the shared prologue, then the kernel
+  cat "$src/backends/opencl/kernels/gemm_common.cl" "$src/backends/opencl/kernels/gemm_tc.cl" > "$cl"
   for opts in "-DELEM=16 -DFAST=1 -DLDSM=1 -DBM=128 -DBN=128 -DBK=32 -DWM=64 -DWN=64 -DSWZ=0" \
               "-DELEM=16 -DFAST=1 -DLDSM=1 -DBM=128 -DBN=128 -DBK=32 -DWM=64 -DWN=64 -DSWZ=1 -DSTAGES=3 -DSTAGES_WAIT=1" \
               "-DELEM=16 -DFAST=1 -DLDSM=1 -DBM=128 -DBN=256 -DBK=16 -DWM=64 -DWN=64 -DSWZ=1 -DSTAGES=4 -DSTAGES_WAIT=2" \

@@ -120,9 +120,10 @@ typedef double acc_t;
 #define B_STAGE (BK * LDB_S)
 /* Element (r, e) of a stage of As (AIX) and of Bs (BIX). With SWZ the rows have no padding and
    the 16-byte chunks of row r are permuted, chunk c stored at c ^ f(r) with f(r) = (r / (8 / W))
-   mod W for W < 8 chunks a row (a power of two), r mod 8 from W = 8 on: the 16 bytes that any eight consecutive rows
-   keep at one chunk fall on eight different bank groups, so ldmatrix and the fragment reads are
-   conflict-free, and the local tiles need no padding (more stages in the same local memory). */
+   mod W for W < 8 chunks a row (a power of two), r mod 8 from W = 8 on: the 16 bytes that any
+   eight consecutive rows keep at one chunk fall on eight different bank groups, so ldmatrix and
+   the fragment reads are conflict-free, and the local tiles need no padding (more stages in the
+   same local memory). */
 #define SW_(r, c, W) ((c) ^ (((r) / ((W) >= 8 ? 1 : 8 / (W))) % ((W) >= 8 ? 8 : (W))))
 #if SWZ
 #define AIX(r, e) ((r) * LDA_S + SW_((r), (e) / VEC, BK / VEC) * VEC + (e) % VEC)
@@ -131,7 +132,6 @@ typedef double acc_t;
 #define AIX(r, e) ((r) * LDA_S + (e))
 #define BIX(r, e) ((r) * LDB_S + (e))
 #endif
-#define GROUP_M 8
 
 /* Values of the stored patterns, for the emulation and the stores. */
 inline float f16_value(uint h) {
@@ -265,26 +265,7 @@ void porta_gemm_tc(const int M, const int N, const int K,
   __local acc_t emu_a[2][THREADS / 32][WM * BK];
   __local acc_t emu_b[2][THREADS / 32][BK * WN];
 #endif
-  const long z = get_group_id(1);
-  A += a_off + z * stride_a;
-  B += b_off + z * stride_b;
-  C += c_off + z * stride_c;
-  const int tid = get_local_id(0);
-  const int warp = tid >> 5;
-  const int lane = tid & 31;
-  const int g = lane >> 2;
-  const int t = lane & 3;
-
-  /* Blocks in groups of GROUP_M block rows, which share the panels of B in L2. */
-  const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN;
-  const int pid = get_group_id(0);
-  const int per_group = GROUP_M * blocks_n;
-  const int first_m = (pid / per_group) * GROUP_M;
-  const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const int bm0 = (first_m + (pid % per_group) % group_rows) * BM;
-  const int bn0 = ((pid % per_group) / group_rows) * BN;
-  const int wm0 = (warp / WARPS_N) * WM;
-  const int wn0 = (warp % WARPS_N) * WN;
+  GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0, wm0, wn0 */
 
 #if FAST
   /* 16-byte pieces: this work-item moves piece tid + i THREADS of each slice of A and of B. */
