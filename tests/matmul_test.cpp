@@ -451,13 +451,14 @@ TEST_P(MatmulTensorCore, EveryTensorConfigurationWhereTheDeviceHasTheInstruction
   using L = Layout;
   const std::vector<std::pair<DType, std::vector<const char*>>> configs = {
       {DType::float16,
-       {"tc128x128x32:w64x64:ldsm", "tc128x128x32:w64x32:ldsm", "tc128x256x16:w64x64:ldsm", "tc256x128x16:w64x64:ldsm",
-        "tc128x64x32:w64x32:ldsm", "tc64x128x32:w32x64:ldsm", "tc128x128x32:w64x64", "tc64x64x32:w32x32:ldsm"}},
-      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm", "tc128x256x16:w64x64:ldsm", "tc128x128x32:w64x64"}},
+       {"tc128x128x32:w64x64:ldsm:xor", "tc128x128x32:w64x64:ldsm", "tc128x128x16:w64x64:ldsm:s4",
+        "tc128x128x32:w64x64:ldsm:xor:s3", "tc128x128x16:w64x64:ldsm:xor:s4", "tc128x256x32:w64x64:ldsm:xor:s2",
+        "tc128x64x32:w64x32:ldsm", "tc64x128x32:w32x64:ldsm", "tc64x64x32:w32x32:ldsm"}},
+      {DType::bfloat16, {"tc128x128x32:w64x64:ldsm:xor", "tc128x128x16:w64x64:ldsm:s4", "tc128x128x32:w64x64"}},
       {DType::float32,
-       {"tc128x128x16:w64x64", "tc128x128x16:w64x32", "tc128x256x8:w64x64", "tc256x128x8:w64x64", "tc128x64x16:w64x32",
-        "tc64x128x16:w32x64", "tc64x64x16:w32x32"}},
-      {DType::float64, {"tc64x64x16:w32x32", "tc128x64x8:w32x32", "tc128x128x8:w64x32", "tc64x128x8:w32x64"}},
+       {"tc128x128x16:w64x64:ldsm", "tc128x128x16:w64x64", "tc128x128x16:w64x64:ldsm:xor:s3", "tc128x256x16:w64x64:ldsm:xor:s2",
+        "tc128x64x16:w64x32:ldsm", "tc64x128x16:w32x64:ldsm", "tc64x64x16:w32x32"}},
+      {DType::float64, {"tc128x64x8:w32x32", "tc64x128x8:w32x64", "tc64x64x16:w32x32", "tc128x128x8:w64x32"}},
   };
   for (const auto& [t, list] : configs) {
     if (!dev().supports(t)) continue;
@@ -518,7 +519,7 @@ TEST_P(MatmulTensorCore, ForcedKernelMatchesReferenceInEveryConfiguration) {
   EXPECT_NE(msg.find("mma16x8x8:128x128x8"), std::string::npos) << msg;
 }
 
-// The cp.async variants (":sS", S stages; not yet among the searched configurations): the ring
+// The cp.async variants (":sS", S stages) and the XOR layout of the local tiles (":xor"): the ring
 // of stages over many slices, fewer slices than stages, batches at aligned offsets, and a product
 // with edges, which takes the guarded variant (without cp.async) of the same configuration. Its
 // own suite, instantiated last: on a GPU this is where cp.async first runs, and a kernel fault
@@ -528,25 +529,36 @@ class MatmulCpAsync : public MatmulTensorCore {};
 TEST_P(MatmulCpAsync, StagesMatchReference) {
   if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
   using L = Layout;
-  const std::pair<DType, const char*> configs[] = {{DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
+  const std::pair<DType, const char*> configs[] = {// The XOR layout (":xor"), with and without cp.async.
+                                                   {DType::float16, "mma:tc64x64x32:w32x32:ldsm:xor:s3"},
+                                                   {DType::bfloat16, "mma:tc64x64x16:w32x32:xor"},
+                                                   {DType::float32, "mma:tc64x64x16:w32x32:xor:s2"},
+                                                   {DType::float64, "mma:tc64x64x8:w32x32:xor"},
+                                                   // TF32's A fragments through ldmatrix.
+                                                   {DType::float32, "mma:tc64x64x16:w32x32:ldsm:xor:s3"},
+                                                   {DType::float32, "mma:tc64x64x8:w32x32:ldsm"},
+                                                   {DType::float32, "mma:tc64x64x16:w32x32:ldsm:xor"},
+                                                   {DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
                                                    {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
+                                                   {DType::float32, "mma:tc64x64x8:w32x32:s4"},
                                                    {DType::float64, "mma:tc64x64x8:w32x32:s4"}};
   for (const auto& [t, config] : configs) {
     if (!dev().supports(t)) continue;
+    // float32 as TF32: cp.async copies the float32 bits, rounded to TF32 as fragments are read.
+    const auto precision = t == DType::float32 ? porta::MatmulPrecision::tf32 : porta::MatmulPrecision::exact;
     ScopedEnv env("PORTA_OPENCL_GEMM", config);
     const std::string d = std::string(config) + " " + std::string(porta::name(t));
-    check(t, 1, 1, 128, 128, 64, L::row_major, L::row_major, true, true, d + " 128x128 x 128x64 (many slices)");
-    check(t, 1, 1, 64, 16, 64, L::row_major, L::row_major, true, true, d + " k = 16 (fewer slices than stages)");
-    check(t, 3, 3, 64, 64, 128, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4");
-    check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T (guarded)");
+    check(t, 1, 1, 128, 128, 64, L::row_major, L::row_major, true, true, d + " 128x128 x 128x64 (many slices)", precision);
+    check(t, 1, 1, 64, 16, 64, L::row_major, L::row_major, true, true, d + " k = 16 (fewer slices than stages)", precision);
+    check(t, 3, 3, 64, 64, 128, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4", precision);
+    check(t, 1, 1, 45, 37, 70, L::row_major, L::transposed, true, true, d + " 45x37 x 37x70, b.T (guarded)", precision);
   }
-  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x16:w32x32:s3");
-  std::string msg = thrown_message<porta::InvalidArgument>([&] {
-    porta::matmul(porta::ones({64, 64}, DType::float32, dev()), porta::ones({64, 64}, DType::float32, dev()),
-                  porta::MatmulPrecision::tf32)
-        .eval();
-  });
-  EXPECT_NE(msg.find("tc64x64x16:w32x32:s3"), std::string::npos) << msg;
+  // ldmatrix does not serve float64: a float64 product refuses the configuration by name.
+  if (!dev().supports(DType::float64)) return;
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:tc64x64x16:w32x32:ldsm:s3");
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({64, 64}, DType::float64, dev()), porta::ones({64, 64}, DType::float64, dev())).eval(); });
+  EXPECT_NE(msg.find("tc64x64x16:w32x32:ldsm:s3"), std::string::npos) << msg;
 }
 
 PORTA_INSTANTIATE_DEVICES(Matmul);

@@ -15,20 +15,22 @@ bool half_type(DType t) { return t == DType::float16 || t == DType::bfloat16; }
 int elem_bytes(DType t) { return half_type(t) ? 2 : t == DType::float64 ? 8 : 4; }
 int vec_elems(DType t) { return 16 / elem_bytes(t); }                   // elements of a 16-byte load
 int pad_elems(DType t) { return t == DType::float64 ? 4 : vec_elems(t); }  // the kernel's PAD
+int pad_b_elems(DType t) { return t == DType::float32 ? 8 : pad_elems(t); }  // and PAD_B
 int mma_k(DType t) { return half_type(t) ? 16 : 8; }
 
 }  // namespace
 
 std::string TcParams::text() const {
   return detail::cat("tc", tile_m, "x", tile_n, "x", tile_k, ":w", warp_m, "x", warp_n, ldsm ? ":ldsm" : "",
-                     stages ? detail::cat(":s", stages) : "");
+                     swizzle ? ":xor" : "", stages ? detail::cat(":s", stages) : "");
 }
 
 std::size_t TcParams::local_bytes(DType t, bool emulate) const {
-  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = static_cast<std::size_t>(pad_elems(t));
+  const std::size_t e = static_cast<std::size_t>(elem_bytes(t)), pad = swizzle ? 0 : static_cast<std::size_t>(pad_elems(t)),
+                    pad_b = swizzle ? 0 : static_cast<std::size_t>(pad_b_elems(t));
   const std::size_t bm = static_cast<std::size_t>(tile_m), bn = static_cast<std::size_t>(tile_n),
                     bk = static_cast<std::size_t>(tile_k);
-  std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad)) * e;
+  std::size_t tiles = static_cast<std::size_t>(std::max(stages, 2)) * (bm * (bk + pad) + bk * (bn + pad_b)) * e;
   std::size_t scratch = 2 * static_cast<std::size_t>(threads() / 32) *
                         static_cast<std::size_t>(warp_m + warp_n) * bk * (t == DType::float64 ? 8 : 4);
   return tiles + (emulate ? scratch : 0);
@@ -40,9 +42,11 @@ std::string TcParams::invalid_reason(DType t) const {
   if (tile_m % warp_m || tile_n % warp_n) return "BM must be a multiple of WM and BN of WN";
   if (warp_m % 16 || warp_n % 16) return "WM and WN must be multiples of 16";
   if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
-  if (ldsm && !half_type(t)) return "ldmatrix serves float16 and bfloat16 only";
+  if (ldsm && t == DType::float64) return "ldmatrix serves float16, bfloat16 and TF32 only";
   if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
-  if (stages != 0 && t == DType::float32) return "cp.async stages serve float16, bfloat16 and float64 (TF32 rounds on the way)";
+  auto pow2 = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
+  if (swizzle && (!pow2(tile_k / vec_elems(t)) || !pow2(tile_n / vec_elems(t))))
+    return "the XOR layout needs BK and BN of a power of two 16-byte pieces";
   const int nt = threads(), v = vec_elems(t);
   if (nt > 1024) return "more than 1024 work-items";
   if (tile_k % v || tile_n % v || (tile_m * tile_k / v) % nt || (tile_k * tile_n / v) % nt)
@@ -60,6 +64,10 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
     p.ldsm = true;
     rest = rest.substr(5);
   }
+  if (rest.starts_with(":xor")) {
+    p.swizzle = true;
+    rest = rest.substr(4);
+  }
   if (rest.size() == 3 && rest[0] == ':' && rest[1] == 's' && rest[2] >= '2' && rest[2] <= '4') p.stages = rest[2] - '0';
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
   for (DType t : {DType::float16, DType::float32, DType::float64})
@@ -67,33 +75,53 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
   return std::nullopt;  // valid for no dtype
 }
 
-// TFLOP/s on an H200 through NVIDIA's OpenCL (2026-12-01 12:08 UTC, the searches' event timings,
-// PORTA_LOG=info), in the order listed:
-//  float16 at 2048: 240.0, 200.9, 204.7, 197.7, 151.5, 160.8, 179.4 (no ldmatrix), 154.8;
-//          at 8192: 295.4, 167.9, 183.9, 170.9, 221.8, 241.1, 220.1, 178.7; at 1024 the 128x64 and
-//          64x64 tiles win (104.5, 102.1 against 86.3);
-//  bfloat16 at 2048: 266.2, 217.4, 237.4, 210.2, 162.2, 178.9, 194.3, 161.2;
-//  TF32 at 2048: 116.2, 72.5, 70.1, 60.3, 71.6, 75.3, 69.7; at 8192: 122.6, 74.5, 73.9, 64.1, 94.8, 96.4, 76.5;
-//  float64 at 2048: 40.7, 42.0, 40.2, 42.6 (the FP64 kernel's best: 43.4).
-// cuBLAS on that GPU: bfloat16 666.8 at 4096 in the same run (porta-bench); elsewhere (GPU.md,
-// README's 2026-12-01 run) float16/bfloat16 647-727, TF32 375, float64 58.9-61.3 at 4096-8192.
+// The candidates, fastest first by the searches' event timings on an H200 through NVIDIA's OpenCL
+// (2026-12-01 15:11 UTC, scripts/dev/gemm_sweep.sh: PORTA_OPENCL_GEMM_CANDIDATES with
+// PORTA_OPENCL_GEMM_SEARCH=4096,8192), TFLOP/s at 4096 / 8192; cuBLAS on cuda:0 in the same run
+// (porta-bench, one repetition): float16 616.1 / 644.4, bfloat16 669.1 / 662.6, TF32 339.7 / 349.0,
+// float64 60.8 / 60.9.
+//  float16:  tc128x128x32:w64x64:ldsm:xor 287.1 / 304.7, tc128x128x32:w64x64:ldsm 278.0 / 296.2,
+//            tc128x128x16:w64x64:ldsm:s4 267.5 / 298.9, tc128x128x32:w64x64:ldsm:xor:s3 257.5 / 274.4,
+//            tc128x128x16:w64x64:ldsm:xor:s4 237.3 / 270.9, tc128x256x32:w64x64:ldsm:xor:s2 234.3 / 254.2;
+//            not kept: tc128x256x16:w64x64:ldsm 187.2 / 194.4 (:s3 237.0 / 233.3, :xor:s4 222.7 / 234.9),
+//            tc256x128x16:w64x64:ldsm:xor:s4 192.1 / 196.3, tc256x128x32:w64x64:ldsm:xor:s2 227.5 / 242.2,
+//            tc128x128x32:w64x32:ldsm:xor:s3 251.8 / 267.9; the small tiles (for products of up to
+//            1536^2, ranked at 1024, where the 128x64 and 64x64 tiles won at 12:08 UTC: 104.5, 102.1
+//            against 86.3 for 128x128): tc64x128x32:w32x64:ldsm:xor:s4 190.0 / 197.1,
+//            tc128x64x32:w64x32:ldsm:xor:s4 178.9 / 196.0, tc64x64x32:w32x32:ldsm 171.3 / 175.8;
+//  bfloat16: tc128x128x32:w64x64:ldsm 290.7 / 305.4, :xor:s3 265.2 / 277.6,
+//            tc128x128x16:w64x64:ldsm:xor:s4 246.4 / 274.2, tc128x256x32:w64x64:ldsm:xor:s2 240.0 / 250.7;
+//  TF32:     tc128x128x16:w64x64:ldsm (A through ldmatrix) 126.4 / 128.2, tc128x128x16:w64x64 116.3 /
+//            117.8, :ldsm:xor:s3 110.1 / 112.3, :xor:s3 107.9 / 108.9, :xor 75.1 / 73.2,
+//            tc128x256x16:w64x64:ldsm:xor:s2 106.6 / 108.5, tc128x128x8:w64x64:ldsm:xor:s4 105.5 / 106.5,
+//            tc128x256x8:w64x64:ldsm:xor:s4 99.3 / 100.2, tc128x64x16:w64x32 88.6 / 95.4,
+//            tc64x64x16:w32x32 73.3 / 75.1 (these with 16 bytes of padding on B's rows, 32 since);
+//  float64:  tc128x64x8:w32x32 45.1 / 44.8, tc64x128x8:w32x64 44.5 / 43.8, tc64x64x16:w32x32 43.2 /
+//            43.7, tc128x128x8:w64x32 41.9 / 42.2 (the FP64 kernel's mma16x8x8:128x128x8:w64x32 44.4 /
+//            44.9); cp.async made float64 slower: tc64x128x8:w32x64:xor:s4 39.8 / 40.8,
+//            tc128x64x8:w32x32:xor:s4 37.7 / 38.6, tc64x64x16:w32x32:xor:s3 36.0 / 36.9, :s2 34.5 / 35.9.
+// NVIDIA's OpenCL gives a work-group 48 KiB of local memory (49152 bytes), so the deeper cp.async
+// pipelines of the larger tiles fit only with the XOR layout (no padding): 128x128x32 three
+// stages, 128x256x16 four. ptxas (-cl-nv-verbose) reports no spills: 252 registers for
+// tc128x128x32:w64x64:ldsm, 236 with :xor:s3, 188 for tc128x256x16:w64x64:ldsm:xor:s4 (256
+// work-items), 255 for TF32's tc128x128x16:w64x64:xor:s3.
 std::vector<TcParams> gemm_tc_candidates(DType t) {
+  // {BM, BN, BK, WM, WN, ldmatrix, cp.async stages, XOR layout}
   if (half_type(t))
     return {
-        {128, 128, 32, 64, 64, true},  {128, 128, 32, 64, 32, true}, {128, 256, 16, 64, 64, true},
-        {256, 128, 16, 64, 64, true},  {128, 64, 32, 64, 32, true},  {64, 128, 32, 32, 64, true},
-        {128, 128, 32, 64, 64, false}, {64, 64, 32, 32, 32, true},
+        {128, 128, 32, 64, 64, true, 0, true}, {128, 128, 32, 64, 64, true},         {128, 128, 16, 64, 64, true, 4},
+        {128, 128, 32, 64, 64, true, 3, true}, {128, 128, 16, 64, 64, true, 4, true}, {128, 256, 32, 64, 64, true, 2, true},
+        {128, 64, 32, 64, 32, true},           {64, 128, 32, 32, 64, true},           {64, 64, 32, 32, 32, true},
     };
-  if (t == DType::float32)
+  if (t == DType::float32)  // TF32: ldmatrix for A only
     return {
-        {128, 128, 16, 64, 64, false}, {128, 128, 16, 64, 32, false}, {128, 256, 8, 64, 64, false},
-        {256, 128, 8, 64, 64, false},  {128, 64, 16, 64, 32, false},  {64, 128, 16, 32, 64, false},
+        {128, 128, 16, 64, 64, true},          {128, 128, 16, 64, 64, false},         {128, 128, 16, 64, 64, true, 3, true},
+        {128, 256, 16, 64, 64, true, 2, true}, {128, 64, 16, 64, 32, true},           {64, 128, 16, 32, 64, true},
         {64, 64, 16, 32, 32, false},
     };
   if (t == DType::float64)
     return {
-        {64, 64, 16, 32, 32, false}, {128, 64, 8, 32, 32, false}, {128, 128, 8, 64, 32, false},
-        {64, 128, 8, 32, 64, false},
+        {128, 64, 8, 32, 32, false}, {64, 128, 8, 32, 64, false}, {64, 64, 16, 32, 32, false}, {128, 128, 8, 64, 32, false},
     };
   return {};
 }
@@ -127,7 +155,8 @@ std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool 
   std::vector<std::string> o = {detail::cat("-DELEM=", elem),       detail::cat("-DFAST=", fast ? 1 : 0),
                                 detail::cat("-DLDSM=", p.ldsm ? 1 : 0), detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n),     detail::cat("-DBK=", p.tile_k),
-                                detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n)};
+                                detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n),
+                                detail::cat("-DSWZ=", p.swizzle ? 1 : 0)};
   if (fast && p.stages) {
     o.push_back(detail::cat("-DSTAGES=", p.stages));
     o.push_back(detail::cat("-DSTAGES_WAIT=", p.stages - 2));

@@ -8,6 +8,14 @@
 // leading dimensions, and a fast one takes whole tiles of row-major operands with 16-byte rows.
 // With -DMMA_EMULATE (any OpenCL device: PoCL in CI) the instruction and ldmatrix are replaced by
 // their reference semantics, so that every index of the kernel is tested without the GPU.
+//
+// Hopper's wgmma is out of reach from OpenCL (H200, driver 580.159.04, 2026-12-01, built with
+// scripts/dev/cl_probe.cpp): NVIDIA's OpenCL compiler emits PTX 9.0 for `.target sm_90`, not
+// sm_90a, and ptxas refuses wgmma.fence / wgmma.mma_async / wgmma.commit_group / wgmma.wait_group
+// and setmaxnreg ("not supported on .target 'sm_90'"); -cl-nv-arch sm_90a is accepted and changes
+// nothing, -cl-nv-arch=sm_90a fails the build. cp.async.bulk with an mbarrier builds. So mma.sync
+// (this kernel) is the fastest tensor-core instruction OpenCL reaches on Hopper: at best 304.7 TFLOP/s
+// for float16 at 8192 (the search's timing) against cuBLAS's 644.4 in the same run: 0.47x.
 #pragma once
 
 #include <cstddef>
@@ -22,11 +30,12 @@ namespace porta::opencl {
 struct TcParams {
   int tile_m = 0, tile_n = 0, tile_k = 0;  // BM, BN, BK: the block of C and the k-slice of a work-group
   int warp_m = 0, warp_n = 0;              // WM, WN: the tile of C of one warp
-  bool ldsm = false;                       // fragments of 16-bit types through ldmatrix
+  bool ldsm = false;                       // fragments through ldmatrix (16-bit types; TF32's A)
   int stages = 0;                          // 2-4: the fast variant's slices by cp.async, that many stages
+  bool swizzle = false;                    // local tiles unpadded, their 16-byte chunks permuted (XOR)
 
   int threads() const { return warp_m > 0 && warp_n > 0 ? (tile_m / warp_m) * (tile_n / warp_n) * 32 : 0; }
-  // "tc128x128x32:w64x64:ldsm" or "tc128x128x16:w64x64:ldsm:s4", the form PORTA_OPENCL_GEMM=mma:... takes.
+  // "tc128x128x32:w64x64:ldsm" or "tc128x128x32:w64x64:ldsm:xor:s3", the form PORTA_OPENCL_GEMM=mma:... takes.
   std::string text() const;
   // Bytes of local memory for `dtype`: both stages of both tiles, and the emulation's copies.
   std::size_t local_bytes(DType dtype, bool emulate) const;
@@ -35,12 +44,13 @@ struct TcParams {
   bool operator==(const TcParams&) const = default;
 };
 
-// Parses "tcBMxBNxBK:wWMxWN[:ldsm][:sS]"; nullopt when malformed or valid for no dtype.
+// Parses "tcBMxBNxBK:wWMxWN[:ldsm][:xor][:sS]"; nullopt when malformed or valid for no dtype.
 std::optional<TcParams> parse_tc_params(const std::string& text);
 
 // The configurations of the search for `dtype` (float16 and bfloat16 share theirs; float32 means
-// TF32), best guess first. The cp.async variants (stages) are not among them: they are tested on
-// PoCL but have not yet been measured on a GPU (PORTA_OPENCL_GEMM=mma:CONFIG takes them).
+// TF32), fastest first as measured on an H200 (gemm_tc.cpp lists the figures). cp.async stages
+// and the XOR layout are among them for the 16-bit types and TF32; for float64 cp.async was slower
+// and is left out (PORTA_OPENCL_GEMM=mma:CONFIG or PORTA_OPENCL_GEMM_CANDIDATES take any).
 std::vector<TcParams> gemm_tc_candidates(DType dtype);
 
 // Whether the device has the instructions for `dtype`: NVIDIA's OpenCL platform and compute
@@ -59,6 +69,8 @@ std::string tc_unfit_reason(const TcParams& p, const detail::MatmulArgs& g);
 bool tc_fits_fast(const TcParams& p, const detail::MatmulArgs& g);
 
 extern const char* const kTcSource;  // kernels/gemm_tc.cl, embedded at build time
+// kernels/gemm_common.cl: the prologue gemm_tc.cl and gemm_mma.cl share, built before each of them.
+extern const char* const kGemmCommonSource;
 constexpr const char* kTcEntry = "porta_gemm_tc";
 
 // -D options of one configuration for `dtype`, variant `fast`; `emulate` replaces the instructions.

@@ -13,12 +13,16 @@
 // emulated where the device lacks them (PoCL in CI: a test of the indexing, not a fast path);
 // =mma:CONFIG (mma16x8x8:128x128x8:w64x32, tc128x128x32:w64x64:ldsm, ...) uses that one
 // configuration, and a product of its dtypes that it does not fit is an error.
+// PORTA_OPENCL_GEMM_CANDIDATES=CONFIG,... replaces the searched configurations (for tuning).
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <map>
 
 #include "porta_backend/services.hpp"
+#include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
 #include "opencl/gemm_kernel.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/gemm_search.hpp"
@@ -55,6 +59,27 @@ std::vector<TensorConfig> tensor_candidates(DType t) {
   return all;
 }
 
+// The configurations a search ranks: tensor_candidates, or those of PORTA_OPENCL_GEMM_CANDIDATES
+// (a list of configurations separated by commas or white space, for tuning: the ones that serve `t`
+// are ranked; the ranking's disk-cache key holds the list).
+std::vector<TensorConfig> searched_candidates(DType t) {
+  auto v = detail::env("PORTA_OPENCL_GEMM_CANDIDATES");
+  if (!v) return tensor_candidates(t);
+  std::string text = *v;
+  for (char& ch : text)
+    if (ch == ',' || std::isspace(static_cast<unsigned char>(ch))) ch = ' ';
+  std::vector<TensorConfig> all;
+  for (const std::string& item : detail::split(text, ' ')) {
+    if (item.empty()) continue;
+    auto c = parse_tensor_config(item);
+    if (!c)
+      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_CANDIDATES: '", item,
+                                        "' names no tensor-core configuration (such as tc128x128x32:w64x64:ldsm:s3)"));
+    if (c->serves(t)) all.push_back(*c);
+  }
+  return all;
+}
+
 std::string unfit_device(const TensorConfig& c, DType t, bool emulate, std::uint64_t local_mem, std::size_t max_group) {
   std::string r = c.mma ? c.mma->invalid_reason() : c.tc.invalid_reason(t);
   if (!r.empty()) return r;
@@ -75,11 +100,11 @@ std::string unfit_product(const TensorConfig& c, const MatmulArgs& g) {
 std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const MatmulArgs& g, bool emulate) {
   KernelSource src;
   if (c.mma) {
-    src.source = kMmaSource;
+    src.source = std::string(kGemmCommonSource) + kMmaSource;
     src.entry = kMmaEntry;
     src.options = mma_options(*c.mma, emulate);
   } else {
-    src.source = kTcSource;
+    src.source = std::string(kGemmCommonSource) + kTcSource;
     src.entry = kTcEntry;
     src.options = tc_options(c.tc, g.dtype, tc_fits_fast(c.tc, g), emulate);
   }
@@ -198,12 +223,12 @@ std::vector<std::string> Device::tensor_ranking(QueueImpl& q, DType t, bool smal
   s.round_to = 256;
   s.small = small;
   // Both kernels' sources key the ranking.
-  static const std::string sources = std::string(kMmaSource) + kTcSource;
+  static const std::string sources = std::string(kGemmCommonSource) + kMmaSource + kTcSource;
   s.source = sources.c_str();
   std::vector<TensorConfig> configs;
   std::vector<GemmCandidate> candidates;
   std::string skipped;
-  for (const TensorConfig& c : tensor_candidates(t)) {
+  for (const TensorConfig& c : searched_candidates(t)) {
     if (auto r = unfit_device(c, t, false, local_mem, max_group); !r.empty()) {
       skipped += detail::cat(" ", c.text(), " (", r, ")");
       continue;

@@ -99,7 +99,6 @@
 #else
 #define A_SWIZZLE 0
 #endif
-#define GROUP_M 8
 /* Where the double2 of row r, chunk c of a B slice lands in Bs (the column XOR of the layout). */
 #define B_SLOT(r, c) ((r) * (BN / 2) + ((c) ^ ((((r) >> 1) & 3) << 1)))
 
@@ -114,26 +113,7 @@ void porta_gemm_mma(const int M, const int N, const int K,
   __local double emu_a[2][THREADS / 32][WM * BK];
   __local double emu_b[2][THREADS / 32][BK * WN];
 #endif
-  const long z = get_group_id(1);
-  A += a_off + z * stride_a;
-  B += b_off + z * stride_b;
-  C += c_off + z * stride_c;
-  const int tid = get_local_id(0);
-  const int warp = tid >> 5;
-  const int lane = tid & 31;
-  const int g = lane >> 2;
-  const int t = lane & 3;
-
-  /* Blocks in groups of GROUP_M block rows, which share the panels of B in L2. */
-  const int blocks_m = M / BM, blocks_n = N / BN;
-  const int pid = get_group_id(0);
-  const int per_group = GROUP_M * blocks_n;
-  const int first_m = (pid / per_group) * GROUP_M;
-  const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const int bm0 = (first_m + (pid % per_group) % group_rows) * BM;
-  const int bn0 = ((pid % per_group) / group_rows) * BN;
-  const int wm0 = (warp / WARPS_N) * WM;
-  const int wn0 = (warp % WARPS_N) * WN;
+  GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0, wm0, wn0 */
 
   /* Copies: this work-item moves the double2 (a_r + i A_ROW_STEP, a_c) of each A slice and
      (b_r + i B_ROW_STEP, b_c) of each B slice; A_ROW_STEP is even, so the row parity of the

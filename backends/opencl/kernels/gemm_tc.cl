@@ -19,11 +19,15 @@
      C element c < 4  at row g + 8 (c / 2), column 2 t + c % 2.
 
    Local tiles, row-major with PAD elements (16 bytes; 32 for float64) of padding per row, so that
-   the eight rows g of a fragment read fall on different banks:
-     As [BM][BK + PAD], Bs [BK][BN + PAD].
+   the eight rows g of a fragment read fall on different banks (PAD_B: 32 bytes for TF32's B):
+     As [BM][BK + PAD], Bs [BK][BN + PAD_B];
+   or, with SWZ, without padding and with the 16-byte chunks of each row permuted (AIX, BIX below).
    With LDSM (16-bit types) the fragments come from ldmatrix: .x4 for an A tile (lanes 0-15 give
    rows 0-15 at k 0, lanes 16-31 the same rows at k 8) and .x4.trans for two B tiles (lanes give
    k rows 0-15 of columns 8 (lane / 16) onwards); without it, from 32-bit and 16-bit local reads.
+   For TF32, LDSM takes A's fragments by the same .x4 (an 8 x 8 matrix of b16 is 8 rows of four
+   32-bit values, lane 4 g + t receiving (g, t): TF32's A layout; lanes 16-31 point at k 4), and B's
+   come from 32-bit reads (ldmatrix's .trans moves 16-bit values).
 
    Two variants of the loads and stores (FAST):
      1  every dimension a multiple of the tile, neither operand transposed, leading dimensions,
@@ -31,9 +35,10 @@
      0  any shape: element loads through a (row, column) stride pair per operand, so one kernel
         serves the four transpose combinations, with zeros past the edges and guarded stores.
 
-   With STAGES = S (2 to 4, fast variant, 16-bit types and float64) the slices travel from global to
-   local memory by cp.async (inline PTX, 16 bytes each, bypassing the registers) S - 1 slices ahead
-   of the MMAs, CUTLASS's multistage pipeline; without it, through registers one slice ahead.
+   With STAGES = S (2 to 4, fast variant) the slices travel from global to local memory by cp.async
+   (inline PTX, 16 bytes each, bypassing the registers) S - 1 slices ahead of the MMAs, CUTLASS's
+   multistage pipeline; without it, through registers one slice ahead. TF32 inputs then reach
+   local memory as float32 and are rounded (cvt.rna) as each fragment is read.
 
    With MMA_EMULATE the instruction and ldmatrix are replaced by their reference semantics
    (gemm_mma.cl's scheme): each MMA puts its fragments where the layouts above say in its warp's
@@ -75,11 +80,25 @@ typedef double acc_t;
 #ifndef LDSM
 #define LDSM 0
 #endif
+#ifndef SWZ
+#define SWZ 0
+#endif
+/* B's rows: TF32's B fragments are 32-bit reads of four k rows by eight columns, on 32 banks
+   only when rows are 8 words apart modulo 32 (4: two-way conflicts). */
+#if SWZ
+#undef PAD
+#define PAD 0
+#define PAD_B 0
+#elif ELEM == 32
+#define PAD_B 8
+#else
+#define PAD_B PAD
+#endif
 #ifndef STAGES
 #define STAGES 0
 #endif
-#if STAGES && (!FAST || KE != 2 && ELEM != 64 || STAGES < 2 || STAGES > 4)
-#error "cp.async stages (2 to 4) serve the fast variant of the 16-bit types and float64"
+#if STAGES && (!FAST || STAGES < 2 || STAGES > 4)
+#error "cp.async stages (2 to 4) serve the fast variant"
 #endif
 #define NSTAGE (STAGES ? STAGES : 2)
 #define STR2(x) #x
@@ -87,8 +106,8 @@ typedef double acc_t;
 #ifndef MMA_EMULATE
 #define LOCAL_ADDRESS(p) ((uint)(size_t)(p))
 #endif
-#if LDSM && KE != 2
-#error "ldmatrix serves the 16-bit types only"
+#if LDSM && ELEM == 64
+#error "ldmatrix serves the 16-bit types and TF32's A fragments"
 #endif
 
 #define WARPS_N (BN / WN)
@@ -96,10 +115,23 @@ typedef double acc_t;
 #define TM (WM / 16)
 #define TN (WN / 8)
 #define LDA_S (BK + PAD)
-#define LDB_S (BN + PAD)
+#define LDB_S (BN + PAD_B)
 #define A_STAGE (BM * LDA_S)
 #define B_STAGE (BK * LDB_S)
-#define GROUP_M 8
+/* Element (r, e) of a stage of As (AIX) and of Bs (BIX). With SWZ the rows have no padding and
+   the 16-byte chunks of row r are permuted, chunk c stored at c ^ f(r) with f(r) = (r / (8 / W))
+   mod W for W < 8 chunks a row (a power of two), r mod 8 from W = 8 on: the 16 bytes that any
+   eight consecutive rows keep at one chunk fall on eight different bank groups, so ldmatrix and
+   the fragment reads are conflict-free, and the local tiles need no padding (more stages in the
+   same local memory). */
+#define SW_(r, c, W) ((c) ^ (((r) / ((W) >= 8 ? 1 : 8 / (W))) % ((W) >= 8 ? 8 : (W))))
+#if SWZ
+#define AIX(r, e) ((r) * LDA_S + SW_((r), (e) / VEC, BK / VEC) * VEC + (e) % VEC)
+#define BIX(r, e) ((r) * LDB_S + SW_((r), (e) / VEC, BN / VEC) * VEC + (e) % VEC)
+#else
+#define AIX(r, e) ((r) * LDA_S + (e))
+#define BIX(r, e) ((r) * LDB_S + (e))
+#endif
 
 /* Values of the stored patterns, for the emulation and the stores. */
 inline float f16_value(uint h) {
@@ -140,6 +172,11 @@ inline float tf32(float x) {
 }
 #endif
 #define TO_LOCAL(x) tf32(x)
+#if STAGES /* cp.async copies the float32 bits: they are rounded as fragments leave local memory */
+#define TO_FRAG(x) as_uint(tf32(x))
+#else
+#define TO_FRAG(x) as_uint(x)
+#endif
 #define TO_LOCAL4(v) as_uint4((float4)(tf32(as_float((v).x)), tf32(as_float((v).y)), tf32(as_float((v).z)), tf32(as_float((v).w))))
 #else
 #define TO_LOCAL(x) (x)
@@ -200,11 +237,11 @@ inline float tf32(float x) {
 
 /* ldmatrix: lane L points at row A_ROW(L) of the A tile and B_ROW(L) of the B tiles. */
 #if LDSM
-#define A_ROW(L) (as + (wm0 + tm * 16 + ((L) & 15)) * LDA_S + kk * 16 + 8 * ((L) >> 4))
-#define B_ROW(L) (bs + (kk * 16 + ((L) & 15)) * LDB_S + wn0 + (tn + ((L) >> 4)) * 8)
+#define A_ROW(L) (as + AIX(wm0 + tm * 16 + ((L) & 15), kk * MMA_K + (MMA_K / 2) * ((L) >> 4)))
+#define B_ROW(L) (bs + BIX(kk * 16 + ((L) & 15), wn0 + (tn + ((L) >> 4)) * 8))
 #ifdef MMA_EMULATE
 #define LDSM_A(r) do { for (int i_ = 0; i_ < 4; ++i_) \
-    r[i_] = *(__local const uint*)(A_ROW(8 * i_ + (lane >> 2)) + 2 * t); } while (0)
+    r[i_] = *(__local const uint*)(A_ROW(8 * i_ + (lane >> 2)) + KE * t); } while (0)
 #define LDSM_B(r0, r1) do { for (int i_ = 0; i_ < 4; ++i_) { \
     const uint lo_ = B_ROW(8 * i_ + 2 * t)[g], hi_ = B_ROW(8 * i_ + 2 * t + 1)[g]; \
     if (i_ < 2) r0[i_] = lo_ | (hi_ << 16); else r1[i_ - 2] = lo_ | (hi_ << 16); } } while (0)
@@ -228,26 +265,7 @@ void porta_gemm_tc(const int M, const int N, const int K,
   __local acc_t emu_a[2][THREADS / 32][WM * BK];
   __local acc_t emu_b[2][THREADS / 32][BK * WN];
 #endif
-  const long z = get_group_id(1);
-  A += a_off + z * stride_a;
-  B += b_off + z * stride_b;
-  C += c_off + z * stride_c;
-  const int tid = get_local_id(0);
-  const int warp = tid >> 5;
-  const int lane = tid & 31;
-  const int g = lane >> 2;
-  const int t = lane & 3;
-
-  /* Blocks in groups of GROUP_M block rows, which share the panels of B in L2. */
-  const int blocks_m = (M + BM - 1) / BM, blocks_n = (N + BN - 1) / BN;
-  const int pid = get_group_id(0);
-  const int per_group = GROUP_M * blocks_n;
-  const int first_m = (pid / per_group) * GROUP_M;
-  const int group_rows = min(blocks_m - first_m, GROUP_M);
-  const int bm0 = (first_m + (pid % per_group) % group_rows) * BM;
-  const int bn0 = ((pid % per_group) / group_rows) * BN;
-  const int wm0 = (warp / WARPS_N) * WM;
-  const int wn0 = (warp % WARPS_N) * WN;
+  GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0, wm0, wn0 */
 
 #if FAST
   /* 16-byte pieces: this work-item moves piece tid + i THREADS of each slice of A and of B. */
@@ -269,10 +287,10 @@ void porta_gemm_tc(const int M, const int N, const int K,
     __local gt* bs_ = Bs + (stage) * B_STAGE; \
     _Pragma("unroll") for (int i_ = 0; i_ < A_LOADS; ++i_) { \
       const int p_ = tid + i_ * THREADS, r_ = p_ / (BK / VEC), c_ = p_ % (BK / VEC); \
-      CP16(as_ + r_ * LDA_S + c_ * VEC, A + (long)(bm0 + r_) * lda + (k0) + c_ * VEC); } \
+      CP16(as_ + AIX(r_, c_ * VEC), A + (long)(bm0 + r_) * lda + (k0) + c_ * VEC); } \
     _Pragma("unroll") for (int i_ = 0; i_ < B_LOADS; ++i_) { \
       const int p_ = tid + i_ * THREADS, r_ = p_ / (BN / VEC), c_ = p_ % (BN / VEC); \
-      CP16(bs_ + r_ * LDB_S + c_ * VEC, B + (long)((k0) + r_) * ldb + bn0 + c_ * VEC); } \
+      CP16(bs_ + BIX(r_, c_ * VEC), B + (long)((k0) + r_) * ldb + bn0 + c_ * VEC); } \
   } while (0)
 #else
   uint4 ra[A_LOADS], rb[B_LOADS];
@@ -289,10 +307,10 @@ void porta_gemm_tc(const int M, const int N, const int K,
     __local gt* bs_ = Bs + (stage) * B_STAGE; \
     _Pragma("unroll") for (int i_ = 0; i_ < A_LOADS; ++i_) { \
       const int p_ = tid + i_ * THREADS, r_ = p_ / (BK / VEC), c_ = p_ % (BK / VEC); \
-      *(__local uint4*)(as_ + r_ * LDA_S + c_ * VEC) = TO_LOCAL4(ra[i_]); } \
+      *(__local uint4*)(as_ + AIX(r_, c_ * VEC)) = TO_LOCAL4(ra[i_]); } \
     _Pragma("unroll") for (int i_ = 0; i_ < B_LOADS; ++i_) { \
       const int p_ = tid + i_ * THREADS, r_ = p_ / (BN / VEC), c_ = p_ % (BN / VEC); \
-      *(__local uint4*)(bs_ + r_ * LDB_S + c_ * VEC) = TO_LOCAL4(rb[i_]); } \
+      *(__local uint4*)(bs_ + BIX(r_, c_ * VEC)) = TO_LOCAL4(rb[i_]); } \
   } while (0)
 #endif
   const int slices = K / BK;
@@ -320,9 +338,9 @@ void porta_gemm_tc(const int M, const int N, const int K,
     __local gt* as_ = As + (stage) * A_STAGE; \
     __local gt* bs_ = Bs + (stage) * B_STAGE; \
     _Pragma("unroll") for (int i_ = 0; i_ < A_LOADS; ++i_) { \
-      int r_, c_; A_AT(tid + i_ * THREADS, r_, c_); as_[r_ * LDA_S + c_] = TO_LOCAL(ra[i_]); } \
+      int r_, c_; A_AT(tid + i_ * THREADS, r_, c_); as_[AIX(r_, c_)] = TO_LOCAL(ra[i_]); } \
     _Pragma("unroll") for (int i_ = 0; i_ < B_LOADS; ++i_) { \
-      int r_, c_; B_AT(tid + i_ * THREADS, r_, c_); bs_[r_ * LDB_S + c_] = TO_LOCAL(rb[i_]); } \
+      int r_, c_; B_AT(tid + i_ * THREADS, r_, c_); bs_[BIX(r_, c_)] = TO_LOCAL(rb[i_]); } \
   } while (0)
   const int slices = (K + BK - 1) / BK;
 #endif
@@ -378,32 +396,42 @@ void porta_gemm_tc(const int M, const int N, const int K,
       ft bf[TN][2];
 #if LDSM
 #pragma unroll
-      for (int tm = 0; tm < TM; ++tm) LDSM_A(af[tm]);
+      for (int tm = 0; tm < TM; ++tm) {
+        LDSM_A(af[tm]);
+#if ELEM == 32
 #pragma unroll
-      for (int tn = 0; tn < TN; tn += 2) LDSM_B(bf[tn], bf[tn + 1]);
+        for (int i = 0; i < 4; ++i) af[tm][i] = TO_FRAG(as_float(af[tm][i]));
+#endif
+      }
 #else
 #pragma unroll
       for (int tm = 0; tm < TM; ++tm)
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-          __local const gt* p = as + (wm0 + tm * 16 + g + 8 * (i & 1)) * LDA_S + kk * MMA_K + KE * t + (MMA_K / 2) * (i >> 1);
+          __local const gt* p = as + AIX(wm0 + tm * 16 + g + 8 * (i & 1), kk * MMA_K + KE * t + (MMA_K / 2) * (i >> 1));
 #if KE == 2
           af[tm][i] = *(__local const uint*)p;
 #elif ELEM == 32
-          af[tm][i] = as_uint(*p);
+          af[tm][i] = TO_FRAG(*p);
 #else
           af[tm][i] = *p;
 #endif
         }
+#endif
+#if LDSM && KE == 2
+#pragma unroll
+      for (int tn = 0; tn < TN; tn += 2) LDSM_B(bf[tn], bf[tn + 1]);
+#else
 #pragma unroll
       for (int tn = 0; tn < TN; ++tn)
 #pragma unroll
         for (int j = 0; j < 2; ++j) {
-          __local const gt* p = bs + (kk * MMA_K + KE * t + (MMA_K / 2) * j) * LDB_S + wn0 + tn * 8 + g;
+          const int kr = kk * MMA_K + KE * t + (MMA_K / 2) * j;
+          __local const gt* p = bs + BIX(kr, wn0 + tn * 8 + g);
 #if KE == 2
-          bf[tn][j] = (uint)p[0] | ((uint)p[LDB_S] << 16);
+          bf[tn][j] = (uint)p[0] | ((uint)bs[BIX(kr + 1, wn0 + tn * 8 + g)] << 16);
 #elif ELEM == 32
-          bf[tn][j] = as_uint(*p);
+          bf[tn][j] = TO_FRAG(*p);
 #else
           bf[tn][j] = *p;
 #endif
