@@ -20,6 +20,11 @@ struct Layout {
   // One-vector-per-work-item devices: vectors a work-item writes (random plans: their Philox
   // blocks run on one set of uint16 vectors, kCpuRandomSubVectors below).
   int sub = 1;
+  // CUDA random plans writing float32 (no float64 inside): __launch_bounds__(256, 8), so that 8
+  // blocks of 256 stay resident on a unit (32 registers a thread: ptxas gave 40 to the uniform
+  // kernel with two vectors an iteration, so 6 blocks, and spills nothing at 32, nor for normal;
+  // float64 Box-Muller and normal into float16 with a scale would spill).
+  bool bounded = false;
   // 2-D plans with a strided or broadcast operand: row and column indices without a division
   // per element; `tiled`: the transposed inputs come through a local-memory tile.
   bool two_d = false;
@@ -90,6 +95,8 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     l.in.wide = true;
   }
   l.grid_stride = info.launch.grid_stride;
+  l.bounded = info.dialect == Dialect::cuda && l.grid_stride && info.launch.group_size == 256 && plan_uses_random(plan) &&
+              plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
   // Vector accesses: every array operand contiguous (or one broadcast value) and aligned.
   if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided()) {
     std::size_t widest = itemsize(plan.output.dtype);
@@ -130,7 +137,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     return l;
   }
   l.key.reserve(kKeyReserve + 18 * plan.code.size());  // one allocation for the whole key
-  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "x", l.sub, "|", plan.shape.size(), "|", l.in.key(),
+  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "x", l.sub, l.bounded ? "b" : "", "|", plan.shape.size(), "|", l.in.key(),
              "|", static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
   append_instruction_key(l.key, plan);
   return l;
@@ -299,7 +306,8 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
     for (auto& p : dim_params(d, plan, l.in.wide)) params.push_back(p);
   if (!l.grid_stride && l.vec == 1) params.push_back(cat("const ", idx, " base"));
 
-  src += cat(d.kernel_prefix(), "porta_elementwise(", join(params, ", "), ") {\n", ic.uniform_loads);
+  src += cat(d.kernel_prefix(), l.bounded ? "__launch_bounds__(256, 8) " : "", "porta_elementwise(", join(params, ", "), ") {\n",
+             ic.uniform_loads);
   if (!l.grid_stride && l.vec > 1 && l.sub > 1) {
     // `sub` vectors a work-item: a whole work-item runs the Philox blocks of all its vectors at
     // once, then each vector's code on its share of the words; the last, partial work-item runs

@@ -136,44 +136,35 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
              ";\n  const ", idx, " o = grp / chunks;\n  const ", idx, " c = grp - o * chunks;\n  const ", idx,
              " i = 0;\n  const ", idx, " r0 = c * chunk;\n  ", idx, " r1 = r0 + chunk;\n  if (r1 > extent) r1 = extent;\n  ", act,
              " acc = ", identity(d, rp.op, acc_t), ";\n  ", ait, " ai = -1;\n  ", idx, " r = r0 + lid;\n");
-    if (unroll > 1 && in_order) {
-      // Arg ops: `unroll` loads in flight per thread, folded into the best of the iteration
-      // (a compare and a select each, in position order), which then competes with the thread's
-      // best (two selects: the value and the iteration's first position) instead of every value
-      // taking a flag and two selects of its own. After the loop the winning iteration's values
-      // are read again for the first of them that holds the thread's best (NaN: the first NaN).
-      // The same answer as folding every position in order: an iteration replaces the best only
-      // when strictly better (or the first NaN), so the earliest iteration holding it keeps it.
-      const int G = static_cast<int>(group);
-      s += cat("  ", ait, " ab = -1;\n  for (; r + ", (unroll - 1) * G, " < r1; r += ", unroll * G, ") {\n");
-      for (int k = 0; k < unroll; ++k)
-        s += cat("    ", act, " pv_", k, ";\n    { const ", idx, " rk_ = r + ", k * G, "; { const ", idx, " r = rk_;\n", value_code,
-                 "      pv_", k, " = val_;\n    } }\n");
-      for (int k = 1; k < unroll; ++k)
-        s += cat("    { const bool b_ = ", better_in_order(rp.op, acc_t, "pv_0", cat("pv_", k)), "; pv_0 = b_ ? pv_", k, " : pv_0; }\n");
-      s += cat("    { const bool b_ = ", better_in_order(rp.op, acc_t, "acc", "pv_0"), "; acc = b_ ? pv_0 : acc; ab = b_ ? (", ait,
-               ")r : ab; }\n  }\n");
-      std::string match = is_floating(acc_t) ? "((pv_ == acc) | ((pv_ != pv_) & (acc != acc)))" : "(pv_ == acc)";
-      s += cat("  if (ab >= 0) {\n    ai = ab + ", (unroll - 1) * G, ";\n");
-      for (int k = unroll - 2; k >= 0; --k)
-        s += cat("    { ", act, " pv_;\n    { const ", idx, " r = (", idx, ")ab + ", k * G, ";\n", value_code, "      pv_ = val_;\n    }\n    if ", match,
-                 " ai = ab + ", k * G, "; }\n");
-      s += "  }\n";
-    } else if (unroll > 1) {
+    if (unroll > 1) {
       // `unroll` independent loads in flight per thread, each into its own accumulator, merged
       // in a fixed order afterwards.
       for (int k = 1; k < unroll; ++k)
         s += cat("  ", act, " acc_", k, " = ", identity(d, rp.op, acc_t), ";\n  ", ait, " ai_", k, " = -1;\n");
       s += cat("  for (; r + ", (unroll - 1) * static_cast<int>(group), " < r1; r += ", unroll * static_cast<int>(group), ") {\n");
-      for (int k = 0; k < unroll; ++k)
-        s += cat("    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx, " r = rk_;\n", value_code,
-                 k == 0 ? fold : fold_into(cat("acc_", k), cat("ai_", k)), "    } }\n");
+      if (in_order) {
+        // Every load first, then the folds (each a flag and two selects).
+        for (int k = 0; k < unroll; ++k)
+          s += cat("    ", act, " pv_", k, ";\n    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx,
+                   " r = rk_;\n", value_code, "      pv_", k, " = val_;\n    } }\n");
+        for (int k = 0; k < unroll; ++k)
+          s += cat("    ", combine_in_order(rp.op, acc_t, k == 0 ? "acc" : cat("acc_", k), k == 0 ? "ai" : cat("ai_", k),
+                                            cat("pv_", k), cat("(", ait, ")(r + ", k * static_cast<int>(group), ")")),
+                   "\n");
+      } else {
+        for (int k = 0; k < unroll; ++k)
+          s += cat("    { const ", idx, " rk_ = r + ", k * static_cast<int>(group), "; { const ", idx, " r = rk_;\n", value_code,
+                   k == 0 ? fold : fold_into(cat("acc_", k), cat("ai_", k)), "    } }\n");
+      }
       s += "  }\n";
     }
     s += cat("  for (; r < r1; r += ", group, ") {\n", value_code, fold, "  }\n");
-    // One accumulator for arg ops (the unrolled loop above keeps the thread's best in acc, ai).
-    if (in_order) s += cat("  ", in_order_first("ai", "(" + ait + ")(r0 + lid)", "r0 + lid < r1"), "\n");
-    for (int k = 1; k < (in_order ? 1 : unroll); ++k)
+    if (in_order)
+      for (int k = 0; k < unroll; ++k) {
+        std::string first = cat("r0 + lid + ", k * static_cast<int>(group));
+        s += cat("  ", in_order_first(k == 0 ? "ai" : cat("ai_", k), cat("(", ait, ")(", first, ")"), cat(first, " < r1")), "\n");
+      }
+    for (int k = 1; k < unroll; ++k)
       s += cat("  ", combine(rp.op, acc_t, "acc", "ai", cat("acc_", k), arg ? cat("ai_", k) : "0"), "\n");
     s += "  sh_v[lid] = acc;\n";
     if (arg) s += "  sh_i[lid] = ai;\n";

@@ -85,17 +85,17 @@ std::string combine(ReduceOp op, DType acc, const std::string& a, const std::str
 // loads all issue before the folds, and PoCL's vectoriser widens the fold (with the "none yet"
 // test in it, PoCL ran the first pass at a quarter of the speed). The position `ai` may be the
 // kernel's index type (32-bit where the sizes allow).
-std::string better_in_order(ReduceOp op, DType acc, const std::string& a, const std::string& v) {
-  const bool is_max = op == ReduceOp::argmax;
-  if (acc == DType::boolean) return is_max ? cat("((", v, ") & !(", a, "))") : cat("(!(", v, ") & (", a, "))");
-  if (is_floating(acc)) return cat("(!(", v, is_max ? " <= " : " >= ", a, ") & (", a, " == ", a, "))");
-  return cat("(", v, is_max ? " > " : " < ", a, ")");
-}
-
 std::string combine_in_order(ReduceOp op, DType acc, const std::string& a, const std::string& ai, const std::string& v,
                              const std::string& i) {
-  return cat("{ const bool b_ = ", better_in_order(op, acc, a, v), "; ", a, " = b_ ? ", v, " : ", a, "; ", ai, " = b_ ? ", i, " : ", ai,
-             "; }");
+  const bool is_max = op == ReduceOp::argmax;
+  std::string better;
+  if (acc == DType::boolean)
+    better = is_max ? cat("((", v, ") & !(", a, "))") : cat("(!(", v, ") & (", a, "))");
+  else if (is_floating(acc))
+    better = cat("(!(", v, is_max ? " <= " : " >= ", a, ") & (", a, " == ", a, "))");
+  else
+    better = cat("(", v, is_max ? " > " : " < ", a, ")");
+  return cat("{ const bool b_ = ", better, "; ", a, " = b_ ? ", v, " : ", a, "; ", ai, " = b_ ? ", i, " : ", ai, "; }");
 }
 // The first pass for CPU devices where the input is one contiguous array read as it is (no
 // fused operations; sum, argmin, argmax; rows or the whole array): work-item w reads chunk c of

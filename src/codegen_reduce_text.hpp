@@ -24,9 +24,6 @@ std::string combine(ReduceOp op, DType acc, const std::string& a, const std::str
 // says why that is cheaper).
 std::string combine_in_order(ReduceOp op, DType acc, const std::string& a, const std::string& ai, const std::string& v,
                              const std::string& i);
-// The condition of combine_in_order: a later value `v` replaces the accumulator `a` (strictly
-// better, or the first NaN).
-std::string better_in_order(ReduceOp op, DType acc, const std::string& a, const std::string& v);
 
 // Where a pass reads its values: the fused input tree, or the previous pass's partials.
 struct Source {

@@ -136,7 +136,11 @@ inline ushort porta_f2bf(float f) {
 }
 inline float porta_round_h(float f) { ushort h; vstore_half_rte(f, 0, (__private half*)&h); return vload_half(0, (__private const half*)&h); }
 inline float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
+#if defined(cl_nv_pragma_unroll) || defined(cl_nv_device_attribute_query) || defined(__NV_CL_C_VERSION)
+inline uint porta_mulhi(uint a, uint b) { return mul_hi(a, b); }
+#else
 inline uint porta_mulhi(uint a, uint b) { return (uint)(((ulong)a * b) >> 32); }
+#endif
 #define PORTA_FN inline
 #define PORTA_I64 long
 )";
@@ -173,7 +177,11 @@ PORTA_FN double porta_min_f64(double a, double b) { return (a < b || a != a) ? a
     // porta_normal_* draw one element (the scalar paths); the vector paths call porta_philox once
     // per block of lanes and pick words themselves (emit_random_blocks).
     // Rounds written out and the state in scalars: PoCL vectorises this, not a loop over a
-    // private array (15x faster there); its mul_hi is slower than a 64-bit product.
+    // private array (15x faster there); its mul_hi is slower than a 64-bit product. NVIDIA's
+    // OpenCL (its extension macros) takes mul_hi, as CUDA takes __umulhi: the shorter code there
+    // (ptxas made 3840 bytes of sm_90 code for a Philox uniform kernel with __umulhi and a 32-bit
+    // low product, 4480 with one 64-bit product giving both); opencl:1's uniform wrote 0.88x of
+    // fill with the 64-bit form.
     p += R"(typedef struct { porta_u32 x0, x1, x2, x3; } porta_u32x4;
 #define PORTA_PHILOX_ROUND { porta_u32 h0 = porta_mulhi(0xD2511F53u, c0), l0 = 0xD2511F53u * c0; porta_u32 h1 = porta_mulhi(0xCD9E8D57u, c2), l1 = 0xCD9E8D57u * c2; c0 = h1 ^ c1 ^ k0; c1 = l1; c2 = h0 ^ c3 ^ k1; c3 = l0; k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
 PORTA_FN porta_u32x4 porta_philox(porta_u64 index, porta_u64 stream, porta_u64 seed) {
