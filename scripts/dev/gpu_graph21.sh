@@ -36,5 +36,12 @@ for run in 1 2 3; do
   "$B/bin/porta-bench" --devices=cuda:0,opencl:1 "--filter=^(small_add|small_native_add|small_graph.*)/" \
     "${peers[@]}" --json="$OUT/graph21_bench$run.json" > "$OUT/graph21_bench$run.log" 2>&1 || status=1
   grep -E "graph|small add|bare launch" "$OUT/graph21_bench$run.log" | grep "|" || tail -5 "$OUT/graph21_bench$run.log"
+  # Host and device time per add of the graph rows (device near host: the device is the limit).
+  python3 - "$OUT/graph21_bench$run.json" <<'PY' || true
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b["name"].startswith("small_graph") and b["name"].endswith("_median"):
+        print(b["name"], "us_per_op", round(b.get("us_per_op", 0), 3), "device_us_per_op", round(b.get("device_us_per_op", 0), 3))
+PY
 done
 exit $status
