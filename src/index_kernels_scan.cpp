@@ -81,12 +81,16 @@ std::string scan_defs(const DialectText& d, DType t, bool product, int group) {
 }
 
 // Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
-// place and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
+// registers (v) and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
 const char* kTileScan =
     "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
     "  BARRIER\n"
+    // The work-item's ITEMS values in registers: their loads from local memory issued together,
+    // not one after each store.
+    "  T v[ITEMS];\n"
+    "  for (int k = 0; k < ITEMS; ++k) v[k] = buf[PAD(lid * ITEMS + k)];\n"
     "  T run = IDENT;\n"
-    "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
+    "  for (int k = 0; k < ITEMS; ++k) { run = OP(run, v[k]); v[k] = run; }\n"
     "  sums[lid] = run;\n  BARRIER\n"
     "  for (int off = 1; off < GROUP; off <<= 1) {\n"
     "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
@@ -179,7 +183,7 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
              "  }\n"
              "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
              "  if (t > 0) before = OP(prefix, before);\n"
-             "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); buf[p] = OP(before, buf[p]); }\n"
+             "  for (int k = 0; k < ITEMS; ++k) buf[PAD(lid * ITEMS + k)] = OP(before, v[k]);\n"
              "  BARRIER\n"
              "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }\n"
              "}\n");
