@@ -114,7 +114,11 @@ std::string descriptor_defs(const DialectText& d, DType t) {
     to_bits = "((u64)(v))";
     from_bits = "((T)(b))";
   }
-  std::string s = cat("#define TO_BITS(v) ", to_bits, "\n#define FROM_BITS(b) ", from_bits, "\n");
+  // The state word also carries a hash of the value (TAG): a reader that sees a word torn between
+  // two stores (were a compiler to split the 16-byte access) finds them disagree and reads again.
+  std::string s = cat("#define TO_BITS(v) ", to_bits, "\n#define FROM_BITS(b) ", from_bits, "\n",
+                      "#define TAG(b) ((((b) * (u64)0x9E3779B97F4A7C15) >> 8) << 8)\n",
+                      "#define STATE_OF(w, b) (((w) & ~(u64)0xff) == TAG(b) ? (w) & 0xff : 0)\n");
   if (d.cuda())
     return s + "typedef unsigned long long u64;\n"
                "#define DESC_PTR u64*\n"
@@ -124,12 +128,12 @@ std::string descriptor_defs(const DialectText& d, DType t) {
                "  u64 a, b;\n"
                "  asm volatile(\"ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\" : \"=l\"(a), \"=l\"(b) : \"l\"(p) : \"memory\");\n"
                "  *s = a; *v = b;\n}\n"
-               "#define DESC_STORE(i, s, v) desc_store(desc + 2 * (i), (u64)(s), (v))\n"
-               "#define DESC_LOAD(i, s, v) desc_load(desc + 2 * (i), &(s), &(v))\n";
+               "#define DESC_STORE(i, s, v) { u64 b_ = (v); desc_store(desc + 2 * (i), TAG(b_) | (u64)(s), b_); }\n"
+               "#define DESC_LOAD(i, s, v) { u64 w_; desc_load(desc + 2 * (i), &w_, &(v)); (s) = STATE_OF(w_, v); }\n";
   return s + "typedef ulong u64;\n"
              "#define DESC_PTR __global volatile ulong2*\n"
-             "#define DESC_STORE(i, s, v) (desc[i] = (ulong2)((ulong)(s), (v)))\n"
-             "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (s) = w_.x; (v) = w_.y; }\n";
+             "#define DESC_STORE(i, s, v) { ulong b_ = (v); desc[i] = (ulong2)(TAG(b_) | (ulong)(s), b_); }\n"
+             "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (v) = w_.y; (s) = STATE_OF(w_.x, w_.y); }\n";
 }
 
 std::string lookback_source(const DialectText& d, DType t, bool product, int group) {
