@@ -55,6 +55,12 @@ void add_array_api_ratios(Report& rep, const std::map<std::string, Result>& resu
       if (x.found && ceil.found && ceil.value > 0)
         push(std::string(o.family) + " / " + o.ceiling + ", bandwidth", d.spec, x.value / ceil.value, o.target, gpu);
     }
+    // take's ceiling from the references: its 12 streaming bytes an element at copy bandwidth plus
+    // one random 4-byte read (a 32-byte sector) at the random-read rate.
+    if (Cell x = get("take_f32", d.spec, Metric::gbps), rr = get("ref_random_read_f32", d.spec, Metric::gbps);
+        x.found && rr.found && copy.found && rr.value > 0 && copy.value > 0)
+      push("take_f32 / (12 B at copy + 4 B at random-read bandwidth), bandwidth", d.spec,
+           x.value / (16 / (12 / copy.value + 4 / rr.value)), 0, gpu);
     for (auto [fam, ref] : {std::pair{"take_f32", "ref_take_f32"}, std::pair{"assign_strided_f32", "ref_assign_strided_f32"}})
       if (Cell x = get(fam, d.spec, Metric::gbps), r = get(ref, d.spec, Metric::gbps); x.found && r.found && r.value > 0)
         push(std::string(fam) + " / hand-written [" + r.detail + "], bandwidth", d.spec, x.value / r.value, 0, gpu);

@@ -80,9 +80,9 @@ void register_array_api(const std::function<void(const ArrayApiCase&)>& add) {
 
 namespace {
 
-// Hand-written references of take_f32 and assign_strided_f32 (grid-stride loops, four elements
-// a thread and step, no bounds test of the indices): what the hardware gives for the same
-// accesses, so that a row short of its target can be told from a row at the ceiling.
+// Hand-written references of take_f32 and assign_strided_f32 (grid-stride loops, no bounds test
+// of the indices) and random reads alone: what the hardware gives for the same accesses, so that
+// a row short of its target can be told from a row at the ceiling.
 constexpr const char* kCudaRefs = R"CU(
 typedef unsigned long long u64;
 extern "C" __global__ void ref_take(const float* __restrict__ x, const long long* __restrict__ idx, float* __restrict__ out,
@@ -97,14 +97,24 @@ extern "C" __global__ void ref_take(const float* __restrict__ x, const long long
   }
 }
 extern "C" __global__ void ref_store2(const float* __restrict__ y, float* __restrict__ a, u64 n) {
-  for (u64 b = (blockIdx.x * (u64)blockDim.x + threadIdx.x) * 4; b < n; b += (u64)gridDim.x * blockDim.x * 4) {
-    if (b + 4 <= n) {
-      const float4 v = *(const float4*)(y + b);
-      a[2 * b] = v.x; a[2 * b + 2] = v.y; a[2 * b + 4] = v.z; a[2 * b + 6] = v.w;
-    } else {
-      for (u64 e = b; e < n; ++e) a[2 * e] = y[e];
+  // Element e a thread, a grid apart: each load of y and store of a coalesced across the warp.
+  const u64 step = (u64)gridDim.x * blockDim.x;
+  for (u64 e = blockIdx.x * (u64)blockDim.x + threadIdx.x; e < n; e += step) a[2 * e] = y[e];
+}
+// Random 4-byte reads without an index array (the gather's sector traffic alone): four a thread
+// in flight, positions from a multiplicative hash, a sum a thread written so that nothing is dead.
+extern "C" __global__ void ref_random_read(const float* __restrict__ x, float* __restrict__ out, u64 n) {
+  const u64 step = (u64)gridDim.x * blockDim.x, gid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+  float s = 0;
+  for (u64 b = gid; b < n; b += 4 * step) {
+    float v[4];
+    for (int u = 0; u < 4; ++u) {
+      const u64 e = b + u * step;
+      v[u] = e < n ? x[__umul64hi((e + 1) * 0x9E3779B97F4A7C15ull, n)] : 0.0f;
     }
+    s += v[0] + v[1] + v[2] + v[3];
   }
+  out[gid] = s;
 }
 )CU";
 
@@ -120,14 +130,20 @@ __kernel void ref_take(__global const float* x, __global const long* idx, __glob
   }
 }
 __kernel void ref_store2(__global const float* y, __global float* a, const ulong n) {
-  for (ulong b = get_global_id(0) * 4; b < n; b += get_global_size(0) * 4) {
-    if (b + 4 <= n) {
-      const float4 v = vload4(0, y + b);
-      a[2 * b] = v.x; a[2 * b + 2] = v.y; a[2 * b + 4] = v.z; a[2 * b + 6] = v.w;
-    } else {
-      for (ulong e = b; e < n; ++e) a[2 * e] = y[e];
+  for (ulong e = get_global_id(0); e < n; e += get_global_size(0)) a[2 * e] = y[e];
+}
+__kernel void ref_random_read(__global const float* x, __global float* out, const ulong n) {
+  const ulong step = get_global_size(0), gid = get_global_id(0);
+  float s = 0;
+  for (ulong b = gid; b < n; b += 4 * step) {
+    float v[4];
+    for (int u = 0; u < 4; ++u) {
+      const ulong e = b + u * step;
+      v[u] = e < n ? x[mul_hi((e + 1) * 0x9E3779B97F4A7C15ul, n)] : 0.0f;
     }
+    s += v[0] + v[1] + v[2] + v[3];
   }
+  out[gid] = s;
 }
 )CL";
 
@@ -156,6 +172,14 @@ void register_array_api_references(const DeviceConfig& c) {
     if (!(porta::max(porta::abs(out - porta::take(x, idx))).item<float>() == 0.0f))
       throw std::runtime_error("the hand-written gather disagrees with porta::take");
   });
+  add(c, nm("ref_random_read_f32", c, n, shape), [c, n, dn, grid, block](benchmark::State& st) {
+    Array x = uniform(c.device, n, 20), out = porta::empty({n}, DType::float32, c.device).eval();
+    auto k = array_api_reference(c, "ref_random_read");
+    time_on_device(st, c, {4 * dn, 0}, [&] {
+      k.launch(grid, block, {x, out, static_cast<std::uint64_t>(n)});
+      return 0;
+    });
+  });
   add(c, nm("ref_assign_strided_f32", c, n, shape), [c, n, dn, grid, block](benchmark::State& st) {
     Array y = uniform(c.device, n, 27), a = porta::zeros({2 * n}, DType::float32, c.device).eval();
     auto k = array_api_reference(c, "ref_store2");
@@ -183,6 +207,7 @@ constexpr RowOf kRows[] = {
     {"take_f32", "take float32, random int64 indices (value + index read + write)", "GB/s", "cupy_take_GBps", "torch_take_GBps",
      "numpy_take_GBps"},
     {"ref_take_f32", "hand-written gather, random int64 indices", "GB/s", "", "", ""},
+    {"ref_random_read_f32", "hand-written random 4-byte reads, no index array (4 B an element)", "GB/s", "", "", ""},
     {"compress_f32", "x[mask] float32, half true (value + mask read + write)", "GB/s", "cupy_compress_GBps",
      "torch_compress_GBps", "numpy_compress_GBps"},
     {"assign_strided_f32", "x[::2] = y float32 (read + write)", "GB/s", "cupy_assign_strided_GBps", "torch_assign_strided_GBps",

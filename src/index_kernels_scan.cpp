@@ -81,22 +81,66 @@ std::string scan_defs(const DialectText& d, DType t, bool product, int group) {
 }
 
 // Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
-// place and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
+// registers (v) and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
 const char* kTileScan =
     "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
     "  BARRIER\n"
+    // The work-item's ITEMS values in registers: their loads from local memory issued together,
+    // not one after each store.
+    "  T v[ITEMS];\n"
+    "  for (int k = 0; k < ITEMS; ++k) v[k] = buf[PAD(lid * ITEMS + k)];\n"
     "  T run = IDENT;\n"
-    "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
+    "  for (int k = 0; k < ITEMS; ++k) { run = OP(run, v[k]); v[k] = run; }\n"
     "  sums[lid] = run;\n  BARRIER\n"
     "  for (int off = 1; off < GROUP; off <<= 1) {\n"
     "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
     "    if (lid >= off) sums[lid] = OP(v, sums[lid]);\n    BARRIER\n  }\n";
 
+// GPUs: a tile's state and value in one 16-byte word (state 0: nothing yet, 1: its aggregate, 2:
+// its inclusive prefix; the value's bits beside it), stored and loaded as one transaction, so that
+// a reader never sees a state with another value (as CUB's tile descriptors). A value and a flag
+// apart, ordered by fences, gave NVIDIA's OpenCL a stale value now and then; and CUDA's
+// __threadfence() on every look-back read was slow. CUDA: relaxed gpu-scope vector accesses;
+// OpenCL: volatile ulong2.
+std::string descriptor_defs(const DialectText& d, DType t) {
+  std::string to_bits, from_bits;
+  if (t == DType::float32) {
+    to_bits = d.cuda() ? "((u64)__float_as_uint(v))" : "((u64)as_uint(v))";
+    from_bits = d.cuda() ? "__uint_as_float((unsigned int)(b))" : "as_float((uint)(b))";
+  } else if (t == DType::float64) {
+    to_bits = d.cuda() ? "((u64)__double_as_longlong(v))" : "as_ulong(v)";
+    from_bits = d.cuda() ? "__longlong_as_double((long long)(b))" : "as_double(b)";
+  } else {
+    to_bits = "((u64)(v))";
+    from_bits = "((T)(b))";
+  }
+  // The state word also carries a hash of the value (TAG): a reader that sees a word torn between
+  // two stores (were a compiler to split the 16-byte access) finds them disagree and reads again.
+  std::string s = cat("#define TO_BITS(v) ", to_bits, "\n#define FROM_BITS(b) ", from_bits, "\n",
+                      "#define TAG(b) ((((b) * (u64)0x9E3779B97F4A7C15) >> 8) << 8)\n",
+                      "#define STATE_OF(w, b) (((w) & ~(u64)0xff) == TAG(b) ? (w) & 0xff : 0)\n");
+  if (d.cuda())
+    return s + "typedef unsigned long long u64;\n"
+               "#define DESC_PTR u64*\n"
+               "__device__ __forceinline__ void desc_store(u64* p, u64 s, u64 v) {\n"
+               "  asm volatile(\"st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};\" :: \"l\"(p), \"l\"(s), \"l\"(v) : \"memory\");\n}\n"
+               "__device__ __forceinline__ void desc_load(const u64* p, u64* s, u64* v) {\n"
+               "  u64 a, b;\n"
+               "  asm volatile(\"ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\" : \"=l\"(a), \"=l\"(b) : \"l\"(p) : \"memory\");\n"
+               "  *s = a; *v = b;\n}\n"
+               "#define DESC_STORE(i, s, v) { u64 b_ = (v); desc_store(desc + 2 * (i), TAG(b_) | (u64)(s), b_); }\n"
+               "#define DESC_LOAD(i, s, v) { u64 w_; desc_load(desc + 2 * (i), &w_, &(v)); (s) = STATE_OF(w_, v); }\n";
+  return s + "typedef ulong u64;\n"
+             "#define DESC_PTR __global volatile ulong2*\n"
+             "#define DESC_STORE(i, s, v) { ulong b_ = (v); desc[i] = (ulong2)(TAG(b_) | (ulong)(s), b_); }\n"
+             "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (v) = w_.y; (s) = STATE_OF(w_.x, w_.y); }\n";
+}
+
 std::string lookback_source(const DialectText& d, DType t, bool product, int group) {
   const std::string g = d.cuda() ? "" : "__global ";
-  return cat(scan_defs(d, t, product, group),
-             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, ", g, "volatile T* agg, ", g,
-             "volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
+  return cat(scan_defs(d, t, product, group), descriptor_defs(d, t),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
+             " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
              d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n  ",
              d.local_array("int", "shared_i", "2"), "\n  ", d.local_array("T", "shared_t", "1"), "\n"
@@ -108,21 +152,18 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
              "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n",
              kTileScan,
              "  T aggregate = sums[GROUP - 1];\n"
-             // Status 1: the aggregate is published; 2: the inclusive prefix. Value, fence, flag.
-             "  if (lid == 0) {\n"
-             "    if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
-             "    else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
-             "  }\n"
+             "  (void)unused;\n"
+             "  if (lid == 0) DESC_STORE(g, t == 0 ? 2 : 1, TO_BITS(aggregate));\n"
              "  T prefix = IDENT;\n"
              // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
              // inside a branch.
              "  for (;;) {\n"
              "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
              "      i64 j = g - 1 - w;\n"
-             "      int s = j >= first ? status[1 + j] : 0;\n"
-             "      FENCE\n"
-             "      win_s[w] = s;\n"
-             "      win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
+             "      u64 s = 0, b = 0;\n"
+             "      if (j >= first) DESC_LOAD(j, s, b);\n"
+             "      win_s[w] = (int)s;\n"
+             "      win_v[w] = s != 0 ? FROM_BITS(b) : IDENT;\n"
              "    }\n"
              "    BARRIER\n"
              // The nearest published inclusive prefix with every aggregate after it known: fold
@@ -142,11 +183,11 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
              "  }\n"
              "  if (t > 0) {\n"
              "    prefix = shared_t[0];\n"
-             "    if (lid == 0) { incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2; }\n"
+             "    if (lid == 0) { T p = OP(prefix, aggregate); DESC_STORE(g, 2, TO_BITS(p)); }\n"
              "  }\n"
              "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
              "  if (t > 0) before = OP(prefix, before);\n"
-             "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); buf[p] = OP(before, buf[p]); }\n"
+             "  for (int k = 0; k < ITEMS; ++k) buf[PAD(lid * ITEMS + k)] = OP(before, v[k]);\n"
              "  BARRIER\n"
              "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }\n"
              "}\n");
@@ -293,17 +334,28 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
     throw InvalidArgument(cat("scan: ", outer, " rows of ", len, " elements are more tiles (", tiles,
                               ") than the look-back's 32-bit tile counter holds"));
   const Device& device = x.buffer->device();
-  // status: [0] the tile counter, [1 + g] tile g's state (0: nothing yet, 1: aggregate, 2: inclusive).
+  // status: [0] the tile counter; CPU devices: [1 + g] tile g's state (0: nothing yet, 1: aggregate,
+  // 2: inclusive).
+  // CPU devices: agg and incl, a value each a tile, beside status (x86 orders the stores). GPUs:
+  // agg holds the tiles' 16-byte descriptors (two int64 a tile, zeroed); incl is not read.
   auto status = make_buffer_node({tiles + 1}, DType::int32, device);
-  auto agg = make_buffer_node({tiles}, t, device), incl = make_buffer_node({tiles}, t, device);
-  zero_fill(status->view(), 4, static_cast<std::size_t>(tiles + 1));
+  NodePtr agg, incl;
+  if (group == 1) {
+    agg = make_buffer_node({tiles}, t, device);
+    incl = make_buffer_node({tiles}, t, device);
+  } else {
+    agg = make_buffer_node({2 * tiles}, DType::int64, device);
+    incl = agg;
+    zero_fill(agg->view(), 8, static_cast<std::size_t>(2 * tiles));
+  }
+  zero_fill(status->view(), 4, static_cast<std::size_t>(group == 1 ? tiles + 1 : 1));
   Work w;
   w.reads = {&x, &status->view(), &agg->view(), &incl->view()};
   w.write = &y;
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
-  w.key = cat("scan_lookback|", static_cast<int>(t), "|", product, "|", group, "|", scan_tile(t), "|", scan_window());
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", scan_tile(t), "|", scan_window());
   w.source = [t, product, group](const DialectText& d) {
     return group == 1 ? lookback_cpu_source(d, t, product) : lookback_source(d, t, product, group);
   };

@@ -34,7 +34,7 @@ timeout 400 python3 bench/peers/peers.py --only cupy_bandwidth,cupy_array_api,to
 echo "peers rc=$?"; grep -E "cumsum|take|index_select|compress|assign|sort|copy_GBps|add_GBps|error" "$O/peers.log"
 
 # 3. porta-bench: the array-API rows, their ceilings (copy, x + y) and hand-written references, with the peers.
-rows='^(copy|add|ref_copy|cumsum_f32|take_f32|ref_take_f32|compress_f32|assign_strided_f32|ref_assign_strided_f32|assign_transposed_f32|sort_f32|sort_i32|argsort_f32)/'
+rows='^(copy|add|ref_copy|cumsum_f32|take_f32|ref_take_f32|ref_random_read_f32|compress_f32|assign_strided_f32|ref_assign_strided_f32|assign_transposed_f32|sort_f32|sort_i32|argsort_f32)/'
 timeout 500 "$B/bin/porta-bench" --devices cuda:0,opencl:1 --filter "$rows" --peers "$O/peers.json" \
   --json "$O/bench.json" --markdown "$O/bench.md" --svg "$O/bench.svg" > "$O/bench.out" 2> "$O/bench.err"
 echo "porta-bench rc=$?"; cat "$O/bench.md" 2>/dev/null || tail -30 "$O/bench.err"
