@@ -374,13 +374,18 @@ def graphs():
 NUMPY_N = args.numpy_size or (1 << 20 if args.quick else 1 << 24)
 
 
-def numpy_bandwidth():
-    """NumPy on the host, the rows porta-bench's CPU targets compare with: host wall time, median."""
-    n = NUMPY_N
+def numpy_matrix_shape(n):
+    """porta-bench's matrix of n elements (suite_array_api.cpp): power-of-two columns, cols^2*4 > n."""
     cols = 1
     while cols * cols * 4 <= n:
         cols *= 2
-    rows = max(n // cols, 1)
+    return max(n // cols, 1), cols
+
+
+def numpy_bandwidth():
+    """NumPy on the host, the rows porta-bench's CPU targets compare with: host wall time, median."""
+    n = NUMPY_N
+    rows, cols = numpy_matrix_shape(n)
     rng = np.random.default_rng(20261201)
     x = rng.random(n, dtype=np.float32) * 2 - 1
     y = rng.random(n, dtype=np.float32) * 2 - 1
@@ -477,10 +482,7 @@ def torch_array_api():
 def numpy_array_api():
     """The same rows through NumPy on the host (porta-bench's CPU comparison), host wall time."""
     n = NUMPY_N
-    cols = 1
-    while cols * cols * 4 <= n:
-        cols *= 2
-    rows = max(n // cols, 1)
+    rows, cols = numpy_matrix_shape(n)
     rng = np.random.default_rng(20261219)
     x = rng.random(n, dtype=np.float32) * 2 - 1
 
