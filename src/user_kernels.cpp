@@ -46,6 +46,22 @@ std::vector<ElementwiseKernel::Param> parse_params(const std::string& text, cons
   return out;
 }
 
+// Words of C, C++, CUDA C++ and OpenCL C that cannot name a kernel or a parameter in every dialect
+// the kernel may be compiled in (CuPy's default name, 'kernel', is OpenCL C's function qualifier).
+bool keyword(const std::string& name) {
+  static const char* const words[] = {
+      "auto", "bool", "break", "case", "catch", "char", "class", "const", "constant", "constexpr", "continue", "default",
+      "delete", "do", "double", "else", "enum", "extern", "false", "float", "for", "friend", "global", "goto", "half",
+      "if", "inline", "int", "kernel", "local", "long", "namespace", "new", "operator", "private", "protected", "public",
+      "read_only", "read_write", "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+      "switch", "template", "this", "throw", "true", "try", "typedef", "typename", "uchar", "uint", "ulong", "union",
+      "unsigned", "ushort", "using", "virtual", "void", "volatile", "while", "write_only"};
+  if (name.rfind("__", 0) == 0) return true;  // __kernel, __global, __device__, ...: the implementation's
+  for (const char* w : words)
+    if (name == w) return true;
+  return false;
+}
+
 // Names the generated code uses around the body.
 bool reserved(const std::string& name) {
   if (name == "i" || name == "e" || name == "n" || name == "r_" || name == "i_" || name.rfind("porta_", 0) == 0) return true;
@@ -77,11 +93,16 @@ ElementwiseKernel::ElementwiseKernel(std::string in_params, std::string out_para
   state_->out = parse_params(out_params, "output");
   if (state_->out.empty()) throw InvalidArgument("ElementwiseKernel needs at least one output parameter");
   if (!is_identifier(name)) throw InvalidArgument(cat("ElementwiseKernel name '", name, "' is not an identifier"));
+  if (keyword(name))
+    throw InvalidArgument(cat("ElementwiseKernel name '", name,
+                              "' is a keyword of C++ or OpenCL C, which the kernel is compiled as; choose another name"));
   std::vector<std::string> seen;
   for (auto* list : {&state_->in, &state_->out})
     for (auto& p : *list) {
       if (reserved(p.name))
         throw InvalidArgument(cat("ElementwiseKernel parameter name '", p.name, "' is reserved; rename it"));
+      if (keyword(p.name))
+        throw InvalidArgument(cat("ElementwiseKernel parameter name '", p.name, "' is a keyword of C++ or OpenCL C; rename it"));
       if (std::find(seen.begin(), seen.end(), p.name) != seen.end())
         throw InvalidArgument(cat("ElementwiseKernel parameter '", p.name, "' appears twice"));
       seen.push_back(p.name);

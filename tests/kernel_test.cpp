@@ -124,6 +124,16 @@ TEST_P(Kernels, ElementwiseKernelArgumentErrors) {
   EXPECT_THROW(ElementwiseKernel("float32 x, float32 x", "float32 y", "y = x"), porta::InvalidArgument) << "x twice";
   EXPECT_THROW(ElementwiseKernel("complex64 x", "float32 y", "y = x"), porta::DTypeError) << "unknown dtype";
   EXPECT_THROW(ElementwiseKernel("float32 x", "float32 y", "y = x", "not a name"), porta::InvalidArgument);
+  for (const char* word : {"kernel", "global", "int", "__kernel", "template"}) {
+    EXPECT_THROW(ElementwiseKernel("float32 x", "float32 y", "y = x", word), porta::InvalidArgument) << word << " as a name";
+    EXPECT_THROW(ElementwiseKernel(std::string("float32 ") + word, "float32 y", "y = 1"), porta::InvalidArgument) << word << " as a parameter";
+  }
+  try {
+    ElementwiseKernel("float32 x", "float32 y", "y = x", "kernel");
+    ADD_FAILURE() << "'kernel' accepted as a kernel name";
+  } catch (const porta::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("'kernel' is a keyword"), std::string::npos) << e.what();
+  }
   ElementwiseKernel k("float32 x, float32 y", "float32 z", "z = x + y", "add2");
   Array a = porta::ones({3}, DType::float32, dev());
   EXPECT_THROW((void)k({a}), porta::InvalidArgument) << "one argument for two inputs";

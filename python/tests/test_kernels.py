@@ -68,3 +68,12 @@ def test_elementwise_kernel_without_a_name(device, rng):
     k = porta.ElementwiseKernel("float32 x", "float32 z", "z = 2 * x - 1")
     h = rng.random(37).astype(np.float32)
     np.testing.assert_allclose(k(porta.asarray(h)).get(), 2 * h.astype(np.float64) - 1, rtol=1e-6)
+
+
+def test_elementwise_kernel_refuses_a_keyword_as_its_name(device):
+    # 'kernel' (CuPy's default) and 'global' are OpenCL C words: refused on every device, up front.
+    for word in ("kernel", "global", "int"):
+        with pytest.raises(porta.InvalidArgument, match=f"'{word}' is a keyword"):
+            porta.ElementwiseKernel("float32 x", "float32 z", "z = x", word)
+        with pytest.raises(porta.InvalidArgument, match=f"'{word}' is a keyword"):
+            porta.ElementwiseKernel(f"float32 {word}", "float32 z", "z = 1")
