@@ -374,6 +374,18 @@ def graphs():
 NUMPY_N = args.numpy_size or (1 << 20 if args.quick else 1 << 24)
 
 
+def host_median(fn, reps):
+    """Host wall time of fn, the median of reps runs after one untimed run (the NumPy rows)."""
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
 def numpy_matrix_shape(n):
     """porta-bench's matrix of n elements (suite_array_api.cpp): power-of-two columns, cols^2*4 > n."""
     cols = 1
@@ -390,17 +402,9 @@ def numpy_bandwidth():
     x = rng.random(n, dtype=np.float32) * 2 - 1
     y = rng.random(n, dtype=np.float32) * 2 - 1
     out = np.empty_like(x)
-    reps = 5 if args.quick else 15
 
     def wall(fn):
-        fn()
-        times = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        times.sort()
-        return times[len(times) // 2]
+        return host_median(fn, 5 if args.quick else 15)
 
     a, b, c = np.float32(2.5), np.float32(1.5), np.float32(0.5)
     res["numpy_copy_GBps"] = 2 * 4 * n / wall(lambda: np.copyto(out, x)) / 1e9
@@ -486,15 +490,8 @@ def numpy_array_api():
     rng = np.random.default_rng(20261219)
     x = rng.random(n, dtype=np.float32) * 2 - 1
 
-    def wall(fn, reps=5 if args.quick else 11):
-        fn()
-        times = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        times.sort()
-        return times[len(times) // 2]
+    def wall(fn):
+        return host_median(fn, 5 if args.quick else 11)
 
     res["numpy_cumsum_GBps"] = 8 * n / wall(lambda: np.cumsum(x)) / 1e9
     idx = rng.integers(0, n, n, dtype=np.int64)
@@ -517,7 +514,7 @@ def numpy_array_api():
     xi = (x * 1e9).astype(np.int32)
     for key, fn in (("sort_f32", lambda: np.sort(x, kind="stable")), ("sort_i32", lambda: np.sort(xi, kind="stable")),
                     ("argsort_f32", lambda: np.argsort(x, kind="stable"))):
-        t = wall(fn, reps=3)
+        t = host_median(fn, 3)
         res[f"numpy_{key}_Gkeys"] = n / t / 1e9
         res[f"numpy_{key}_GBps"] = (12 if key.startswith("arg") else 8) * n / t / 1e9
 
