@@ -5,6 +5,8 @@
 // device, the extent is split into chunks whose partial results a second pass combines. Every
 // order is fixed by the launch shape, so results are the same bits on every run.
 #include <algorithm>
+#include <initializer_list>
+#include <iterator>
 
 #include "allocator.hpp"
 #include "codegen.hpp"
@@ -293,6 +295,20 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
   auto release = [&] {
     for (auto& [h, bytes] : held) release_memory(device, h, bytes, qp);
   };
+  // The CPU vector passes: the input, the partial values (and indices, for arg reductions), then
+  // the pass's sizes, the last of which is its number of work-items.
+  auto launch_first_pass = [&](Kernel& kernel, Handle pv, Handle pi, std::initializer_list<std::int64_t> sizes) {
+    KernelArgs args(false);
+    args.memory(rp.input.inputs[0].handle);
+    args.index(rp.input.inputs[0].offset);
+    args.memory(pv);
+    if (pi) args.memory(pi);
+    for (std::int64_t v : sizes) args.index(v);
+    LaunchDims dims;
+    dims.global[0] = static_cast<std::size_t>((*std::prev(sizes.end()) + 63) / 64 * 64);
+    dims.local[0] = 0;
+    device.launch(*qp, kernel, dims, args.args());
+  };
   bool extreme_first = false;  // generate_vector_extreme_pass: a refine step follows the last pass
   std::int64_t refine_full = 0;
   try {
@@ -312,16 +328,7 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
         pi = allocate_memory(device, count * 8, *qp);
         held.emplace_back(pi, count * 8);
       }
-      KernelArgs args(false);
-      args.memory(rp.input.inputs[0].handle);
-      args.index(rp.input.inputs[0].offset);
-      args.memory(pv);
-      if (arg) args.memory(pi);
-      for (std::int64_t v : {rp.extent, P, full, total}) args.index(v);
-      LaunchDims dims;
-      dims.global[0] = static_cast<std::size_t>((total + 63) / 64 * 64);
-      dims.local[0] = 0;
-      device.launch(*qp, *kernel, dims, args.args());
+      launch_first_pass(*kernel, pv, pi, {rp.extent, P, full, total});
       src = Source{nullptr, {}};
       qv = pv;
       qi = pi;
@@ -334,15 +341,7 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       const std::size_t count = static_cast<std::size_t>(rp.outer * P * rp.inner);
       Handle pv = allocate_memory(device, count * itemsize(t), *qp);
       held.emplace_back(pv, count * itemsize(t));
-      KernelArgs args(false);
-      args.memory(rp.input.inputs[0].handle);
-      args.index(rp.input.inputs[0].offset);
-      args.memory(pv);
-      for (std::int64_t v : {rp.extent, rp.inner, P, total}) args.index(v);
-      LaunchDims dims;
-      dims.global[0] = static_cast<std::size_t>((total + 63) / 64 * 64);
-      dims.local[0] = 0;
-      device.launch(*qp, *kernel, dims, args.args());
+      launch_first_pass(*kernel, pv, nullptr, {rp.extent, rp.inner, P, total});
       src = Source{nullptr, {}};
       qv = pv;
       extent = P;
