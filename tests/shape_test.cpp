@@ -13,15 +13,7 @@ namespace {
 std::vector<double> take(const std::vector<double>& base, const Shape& shape, const std::vector<std::int64_t>& strides,
                          std::int64_t offset) {
   std::vector<double> out;
-  std::int64_t n = porta::element_count(shape);
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::int64_t rest = i, pos = offset;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      pos += (rest % shape[d]) * strides[d];
-      rest /= shape[d];
-    }
-    out.push_back(base[static_cast<std::size_t>(pos)]);
-  }
+  for (std::int64_t pos : view_positions(shape, strides, offset)) out.push_back(base[static_cast<std::size_t>(pos)]);
   return out;
 }
 

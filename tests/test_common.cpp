@@ -301,6 +301,20 @@ HostArray evaluate_selected(const std::vector<Array>& arrays, const std::vector<
   return fetch(r);
 }
 
+std::vector<std::int64_t> view_positions(const Shape& shape, const std::vector<std::int64_t>& strides, std::int64_t offset) {
+  std::vector<std::int64_t> out;
+  std::int64_t n = porta::element_count(shape);
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t rest = i, pos = offset;
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      pos += (rest % shape[d]) * strides[d];
+      rest /= shape[d];
+    }
+    out.push_back(pos);
+  }
+  return out;
+}
+
 std::int64_t broadcast_index(const Shape& from, const Shape& to, std::int64_t i) {
   std::int64_t idx = 0, stride = 1;
   std::size_t lead = to.size() - from.size();

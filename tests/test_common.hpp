@@ -178,6 +178,10 @@ HostArray evaluate_selected(const std::vector<Array>& arrays, const std::vector<
 // the broadcast shape `to`.
 std::int64_t broadcast_index(const Shape& from, const Shape& to, std::int64_t i);
 Shape broadcast_shape(const Shape& a, const Shape& b);
+
+// Row-major positions in a base array of the elements of a strided view (element strides, an
+// element offset), in the view's row-major order.
+std::vector<std::int64_t> view_positions(const Shape& shape, const std::vector<std::int64_t>& strides, std::int64_t offset);
 std::string shape_str(const Shape& s);
 
 // Sets an environment variable for a scope and restores the previous value.

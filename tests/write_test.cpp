@@ -10,21 +10,6 @@ namespace {
 
 using porta::Slice;
 
-// Row-major positions in a base array of the elements of a strided view, in the view's order.
-std::vector<std::int64_t> positions(const Shape& shape, const std::vector<std::int64_t>& strides, std::int64_t offset) {
-  std::vector<std::int64_t> out;
-  std::int64_t n = porta::element_count(shape);
-  for (std::int64_t i = 0; i < n; ++i) {
-    std::int64_t rest = i, pos = offset;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      pos += (rest % shape[d]) * strides[d];
-      rest /= shape[d];
-    }
-    out.push_back(pos);
-  }
-  return out;
-}
-
 // Python's slice.indices for one axis: (start, step, count).
 std::tuple<std::int64_t, std::int64_t, std::int64_t> slice_indices(std::int64_t len, std::optional<std::int64_t> b,
                                                                    std::optional<std::int64_t> e, std::int64_t step) {
@@ -46,7 +31,7 @@ std::vector<std::int64_t> slice_positions(const Shape& shape, const Slice& s0, c
   auto [b0, st0, n0] = slice_indices(shape[0], s0.start, s0.stop, s0.step);
   auto [b1, st1, n1] = slice_indices(shape[1], s1.start, s1.stop, s1.step);
   *view_shape = {n0, n1};
-  return positions(*view_shape, {st0 * shape[1], st1}, b0 * shape[1] + b1);
+  return view_positions(*view_shape, {st0 * shape[1], st1}, b0 * shape[1] + b1);
 }
 
 double as_dtype(DType t, double v) {
