@@ -26,3 +26,12 @@ def rng():
 def needs_runtime_compile(device):
     if not device.compiles_at_runtime:
         pytest.skip(f"{device.spec} compiles no kernels at run time (ElementwiseKernel, RawKernel need CUDA or OpenCL)")
+
+
+def assert_sums_close(got, want, magnitude, eps=1e-13):
+    """A float64 sum (or dot product) is off by about eps * (sum of its terms' magnitudes), not by
+    eps * |sum|: random terms that cancel leave a small sum with the rounding of the large terms.
+    magnitude is the same reduction over the terms' absolute values (np.abs(a).sum(axis), |a| @ |b|)."""
+    got, want, magnitude = np.asarray(got), np.asarray(want), np.asarray(magnitude)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_less(np.abs(got - want), eps * magnitude + 1e-300)
