@@ -309,16 +309,17 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
     dims.local[0] = 0;
     device.launch(*qp, kernel, dims, args.args());
   };
-  bool extreme_first = false;  // generate_vector_extreme_pass: a refine step follows the last pass
+  bool extreme_first = false;  // an arg op's generate_vector_extreme_pass: a refine step follows the last pass
   std::int64_t refine_full = 0;
   try {
     if (vector_pass_fits(rp, src, d)) {
       const DType t = rp.input.inputs[0].dtype;
       const std::int64_t full = rp.extent / kVecChunk, P = full + (rp.extent % kVecChunk ? 1 : 0), total = rp.outer * P;
-      extreme_first = arg && rp.outer == 1;
-      std::string key = key_cat(extreme_first ? "rvx|" : "rv|", static_cast<int>(rp.op), "|", static_cast<int>(t));
+      const bool extreme = vector_pass_extreme(rp);
+      extreme_first = extreme && arg;
+      std::string key = key_cat(extreme ? "rvx|" : "rv|", static_cast<int>(rp.op), "|", static_cast<int>(t));
       auto kernel = device.state().kernels().get(
-          key, [&] { return extreme_first ? generate_vector_extreme_pass(rp, t, d) : generate_vector_pass(rp, t, d); });
+          key, [&] { return extreme ? generate_vector_extreme_pass(rp, t, d) : generate_vector_pass(rp, t, d); });
       refine_full = full;
       const std::size_t count = static_cast<std::size_t>(total);
       Handle pv = allocate_memory(device, count * itemsize(t), *qp);
@@ -335,13 +336,14 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
       extent = P;
     } else if (column_vector_pass_fits(rp, src, d)) {
       const DType t = rp.input.inputs[0].dtype;
-      const std::int64_t P = (rp.extent + kVecRows - 1) / kVecRows, total = rp.outer * P * (rp.inner / 16);
-      auto kernel = device.state().kernels().get(key_cat("rcv|", static_cast<int>(t)),
-                                                   [&] { return generate_column_vector_pass(t, d); });
+      const int width = column_vector_width(rp.inner);
+      const std::int64_t R = column_vector_rows(rp.extent), P = (rp.extent + R - 1) / R, total = rp.outer * P * (rp.inner / width);
+      auto kernel = device.state().kernels().get(key_cat("rcv|", static_cast<int>(t), "|", width),
+                                                   [&] { return generate_column_vector_pass(t, width, d); });
       const std::size_t count = static_cast<std::size_t>(rp.outer * P * rp.inner);
       Handle pv = allocate_memory(device, count * itemsize(t), *qp);
       held.emplace_back(pv, count * itemsize(t));
-      launch_first_pass(*kernel, pv, nullptr, {rp.extent, rp.inner, P, total});
+      launch_first_pass(*kernel, pv, nullptr, {rp.extent, rp.inner, R, P, total});
       src = Source{nullptr, {}};
       qv = pv;
       extent = P;

@@ -33,12 +33,17 @@ struct Source {
 
 // The explicit-vector first passes of CPU devices (codegen_reduce_cpu.cpp says what each does).
 inline constexpr std::int64_t kVecChunk = 1024;  // elements a work-item of a row pass reads
-inline constexpr std::int64_t kVecRows = 64;     // rows a work-item of the column pass sums
+inline constexpr std::int64_t kVecRows = 64;     // the fewest rows a work-item of the column pass sums
 bool vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d);
 KernelSource generate_vector_pass(const ReductionPlan& rp, DType t, const DialectText& d);
+// Whether the vector pass keeps only each chunk's extreme (max, min; arg ops of one row, which
+// then refine) rather than generate_vector_pass's exact fold.
+bool vector_pass_extreme(const ReductionPlan& rp);
 KernelSource generate_vector_extreme_pass(const ReductionPlan& rp, DType t, const DialectText& d);
 KernelSource generate_refine(const ReductionPlan& rp, DType t, const DialectText& d);
 bool column_vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d);
-KernelSource generate_column_vector_pass(DType t, const DialectText& d);
+int column_vector_width(std::int64_t inner);     // columns a work-item of the column pass sums
+std::int64_t column_vector_rows(std::int64_t extent);  // and rows (kVecRows or more)
+KernelSource generate_column_vector_pass(DType t, int width, const DialectText& d);
 
 }  // namespace porta::detail::reduce_text

@@ -2,6 +2,7 @@
 // and every axis of 1-D, 2-D and 3-D shapes, with keepdims; NumPy's result dtypes; NaN rules;
 // ties; empty extents; large sums; the same bits on every run.
 #include "test_common.hpp"
+#include "elementwise_reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -494,6 +495,75 @@ TEST_P(LargeReductions, StridedAndLazyInputs) {
     EXPECT_EQ(ss.value(k), m) << "max of a[::-2, 1:9:3] along axis 1";
   }
   for (int c = 0; c < 10; ++c) EXPECT_NEAR(bs.value(c), 4 * v[static_cast<std::size_t>(20 + c)], 1e-12) << "sum of a broadcast row";
+}
+
+// max/min of whole arrays and of long rows (CPU devices take a vector pass over chunks of 1024
+// with a tail), every dtype that pass reads: values that are exact in the dtype (int64 beyond
+// int32's range), extremes at a row's end and at a chunk's, a NaN in one row, -inf everywhere
+// for max and +inf for min.
+TEST_P(LargeReductions, MaxAndMinOfLongRowsAndWholeArrays) {
+  poison(dev(), std::size_t{8} << 20);
+  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64}) {
+    if (!dev().supports(t)) continue;
+    const bool fl = porta::is_floating(t);
+    const double range = t == DType::int64 ? 3e12 : 1e6;
+    for (const Shape& shape : {Shape{(std::int64_t{1} << 20) + 77}, Shape{3, 5013}, Shape{37, 2048}}) {
+      const std::int64_t rows = shape.size() == 1 ? 1 : shape[0], cols = shape.back();
+      std::vector<double> v = random_values(rows * cols, t, -range, range);
+      // Each row's extremes planted at its last element (the tail) and at the end of its first chunk.
+      for (std::int64_t r = 0; r < rows; ++r) {
+        v[static_cast<std::size_t>(r * cols + cols - 1)] = (r % 2 ? -1.5 : 1.5) * range;
+        v[static_cast<std::size_t>(r * cols + 1023)] = (r % 2 ? 1.5 : -1.5) * range;
+      }
+      if (fl && rows > 1) v[static_cast<std::size_t>(cols + cols / 2 + 3)] = kNaN;  // row 1
+      Array a = upload(v, t, shape, dev());
+      HostArray mx = fetch(porta::max(a, shape.size() - 1)), mn = fetch(porta::min(a, shape.size() - 1));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        double hi = -std::numeric_limits<double>::infinity(), lo = std::numeric_limits<double>::infinity();
+        for (std::int64_t c = 0; c < cols; ++c) {
+          hi = nan_max(hi, v[static_cast<std::size_t>(r * cols + c)]);
+          lo = nan_min(lo, v[static_cast<std::size_t>(r * cols + c)]);
+        }
+        if (std::isnan(hi)) {
+          EXPECT_TRUE(std::isnan(mx.value(r)) && std::isnan(mn.value(r))) << porta::name(t) << " row " << r << " holds a NaN";
+        } else {
+          EXPECT_EQ(mx.value(r), hi) << porta::name(t) << " max of row " << r << " of " << rows << " x " << cols;
+          EXPECT_EQ(mn.value(r), lo) << porta::name(t) << " min of row " << r << " of " << rows << " x " << cols;
+        }
+      }
+    }
+    if (fl) {
+      const std::int64_t n = 5000;
+      const double inf = std::numeric_limits<double>::infinity();
+      EXPECT_EQ(fetch(porta::max(porta::full({n}, -inf, t, dev()))).value(0), -inf) << porta::name(t);
+      EXPECT_EQ(fetch(porta::min(porta::full({n}, inf, t, dev()))).value(0), inf) << porta::name(t);
+    }
+  }
+}
+
+// Column sums of each width the CPU column pass takes (64, 32 or 16 columns a work-item, and
+// none: 40 columns), over row counts that are not multiples of its chunk of rows, and a batch.
+TEST_P(LargeReductions, ColumnSumsOfEveryWidth) {
+  poison(dev(), std::size_t{8} << 20);
+  for (DType t : {DType::float32, DType::float64, DType::int64}) {
+    if (!dev().supports(t)) continue;
+    for (const Shape& shape : {Shape{517, 1024}, Shape{300, 96}, Shape{1000, 48}, Shape{257, 40}, Shape{3, 200, 64}}) {
+      const std::int64_t outer = shape.size() == 3 ? shape[0] : 1, rows = shape[shape.size() - 2], cols = shape.back();
+      std::vector<double> v = random_values(outer * rows * cols, t, -1000, 1000);
+      HostArray got = fetch(porta::sum(upload(v, t, shape, dev()), static_cast<int>(shape.size()) - 2));
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t c = 0; c < cols; ++c) {
+          double want = 0, mag = 0;
+          for (std::int64_t r = 0; r < rows; ++r) {
+            want += v[static_cast<std::size_t>((o * rows + r) * cols + c)];
+            mag += std::abs(v[static_cast<std::size_t>((o * rows + r) * cols + c)]);
+          }
+          const double tol = t == DType::int64 ? 0 : (t == DType::float32 ? 1e-6 : 1e-14) * mag;
+          ASSERT_NEAR(got.value(o * cols + c), want, tol) << porta::name(t) << " column " << c << " of batch " << o << " of "
+                                                          << porta::to_string(shape);
+        }
+    }
+  }
 }
 
 PORTA_INSTANTIATE_DEVICES(LargeReductions);
