@@ -5,6 +5,7 @@
 
 #include "codegen.hpp"
 #include "codegen_layout.hpp"
+#include "codegen_random.hpp"
 #include "device_state.hpp"
 #include "kernel_args.hpp"
 #include "porta_backend/strings.hpp"
@@ -18,13 +19,9 @@ struct Layout {
   bool grid_stride = true;
   int vec = 1;
   // One-vector-per-work-item devices: vectors a work-item writes (random plans: their Philox
-  // blocks run on one set of uint16 vectors, kCpuRandomSubVectors below).
+  // blocks run on one set of uint16 vectors, kCpuRandomSubVectors).
   int sub = 1;
-  // CUDA random plans writing float32 (no float64 inside): __launch_bounds__(256, 8), so that 8
-  // blocks of 256 stay resident on a unit (32 registers a thread: ptxas gave 40 to the uniform
-  // kernel with two vectors an iteration, so 6 blocks, and spills nothing at 32, nor for normal;
-  // float64 Box-Muller and normal into float16 with a scale would spill).
-  bool bounded = false;
+  bool bounded = false;  // __launch_bounds__(256, 8): random_launch_bounded
   // 2-D plans with a strided or broadcast operand: row and column indices without a division
   // per element; `tiled`: the transposed inputs come through a local-memory tile.
   bool two_d = false;
@@ -53,13 +50,7 @@ constexpr std::int64_t kMinCols2d = 16;
 // alternated at load 1.5-1.8). Vectors of one AVX2 register (32 bytes). Groups of kCpuGroup
 // work-items on these devices, vectors or not: PoCL compiles a kernel once per local size.
 constexpr std::size_t kCpuVectorBytes = 32;
-// Plans that draw random numbers: vectors of 64 bytes (16 float32), four of them a work-item, so
-// that the work-item's 16 Philox blocks (64 float32, 32 float64) run once on uint16 vectors
-// (porta_philox_16). 2^24 float32 uniform ran 3.9 GB/s with one 64-byte vector (four blocks on
-// uint4) against 2.0 with 8 float32 and two scalar blocks a work-item, on the 2-core build
-// machine; see codegen_text.cpp for uint16 against uint4.
-constexpr std::size_t kCpuRandomVectorBytes = 64;
-constexpr int kCpuRandomSubVectors = 4;
+// Plans that draw random numbers: kCpuRandomVectorBytes instead (codegen_random.hpp).
 constexpr int kPrefetchBytes = 2048;
 constexpr std::int64_t kCpuGroup = 256;
 
@@ -95,8 +86,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     l.in.wide = true;
   }
   l.grid_stride = info.launch.grid_stride;
-  l.bounded = info.dialect == Dialect::cuda && l.grid_stride && info.launch.group_size == 256 && plan_uses_random(plan) &&
-              plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
+  l.bounded = random_launch_bounded(plan, info);
   // Vector accesses: every array operand contiguous (or one broadcast value) and aligned.
   if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided()) {
     std::size_t widest = itemsize(plan.output.dtype);
@@ -212,15 +202,8 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
     s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + e) = y;\n") : cat("    *((__global ", vt, "*)(out + off_out + e)) = y;\n");
   }
   const std::string head = cat("  const ", idx, " nv = n / ", V, ";\n");
-  if (!plan_uses_random(plan))
-    return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
-  // Random plans: two vectors an iteration (t and t + gsz, each store still coalesced), so two
-  // independent Philox blocks are in flight per thread and the loop's own work (index, bounds,
-  // addresses, on the integer pipes Philox's multiplies also use) is paid once for both.
-  // random::uniform wrote 0.897x of fill with one vector an iteration on the H200 (cuda:0).
-  auto at = [&](const std::string& t) { return cat("    {\n    const ", idx, " e = (", t, ") * ", V, ";\n", s, "    }\n"); };
-  return cat(head, "  ", idx, " t = gid;\n  for (; t + gsz < nv; t += 2 * gsz) {\n", at("t"), at("t + gsz"), "  }\n  if (t < nv) {\n", at("t"),
-             "  }\n");
+  if (plan_uses_random(plan)) return head + random_vector_loop(idx, V, s);
+  return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
 }
 
 // __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing.
@@ -243,7 +226,7 @@ std::string cpu_prefetch_macro() {
 // `random_words`: the lanes' random values, computed for several vectors at once (the work-item's
 // Philox blocks, see generate()); null: this vector computes its own.
 std::string vector_body(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tail,
-                        const std::vector<std::vector<std::string>>* random_words = nullptr) {
+                        const RandomWords* random_words = nullptr) {
   const int V = l.vec;
   std::string s;
   std::vector<std::string> reads;
@@ -308,22 +291,9 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
 
   src += cat(d.kernel_prefix(), l.bounded ? "__launch_bounds__(256, 8) " : "", "porta_elementwise(", join(params, ", "), ") {\n",
              ic.uniform_loads);
-  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {
-    // `sub` vectors a work-item: a whole work-item runs the Philox blocks of all its vectors at
-    // once, then each vector's code on its share of the words; the last, partial work-item runs
-    // each vector on its own (blocks of one vector, or the tail code).
-    src = cpu_prefetch_macro() + src;
-    const int W = l.vec * l.sub;
-    std::vector<std::vector<std::string>> words;
-    const std::string blocks = emit_random_blocks(plan, "e0", W, words, true);
-    src += cat("  const ", idx, " e0 = (", idx, ")", d.global_id(), " * ", W, ";\n  if (e0 + ", W, " <= n) {\n", blocks);
-    for (int q = 0; q < l.sub; ++q) {
-      std::vector<std::vector<std::string>> mine(words.begin() + q * l.vec, words.begin() + (q + 1) * l.vec);
-      src += cat("  {\n    const ", idx, " e = e0 + ", q * l.vec, ";\n", vector_body(plan, l, d, false, &mine), "  }\n");
-    }
-    src += cat("  } else {\n  for (int q = 0; q < ", l.sub, "; ++q) {\n    const ", idx, " e = e0 + q * ", l.vec, ";\n    if (e + ", l.vec,
-               " <= n) {\n", vector_body(plan, l, d, false), "    } else if (e < n) {\n", vector_body(plan, l, d, true), "    }\n  }\n  }\n}\n");
-    return {src, "porta_elementwise", {}};
+  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {  // random plans: `sub` vectors a work-item
+    auto body = [&](bool tail, const RandomWords* words) { return vector_body(plan, l, d, tail, words); };
+    return {cpu_prefetch_macro() + src + random_work_item(plan, d, idx, l.vec, l.sub, body), "porta_elementwise", {}};
   }
   if (!l.grid_stride && l.vec > 1) {
     src = cpu_prefetch_macro() + src;
