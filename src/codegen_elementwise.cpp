@@ -1,10 +1,11 @@
 // Elementwise kernels: the source for one plan, its launch shape and arguments, through the
-// device's kernel cache.
+// device's kernel cache (2-D plans with strided operands: codegen_elementwise_2d.cpp).
 #include <algorithm>
 #include <limits>
 
 #include "codegen.hpp"
-#include "codegen_layout.hpp"
+#include "codegen_elementwise.hpp"
+#include "codegen_random.hpp"
 #include "device_state.hpp"
 #include "kernel_args.hpp"
 #include "porta_backend/strings.hpp"
@@ -12,31 +13,11 @@
 namespace porta::detail {
 namespace {
 
-struct Layout {
-  InputLayout in;
-  Access output = Access::contiguous;
-  bool grid_stride = true;
-  int vec = 1;
-  // One-vector-per-work-item devices: vectors a work-item writes (random plans: their Philox
-  // blocks run on one set of uint16 vectors, kCpuRandomSubVectors below).
-  int sub = 1;
-  // CUDA random plans writing float32 (no float64 inside): __launch_bounds__(256, 8), so that 8
-  // blocks of 256 stay resident on a unit (32 registers a thread: ptxas gave 40 to the uniform
-  // kernel with two vectors an iteration, so 6 blocks, and spills nothing at 32, nor for normal;
-  // float64 Box-Muller and normal into float16 with a scale would spill).
-  bool bounded = false;
-  // 2-D plans with a strided or broadcast operand: row and column indices without a division
-  // per element; `tiled`: the transposed inputs come through a local-memory tile.
-  bool two_d = false;
-  bool tiled = false;
-  Terms2 out_terms;
-  std::string key;
-  bool any_strided() const { return output == Access::strided || in.any_strided(); }
-};
+using elementwise::kCpuGroup;
+using elementwise::kTile;
+using elementwise::Layout;
+using elementwise::run_2d;
 
-// Tiles of the 2-D path: kTile x kTile elements, work-groups of kTile x kTileRows work-items.
-constexpr int kTile = 32;
-constexpr int kTileRows = 8;
 // On one-element-per-work-item devices a 2-D launch needs rows long enough for the runtime's
 // work-group (narrower plans keep the 1-D general path).
 constexpr std::int64_t kMinCols2d = 16;
@@ -51,17 +32,10 @@ constexpr std::int64_t kMinCols2d = 16;
 // float32). Written out with the prefetch, the same probe pair ran 0.73x and 0.88x of their
 // one-element-per-work-item times, and porta-bench's pair 1.01-1.06x (1.25-1.32x before, runs
 // alternated at load 1.5-1.8). Vectors of one AVX2 register (32 bytes). Groups of kCpuGroup
-// work-items on these devices, vectors or not: PoCL compiles a kernel once per local size.
+// work-items on these devices, vectors or not (codegen_elementwise.hpp).
 constexpr std::size_t kCpuVectorBytes = 32;
-// Plans that draw random numbers: vectors of 64 bytes (16 float32), four of them a work-item, so
-// that the work-item's 16 Philox blocks (64 float32, 32 float64) run once on uint16 vectors
-// (porta_philox_16). 2^24 float32 uniform ran 3.9 GB/s with one 64-byte vector (four blocks on
-// uint4) against 2.0 with 8 float32 and two scalar blocks a work-item, on the 2-core build
-// machine; see codegen_text.cpp for uint16 against uint4.
-constexpr std::size_t kCpuRandomVectorBytes = 64;
-constexpr int kCpuRandomSubVectors = 4;
+// Plans that draw random numbers: kCpuRandomVectorBytes instead (codegen_random.hpp).
 constexpr int kPrefetchBytes = 2048;
-constexpr std::int64_t kCpuGroup = 256;
 
 // Plans the vector-per-work-item kernels take: float32/float64 storage and vector-safe code.
 bool vector_plan(const ElementwisePlan& plan) {
@@ -95,8 +69,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     l.in.wide = true;
   }
   l.grid_stride = info.launch.grid_stride;
-  l.bounded = info.dialect == Dialect::cuda && l.grid_stride && info.launch.group_size == 256 && plan_uses_random(plan) &&
-              plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
+  l.bounded = random_launch_bounded(plan, info);
   // Vector accesses: every array operand contiguous (or one broadcast value) and aligned.
   if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided()) {
     std::size_t widest = itemsize(plan.output.dtype);
@@ -212,15 +185,8 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
     s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + e) = y;\n") : cat("    *((__global ", vt, "*)(out + off_out + e)) = y;\n");
   }
   const std::string head = cat("  const ", idx, " nv = n / ", V, ";\n");
-  if (!plan_uses_random(plan))
-    return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
-  // Random plans: two vectors an iteration (t and t + gsz, each store still coalesced), so two
-  // independent Philox blocks are in flight per thread and the loop's own work (index, bounds,
-  // addresses, on the integer pipes Philox's multiplies also use) is paid once for both.
-  // random::uniform wrote 0.897x of fill with one vector an iteration on the H200 (cuda:0).
-  auto at = [&](const std::string& t) { return cat("    {\n    const ", idx, " e = (", t, ") * ", V, ";\n", s, "    }\n"); };
-  return cat(head, "  ", idx, " t = gid;\n  for (; t + gsz < nv; t += 2 * gsz) {\n", at("t"), at("t + gsz"), "  }\n  if (t < nv) {\n", at("t"),
-             "  }\n");
+  if (plan_uses_random(plan)) return head + random_vector_loop(idx, V, s);
+  return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
 }
 
 // __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing.
@@ -243,7 +209,7 @@ std::string cpu_prefetch_macro() {
 // `random_words`: the lanes' random values, computed for several vectors at once (the work-item's
 // Philox blocks, see generate()); null: this vector computes its own.
 std::string vector_body(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tail,
-                        const std::vector<std::vector<std::string>>* random_words = nullptr) {
+                        const RandomWords* random_words = nullptr) {
   const int V = l.vec;
   std::string s;
   std::vector<std::string> reads;
@@ -308,22 +274,9 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
 
   src += cat(d.kernel_prefix(), l.bounded ? "__launch_bounds__(256, 8) " : "", "porta_elementwise(", join(params, ", "), ") {\n",
              ic.uniform_loads);
-  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {
-    // `sub` vectors a work-item: a whole work-item runs the Philox blocks of all its vectors at
-    // once, then each vector's code on its share of the words; the last, partial work-item runs
-    // each vector on its own (blocks of one vector, or the tail code).
-    src = cpu_prefetch_macro() + src;
-    const int W = l.vec * l.sub;
-    std::vector<std::vector<std::string>> words;
-    const std::string blocks = emit_random_blocks(plan, "e0", W, words, true);
-    src += cat("  const ", idx, " e0 = (", idx, ")", d.global_id(), " * ", W, ";\n  if (e0 + ", W, " <= n) {\n", blocks);
-    for (int q = 0; q < l.sub; ++q) {
-      std::vector<std::vector<std::string>> mine(words.begin() + q * l.vec, words.begin() + (q + 1) * l.vec);
-      src += cat("  {\n    const ", idx, " e = e0 + ", q * l.vec, ";\n", vector_body(plan, l, d, false, &mine), "  }\n");
-    }
-    src += cat("  } else {\n  for (int q = 0; q < ", l.sub, "; ++q) {\n    const ", idx, " e = e0 + q * ", l.vec, ";\n    if (e + ", l.vec,
-               " <= n) {\n", vector_body(plan, l, d, false), "    } else if (e < n) {\n", vector_body(plan, l, d, true), "    }\n  }\n  }\n}\n");
-    return {src, "porta_elementwise", {}};
+  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {  // random plans: `sub` vectors a work-item
+    auto body = [&](bool tail, const RandomWords* words) { return vector_body(plan, l, d, tail, words); };
+    return {cpu_prefetch_macro() + src + random_work_item(plan, d, idx, l.vec, l.sub, body), "porta_elementwise", {}};
   }
   if (!l.grid_stride && l.vec > 1) {
     src = cpu_prefetch_macro() + src;
@@ -349,196 +302,6 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
   }
   src += cat("  for (", idx, " e = ", tail_start, "; e < n; e += gsz) {\n", body, "  }\n}\n");
   return {src, "porta_elementwise", {}};
-}
-
-// Work-item indices along dimension `dim` of the launch (CUDA: threadIdx / blockIdx; the 2-D
-// kernels launch 1-D grids of 2-D blocks on GPUs).
-std::string local_id(const DialectText& d, int dim) {
-  return d.cuda() ? cat("threadIdx.", "xyz"[dim]) : cat("get_local_id(", dim, ")");
-}
-std::string group_id(const DialectText& d, int dim) {
-  return d.cuda() ? cat("blockIdx.", "xyz"[dim]) : cat("get_group_id(", dim, ")");
-}
-std::string global_id(const DialectText& d, int dim) {
-  return d.cuda() ? cat("(blockIdx.", "xyz"[dim], " * (long long)blockDim.", "xyz"[dim], " + threadIdx.", "xyz"[dim], ")")
-                  : cat("get_global_id(", dim, ")");
-}
-
-// The 2-D kernels: plain (every operand read at its row and column) or tiled (transposed
-// inputs copied through a kTile x kTile local tile: read down their columns, used along rows).
-// Parameters after the inputs, scalars and output:
-//   one element per work-item: plain (cols, rbase, cbase) over a {cols, rows} range from
-//   (rbase, cbase); tiled (cols) over whole tiles, groups {kTile, kTileRows}.
-//   grid-stride: plain (n, cols): row and column stepped without a division per element;
-//   tiled (rows, cols): groups {kTile, kTileRows} stride over the tiles, bounds tested.
-// `guarded` (plain, one element per work-item): only rows below rend and columns below cend,
-// for groups that pass the end of a row or of the plan.
-KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tiled, bool guarded = false) {
-  const std::string idx = d.index_type(l.in.wide);
-  const bool strided_out = l.output == Access::strided;
-  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
-  InputCode ic = input_code_2d(d, plan, l.in);
-  std::vector<std::string> params = ic.params;
-  params.push_back(cat(d.global_out_ptr(plan.output.dtype), " out"));
-  params.push_back(cat("const ", idx, " off_out"));
-  if (l.out_terms.row == Term::param) params.push_back(cat("const ", idx, " sto_0"));
-  if (l.out_terms.col == Term::param) params.push_back(cat("const ", idx, " sto_1"));
-  if (l.grid_stride) params.push_back(cat("const ", idx, tiled ? " rows" : " n"));
-  params.push_back(cat("const ", idx, " cols"));
-  if (!l.grid_stride && !tiled) {
-    params.push_back(cat("const ", idx, " rbase"));
-    params.push_back(cat("const ", idx, " cbase"));
-    if (guarded) {
-      params.push_back(cat("const ", idx, " rend"));
-      params.push_back(cat("const ", idx, " cend"));
-    }
-  }
-  const std::string name = tiled ? "porta_elementwise_tiled" : "porta_elementwise";
-  src += cat(d.kernel_prefix(), name, "(", join(params, ", "), ") {\n", ic.uniform_loads);
-
-  // Tiles: element (a, b) of the tile (row r0 + a, column c0 + b) at [b * (kTile + 1) + a].
-  std::vector<std::string> reads = ic.reads;
-  std::string fill;
-  const std::string pitch = std::to_string(kTile + 1);
-  if (tiled) {
-    for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
-      if (l.in.access[k] != Access::strided) continue;
-      Terms2 terms = classify_2d(plan.inputs[k].strides);
-      if (!terms.transposed()) continue;
-      const DType t = plan.inputs[k].dtype;
-      const bool flag = t == DType::boolean;  // bool is no type for local memory: uchar 0/1
-      src += cat("  ", d.local_array(flag ? d.storage_type(t) : d.compute_type(t), cat("t", k), std::to_string(kTile * (kTile + 1))), "\n");
-      std::string value = d.load(t, cat("in", k), position_2d(terms, cat("off", k), cat("st", k, "_"), "row", "col"));
-      fill += cat("      t", k, "[(ly + j) * ", pitch, " + lx] = ", flag ? cat("(", d.storage_type(t), ")(", value, ")") : value, ";\n");
-      std::string at = cat("t", k, "[lx * ", pitch, " + ly + j]");
-      reads[k] = flag ? cat("(", at, " != 0)") : at;
-    }
-  }
-  const std::string store_at = strided_out ? position_2d(l.out_terms, "off_out", "sto_", "row", "col") : "off_out + e";
-  const std::string element = cat("    const ", idx, " e = row * cols + col;\n", emit_instructions(d, plan, reads, "e", ""), "    ",
-                                  d.store(plan.output.dtype, "out", store_at, cat("v", plan.result)), "\n");
-
-  if (!tiled && !l.grid_stride) {
-    // One work-item per element and no bounds test (see generate()).
-    src += cat("  const ", idx, " col = cbase + (", idx, ")", global_id(d, 0), ";\n  const ", idx, " row = rbase + (", idx, ")",
-               global_id(d, 1), ";\n  ", guarded ? "if (row < rend && col < cend) " : "", "{\n", element, "  }\n}\n");
-    return {src, name, {}};
-  }
-  if (!tiled) {
-    // Grid-stride over the linear index; the row and column advance by the grid's size, which
-    // is gq rows and gr columns, with at most one carry.
-    src += cat("  const ", idx, " gid = (", idx, ")", d.global_id(), ";\n  const ", idx, " gsz = (", idx, ")", d.global_size(), ";\n",
-               "  const ", idx, " gq = gsz / cols, gr = gsz - gq * cols;\n",
-               "  ", idx, " row = gid / cols, col = gid - row * cols;\n",
-               "  for (", idx, " e_ = gid; e_ < n; e_ += gsz) {\n  {\n", element, "  }\n",
-               "    col += gr; row += gq;\n    if (col >= cols) { col -= cols; ++row; }\n  }\n}\n");
-    return {src, name, {}};
-  }
-  src += cat("  const int lx = (int)", local_id(d, 0), ", ly = (int)", local_id(d, 1), ";\n");
-  std::string guard, close, end_tile;
-  if (l.grid_stride) {
-    src += cat("  const ", idx, " tiles_c = (cols + ", kTile - 1, ") / ", kTile, ";\n  const ", idx, " tiles = tiles_c * ((rows + ",
-               kTile - 1, ") / ", kTile, ");\n  for (", idx, " tile = (", idx, ")", group_id(d, 0), "; tile < tiles; tile += (", idx, ")",
-               d.cuda() ? "gridDim.x" : "get_num_groups(0)", ") {\n",
-               "    const ", idx, " tr = tile / tiles_c;\n    const ", idx, " r0 = tr * ", kTile, ", c0 = (tile - tr * tiles_c) * ", kTile, ";\n");
-    guard = "if (row < rows && col < cols) ";
-    end_tile = cat("    ", d.barrier(), "\n  }\n}\n");  // the next tile overwrites the tiles
-  } else {
-    src += cat("  {\n    const ", idx, " r0 = (", idx, ")", group_id(d, 1), " * ", kTile, ", c0 = (", idx, ")", group_id(d, 0), " * ",
-               kTile, ";\n");
-    end_tile = "  }\n}\n";
-  }
-  src += cat("    for (int j = 0; j < ", kTile, "; j += ", kTileRows, ") {\n      const ", idx, " row = r0 + lx, col = c0 + ly + j;\n      ",
-             guard, "{\n", fill, "      }\n    }\n    ", d.barrier(), "\n");
-  src += cat("    for (int j = 0; j < ", kTile, "; j += ", kTileRows, ") {\n      const ", idx, " row = r0 + ly + j, col = c0 + lx;\n      ",
-             guard, "{\n", element, "      }\n    }\n", end_tile);
-  return {src, name, {}};
-}
-
-void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan, const Layout& l,
-            const DialectText& d) {
-  const DeviceInfo& info = device.info();
-  const std::int64_t rows = plan.shape[0], cols = plan.shape[1];
-  KernelArgs common(l.in.wide);
-  push_input_args_2d(common, plan, l.in);
-  common.memory(plan.output.handle);
-  common.index(plan.output.offset);
-  if (l.out_terms.row == Term::param) common.index(plan.output.strides[0]);
-  if (l.out_terms.col == Term::param) common.index(plan.output.strides[1]);
-  auto plain = [&] { return device.state().kernels().get(l.key, [&] { return generate_2d(plan, l, d, false); }); };
-  auto tiled = [&] { return device.state().kernels().get(l.key + "|t", [&] { return generate_2d(plan, l, d, true); }); };
-
-  if (l.grid_stride) {
-    const std::size_t max_groups = std::max<std::size_t>(info.launch.max_groups, 1);
-    LaunchDims dims;
-    KernelArgs args = common;
-    if (l.tiled) {
-      const std::int64_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
-      const auto groups = std::min<std::size_t>(static_cast<std::size_t>(tiles), max_groups);
-      args.index(rows);
-      args.index(cols);
-      dims.global = {groups * kTile, kTileRows, 1};
-      dims.local = {kTile, kTileRows, 1};
-      device.launch(*q, *tiled(), dims, args.args());
-      return;
-    }
-    const std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
-    const std::int64_t n = rows * cols;
-    const std::size_t groups = std::clamp<std::size_t>(static_cast<std::size_t>((n + static_cast<std::int64_t>(group) - 1) /
-                                                                              static_cast<std::int64_t>(group)),
-                                                       1, max_groups);
-    args.index(n);
-    args.index(cols);
-    dims.global[0] = groups * group;
-    dims.local[0] = group;
-    device.launch(*q, *plain(), dims, args.args());
-    return;
-  }
-  // One work-item per element: the whole tiles, then the plain kernel over the rest (the
-  // columns right of them, the rows below them), each a {cols, rows} range from its corner.
-  std::int64_t tile_rows = 0, tile_cols = 0;
-  if (l.tiled) {
-    tile_rows = rows / kTile * kTile;
-    tile_cols = cols / kTile * kTile;
-    KernelArgs args = common;
-    args.index(cols);
-    LaunchDims dims;
-    dims.global = {static_cast<std::size_t>(tile_cols), static_cast<std::size_t>(tile_rows / kTile * kTileRows), 1};
-    dims.local = {kTile, kTileRows, 1};
-    device.launch(*q, *tiled(), dims, args.args());
-  }
-  // Rows of whole groups of kCpuGroup work-items (PoCL vectorises along them), then the rest of
-  // the rows through the guarded variant in groups of kGuard x kGuard (fixed local sizes: PoCL
-  // compiles a kernel once per local size).
-  auto launch = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1, bool guarded) {
-    if (r1 <= r0 || c1 <= c0) return;
-    KernelArgs args = common;
-    args.index(cols);
-    args.index(r0);
-    args.index(c0);
-    LaunchDims dims;
-    if (guarded) {
-      constexpr std::int64_t kGuard = 16;
-      args.index(r1);
-      args.index(c1);
-      auto up = [](std::int64_t v) { return static_cast<std::size_t>((v + kGuard - 1) / kGuard * kGuard); };
-      dims.global = {up(c1 - c0), up(r1 - r0), 1};
-      dims.local = {kGuard, kGuard, 1};
-    } else {
-      dims.global = {static_cast<std::size_t>(c1 - c0), static_cast<std::size_t>(r1 - r0), 1};
-      dims.local = {static_cast<std::size_t>(kCpuGroup), 1, 1};
-    }
-    auto kernel = guarded ? device.state().kernels().get(l.key + "|g", [&] { return generate_2d(plan, l, d, false, true); })
-                          : plain();
-    device.launch(*q, *kernel, dims, args.args());
-  };
-  auto part = [&](std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1) {
-    const std::int64_t whole = (c1 - c0) / kCpuGroup * kCpuGroup;
-    launch(r0, r1, c0, c0 + whole, false);
-    launch(r0, r1, c0 + whole, c1, true);
-  };
-  part(0, rows, tile_cols, cols);
-  part(tile_rows, rows, 0, tile_cols);
 }
 
 }  // namespace

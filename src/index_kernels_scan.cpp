@@ -34,7 +34,7 @@ using namespace index_work;
 
 namespace {
 
-// Tuning, for benchmarks (scripts/dev/gpu_scan19.sh sweeps them): PORTA_SCAN_ITEMS, 4-byte
+// Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them): PORTA_SCAN_ITEMS, 4-byte
 // elements a GPU work-item (2 to 32, a power of two; 8-byte values take half), and
 // PORTA_SCAN_WINDOW, the look-back's window (1 to 256 tiles). Each setting is its own kernel and
 // its own fixed order of accumulation.

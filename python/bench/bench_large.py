@@ -18,7 +18,7 @@ suite_reductions.cpp, suite_matmul.cpp), timed as bench/suite_common.hpp's time_
 
 Output: one line per row, and with --json the rows as {"name": "fused/<device>/<n>", "ms": ...,
 "GB/s" or "TFLOP/s": ..., "wall_ms": ..., "runs": [...]} under "benchmarks", for
-scripts/dev/gpu_py18.sh, which puts them beside porta-bench's. --check compares each result with
+scripts/dev/gpu_python.sh, which puts them beside porta-bench's. --check compares each result with
 NumPy (float64) once, outside the timing. --quick: 2^16 elements, matmul 64, one short repetition.
 """
 import argparse

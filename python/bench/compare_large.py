@@ -4,7 +4,7 @@
 
 --cpp: porta-bench --json files (Google Benchmark's JSON; with --repetitions > 1 the `_median`
 aggregates are read, else the single run); --py: python/bench/bench_large.py --json files. Each
-row's device ms is the mean over the files given for it (scripts/dev/gpu_py18.sh runs them as
+row's device ms is the mean over the files given for it (scripts/dev/gpu_python.sh runs them as
 C++, Python, Python, C++, so that a drift of the GPU's clocks over the run cancels), and the ratio
 is C++ ms / Python ms: Python's throughput as a fraction of C++'s (target: at least 0.97).
 Exits 1 when a row is missing from either side.

@@ -1,7 +1,7 @@
-// Issue 21 probe (perf21): variants of the Philox uniform kernel on a GPU against porta's fill, to
+// Issue 21 probe: variants of the Philox uniform kernel on a GPU against porta's fill, to
 // choose the generated kernel's shape from one run on the H200. Not part of the build:
-//   g++ -O2 -std=c++20 -Iinclude scripts/dev/perf21_probe.cpp -o /tmp/perf21_probe -L$B/lib -lporta -Wl,-rpath,$B/lib
-//   /tmp/perf21_probe cuda:0 opencl:1        (--log2n=K first: 2^K float32, default 2^28)
+//   g++ -O2 -std=c++20 -Iinclude scripts/dev/uniform_probe.cpp -o /tmp/uniform_probe -L$B/lib -lporta -Wl,-rpath,$B/lib
+//   /tmp/uniform_probe cuda:0 opencl:1        (--log2n=K first: 2^K float32, default 2^28)
 // Every variant writes the bits of porta's random::uniform(0, 1) float32 (checked against it).
 // Variants: V vectors of 4 float32 a grid-stride iteration (1, 2, 4), the Philox high word from
 // mulhi or from one 64-bit product, and the grid: porta's (32 blocks a compute unit on CUDA, 16 on

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# Issue 19, scans / compress / take / writes into views (scan19): what the lead runs on the GPU host
+# Issue 19, scans / compress / take / writes into views: what the lead runs on the GPU host
 # after building the merged tree. From the repository root:
-#     bash scripts/dev/gpu_scan19.sh /tmp/b        # /tmp/b: the build directory (tests, porta-bench)
-# Writes under $OUT/scan19/: the tests on cuda:0 and opencl:1 (NVIDIA's OpenCL), the peers'
+#     bash scripts/dev/gpu_scan.sh /tmp/b        # /tmp/b: the build directory (tests, porta-bench)
+# Writes under $OUT/scan/: the tests on cuda:0 and opencl:1 (NVIDIA's OpenCL), the peers'
 # figures (CuPy, PyTorch: the copy, add and array-API sections of bench/peers/peers.py) and
 # porta-bench's array-API rows with those peers (table, JSON, SVG). About 4-6 minutes.
 set -u
-B=${1:?usage: gpu_scan19.sh BUILD_DIR}
-O=${OUT:-/tmp/out}/scan19
+B=${1:?usage: gpu_scan.sh BUILD_DIR}
+O=${OUT:-/tmp/out}/scan
 mkdir -p "$O"
 devices_filter='*cuda_0*:*opencl_1*'
 
-# 1. Tests: scans (determinism over repeated runs included), indexing, writes (sorting: sort19's script).
+# 1. Tests: scans (determinism over repeated runs included), indexing, writes (sorting: gpu_sort.sh).
 if [[ -x $B/bin/porta_tests ]]; then
   timeout 400 "$B/bin/porta_tests" --gtest_filter="*Scan*:*Index*:*Writ*" > "$O/tests.log" 2>&1
   echo "porta_tests rc=$?"; tail -3 "$O/tests.log"
