@@ -117,6 +117,39 @@ KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const Dia
 
 }  // namespace
 
+// CPU devices (one work-item per element, OpenCL): a plan that only copies one transposed input
+// (stride 1 down its columns) of 4 or 8 bytes into a contiguous output, as `a.T = y` and
+// `x.T.copy()` are, goes through registers instead of the local tile: a work-item reads T
+// columns of a T x T tile as T vectors (each T consecutive elements of the input's memory) and
+// writes the tile's T rows as vectors built lane by lane. 4096 x 4096 float32 on PoCL (2 cores):
+// 8.7 GB/s read + write against 2.4 for the local tile (copy 22 in the same run).
+int cpu_transpose_tile(const ElementwisePlan& plan, const Layout& l, const DialectText& d) {
+  if (l.grid_stride || d.dialect != Dialect::opencl || plan.shape.size() != 2 || plan.inputs.size() != 1) return 0;
+  if (plan.code.size() != 1 || plan.code[0].op != Op::load || plan.result != 0 || l.output != Access::contiguous) return 0;
+  const PlanInput& in = plan.inputs[0];
+  if (in.dtype != plan.output.dtype || in.strides.size() != 2 || in.strides[0] != 1 || in.strides[1] < plan.shape[0]) return 0;
+  const std::size_t size = itemsize(in.dtype);
+  const int t = size == 4 ? 16 : size == 8 ? 8 : 0;
+  if (t == 0 || plan.shape[0] < t || plan.shape[1] < t) return 0;
+  return t;
+}
+
+KernelSource generate_cpu_transpose(DType dtype, int t, const DialectText& d) {
+  const std::string T = cat(d.storage_type(dtype), t), n = std::to_string(t);
+  std::string s = d.prelude(dtype == DType::float64, false);
+  s += cat(d.kernel_prefix(), "porta_transpose_cpu(", d.global_ptr(dtype), " in0, const long off0, const long st0_1, ",
+           d.global_out_ptr(dtype), " out, const long off_out, const long cols) {\n  const long c0 = (long)get_global_id(0) * ", t,
+           ", r0 = (long)get_global_id(1) * ", t, ";\n");
+  for (int k = 0; k < t; ++k) s += cat("  const ", T, " a", k, " = vload", n, "(0, in0 + off0 + r0 + (c0 + ", k, ") * st0_1);\n");
+  for (int j = 0; j < t; ++j) {
+    s += cat("  vstore", n, "((", T, ")(");
+    for (int k = 0; k < t; ++k) s += cat(k ? ", " : "", "a", k, ".s", "0123456789abcdef"[j]);
+    s += cat("), 0, out + off_out + (r0 + ", j, ") * cols + c0);\n");
+  }
+  s += "}\n";
+  return {s, "porta_transpose_cpu", {}};
+}
+
 void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan, const Layout& l,
             const DialectText& d) {
   const DeviceInfo& info = device.info();
@@ -159,7 +192,27 @@ void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const Eleme
   // One work-item per element: the whole tiles, then the plain kernel over the rest (the
   // columns right of them, the rows below them), each a {cols, rows} range from its corner.
   std::int64_t tile_rows = 0, tile_cols = 0;
-  if (l.tiled) {
+  if (const int t = cpu_transpose_tile(plan, l, d)) {
+    tile_rows = rows / t * t;
+    tile_cols = cols / t * t;
+    const PlanInput& in = plan.inputs[0];
+    auto kernel = device.state().kernels().get(cat("ewT|", static_cast<int>(in.dtype), "|", t),
+                                               [&] { return generate_cpu_transpose(in.dtype, t, d); });
+    KernelArgs args(true);
+    args.memory(in.handle);
+    args.index(in.offset);
+    args.index(in.strides[1]);
+    args.memory(plan.output.handle);
+    args.index(plan.output.offset);
+    args.index(cols);
+    const std::size_t gx = static_cast<std::size_t>(tile_cols / t), gy = static_cast<std::size_t>(tile_rows / t);
+    std::size_t lx = 16;
+    while (gx % lx) lx /= 2;
+    LaunchDims dims;
+    dims.global = {gx, gy, 1};
+    dims.local = {lx, 1, 1};
+    device.launch(*q, *kernel, dims, args.args());
+  } else if (l.tiled) {
     tile_rows = rows / kTile * kTile;
     tile_cols = cols / kTile * kTile;
     KernelArgs args = common;

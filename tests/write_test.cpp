@@ -93,6 +93,28 @@ TEST_P(Writes, NumbersAndBroadcastArraysConvertToTheDestination) {
   EXPECT_TRUE(array_matches(a, dtype(), shape, std::vector<double>(55, as_dtype(dtype(), -2)), {0, 0}));
 }
 
+// Transposed copies, `x.T.copy()` and `d.T = x`, of a block cut out of a larger array (an
+// offset and a row stride on the way in, an offset on the way out), over whole tiles and edges
+// of the CPU register tile (16 x 16 for 4 bytes, 8 x 8 for 8) and of the GPUs' local tile (32).
+TEST_P(Writes, TransposedCopiesOfBlocksOverTilesAndEdges) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  for (const auto& [r, c] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16, 16}, {47, 70}, {300, 129}}) {
+    std::vector<double> xv, dv;
+    Array x = random_array({r + 5, c + 9}, dtype(), -100, 100, &xv);
+    Array src = x.slice({Slice{3, 3 + r}, Slice{2, 2 + c}});
+    auto at = [&](std::int64_t i, std::int64_t j) { return xv[static_cast<std::size_t>((3 + i) * (c + 9) + 2 + j)]; };
+    std::vector<double> want(static_cast<std::size_t>(r * c));
+    for (std::int64_t i = 0; i < r; ++i)
+      for (std::int64_t j = 0; j < c; ++j) want[static_cast<std::size_t>(j * r + i)] = at(i, j);
+    EXPECT_TRUE(array_matches(src.transpose().copy(), dtype(), {c, r}, want, {0, 0})) << "x.T.copy() of " << r << " x " << c;
+    Array d = random_array({c + 2, r}, dtype(), -100, 100, &dv);
+    d.slice({Slice{1, 1 + c}}).transpose().assign(src);
+    std::vector<double> ref = dv;
+    std::copy(want.begin(), want.end(), ref.begin() + r);
+    EXPECT_TRUE(array_matches(d, dtype(), {c + 2, r}, ref, {0, 0})) << "d[1:" << 1 + c << "].T = x of " << r << " x " << c;
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES_DTYPES(Writes, kAllDTypes);
 
 using WriteRules = DeviceTest;
