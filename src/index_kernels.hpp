@@ -28,8 +28,9 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
 void segment_add(DType t, const View& a, const View& idx, const View& v, const View& starts, std::int64_t segments,
                  std::int64_t m);
 // Mask compaction in tiles of 2048 elements: counts[tile] = the true elements of each tile of
-// `mask` (bool, n elements; counts: int64, one per tile); then, with tile_prefix the inclusive scan
-// of counts, out holds a's elements where mask is true, in order.
+// `mask` (bool, n elements; counts: int64, one per tile, a view at offset 0: InvalidArgument
+// otherwise); then, with tile_prefix the inclusive scan of counts, out holds a's elements where
+// mask is true, in order.
 std::int64_t mask_tiles(std::int64_t n);
 void mask_tile_counts(const View& mask, const View& counts, std::int64_t n);
 void compress(DType t, const View& a, const View& mask, const View& tile_prefix, const View& out, std::int64_t n);
