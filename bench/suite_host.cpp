@@ -176,12 +176,12 @@ void time_pool(benchmark::State& st, const std::vector<DeviceConfig>& configs) {
 void register_pool(const std::vector<DeviceConfig>& configs) {
   if (configs.empty()) return;
   const int iterations = configs.front().quick ? 1 : 2;
+  auto size_tag = [](const DeviceConfig& c) { return std::to_string(c.pool_size).insert(0, 1, 'n'); };  // "n<size>"
   for (const DeviceConfig& c : configs)
-    add(c, nm("pool", c, c.pool_tasks, "n" + std::to_string(c.pool_size)),
-        [c](benchmark::State& st) { time_pool(st, {c}); }, iterations);
+    add(c, nm("pool", c, c.pool_tasks, size_tag(c)), [c](benchmark::State& st) { time_pool(st, {c}); }, iterations);
   DeviceConfig all = configs.front();
   all.spec = "all";
-  add(all, nm("pool_all", all, all.pool_tasks, "n" + std::to_string(all.pool_size)),
+  add(all, nm("pool_all", all, all.pool_tasks, size_tag(all)),
       [configs](benchmark::State& st) { time_pool(st, configs); }, iterations);
 }
 

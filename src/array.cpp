@@ -225,8 +225,8 @@ Array Array::slice(std::vector<Slice> slices) const {
       start = clampi(sl.start, len - 1, -1, len - 1);
       stop = clampi(sl.stop, -1, -1, len - 1);
     }
-    const std::int64_t span = up ? stop - start : start - stop;  // within [-len - 1, len + 1]
-    if (span > 0) count = static_cast<std::int64_t>((static_cast<std::uint64_t>(span) - 1) / magnitude + 1);
+    const std::int64_t extent = up ? stop - start : start - stop;  // within [-len - 1, len + 1]
+    if (extent > 0) count = static_cast<std::int64_t>((static_cast<std::uint64_t>(extent) - 1) / magnitude + 1);
     if (count > 0) offset += start * st[d];
     s[d] = count;
     // With two or more elements |step| < len, so the product fits; with one the stride is unused.

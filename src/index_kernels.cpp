@@ -283,6 +283,11 @@ std::string mask_bits_text(const DialectText& d) {
 }  // namespace
 
 void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
+  // The kernels write the counts from the buffer's first element (they take no offset for them,
+  // so that their text stays as it is on every device); compress() passes a fresh array.
+  if (counts.offset != 0)
+    throw InvalidArgument(cat("porta internal error: mask_tile_counts writes its counts from element 0 of their buffer, but the "
+                              "counts view starts at element ", counts.offset, "; pass a fresh int64 array"));
   const std::int64_t tiles = (n + kScanTile - 1) / kScanTile;
   Work w;
   w.reads = {&mask};

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "node.hpp"
+#include "porta_backend/backend.hpp"
 
 namespace porta::detail {
 
@@ -28,8 +30,9 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
 void segment_add(DType t, const View& a, const View& idx, const View& v, const View& starts, std::int64_t segments,
                  std::int64_t m);
 // Mask compaction in tiles of 2048 elements: counts[tile] = the true elements of each tile of
-// `mask` (bool, n elements; counts: int64, one per tile); then, with tile_prefix the inclusive scan
-// of counts, out holds a's elements where mask is true, in order.
+// `mask` (bool, n elements; counts: int64, one per tile, a view at offset 0: InvalidArgument
+// otherwise); then, with tile_prefix the inclusive scan of counts, out holds a's elements where
+// mask is true, in order.
 std::int64_t mask_tiles(std::int64_t n);
 void mask_tile_counts(const View& mask, const View& counts, std::int64_t n);
 void compress(DType t, const View& a, const View& mask, const View& tile_prefix, const View& out, std::int64_t n);
@@ -47,6 +50,17 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
 // left to right.
 void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner,
                   bool product);
+// The long-row scan's tile on a device: ITEMS 4-byte values a work-item (8-byte values take half),
+// 256 work-items on GPUs, one on CPU devices. scan_items: `requested` (PORTA_SCAN_ITEMS) where
+// given, else the largest power of two up to kScanMaxItems whose kernels' local memory fits the
+// device's (kScanMaxItems where the device does not say); InvalidArgument, naming the sizes, where
+// the tile does not fit. scan_local_bytes: the local memory a work-group of the look-back kernel
+// takes (the short-row kernel's is part of it); scan_local_limit: what a work-group may take for
+// it on the device (0: unknown).
+inline constexpr int kScanMaxItems = 32;
+int scan_items(const DeviceInfo& info, DType t, std::optional<int> requested, int window);
+std::uint64_t scan_local_bytes(const DeviceInfo& info, DType t, int items, int window);
+std::uint64_t scan_local_limit(const DeviceInfo& info);
 
 // Stable LSD radix sort of n elements of `a` (dtype t, contiguous) by their order-preserving keys:
 // floats with NaNs last and -0.0 equal to 0.0; descending: the keys' complement (ties keep their

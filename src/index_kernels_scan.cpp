@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -35,12 +36,12 @@ using namespace index_work;
 namespace {
 
 // Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them): PORTA_SCAN_ITEMS, 4-byte
-// elements a GPU work-item (2 to 32, a power of two; 8-byte values take half), and
-// PORTA_SCAN_WINDOW, the look-back's window (1 to 256 tiles). Each setting is its own kernel and
-// its own fixed order of accumulation.
-int tuned(const char* name, int fallback, int lo, int hi, bool power_of_two) {
+// elements a GPU work-item (2 to 32, a power of two; 8-byte values take half; unset: scan_items
+// chooses), and PORTA_SCAN_WINDOW, the look-back's window (1 to 256 tiles). Each setting is its
+// own kernel and its own fixed order of accumulation. Unset: nullopt.
+std::optional<int> tuned(const char* name, int lo, int hi, bool power_of_two) {
   auto v = env(name);
-  if (!v) return fallback;
+  if (!v) return std::nullopt;
   int x = 0;
   try {
     x = std::stoi(*v);
@@ -52,12 +53,13 @@ int tuned(const char* name, int fallback, int lo, int hi, bool power_of_two) {
   return x;
 }
 
-// A tile is 32 KiB of values for every dtype by default (8192 float32), so that 2^28 floats are
-// 32768 tiles and the look-back has few to walk.
-std::int64_t scan_tile(DType t) {
-  static const int items = tuned("PORTA_SCAN_ITEMS", 32, 2, 32, true);
-  return std::int64_t{256} * (itemsize(t) >= 8 ? items / 2 : items);
+std::optional<int> requested_scan_items() {
+  static const std::optional<int> items = tuned("PORTA_SCAN_ITEMS", 2, kScanMaxItems, true);
+  return items;
 }
+// A tile is 256 work-items' ITEMS values: 32 KiB for every dtype with 32 items (8192 float32), so
+// that 2^28 floats are 32768 tiles and the look-back has few to walk.
+std::int64_t tile_of(DType t, int items) { return std::int64_t{256} * (itemsize(t) >= 8 ? items / 2 : items); }
 // Work-items a tile: 256 on GPUs; one on CPU devices, where a work-group of many work-items runs
 // as a loop between each two barriers (PoCL) and one work-item's plain loop over the tile is the
 // fast way through it.
@@ -66,12 +68,11 @@ int scan_group(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 1
 // trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on a GPU some 1000
 // tiles are in flight and start about 50 a microsecond, which 32 a round would not keep up with.
 int scan_window() {
-  static const int window = tuned("PORTA_SCAN_WINDOW", 128, 1, 256, false);
+  static const int window = tuned("PORTA_SCAN_WINDOW", 1, 256, false).value_or(128);
   return window;
 }
 
-std::string scan_defs(const DialectText& d, DType t, bool product, int group) {
-  const std::int64_t tile = scan_tile(t);
+std::string scan_defs(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   return cat(d.prelude(t == DType::float64, false), "\n", "typedef ", d.storage_type(t), " T;\n#define OP(a, b) ",
              product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", product ? "((T)1)" : "((T)0)", "\n#define GROUP ", group,
              "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", scan_window(),
@@ -136,9 +137,10 @@ std::string descriptor_defs(const DialectText& d, DType t) {
              "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (v) = w_.y; (s) = STATE_OF(w_.x, w_.y); }\n";
 }
 
-std::string lookback_source(const DialectText& d, DType t, bool product, int group) {
+// The GPU look-back kernel: scan_local_bytes counts its local arrays (keep the two in step).
+std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   const std::string g = d.cuda() ? "" : "__global ";
-  return cat(scan_defs(d, t, product, group), descriptor_defs(d, t),
+  return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
              "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
              " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
@@ -195,9 +197,10 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
 
 // CPU devices: one work-item a tile, straight from global memory (through local memory, PoCL
 // ran 2.7x slower): the tile's left fold as its aggregate, the look-back, then the fold again
-// (the tile is in cache by now), each element its prefix combined with its fold.
-std::string lookback_cpu_source(const DialectText& d, DType t, bool product) {
-  return cat(scan_defs(d, t, product, 1),
+// (the tile is in cache by now), each element its prefix combined with its fold. Its local
+// arrays, the window's, are scan_local_bytes' CPU case.
+std::string lookback_cpu_source(const DialectText& d, DType t, bool product, std::int64_t tile) {
+  return cat(scan_defs(d, t, product, 1, tile),
              "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg,"
              " __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n"
@@ -238,16 +241,16 @@ std::string lookback_cpu_source(const DialectText& d, DType t, bool product) {
 }
 
 // Whole rows of one tile a work-group; work-item r scans row r left to right in local memory.
-std::string short_rows_source(const DialectText& d, DType t, bool product, int group) {
+std::string short_rows_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   if (group == 1)  // CPU devices: straight from global memory, row after row
-    return cat(scan_defs(d, t, product, 1),
+    return cat(scan_defs(d, t, product, 1, tile),
                "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n"
                "  i64 r0 = GROUP_ID * rows_per, r1 = r0 + rows_per < outer ? r0 + rows_per : outer;\n"
                "  for (i64 p = r0 * len; p < r1 * len; p += len) {\n"
                "    T run = IDENT;\n"
                "    for (i64 k = 0; k < len; ++k) { run = OP(run, x[x_off + p + k]); y[y_off + p + k] = run; }\n"
                "  }\n}\n");
-  return cat(scan_defs(d, t, product, group),
+  return cat(scan_defs(d, t, product, group, tile),
              "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n"
              "  int lid = LID;\n"
@@ -288,6 +291,39 @@ void check_scan_dtype(DType t, const char* what) {
 
 }  // namespace
 
+std::uint64_t scan_local_bytes(const DeviceInfo& info, DType t, int items, int window) {
+  // The look-back kernels' local arrays (lookback_source, lookback_cpu_source), each rounded up to
+  // 16 bytes for the compiler's alignment.
+  auto array = [](std::uint64_t count, std::uint64_t size) { return (count * size + 15) / 16 * 16; };
+  const std::uint64_t v = itemsize(t), w = static_cast<std::uint64_t>(window);
+  const auto group = static_cast<std::uint64_t>(scan_group(info));
+  if (group == 1) return array(w, v) + array(w, 4);
+  const auto tile = static_cast<std::uint64_t>(tile_of(t, items));
+  return array(tile + tile / 32, v) + array(group, v) + array(w, v) + array(w, 4) + array(2, 4) + array(1, v);
+}
+
+std::uint64_t scan_local_limit(const DeviceInfo& info) {
+  // CUDA: the kernels' arrays are static __shared__ memory, of which a block may have 48 KiB
+  // whatever the opt-in maximum that max_local_bytes reports (that one is for dynamic memory).
+  constexpr std::uint64_t kCudaStatic = 48 * 1024;
+  return info.dialect == Dialect::cuda && info.max_local_bytes > kCudaStatic ? kCudaStatic : info.max_local_bytes;
+}
+
+int scan_items(const DeviceInfo& info, DType t, std::optional<int> requested, int window) {
+  const std::uint64_t limit = scan_local_limit(info);
+  auto fits = [&](int items) { return limit == 0 || scan_local_bytes(info, t, items, window) <= limit; };
+  int best = kScanMaxItems;
+  while (best > 2 && !fits(best)) best /= 2;
+  const int items = requested.value_or(best);
+  if (fits(items)) return items;
+  const std::string what = requested ? cat("PORTA_SCAN_ITEMS=", items, ": the scan's") : "the scan's smallest";
+  const std::string fix = fits(best) ? cat("set PORTA_SCAN_ITEMS to ", best, " or less, or unset it and porta chooses")
+                                     : "set PORTA_SCAN_WINDOW lower";
+  throw InvalidArgument(cat(what, " tiles of ", tile_of(t, items), " ", name(t), " take ", scan_local_bytes(info, t, items, window),
+                            " bytes of local memory a work-group (PORTA_SCAN_WINDOW=", window, "), and ", info.name, " has ", limit,
+                            "; ", fix));
+}
+
 void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product) {
   check_scan_dtype(t, "scan_rows");
   if (outer * len == 0) return;
@@ -311,7 +347,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
     run(w, t);
     return;
   }
-  const std::int64_t tile = scan_tile(t);
+  const std::int64_t tile = tile_of(t, scan_items(dev.info(), t, requested_scan_items(), scan_window()));
   const int group = scan_group(dev.info());
   if (len <= tile / 8) {
     const std::int64_t rows_per = tile / len;
@@ -322,7 +358,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
     w.groups = static_cast<std::size_t>((outer + rows_per - 1) / rows_per);
     w.group = static_cast<std::size_t>(group);
     w.key = cat("scan_short|", static_cast<int>(t), "|", product, "|", group, "|", tile);
-    w.source = [t, product, group](const DialectText& d) { return short_rows_source(d, t, product, group); };
+    w.source = [t, product, group, tile](const DialectText& d) { return short_rows_source(d, t, product, group, tile); };
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(rows_per)};
     };
@@ -355,9 +391,9 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
-  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", scan_tile(t), "|", scan_window());
-  w.source = [t, product, group](const DialectText& d) {
-    return group == 1 ? lookback_cpu_source(d, t, product) : lookback_source(d, t, product, group);
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window());
+  w.source = [t, product, group, tile](const DialectText& d) {
+    return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
   };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
@@ -375,8 +411,11 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   w.write = &y;
   w.items = outer * inner;
   w.key = cat("scan_columns|", static_cast<int>(t), "|", product);
-  w.source = [t, product](const DialectText& d) {
-    return cat(scan_defs(d, t, product, 1),
+  // The column kernel reads neither TILE nor ITEMS (nor local memory): its text keeps the
+  // requested or default tile whatever the device.
+  const std::int64_t tile = tile_of(t, requested_scan_items().value_or(kScanMaxItems));
+  w.source = [t, product, tile](const DialectText& d) {
+    return cat(scan_defs(d, t, product, 1, tile),
                "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
                "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
                "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"

@@ -106,9 +106,10 @@ Array diff(const Array& a, int n, int axis) {
   int ax = detail::normalize_axis_for(axis, a.ndim(), "diff");
   Array r = a;
   for (int i = 0; i < n && r.dim(ax) > 0; ++i) {
-    std::vector<Slice> hi(static_cast<std::size_t>(ax) + 1), lo(static_cast<std::size_t>(ax) + 1);
-    hi.back() = Slice{1, std::nullopt};
-    lo.back() = Slice{std::nullopt, -1};
+    // Whole leading axes, then [1:] and [:-1] along ax.
+    std::vector<Slice> hi(static_cast<std::size_t>(ax)), lo(static_cast<std::size_t>(ax));
+    hi.push_back(Slice{1, std::nullopt});
+    lo.push_back(Slice{std::nullopt, -1});
     Array x = r.slice(hi), y = r.slice(lo);
     r = r.dtype() == DType::boolean ? not_equal(x, y) : subtract(x, y);
     r.eval();

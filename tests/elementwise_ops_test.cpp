@@ -356,11 +356,13 @@ TEST_P(SingleOps, EachFloatingOpAloneMatchesReference) {
     for (const auto& c : unary_cases()) {
       auto expected = unary_result(c.name, t, dev());
       if (!expected || *expected != t) continue;
+      // The special and range values first (rounded to t), then the random inputs.
+      const auto rest = unary_inputs(*this, t, c.domain, tail);
       std::vector<double> x;
-      if (with_special.count(c.name)) x = special;
+      x.reserve(special.size() + exp_range.size() + rest.size());
+      if (with_special.count(c.name)) x.insert(x.end(), special.begin(), special.end());
       if (with_range.count(c.name)) x.insert(x.end(), exp_range.begin(), exp_range.end());
       for (double& v : x) v = round_to(t, v);
-      auto rest = unary_inputs(*this, t, c.domain, tail);
       x.insert(x.end(), rest.begin(), rest.end());
       const auto n = static_cast<std::int64_t>(x.size());
       std::vector<double> ref(x.size());

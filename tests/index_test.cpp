@@ -4,6 +4,8 @@
 
 #include <porta/index.hpp>
 
+#include "index_kernels.hpp"
+
 namespace porta_test {
 namespace {
 
@@ -177,6 +179,25 @@ TEST_P(IndexRules, MaskOverManyTiles) {
   for (std::size_t i = 0; i < v.size(); ++i)
     if (static_cast<float>(u[i]) < 0.33f) idx.push_back(static_cast<double>(i));
   EXPECT_TRUE(array_matches(nz, DType::int64, {static_cast<std::int64_t>(idx.size())}, idx, {0, 0}));
+}
+
+TEST_P(IndexRules, MaskTileCountsTakeAFreshCountsArrayOnly) {
+  // The count kernels write from element 0 of the counts' buffer (src/index_kernels.hpp): a view
+  // further in is refused before any kernel runs; the buffer's own view gets each tile's count.
+  const std::int64_t n = 5000, tiles = porta::detail::mask_tiles(n);
+  std::vector<double> u;
+  Array mask = random_array({n}, DType::float32, 0, 1, &u) < 0.4f;
+  Array counts = porta::full({tiles + 2}, -1, DType::int64, dev());
+  const auto& mask_view = porta::detail::evaluate(mask.node());
+  const auto& tail = porta::detail::evaluate(counts.slice({Slice{2, std::nullopt}}).node());
+  ASSERT_EQ(tail.offset, 2);
+  EXPECT_THROW(porta::detail::mask_tile_counts(mask_view, tail, n), porta::InvalidArgument);
+  std::vector<double> ref(static_cast<std::size_t>(tiles + 2), -1.0);
+  EXPECT_TRUE(array_matches(counts, DType::int64, {tiles + 2}, ref, {0, 0}));
+  porta::detail::mask_tile_counts(mask_view, porta::detail::evaluate(counts.node()), n);
+  std::fill(ref.begin(), ref.begin() + tiles, 0.0);
+  for (std::size_t i = 0; i < u.size(); ++i) ref[i / 2048] += static_cast<float>(u[i]) < 0.4f;
+  EXPECT_TRUE(array_matches(counts, DType::int64, {tiles + 2}, ref, {0, 0}));
 }
 
 TEST_P(IndexRules, ScatterAddAddsInIndexOrderExactly) {

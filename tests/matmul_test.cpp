@@ -179,11 +179,14 @@ TEST_P(Matmul, ShapesLayoutsAndBatchesMatchReference) {
 TEST_P(Matmul, DeviceSaysHowItMultiplies) {
   std::string path = dev().matmul_path();
   EXPECT_FALSE(path.empty()) << dev().spec();
-  if (dev().backend() == porta::Backend::cuda) EXPECT_NE(path.find("cuBLAS"), std::string::npos) << path;
-  if (dev().kind() == porta::DeviceKind::cpu)
+  if (dev().backend() == porta::Backend::cuda) {
+    EXPECT_NE(path.find("cuBLAS"), std::string::npos) << path;
+  }
+  if (dev().kind() == porta::DeviceKind::cpu) {
     EXPECT_TRUE(path.find("host BLAS") != std::string::npos || path.find("blocked loop") != std::string::npos ||
                 path.find("OpenCL GEMM") != std::string::npos)
         << path;
+  }
 }
 
 TEST_P(Matmul, HalfPrecisionAccumulatesInFloat32) {

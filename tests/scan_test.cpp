@@ -5,6 +5,10 @@
 #include <porta/scan.hpp>
 
 #include <cmath>
+#include <string>
+#include <utility>
+
+#include "index_kernels.hpp"
 
 namespace porta_test {
 namespace {
@@ -210,6 +214,62 @@ TEST_P(ScanRules, LongFloatScansAreAccurateAndTheSameOnEveryRun) {
                             scan_tolerance(DType::float32, 1, 300001)));
   EXPECT_EQ(porta::cumsum(m, 1).to_vector<float>(), r.to_vector<float>());
   EXPECT_THROW((void)porta::cumsum(m, 2), porta::InvalidArgument);
+}
+
+TEST_P(ScanRules, LookBackTileFitsTheDevicesLocalMemory) {
+  // The long-row scan's tile (src/index_kernels.hpp): on this device, the largest of 32, 16, ...
+  // values a work-item whose kernels' local memory fits what the device reports; launched as a GPU
+  // with 48, 32 or 16 KiB of local memory, 32, 16 or 8 (the arrays: index_kernels_scan.cpp), and a
+  // PORTA_SCAN_ITEMS that does not fit is refused with the sizes and what fits.
+  namespace pd = porta::detail;
+  const pd::DeviceInfo& info = dev().impl().info();
+  constexpr int kWindow = 128;
+  for (DType t : {DType::int64, DType::float32, DType::float64}) {
+    SCOPED_TRACE(porta::name(t));
+    if (info.dialect != pd::Dialect::none) {  // Kokkos scans on the host, without tiles
+      const int items = pd::scan_items(info, t, std::nullopt, kWindow);
+      const std::uint64_t limit = pd::scan_local_limit(info);
+      if (limit > 0) {
+        EXPECT_LE(pd::scan_local_bytes(info, t, items, kWindow), limit) << items << " items";
+        if (items < pd::kScanMaxItems) {
+          EXPECT_GT(pd::scan_local_bytes(info, t, 2 * items, kWindow), limit) << items << " items";
+        }
+      } else {
+        EXPECT_EQ(items, pd::kScanMaxItems);
+      }
+      EXPECT_EQ(pd::scan_items(info, t, items, kWindow), items);
+    }
+    pd::DeviceInfo gpu = info;
+    gpu.kind = porta::DeviceKind::gpu;
+    gpu.dialect = pd::Dialect::opencl;
+    for (auto [bytes, want] : {std::pair{49152, 32}, std::pair{32768, 16}, std::pair{16384, 8}}) {
+      gpu.max_local_bytes = static_cast<std::uint64_t>(bytes);
+      EXPECT_EQ(pd::scan_items(gpu, t, std::nullopt, kWindow), want) << bytes << " bytes";
+    }
+    gpu.max_local_bytes = 32768;
+    EXPECT_EQ(pd::scan_items(gpu, t, 16, kWindow), 16);
+    try {
+      (void)pd::scan_items(gpu, t, 32, kWindow);
+      ADD_FAILURE() << "PORTA_SCAN_ITEMS=32 with 32 KiB of local memory was accepted";
+    } catch (const porta::InvalidArgument& e) {
+      const std::string m = e.what();
+      for (const char* part : {"PORTA_SCAN_ITEMS=32", "bytes of local memory", "has 32768", "set PORTA_SCAN_ITEMS to 16 or less"})
+        EXPECT_NE(m.find(part), std::string::npos) << m;
+    }
+    // Less than the smallest tile takes: the window is what to lower.
+    gpu.max_local_bytes = 4096;
+    try {
+      (void)pd::scan_items(gpu, t, std::nullopt, kWindow);
+      ADD_FAILURE() << "a tile was chosen for 4 KiB of local memory";
+    } catch (const porta::InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("PORTA_SCAN_WINDOW lower"), std::string::npos) << e.what();
+    }
+    // CUDA reports its opt-in maximum (227 KiB on the H200); static shared arrays have 48 KiB.
+    gpu.dialect = pd::Dialect::cuda;
+    gpu.max_local_bytes = 232448;
+    EXPECT_EQ(pd::scan_local_limit(gpu), 49152u);
+    EXPECT_EQ(pd::scan_items(gpu, t, std::nullopt, kWindow), 32);
+  }
 }
 
 PORTA_INSTANTIATE_DEVICES(ScanRules);

@@ -128,15 +128,15 @@ TEST_P(Shapes, SlicesAndIndexing) {
 }
 
 // Python's slice(start, stop, step).indices(length) and the elements it selects, written as the
-// CPython source reads (PySlice_AdjustIndices) with 128-bit arithmetic, so that nothing here can
-// overflow at int64's limits.
+// CPython source reads (PySlice_AdjustIndices). Nothing here can overflow at int64's limits: a
+// negative bound gains length only while below 0, the bounds then lie in [-1, length], and the
+// loop takes a step only when it stays short of the stop.
 std::vector<std::int64_t> python_slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
                                        std::int64_t step, std::int64_t length) {
-  using W = __int128;
-  const W lower = step < 0 ? -1 : 0, upper = step < 0 ? W(length) - 1 : W(length);
-  auto adjust = [&](std::optional<std::int64_t> x, W dflt) {
+  const std::int64_t lower = step < 0 ? -1 : 0, upper = step < 0 ? length - 1 : length;
+  auto adjust = [&](std::optional<std::int64_t> x, std::int64_t dflt) {
     if (!x) return dflt;
-    W y = *x;
+    std::int64_t y = *x;
     if (y < 0) {
       y += length;
       if (y < lower) y = lower;
@@ -145,9 +145,14 @@ std::vector<std::int64_t> python_slice(std::optional<std::int64_t> start, std::o
     }
     return y;
   };
-  const W b = adjust(start, step < 0 ? upper : lower), e = adjust(stop, step < 0 ? lower : upper);
+  const std::int64_t b = adjust(start, step < 0 ? upper : lower), e = adjust(stop, step < 0 ? lower : upper);
   std::vector<std::int64_t> out;
-  for (W i = b; step > 0 ? i < e : i > e; i += step) out.push_back(static_cast<std::int64_t>(i));
+  for (std::int64_t i = b; step > 0 ? i < e : i > e;) {
+    out.push_back(i);
+    const std::int64_t left = step > 0 ? e - i : i - e;  // > 0, and at most length + 1
+    if (step > 0 ? step >= left : step <= -left) break;
+    i += step;
+  }
   return out;
 }
 

@@ -216,8 +216,9 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
     for (auto& x : w) x = std::round(x);
     b = upload(w, DType::float32, {300, 7}, dev());
     std::vector<double> rv, ri;
-    for (int r = 0; r < 300; ++r) {
-      std::vector<double> row(w.begin() + r * 7, w.begin() + (r + 1) * 7);
+    const auto cols = static_cast<std::ptrdiff_t>(b.dim(1));
+    for (std::ptrdiff_t r = 0; r < 300; ++r) {
+      std::vector<double> row(w.begin() + r * cols, w.begin() + (r + 1) * cols);
       for (auto i : stable_order(row, true)) {
         ri.push_back(static_cast<double>(i));
         rv.push_back(row[static_cast<std::size_t>(i)]);

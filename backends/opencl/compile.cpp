@@ -51,7 +51,7 @@ namespace {
 // The bytes a scalar of OpenCL C type `type` takes as an argument; 0 when it is not a plain
 // scalar this table knows (vectors, structs, typedefs).
 std::size_t scalar_size(std::string type) {
-  if (type.rfind("unsigned ", 0) == 0) type = "u" + type.substr(9);
+  if (type.rfind("unsigned ", 0) == 0) type.replace(0, 9, 1, 'u');  // "unsigned int" -> "uint"
   if (type == "char" || type == "uchar" || type == "bool") return 1;
   if (type == "short" || type == "ushort" || type == "half") return 2;
   if (type == "int" || type == "uint" || type == "float") return 4;
