@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The whole tree on the H200 machine in two calls of at most 10 minutes (the device tool's limit),
+# logs packed into $OUT/logs.tgz (only a few files come back from $OUT):
+#   PART=a: build (CUDA, OpenCL, Kokkos, Python; 16 cores), then every C++ test binary on the GPU
+#           devices (cuda:0 and the H200 through NVIDIA's OpenCL, opencl:1) and the cross-device
+#           tests, then pytest on them.
+#   PART=b: CuPy/PyTorch peers (bench/peers/peers.py) and porta-bench with them: every issue
+#           target's row, the small-op rows, the GEMMs (FILTER=REGEX: only the rows it matches).
+# Run from the repository root after .gpu/setup.sh (../shared/GPU.md): the device tool's command
+#   bash .gpu/setup.sh > /dev/null && PART=a bash scripts/dev/gpu_all.sh
+# Each step has its own time limit; a step that runs over is reported and the next one starts.
+# BUILD=dir: the build directory (default build-gpu); SKIP_BUILD=1: use it as it is.
+set -u
+export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+O=/tmp/gpu_all; mkdir -p "$O"; t0=$(date +%s)
+el() { echo "[$(( $(date +%s) - t0 )) s] $*"; }
+pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/logs.tgz" -C "$O" .; }
+trap pack EXIT
+B=${BUILD:-build-gpu}
+F=${GTEST_DEVICES:-'*cuda_0*:*opencl_1*'}
+
+build() {
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_CUDA=ON -DPORTA_PYTHON=ON -DPORTA_MPI=OFF \
+    -DPython_EXECUTABLE="$(command -v python3)" > "$O/configure.log" 2>&1 || { tail -30 "$O/configure.log"; exit 1; }
+  cmake --build "$B" > "$O/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$O/build.log" | head -60; exit 1; }
+  el "built $(git log --oneline -1 2>/dev/null | cut -c1-70)"
+}
+
+# One test binary: name, seconds, gtest filter.
+t() {
+  local n=$1 lim=$2 filt=$3
+  timeout "$lim" "$B/bin/porta_${n}_test" --gtest_color=no --gtest_filter="$filt" > "$O/t_$n.log" 2>&1
+  local rc=$?
+  el "$n rc=$rc $(grep -E '^\[  (PASSED|FAILED) ' "$O/t_$n.log" | tr '\n' ' ')$([ $rc = 124 ] && echo ' (time limit)')"
+  grep -E '^\[  FAILED  \]' "$O/t_$n.log" | head -6
+}
+
+if [[ ${PART:-a} == a ]]; then
+  [ -n "${SKIP_BUILD:-}" ] || build
+  "$B/bin/porta-info" > "$O/porta-info.txt" 2>&1; grep -E "^  (cuda|opencl)" "$O/porta-info.txt" | head -6
+  for n in elementwise_fusion elementwise_layout elementwise_ops elementwise_special promotion reduce scan sort index write \
+           creation manip shape graph kernel errors check cache fault selection interop_cuda interop_dlpack interop_memory \
+           interop_native threads; do
+    t "$n" 40 "$F"
+  done
+  # Tests not parameterised by device (they take every device, or pairs of them).
+  for n in check selection pool pool_devices multigpu; do t "$n" 60 '*'; done
+  t random 40 "RandomAcross*:RandomReference*:$F"
+  t matmul 150 "$F"
+  t large 90 "$F"
+  R=$PWD
+  (cd /tmp && PYTHONPATH="$R/$B/python" timeout 120 python3 -m pytest -q -p no:cacheprovider --rootdir="$R/python" \
+     -k "cuda or opencl:1" "$R/python/tests" > "$O/pytest.log" 2>&1; echo "rc=$?" >> "$O/pytest.log")
+  el "pytest (cuda:0, opencl:1): $(tail -2 "$O/pytest.log" | tr '\n' ' ')"
+fi
+
+if [[ ${PART:-a} == b ]]; then
+  [ -x "$B/bin/porta-bench" ] || build
+  timeout 150 python3 bench/peers/peers.py --no-compile --out="$O/peers.json" > "$O/peers.log" 2>&1; el "peers rc=$?"
+  timeout 300 "$B/bin/porta-bench" --devices=cuda:0,opencl:1 --peers="$O/peers.json" --repetitions=2 --filter="${FILTER:-.}" \
+    --json="$O/bench.json" --markdown="$O/bench.md" --svg="$O/bench.svg" > "$O/bench.out" 2> "$O/bench.err"
+  el "porta-bench rc=$?"
+  grep -v "^$" "$O/bench.md" | grep -E "MISSED|met|^\| ratio" | head -80
+fi
