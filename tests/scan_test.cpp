@@ -164,6 +164,18 @@ TEST_P(ScanRules, SinglePassTilesShortRowsAndColumns) {
       EXPECT_TRUE(array_matches(porta::cumsum(a, 1), rt, shape, ref, tol)) << porta::to_string(shape) << " " << porta::name(t);
     }
   }
+  // A row's last tile holding a few elements (CPU devices split a tile into four quarters, the
+  // last of them shorter or empty): 1 to 7, and one short of a whole tile; exact on integers.
+  for (const std::int64_t r : {1, 2, 3, 5, 6, 7, 4095}) {
+    for (DType t : {DType::int32, DType::int64}) {
+      const std::int64_t tile = t == DType::int32 ? 8192 : 4096;
+      const Shape shape{2, tile + r};
+      std::vector<double> v;
+      Array a = random_array(shape, t, -100, 100, &v);
+      EXPECT_TRUE(array_matches(porta::cumsum(a, 1), DType::int64, shape, host_scan(v, shape, 1, false), {0, 0}))
+          << porta::to_string(shape) << " " << porta::name(t);
+    }
+  }
   // Products over many tiles: +-1 values, exact.
   {
     std::vector<double> v;
