@@ -200,13 +200,13 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
 // ran 2.7x slower). The tile is kCpuScanParts parts, each folded left to right, the folds
 // interleaved (independent chains of adds where one chain waited on each add: 2^24 float32 on
 // PoCL, 2-core build machine, went from 7.3 to 12.6-14.5 GB/s with four parts; two gave 11-12,
-// eight 8-11): the parts' folds
-// combined in order are the tile's aggregate; after the look-back each part's elements are its
-// prefix (the tile's, combined with the parts before it) combined with the part's fold so far
-// (the tile is in cache by now). The same order every run; a tile's last element and the
-// inclusive value the next tile starts from may differ in rounding. Its local arrays, the
-// window's, are scan_local_bytes' CPU case.
+// eight 8-11): the parts' folds combined in order are the tile's aggregate; after the look-back
+// each part's elements are its prefix (the tile's, combined with the parts before it) combined
+// with the part's fold so far (the tile is in cache by now). The same order every run; a tile's
+// last element and the inclusive value the next tile starts from may differ in rounding. Its
+// local arrays, the window's, are scan_local_bytes' CPU case.
 constexpr int kCpuScanParts = 4;
+
 // The K parts' code of lookback_cpu_source: part j holds [j * q, j * q + n<j>), n0 >= n1 >= ...;
 // `step(j)` is part j's statement for element i. The loops run while every part still has an
 // element, then while one fewer has, and so on.
