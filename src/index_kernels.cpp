@@ -21,6 +21,17 @@ using namespace index_work;
 
 namespace {
 
+// f(U{}) with U the unsigned integer of an element's `item` bytes (1, 2, 4 or 8): the host loops
+// move elements as such words.
+template <class F> void with_word(std::size_t item, F&& f) {
+  switch (item) {
+    case 1: f(std::uint8_t{}); break;
+    case 2: f(std::uint16_t{}); break;
+    case 4: f(std::uint32_t{}); break;
+    default: f(std::uint64_t{}); break;
+  }
+}
+
 // gather's host loop (Kokkos), elements as U: the output in order, outer, index and inner
 // positions counted by loops, not divided out of each element's position (take of 2^22 float32
 // by random int64 indices ran at 14.5 M elements/s with four 64-bit divisions an element).
@@ -160,12 +171,7 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
          i64(check ? check->offset : 0), i64(outer * m * inner), i64(m), i64(inner), i64(len), KernelArg::scalar<std::int32_t>(along ? 1 : 0)};
   };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
-    switch (item) {
-      case 1: host_gather<std::uint8_t>(p, a, idx, out, check, outer, m, inner, len, along); break;
-      case 2: host_gather<std::uint16_t>(p, a, idx, out, check, outer, m, inner, len, along); break;
-      case 4: host_gather<std::uint32_t>(p, a, idx, out, check, outer, m, inner, len, along); break;
-      default: host_gather<std::uint64_t>(p, a, idx, out, check, outer, m, inner, len, along); break;
-    }
+    with_word(item, [&](auto word) { host_gather<decltype(word)>(p, a, idx, out, check, outer, m, inner, len, along); });
   };
   run(w, t);
 }
@@ -449,12 +455,7 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
   };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
     const std::int64_t kept = tiles ? host_load_int(p[2] + tile_prefix.offset * 8, tiles - 1) : 0;
-    switch (item) {
-      case 1: host_compress<std::uint8_t>(p, a, mask, out, n, kept); break;
-      case 2: host_compress<std::uint16_t>(p, a, mask, out, n, kept); break;
-      case 4: host_compress<std::uint32_t>(p, a, mask, out, n, kept); break;
-      default: host_compress<std::uint64_t>(p, a, mask, out, n, kept); break;
-    }
+    with_word(item, [&](auto word) { host_compress<decltype(word)>(p, a, mask, out, n, kept); });
   };
   run(w, t);
 }
