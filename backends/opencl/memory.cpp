@@ -163,28 +163,21 @@ void Device::fill(QueueImpl& q, Handle dst, std::size_t offset, const void* patt
   std::memcpy(&lo, word, 8);
   std::memcpy(&hi, word + 8, 8);
   const std::uint64_t count = (end - begin) / 16;
-  if (cpu) {
-    auto kernel = detail::cached_kernel(*this, "opencl-fill16-cpu", [] { return KernelSource{kCpuFillSource, "porta_fill16_cpu", {}}; });
-    const KernelArg args[] = {KernelArg::memory(dst), KernelArg::scalar<std::uint64_t>(begin / 16), KernelArg::scalar<std::uint64_t>(lo),
-                              KernelArg::scalar<std::uint64_t>(hi)};
-    LaunchDims dims;
-    dims.global[0] = static_cast<std::size_t>(count / kCpuFillPer);
-    dims.local[0] = kFillGroup;
-    driver_fill(offset, begin - offset);
-    if (count) launch(q, *kernel, dims, args);
-    driver_fill(end, offset + bytes - end);
-    return;
-  }
-  auto kernel = detail::cached_kernel(*this, "opencl-fill16", [] { return KernelSource{kFillSource, "porta_fill16", {}}; });
-  const KernelArg args[] = {KernelArg::memory(dst), KernelArg::scalar<std::uint64_t>(begin / 16), KernelArg::scalar<std::uint64_t>(count),
-                            KernelArg::scalar<std::uint64_t>(lo), KernelArg::scalar<std::uint64_t>(hi)};
-  const std::uint64_t groups = std::clamp<std::uint64_t>((count + kFillGroup - 1) / kFillGroup, 1,
-                                                         std::max<std::uint64_t>(info_.launch.max_groups, 1));
+  // The CPU kernel's work-items each store kCpuFillPer words and take no count; the GPUs' loop
+  // over `count` words from a grid of at most max_groups groups.
+  auto kernel = cpu ? detail::cached_kernel(*this, "opencl-fill16-cpu", [] { return KernelSource{kCpuFillSource, "porta_fill16_cpu", {}}; })
+                    : detail::cached_kernel(*this, "opencl-fill16", [] { return KernelSource{kFillSource, "porta_fill16", {}}; });
+  const KernelArg gpu_args[] = {KernelArg::memory(dst), KernelArg::scalar<std::uint64_t>(begin / 16), KernelArg::scalar<std::uint64_t>(count),
+                                KernelArg::scalar<std::uint64_t>(lo), KernelArg::scalar<std::uint64_t>(hi)};
+  const KernelArg cpu_args[] = {gpu_args[0], gpu_args[1], gpu_args[3], gpu_args[4]};
+  const std::uint64_t gpu_groups = std::clamp<std::uint64_t>((count + kFillGroup - 1) / kFillGroup, 1,
+                                                             std::max<std::uint64_t>(info_.launch.max_groups, 1));
   LaunchDims dims;
-  dims.global[0] = static_cast<std::size_t>(groups) * kFillGroup;
+  dims.global[0] = static_cast<std::size_t>(cpu ? count / kCpuFillPer : gpu_groups * kFillGroup);
   dims.local[0] = kFillGroup;
   driver_fill(offset, begin - offset);
-  launch(q, *kernel, dims, args);
+  if (cpu) launch(q, *kernel, dims, cpu_args);
+  else launch(q, *kernel, dims, gpu_args);
   driver_fill(end, offset + bytes - end);
 }
 
