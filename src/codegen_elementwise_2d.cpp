@@ -95,7 +95,7 @@ KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const Dia
     return {src, name, {}};
   }
   src += cat("  const int lx = (int)", local_id(d, 0), ", ly = (int)", local_id(d, 1), ";\n");
-  std::string guard, close, end_tile;
+  std::string guard, end_tile;
   if (l.grid_stride) {
     src += cat("  const ", idx, " tiles_c = (cols + ", kTile - 1, ") / ", kTile, ";\n  const ", idx, " tiles = tiles_c * ((rows + ",
                kTile - 1, ") / ", kTile, ");\n  for (", idx, " tile = (", idx, ")", group_id(d, 0), "; tile < tiles; tile += (", idx, ")",
@@ -114,8 +114,6 @@ KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const Dia
              guard, "{\n", element, "      }\n    }\n", end_tile);
   return {src, name, {}};
 }
-
-}  // namespace
 
 // CPU devices (one work-item per element, OpenCL): a plan that only copies one transposed input
 // (stride 1 down its columns) of 4 or 8 bytes into a contiguous output, as `a.T = y` and
@@ -149,6 +147,8 @@ KernelSource generate_cpu_transpose(DType dtype, int t, const DialectText& d) {
   s += "}\n";
   return {s, "porta_transpose_cpu", {}};
 }
+
+}  // namespace
 
 void run_2d(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan, const Layout& l,
             const DialectText& d) {
