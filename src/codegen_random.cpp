@@ -66,7 +66,7 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
         if (in.op == Op::uniform) {
           w = f64 ? cat("porta_u01_f64(", x(2 * k), ", ", x(2 * k + 1), ")") : cat("porta_u01_f32(", x(k), ")");
         } else {
-          // Box-Muller on vectors of the blocks' pairs: OpenCL's vector log, sqrt, cos and sin
+          // Box-Muller on vectors of the blocks' pairs: OpenCL's vector log, sqrt and sincos
           // (scalar calls per lane ran PoCL's normal at 0.23 GB/s). The uniforms are the exact
           // values of porta_u01_*; lane (block b, word k) takes pair k / 2, cos or sin by k % 2.
           const std::string ft = cat(f64 ? "double" : "float", blocks);
