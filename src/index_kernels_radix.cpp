@@ -24,12 +24,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "codegen.hpp"
 #include "index_kernels.hpp"
 #include "index_work.hpp"
 #include "porta_backend/env.hpp"
+#include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
@@ -132,12 +135,30 @@ Rank choose_rank(const DeviceInfo& info) {
   return Rank::tiled;
 }
 
+// PORTA_RADIX_BLOCKS (1 to 8, for benchmarks): the blocks an SM is to hold in CUDA's downsweep.
+int radix_blocks() {
+  static const int blocks = [] {
+    auto v = env("PORTA_RADIX_BLOCKS");
+    if (!v) return 4;
+    int b = 0;
+    try {
+      b = std::stoi(*v);
+    } catch (const std::exception&) {
+      b = 0;
+    }
+    if (b < 1 || b > 8) throw InvalidArgument(cat("PORTA_RADIX_BLOCKS=", *v, ": must be a number from 1 to 8 (or unset: 4)"));
+    return b;
+  }();
+  return blocks;
+}
+
 // What one sort's kernels are compiled for.
 struct RadixPlan {
   DType t;
   Rank rank;
   int pay = 0;   // bytes of the index that travels (0: none, 4, 8)
   int items = 16;  // elements a work-item ranks per tile
+  int blocks = 4;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
@@ -163,9 +184,18 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
                       " else { KT u = (KT)(raw), k; { ", map_text(s.t), " } if (desc) k = ~k & KMASK;"
                       " dst = (u32)((k >> shift) & 255u); } }\n");
   if (d.cuda()) {
+    // The tiled downsweep's registers bounded so that s.blocks work-groups fit an SM (sorts
+    // without indices: with them the tile's local memory allows four anyway, and a bound of 64
+    // registers spilled, argsort float32 17.8 -> 14.5 G keys/s). Unbounded, NVRTC gave the int32
+    // downsweep 118 registers a thread (two blocks of 256 an SM, 24% of the H200's warps; 3.19 ms
+    // a pass of 2^28 keys) and float32's 80 (three blocks; 2.08 ms). Sort int32 of 2^28 keys on
+    // the H200 (2026-12-01), G keys/s: 17.6 unbounded, 22.8 with 3 blocks, 26.7 with 4, 23.4 with 5;
+    // float32 27.5, 26.6, 27.2, 22.8. NVIDIA's OpenCL takes no register bound (it refuses
+    // -cl-nv-maxrregcount: "Don't understand command line argument"), so opencl:1 has none.
+    r += cat("#define BOUNDS ", s.group() > 1 && s.blocks > 0 ? cat("__launch_bounds__(", s.group(), ", ", s.blocks, ")") : std::string(), "\n");
     r += "#define POPC(x) __popc(x)\n#define LATOMIC_ADD(p, v) atomicAdd((p), (v))\n";
   } else {
-    r += "#define POPC(x) popcount(x)\n#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))\n";
+    r += "#define BOUNDS\n#define POPC(x) popcount(x)\n#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))\n";
   }
   // BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out):
   // v of the work-item o lanes below (every work-item of the warp reaches both).
@@ -265,7 +295,7 @@ std::string group_scan(const std::string& type, const std::string& a, const std:
 
 std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
   std::string head = cat(defs(d, s, last_wide),
-                         "KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
+                         "KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
                          " GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G,"
                          " int shift, int desc, int by_row, i64 len, int iota) {\n"
                          "  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;\n"
@@ -374,6 +404,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
   // Local memory (48 KiB on NVIDIA's OpenCL and CUDA's static limit): the tile's elements and
   // indices (at most 32000 bytes), 8 KiB of warp histograms and 8 KiB of digit tables.
   s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
+  s.blocks = s.pay ? 0 : radix_blocks();
   const std::int64_t waves = 32;
   const std::int64_t cu = std::max(info.compute_units, 1);
   std::int64_t chunk;
@@ -447,7 +478,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
     w.items = n;
     w.groups = static_cast<std::size_t>(groups);
     w.group = static_cast<std::size_t>(s.group());
-    w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide);
+    w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks);
     w.source = [s, last_wide](const DialectText& d) { return downsweep_source(d, s, last_wide); };
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(kin),  mem(pin ? *pin : kin), mem(counts->view()), mem(totals->view()), mem(kout), mem(pout ? *pout : kout),
@@ -469,9 +500,11 @@ void radix_sort(DType t, const View& a, std::int64_t n, std::int64_t len, bool d
   if (rank != Rank::ballot_ptx) return sort_with(rank, t, a, n, len, descending, values_out, index_out);
   try {
     sort_with(rank, t, a, n, len, descending, values_out, index_out);
-  } catch (const CompileError&) {
+  } catch (const CompileError& e) {
     // This NVIDIA OpenCL did not take the inline PTX: the portable ranking from now on. The sort
     // is whole again from its input (nothing of it reached the outputs that a later pass reads).
+    PORTA_LOG(warn, info.name, ": the radix sort's warp-vote kernels (inline PTX) did not build, so sorts take the portable"
+              " ranking: ", e.what());
     g_ptx_failed.store(true);
     sort_with(Rank::tiled, t, a, n, len, descending, values_out, index_out);
   }
