@@ -4,6 +4,7 @@
 #   PART=a: build (CUDA, OpenCL, Kokkos, Python; 16 cores), then every C++ test binary on the GPU
 #           devices (cuda:0 and the H200 through NVIDIA's OpenCL, opencl:1) and the cross-device
 #           tests, then pytest on them.
+#   PART=build: the build alone (then other scripts, such as gpu_profile.sh, use it).
 #   PART=b: CuPy/PyTorch peers (bench/peers/peers.py) and porta-bench with them: every issue
 #           target's row, the small-op rows, the GEMMs (FILTER=REGEX: only the rows it matches).
 # Run from the repository root after .gpu/setup.sh (../shared/GPU.md): the device tool's command
@@ -34,6 +35,8 @@ t() {
   el "$n rc=$rc $(grep -E '^\[  (PASSED|FAILED) ' "$O/t_$n.log" | tr '\n' ' ')$([ $rc = 124 ] && echo ' (time limit)')"
   grep -E '^\[  FAILED  \]' "$O/t_$n.log" | head -6
 }
+
+if [[ ${PART:-a} == build ]]; then build; fi
 
 if [[ ${PART:-a} == a ]]; then
   [ -n "${SKIP_BUILD:-}" ] || build
