@@ -74,9 +74,22 @@ int scan_window() {
   return window;
 }
 
+// The scans' starting value: 1 for products; for float sums -0.0, which adds to any x as x does,
+// so that a row of -0.0 scans to -0.0 as NumPy's (which starts from the first element) and not to
+// +0.0 (+0.0 + -0.0 is +0.0); 0 for integers.
+const char* sum_identity(DType t, bool product) {
+  if (product) return "((T)1)";
+  return t == DType::float32 ? "((T)-0.0f)" : t == DType::float64 ? "((T)-0.0)" : "((T)0)";
+}
+template <class T> T host_identity(bool product) {
+  if (product) return T(1);
+  if constexpr (std::is_floating_point_v<T>) return T(-0.0);
+  return T(0);
+}
+
 std::string scan_defs(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   return cat(d.prelude(t == DType::float64, false), "\n", "typedef ", d.storage_type(t), " T;\n#define OP(a, b) ",
-             product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", product ? "((T)1)" : "((T)0)", "\n#define GROUP ", group,
+             product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", sum_identity(t, product), "\n#define GROUP ", group,
              "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", scan_window(),
              "\n#define PAD(e) ((e) + ((e) >> 5))\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(),
              ")\n#define BARRIER ", d.barrier(), "\n#define FENCE ", d.cuda() ? "__threadfence();" : "mem_fence(CLK_GLOBAL_MEM_FENCE);",
@@ -400,7 +413,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
         const T* in = reinterpret_cast<const T*>(p[0]) + x.offset;
         T* out = reinterpret_cast<T*>(p[1]) + y.offset;
         for (std::int64_t o = 0; o < outer; ++o) {
-          T acc = product ? T(1) : T(0);
+          T acc = host_identity<T>(product);
           for (std::int64_t i = 0; i < len; ++i) out[o * len + i] = acc = host_op(acc, in[o * len + i], product);
         }
       });
@@ -502,7 +515,7 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
       T* out = reinterpret_cast<T*>(p[1]) + y.offset;
       for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t i = 0; i < inner; ++i) {
-          T acc = product ? T(1) : T(0);
+          T acc = host_identity<T>(product);
           for (std::int64_t k = 0; k < len; ++k) {
             std::int64_t q = (o * len + k) * inner + i;
             out[q] = acc = host_op(acc, in[q], product);

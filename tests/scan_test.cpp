@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "index_kernels.hpp"
@@ -128,6 +129,38 @@ TEST_P(ScanRules, LongScanEmptyAndOneElement) {
   // The same bits on every run.
   Array f = random_array({777}, DType::float32, -1, 1);
   EXPECT_EQ(porta::cumsum(f).to_vector<float>(), porta::cumsum(f).to_vector<float>());
+}
+
+// A sum of zeros keeps NumPy's sign (its cumsum starts from the first element): -0.0 while every
+// zero so far is -0.0, +0.0 from the first +0.0 on. Short rows, rows of many look-back tiles and a
+// column scan; float32 and float64.
+template <class T> void check_zero_signs(const porta::Device& dev, std::int64_t rows, std::int64_t cols, int axis) {
+  std::vector<T> v(static_cast<std::size_t>(rows * cols), T(-0.0));
+  const std::int64_t len = axis == 1 ? cols : rows, lines = axis == 1 ? rows : cols;
+  auto at = [&](std::int64_t line, std::int64_t k) -> T& {
+    return v[static_cast<std::size_t>(axis == 1 ? line * cols + k : k * cols + line)];
+  };
+  for (std::int64_t l = 0; l < lines; ++l)
+    if (l % 3 != 0) at(l, (l * 7919 + 13) % len) = T(0);  // a +0.0 at an odd place; every third line none
+  std::vector<T> got = porta::cumsum(porta::from_host(v, {rows, cols}, dev), axis).template to_vector<T>();
+  ASSERT_EQ(got.size(), v.size());
+  int wrong = 0;
+  for (std::int64_t l = 0; l < lines; ++l) {
+    bool positive = false;
+    for (std::int64_t k = 0; k < len; ++k) {
+      positive = positive || !std::signbit(at(l, k));
+      const std::size_t q = static_cast<std::size_t>(axis == 1 ? l * cols + k : k * cols + l);
+      if (got[q] != T(0) || std::signbit(got[q]) == positive) ++wrong;
+    }
+  }
+  EXPECT_EQ(wrong, 0) << rows << " x " << cols << ", axis " << axis << ": elements whose zero has the wrong sign";
+}
+
+TEST_P(ScanRules, SumsOfZerosKeepNumPysSign) {
+  for (auto [rows, cols, axis] : {std::tuple<std::int64_t, std::int64_t, int>{4, 9, 1}, {3, 20011, 1}, {2, 70001, 1}, {40, 5, 0}}) {
+    check_zero_signs<float>(dev(), rows, cols, axis);
+    if (dev().supports(DType::float64)) check_zero_signs<double>(dev(), rows, cols, axis);
+  }
 }
 
 // Host references of scans along axis `ax` of a row-major array of `shape` (values v).
