@@ -40,9 +40,9 @@ timeout 500 "$B/bin/porta-bench" --devices cuda:0,opencl:1 --filter "$rows" --pe
 echo "porta-bench rc=$?"; cat "$O/bench.md" 2>/dev/null || tail -30 "$O/bench.err"
 
 # 4. The scan's tile and look-back window (src/index_kernels_scan.cpp's PORTA_SCAN_ITEMS and
-# PORTA_SCAN_WINDOW; defaults 32 and 128): cumsum float32 at 2^28 on both views of the GPU.
+# PORTA_SCAN_WINDOW; defaults 32 and 64): cumsum float32 at 2^28 on both views of the GPU.
 # Four settings beside the default (measured above), two repetitions each: about a minute.
-for setting in 8,128 16,128 32,32 32,256; do
+for setting in 16,64 32,32 32,128 32,256; do
   items=${setting%,*} window=${setting#*,}
   {
     PORTA_SCAN_ITEMS=$items PORTA_SCAN_WINDOW=$window timeout 120 "$B/bin/porta-bench" --devices cuda:0,opencl:1 \
