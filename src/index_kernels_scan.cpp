@@ -198,8 +198,8 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
              "  (void)unused;\n"
              "  if (lid == 0) DESC_STORE(g, t == 0 ? 2 : 1, TO_BITS(aggregate));\n"
              "  T prefix = IDENT;\n"
-             // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is inside a
-             // branch.
+             // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
+             // inside a branch.
              "  for (;;) {\n"
              "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
              "      i64 j = g - 1 - w;\n"
@@ -465,13 +465,13 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window());
+  w.source = [t, product, group, tile](const DialectText& d) {
+    return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
+  };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
          i64(row_tiles)};
-  };
-  w.key = cat("scan_lookback3|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window());
-  w.source = [t, product, group, tile](const DialectText& d) {
-    return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
   };
   run(w, t);
 }
