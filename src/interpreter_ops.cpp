@@ -315,12 +315,14 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
       by_lanes<2>(d, first, n, [&](u64 c, double* v) {
         Words w;
         philox_lanes(c, stream, seed, w);
-        for (int l = 0; l < kLanes; ++l) {
-          const std::array<std::uint32_t, 4> x{static_cast<std::uint32_t>(w[0][l]), static_cast<std::uint32_t>(w[1][l]),
-                                              static_cast<std::uint32_t>(w[2][l]), static_cast<std::uint32_t>(w[3][l])};
-          v[2 * l] = box_muller_f64(x, false);
-          v[2 * l + 1] = box_muller_f64(x, true);
-        }
+        // Even (cos) and odd (sin) elements in loops of their own: in one loop GCC merges the
+        // two into a sincos call, whose last bits need not be sin's and cos's.
+        for (int odd = 0; odd < 2; ++odd)
+          for (int l = 0; l < kLanes; ++l) {
+            const std::array<std::uint32_t, 4> x{static_cast<std::uint32_t>(w[0][l]), static_cast<std::uint32_t>(w[1][l]),
+                                                static_cast<std::uint32_t>(w[2][l]), static_cast<std::uint32_t>(w[3][l])};
+            v[2 * l + odd] = box_muller_f64(x, odd != 0);
+          }
       });
     } else {
       for_each_block<2>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) { d[i] = box_muller_f64(x, (e & 1) != 0); });
@@ -341,9 +343,11 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
     by_lanes<4>(f, first, n, [&](u64 c, float* v) {
       Words w;
       philox_lanes(c, stream, seed, w);
-      for (int l = 0; l < kLanes; ++l)
-        for (int j = 0; j < 4; ++j) v[4 * l + j] = box_muller_f32(static_cast<std::uint32_t>(w[j & 2][l]),
-                                              static_cast<std::uint32_t>(w[(j & 2) + 1][l]), (j & 1) != 0);
+      for (int odd = 0; odd < 2; ++odd)  // cos and sin apart, as for float64
+        for (int l = 0; l < kLanes; ++l)
+          for (int j = odd; j < 4; j += 2)
+            v[4 * l + j] = box_muller_f32(static_cast<std::uint32_t>(w[j & 2][l]), static_cast<std::uint32_t>(w[(j & 2) + 1][l]),
+                                          odd != 0);
     });
   } else {
     for_each_block<4>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) {
