@@ -315,14 +315,16 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
       by_lanes<2>(d, first, n, [&](u64 c, double* v) {
         Words w;
         philox_lanes(c, stream, seed, w);
-        // Even (cos) and odd (sin) elements in loops of their own: in one loop GCC merges the
-        // two into a sincos call, whose last bits need not be sin's and cos's.
-        for (int odd = 0; odd < 2; ++odd)
-          for (int l = 0; l < kLanes; ++l) {
-            const std::array<std::uint32_t, 4> x{static_cast<std::uint32_t>(w[0][l]), static_cast<std::uint32_t>(w[1][l]),
-                                                static_cast<std::uint32_t>(w[2][l]), static_cast<std::uint32_t>(w[3][l])};
-            v[2 * l + odd] = box_muller_f64(x, odd != 0);
-          }
+        // The radius and angle once per counter, then even (cos) and odd (sin) elements in loops
+        // of their own: in one loop GCC merges the two into a sincos call, whose last bits need
+        // not be sin's and cos's. The same expressions as box_muller_f64.
+        double r[kLanes], theta[kLanes];
+        for (int l = 0; l < kLanes; ++l) {
+          r[l] = box_muller_radius_f64(static_cast<std::uint32_t>(w[0][l]), static_cast<std::uint32_t>(w[1][l]));
+          theta[l] = box_muller_angle_f64(static_cast<std::uint32_t>(w[2][l]), static_cast<std::uint32_t>(w[3][l]));
+        }
+        for (int l = 0; l < kLanes; ++l) v[2 * l] = r[l] * std::cos(theta[l]);
+        for (int l = 0; l < kLanes; ++l) v[2 * l + 1] = r[l] * std::sin(theta[l]);
       });
     } else {
       for_each_block<2>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) { d[i] = box_muller_f64(x, (e & 1) != 0); });
@@ -343,11 +345,16 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
     by_lanes<4>(f, first, n, [&](u64 c, float* v) {
       Words w;
       philox_lanes(c, stream, seed, w);
-      for (int odd = 0; odd < 2; ++odd)  // cos and sin apart, as for float64
-        for (int l = 0; l < kLanes; ++l)
-          for (int j = odd; j < 4; j += 2)
-            v[4 * l + j] = box_muller_f32(static_cast<std::uint32_t>(w[j & 2][l]), static_cast<std::uint32_t>(w[(j & 2) + 1][l]),
-                                          odd != 0);
+      // Pair p of counter l (words 2 p and 2 p + 1) gives elements 4 l + 2 p (cos) and 4 l + 2 p + 1
+      // (sin): radius and angle once per pair, cos and sin apart, as for float64.
+      float r[2 * kLanes], theta[2 * kLanes];
+      for (int l = 0; l < kLanes; ++l)
+        for (int q = 0; q < 2; ++q) {
+          r[2 * l + q] = box_muller_radius_f32(static_cast<std::uint32_t>(w[2 * q][l]));
+          theta[2 * l + q] = box_muller_angle_f32(static_cast<std::uint32_t>(w[2 * q + 1][l]));
+        }
+      for (int k = 0; k < 2 * kLanes; ++k) v[2 * k] = r[k] * std::cos(theta[k]);
+      for (int k = 0; k < 2 * kLanes; ++k) v[2 * k + 1] = r[k] * std::sin(theta[k]);
     });
   } else {
     for_each_block<4>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) {
