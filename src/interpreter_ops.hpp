@@ -33,10 +33,11 @@ constexpr i64 kBlock = kInterpreterBlock;
 // The hot loops, compiled also for AVX-512 and AVX2 and picked once, when the library is loaded,
 // for the CPU it runs on (GCC's function multi-versioning: target_clones, through an ifunc): x86-64
 // builds otherwise target SSE2 only. What a clone computes is what the SSE2 code computes: its
-// loops keep their order of operations (floating-point sums are not reordered, and this ISO C++
-// build does not contract a * b + c into an FMA, although AVX-512 has one), only more lanes of the
-// same loop run at once. Elsewhere (other CPUs, other compilers) the attribute is empty.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+// loops keep their order of operations (floating-point sums are not reordered, and
+// src/CMakeLists.txt compiles the interpreter with -ffp-contract=off, so that no a * b + c
+// becomes an FMA, which AVX-512 has), only more lanes of the same loop run at once. Elsewhere (other CPUs, other compilers, C libraries without ifunc)
+// the attribute is empty.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && defined(__GLIBC__)
 #define PORTA_INTERP_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define PORTA_INTERP_WIDE
