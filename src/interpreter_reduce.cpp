@@ -14,6 +14,18 @@ namespace porta::detail::interp {
 
 namespace {
 
+// A leaf of the pairwise sum, 8 <= n <= 128 values: eight lanes in order, then their tree.
+template <class T> [[gnu::always_inline]] inline T pairwise_leaf(const T* v, i64 n) {
+  T r[8];
+  for (int j = 0; j < 8; ++j) r[j] = v[j];
+  i64 i = 8;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) r[j] += v[i + j];
+  T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (; i < n; ++i) s += v[i];
+  return s;
+}
+
 // The fixed order of the eight lanes makes the sum the same at any vector width: the clones
 // only load more of it at once.
 template <class T> PORTA_INTERP_WIDE T pairwise_sum(const T* v, i64 n) {
@@ -22,15 +34,18 @@ template <class T> PORTA_INTERP_WIDE T pairwise_sum(const T* v, i64 n) {
     for (i64 i = 0; i < n; ++i) s += v[i];
     return s;
   }
-  if (n <= 128) {
-    T r[8];
-    for (int j = 0; j < 8; ++j) r[j] = v[j];
-    i64 i = 8;
-    for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j) r[j] += v[i + j];
-    T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) s += v[i];
-    return s;
+  if (n <= 128) return pairwise_leaf(v, n);
+  // 128 times a power of two up to a block (whole blocks of the reductions): the tree the
+  // recursion below builds is balanced, with leaves of 128; its leaves in one loop and its
+  // levels after, the same additions without a call per leaf.
+  constexpr i64 kMaxLeaves = kBlock / 128;
+  if (n % 128 == 0 && n / 128 <= kMaxLeaves && ((n / 128) & (n / 128 - 1)) == 0) {
+    T s[kMaxLeaves];
+    const i64 m = n / 128;
+    for (i64 l = 0; l < m; ++l) s[l] = pairwise_leaf(v + 128 * l, 128);
+    for (i64 w = m; w > 1; w /= 2)
+      for (i64 k = 0; k < w / 2; ++k) s[k] = s[2 * k] + s[2 * k + 1];
+    return s[0];
   }
   i64 half_n = n / 2;
   half_n -= half_n % 8;
