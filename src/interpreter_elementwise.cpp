@@ -199,13 +199,19 @@ void run_instruction(const Program& p, Scratch& sc, int j, void* dst, i64 start,
           for (i64 c = 0; c < sc.tc; ++c) d[r * sc.tc + c] = (sc.r0 + r) * cols + sc.c0 + c;
         break;
       }
+      if (p.counter_only[j]) {  // the random ops reading it take `start` instead
+        sc.ptr[j] = nullptr;
+        return;
+      }
       for (i64 i = 0; i < n; ++i) d[i] = start + i;
       break;
     }
     case Op::cast: cast_values(plan.code[in.a].dtype, sc.ptr[in.a], t, dst, n); break;
     case Op::uniform:
     case Op::normal:
-      run_random(in.op, t, dst, static_cast<const i64*>(sc.ptr[in.a]), static_cast<u64>(plan.scalars[in.arg].i),
+      // A linear block's index is start, start + 1, ... (the index op's values there).
+      run_random(in.op, t, dst, static_cast<const i64*>(sc.ptr[in.a]),
+                 !sc.tile && plan.code[in.a].op == Op::index ? start : -1, static_cast<u64>(plan.scalars[in.arg].i),
                  static_cast<u64>(plan.scalars[in.arg + 1].i), n);
       break;
     case Op::where:

@@ -30,6 +30,19 @@ using u8 = std::uint8_t;
 
 constexpr i64 kBlock = kInterpreterBlock;
 
+// The hot loops, compiled also for AVX-512 and AVX2 and picked once, when the library is loaded,
+// for the CPU it runs on (GCC's function multi-versioning: target_clones, through an ifunc): x86-64
+// builds otherwise target SSE2 only. What a clone computes is what the SSE2 code computes: its
+// loops keep their order of operations (floating-point sums are not reordered, and
+// src/CMakeLists.txt compiles the interpreter with -ffp-contract=off, so that no a * b + c
+// becomes an FMA, which AVX-512 has), only more lanes of the same loop run at once. Elsewhere (other CPUs, other compilers, C libraries without ifunc)
+// the attribute is empty.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && defined(__GLIBC__)
+#define PORTA_INTERP_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define PORTA_INTERP_WIDE
+#endif
+
 // Dtypes and conversions.
 
 template <class T> struct Type { using type = T; };
@@ -333,7 +346,8 @@ template <class T> void run_fma(T* __restrict o, const T* __restrict a, const T*
   }
 }
 
-// uniform / normal: Philox values of the elements whose linear indices are index[0, n).
-void run_random(Op op, DType t, void* o, const i64* index, u64 seed, u64 stream, i64 n);
+// uniform / normal: Philox values of the elements whose linear indices are index[0, n), or with
+// first >= 0 (index then unread) of the elements first .. first + n - 1.
+void run_random(Op op, DType t, void* o, const i64* index, i64 first, u64 seed, u64 stream, i64 n);
 
 }  // namespace porta::detail::interp

@@ -125,6 +125,16 @@ Program compile(const ElementwisePlan& plan, bool with_output, bool tiled) {
         last_use[k] = std::max(last_use[k], j);
       }
   }
+  p.counter_only.assign(n, 0);
+  for (int j = 0; j < n; ++j) p.counter_only[j] = p.live[j] && plan.code[j].op == Op::index && j != p.result;
+  for (int j = 0; j < n; ++j) {
+    if (!p.live[j]) continue;
+    const Instr& in = plan.code[j];
+    const int ar = arity(in.op);
+    const bool random = in.op == Op::uniform || in.op == Op::normal;
+    for (std::int32_t k : {ar >= 1 && !random ? in.a : -1, ar >= 2 ? in.b : -1, ar >= 3 ? in.c : -1})
+      if (k >= 0) p.counter_only[k] = 0;
+  }
   for (int j = 0; j < n; ++j) {
     if (!p.live[j]) continue;
     const Instr& in = plan.code[j];

@@ -72,6 +72,9 @@ struct Program {
   int result = -1;
   std::vector<InputView> inputs;
   std::vector<u8> live, constant, in_place;  // per instruction
+  // Per instruction: an index whose only readers are random ops (their counters). A linear block
+  // does not write it: the random ops take the block's first index (run_random's `first`).
+  std::vector<u8> counter_only;
   std::vector<int> slot;                      // per instruction; -1: none
   std::vector<int> steps;                     // live, not constant, in order
   std::vector<int> const_steps;               // live and constant, in order

@@ -14,21 +14,38 @@ namespace porta::detail::interp {
 
 namespace {
 
-template <class T> T pairwise_sum(const T* v, i64 n) {
+// A leaf of the pairwise sum, 8 <= n <= 128 values: eight lanes in order, then their tree.
+template <class T> [[gnu::always_inline]] inline T pairwise_leaf(const T* v, i64 n) {
+  T r[8];
+  for (int j = 0; j < 8; ++j) r[j] = v[j];
+  i64 i = 8;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) r[j] += v[i + j];
+  T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (; i < n; ++i) s += v[i];
+  return s;
+}
+
+// The fixed order of the eight lanes makes the sum the same at any vector width: the clones
+// only load more of it at once.
+template <class T> PORTA_INTERP_WIDE T pairwise_sum(const T* v, i64 n) {
   if (n < 8) {
     T s = 0;
     for (i64 i = 0; i < n; ++i) s += v[i];
     return s;
   }
-  if (n <= 128) {
-    T r[8];
-    for (int j = 0; j < 8; ++j) r[j] = v[j];
-    i64 i = 8;
-    for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j) r[j] += v[i + j];
-    T s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) s += v[i];
-    return s;
+  if (n <= 128) return pairwise_leaf(v, n);
+  // 128 times a power of two up to a block (whole blocks of the reductions): the tree the
+  // recursion below builds is balanced, with leaves of 128; its leaves in one loop and its
+  // levels after, the same additions without a call per leaf.
+  constexpr i64 kMaxLeaves = kBlock / 128;
+  if (n % 128 == 0 && n / 128 <= kMaxLeaves && ((n / 128) & (n / 128 - 1)) == 0) {
+    T s[kMaxLeaves];
+    const i64 m = n / 128;
+    for (i64 l = 0; l < m; ++l) s[l] = pairwise_leaf(v + 128 * l, 128);
+    for (i64 w = m; w > 1; w /= 2)
+      for (i64 k = 0; k < w / 2; ++k) s[k] = s[2 * k] + s[2 * k + 1];
+    return s[0];
   }
   i64 half_n = n / 2;
   half_n -= half_n % 8;
@@ -73,6 +90,91 @@ template <class A> class Cascade {
   std::vector<u8> full_;
   std::vector<A> carry_;
 };
+
+// The extreme value of v (the lowest with kLow) and whether a NaN is present, on vectors of VB
+// bytes (GCC/Clang vector extensions), two of them: the compilers keep a scalar loop for a
+// select-based max written on arrays of lanes (NaN rules stop them turning it into maxps), and
+// split vectors wider than the target's into scalars (32 bytes ran 3x slower than scalar
+// without AVX). 16 bytes is SSE2, the baseline of x86-64 builds, and NEON; extreme_wide picks 32
+// or 64 where the CPU has AVX2 or AVX-512. The extreme is the same at any width (but which of
+// -0 and +0 a max of both gives; arg reductions then look for the first element equal to it).
+template <bool kLow, class T, int VB> [[gnu::always_inline]] inline T extreme_lanes(const T* v, i64 n, bool& has_nan) {
+  constexpr bool fp = std::is_floating_point_v<T>;
+  constexpr int N = static_cast<int>(VB / sizeof(T));
+  typedef T Vec __attribute__((vector_size(VB)));
+  constexpr T identity = kLow ? (fp ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max())
+                              : (fp ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest());
+  Vec m0, m1, n0, n1;
+  for (int j = 0; j < N; ++j) {
+    m0[j] = identity;
+    n0[j] = T(0);
+  }
+  m1 = m0;
+  n1 = n0;
+  i64 i = 0;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    Vec x0, x1;
+    std::memcpy(&x0, v + i, sizeof x0);
+    std::memcpy(&x1, v + i + N, sizeof x1);
+    if constexpr (kLow) {
+      m0 = x0 < m0 ? x0 : m0;
+      m1 = x1 < m1 ? x1 : m1;
+    } else {
+      m0 = x0 > m0 ? x0 : m0;
+      m1 = x1 > m1 ? x1 : m1;
+    }
+    if constexpr (fp) {
+      n0 = x0 != x0 ? x0 : n0;
+      n1 = x1 != x1 ? x1 : n1;
+    }
+  }
+  Vec m;
+  if constexpr (kLow) m = m1 < m0 ? m1 : m0;
+  else m = m1 > m0 ? m1 : m0;
+  const Vec nv = n1 != n1 ? n1 : n0;
+  T best = m[0];
+  has_nan = false;
+  for (int j = 0; j < N; ++j) {
+    best = (kLow ? m[j] < best : m[j] > best) ? m[j] : best;
+    if constexpr (fp) has_nan = has_nan || nv[j] != nv[j];
+  }
+  for (; i < n; ++i) {
+    const T x = v[i];
+    best = (kLow ? x < best : x > best) ? x : best;
+    if constexpr (fp) has_nan = has_nan || x != x;
+  }
+  if constexpr (fp)
+    if (has_nan) return std::numeric_limits<T>::quiet_NaN();
+  return best;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+template <bool kLow, class T> [[gnu::target("avx512f")]] T extreme_512(const T* v, i64 n, bool& has_nan) {
+  return extreme_lanes<kLow, T, 64>(v, n, has_nan);
+}
+template <bool kLow, class T> [[gnu::target("avx2")]] T extreme_256(const T* v, i64 n, bool& has_nan) {
+  return extreme_lanes<kLow, T, 32>(v, n, has_nan);
+}
+// 2 with AVX-512, 1 with AVX2, else 0: once.
+int vector_level() {
+  static const int level = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+  }();
+  return level;
+}
+#endif
+
+template <bool kLow, class T> T extreme_wide(const T* v, i64 n, bool& has_nan) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+  switch (vector_level()) {
+    case 2: return extreme_512<kLow, T>(v, n, has_nan);
+    case 1: return extreme_256<kLow, T>(v, n, has_nan);
+    default: break;
+  }
+#endif
+  return extreme_lanes<kLow, T, 16>(v, n, has_nan);
+}
 
 template <ReduceOp R, class T> struct Reducer {
   static constexpr bool kArg = R == ReduceOp::argmin || R == ReduceOp::argmax;
@@ -138,57 +240,7 @@ template <ReduceOp R, class T> struct Reducer {
   // the first position holding it (the first NaN when there is one). Same answer as folding
   // better() in order: the first occurrence of the extreme, or the first NaN; position 0 when
   // every value equals the identity.
-  static T extreme(const T* v, i64 n, bool& has_nan) {
-    constexpr bool fp = std::is_floating_point_v<T>;
-    // 16-byte vectors (GCC/Clang vector extensions; SSE2, the baseline of x86-64 builds, and
-    // NEON), two of them: the compilers keep a scalar loop for a select-based max written on
-    // arrays of lanes (NaN rules stop them turning it into maxps), and split wider vectors into
-    // scalars where the target lacks them (32 bytes ran 3x slower than scalar without AVX).
-    constexpr int N = static_cast<int>(16 / sizeof(T));
-    typedef T Vec __attribute__((vector_size(16)));
-    Vec m0, m1, n0, n1;
-    for (int j = 0; j < N; ++j) {
-      m0[j] = identity();
-      n0[j] = T(0);
-    }
-    m1 = m0;
-    n1 = n0;
-    i64 i = 0;
-    for (; i + 2 * N <= n; i += 2 * N) {
-      Vec x0, x1;
-      std::memcpy(&x0, v + i, sizeof x0);
-      std::memcpy(&x1, v + i + N, sizeof x1);
-      if constexpr (kLow) {
-        m0 = x0 < m0 ? x0 : m0;
-        m1 = x1 < m1 ? x1 : m1;
-      } else {
-        m0 = x0 > m0 ? x0 : m0;
-        m1 = x1 > m1 ? x1 : m1;
-      }
-      if constexpr (fp) {
-        n0 = x0 != x0 ? x0 : n0;
-        n1 = x1 != x1 ? x1 : n1;
-      }
-    }
-    Vec m;
-    if constexpr (kLow) m = m1 < m0 ? m1 : m0;
-    else m = m1 > m0 ? m1 : m0;
-    const Vec nv = n1 != n1 ? n1 : n0;
-    T best = m[0];
-    has_nan = false;
-    for (int j = 0; j < N; ++j) {
-      best = (kLow ? m[j] < best : m[j] > best) ? m[j] : best;
-      if constexpr (fp) has_nan = has_nan || nv[j] != nv[j];
-    }
-    for (; i < n; ++i) {
-      const T x = v[i];
-      best = (kLow ? x < best : x > best) ? x : best;
-      if constexpr (fp) has_nan = has_nan || x != x;
-    }
-    if constexpr (fp)
-      if (has_nan) return std::numeric_limits<T>::quiet_NaN();
-    return best;
-  }
+  static T extreme(const T* v, i64 n, bool& has_nan) { return extreme_wide<kLow, T>(v, n, has_nan); }
   // The first position of v holding `best` (a NaN: the first NaN); 0 when none does.
   static i64 first_of(const T* v, i64 n, T best) {
     if constexpr (std::is_floating_point_v<T>)
@@ -283,6 +335,21 @@ template <class V> class ResultBuffer {
 };
 
 constexpr i64 kPairwiseRows = 16;  // rows summed in order before they join the cascade
+
+// One row of a tile into its accumulators: a[i] = combine(a[i], row[i]); for arg reductions the
+// row's index r where it is better. Element-wise, so any vector width gives the same values.
+template <class Red, class T, class Acc>
+PORTA_INTERP_WIDE void fold_row(Acc* __restrict a, const T* __restrict row, i64 w) {
+  for (i64 i = 0; i < w; ++i) a[i] = Red::combine(a[i], row[i]);
+}
+template <class Red, class T, class Acc>
+PORTA_INTERP_WIDE void fold_row_arg(Acc* __restrict a, i64* __restrict ix, const T* __restrict row, i64 w, i64 r) {
+  for (i64 i = 0; i < w; ++i) {
+    const bool b = Red::better(row[i], a[i]);
+    a[i] = b ? row[i] : a[i];
+    ix[i] = b ? r : ix[i];
+  }
+}
 
 template <ReduceOp R, class T>
 void reduce(const Program& p, const ReductionPlan& rp, i64 out_begin, i64 out_end) {
@@ -381,17 +448,9 @@ void reduce(const Program& p, const ReductionPlan& rp, i64 out_begin, i64 out_en
         const T* v = static_cast<const T*>(eval_block(p, sc, first, m == 1 ? w : m * inner));
         for (i64 q = 0; q < m; ++q) {
           const T* row = v + q * inner;
-          Acc* __restrict a = acc.data();
-          if constexpr (Red::kArg) {
-            i64* __restrict ix = idx.data();
-            for (i64 i = 0; i < w; ++i) {
-              const bool b = Red::better(row[i], a[i]);
-              a[i] = b ? row[i] : a[i];
-              ix[i] = b ? r + q : ix[i];
-            }
-          } else {
-            for (i64 i = 0; i < w; ++i) a[i] = Red::combine(a[i], row[i]);
-          }
+          Acc* a = acc.data();
+          if constexpr (Red::kArg) fold_row_arg<Red>(a, idx.data(), row, w, r + q);
+          else fold_row<Red>(a, row, w);
           if constexpr (Red::kPairwise) {
             if (++rows_in_sum == kPairwiseRows) {
               cascade.push(a);

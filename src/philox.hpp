@@ -50,9 +50,12 @@ inline double philox_uniform_f64(std::uint64_t index, std::uint64_t stream, std:
   const std::size_t w = (index & 1) * 2;
   return uniform01_f64(x[w], x[w + 1]);
 }
+// Box-Muller's radius and angle, apart so that a generator can compute them once for the two
+// values of a pair.
+inline float box_muller_radius_f32(std::uint32_t a) { return std::sqrt(-2.0f * std::log(1.0f - uniform01_f32(a))); }
+inline float box_muller_angle_f32(std::uint32_t b) { return 6.2831853071795864769f * uniform01_f32(b); }
 inline float box_muller_f32(std::uint32_t a, std::uint32_t b, bool odd) {
-  float u1 = uniform01_f32(a), u2 = uniform01_f32(b);
-  float r = std::sqrt(-2.0f * std::log(1.0f - u1)), theta = 6.2831853071795864769f * u2;
+  float r = box_muller_radius_f32(a), theta = box_muller_angle_f32(b);
   return r * (odd ? std::sin(theta) : std::cos(theta));
 }
 inline float philox_normal_f32(std::uint64_t index, std::uint64_t stream, std::uint64_t seed) {
@@ -60,9 +63,14 @@ inline float philox_normal_f32(std::uint64_t index, std::uint64_t stream, std::u
   const std::size_t w = index & 2;
   return box_muller_f32(x[w], x[w + 1], (index & 1) != 0);
 }
+inline double box_muller_radius_f64(std::uint32_t x0, std::uint32_t x1) {
+  return std::sqrt(-2.0 * std::log(1.0 - uniform01_f64(x0, x1)));
+}
+inline double box_muller_angle_f64(std::uint32_t x2, std::uint32_t x3) {
+  return 6.283185307179586476925286766559 * uniform01_f64(x2, x3);
+}
 inline double box_muller_f64(const std::array<std::uint32_t, 4>& x, bool odd) {
-  double u1 = uniform01_f64(x[0], x[1]), u2 = uniform01_f64(x[2], x[3]);
-  double r = std::sqrt(-2.0 * std::log(1.0 - u1)), theta = 6.283185307179586476925286766559 * u2;
+  double r = box_muller_radius_f64(x[0], x[1]), theta = box_muller_angle_f64(x[2], x[3]);
   return r * (odd ? std::sin(theta) : std::cos(theta));
 }
 inline double philox_normal_f64(std::uint64_t index, std::uint64_t stream, std::uint64_t seed) {
