@@ -36,8 +36,11 @@ constexpr i64 kBlock = kInterpreterBlock;
 // loops keep their order of operations (floating-point sums are not reordered, and
 // src/CMakeLists.txt compiles the interpreter with -ffp-contract=off, so that no a * b + c
 // becomes an FMA, which AVX-512 has), only more lanes of the same loop run at once. Elsewhere (other CPUs, other compilers, C libraries without ifunc)
-// the attribute is empty.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && defined(__GLIBC__)
+// the attribute is empty; so it is under ThreadSanitizer and AddressSanitizer, whose instrumented
+// ifunc resolvers run before the sanitizer's runtime is up (every test of a TSan build crashed at
+// load).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && defined(__GLIBC__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define PORTA_INTERP_WIDE __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define PORTA_INTERP_WIDE
