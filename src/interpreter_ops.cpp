@@ -290,6 +290,16 @@ template <int kPer, class V, class F> void by_lanes(V* o, u64 first, i64 n, F&& 
   }
 }
 
+// by_lanes with Philox: values(words, out) turns the words of counters c .. c + kLanes - 1 into the
+// chunk's values.
+template <int kPer, class V, class F> void philox_by_lanes(V* o, u64 first, i64 n, u64 stream, u64 seed, F&& values) {
+  by_lanes<kPer>(o, first, n, [&](u64 c, V* v) {
+    Words w;
+    philox_lanes(c, stream, seed, w);
+    values(w, v);
+  });
+}
+
 }  // namespace
 
 void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 seed, u64 stream, i64 n) {
@@ -301,20 +311,14 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
     double* d = static_cast<double*>(o);
     if (op == Op::uniform) {
       if (lanes)
-        by_lanes<2>(d, first, n, [&](u64 c, double* v) {
-          Words w;
-          philox_lanes(c, stream, seed, w);
-          uniform_f64_lanes(w, v);
-        });
+        philox_by_lanes<2>(d, first, n, stream, seed, uniform_f64_lanes);
       else
         for_each_block<2>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) {
           const std::size_t w = (e & 1) * 2;
           d[i] = uniform01_f64(x[w], x[w + 1]);
         });
     } else if (lanes) {
-      by_lanes<2>(d, first, n, [&](u64 c, double* v) {
-        Words w;
-        philox_lanes(c, stream, seed, w);
+      philox_by_lanes<2>(d, first, n, stream, seed, [](const Words& w, double* v) {
         // The radius and angle once per counter, then even (cos) and odd (sin) elements in loops
         // of their own: in one loop GCC merges the two into a sincos call, whose last bits need
         // not be sin's and cos's. The same expressions as box_muller_f64.
@@ -334,17 +338,11 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
   float* f = static_cast<float*>(o);
   if (op == Op::uniform) {
     if (lanes)
-      by_lanes<4>(f, first, n, [&](u64 c, float* v) {
-        Words w;
-        philox_lanes(c, stream, seed, w);
-        uniform_f32_lanes(w, v);
-      });
+      philox_by_lanes<4>(f, first, n, stream, seed, uniform_f32_lanes);
     else
       for_each_block<4>(index, n, stream, seed, [&](i64 i, u64 e, const auto& x) { f[i] = uniform01_f32(x[e & 3]); });
   } else if (lanes) {
-    by_lanes<4>(f, first, n, [&](u64 c, float* v) {
-      Words w;
-      philox_lanes(c, stream, seed, w);
+    philox_by_lanes<4>(f, first, n, stream, seed, [](const Words& w, float* v) {
       // Pair p of counter l (words 2 p and 2 p + 1) gives elements 4 l + 2 p (cos) and 4 l + 2 p + 1
       // (sin): radius and angle once per pair, cos and sin apart, as for float64.
       float r[2 * kLanes], theta[2 * kLanes];

@@ -4,7 +4,9 @@
 # run of that row (2 iterations, 1 repetition, no ceilings): their grid, block, registers, static
 # local memory, duration, achieved occupancy and DRAM throughput. Each row's CSV goes to OUT_DIR.
 #   bash scripts/dev/gpu_profile.sh BIN_DIR OUT_DIR ROW...
-# A ROW of the form 'py:FILE' profiles `python3 FILE` instead (PyTorch's or CuPy's kernels).
+# A ROW of the form 'py:FILE ARGS' profiles `python3 FILE ARGS` instead (PyTorch's or CuPy's
+# kernels), such as 'py:bench/peers/peers.py --quick --no-compile --only graphs' for the small adds
+# of the graph rows.
 # ncu needs --clock-control none there (the device tool's METHOD.md: leave the clocks alone).
 set -u
 bin=$1 out=$2
@@ -15,7 +17,7 @@ metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg
 for row in "$@"; do
   name=$(printf '%s' "$row" | tr -c 'A-Za-z0-9_' '_')
   if [[ $row == py:* ]]; then
-    cmd=(python3 "${row#py:}")
+    read -r -a cmd <<< "python3 ${row#py:}"
   else
     cmd=("$bin/porta-bench" --filter="^$row" --no-ceilings --iterations=2 --repetitions=1)
   fi
