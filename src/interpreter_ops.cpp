@@ -5,7 +5,7 @@
 #include <array>
 #include <bit>
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if PORTA_INTERP_X86
 #include <immintrin.h>
 #endif
 
@@ -164,7 +164,7 @@ template <int kPer, class F> void for_each_block(const i64* index, i64 n, u64 st
 constexpr int kLanes = 64;
 using Words = u64[4][kLanes];
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if PORTA_INTERP_X86
 #pragma GCC diagnostic push
 // philox_vectors<Avx2/Avx512> passes AVX vectors between functions that are all inlined into
 // one function of that target (gnu::flatten): no call crosses an ABI boundary. (Clang rejects
@@ -238,14 +238,8 @@ struct Avx512 {
   philox_vectors<Avx512>(c, stream, seed, w);
 }
 using PhiloxLanes = void (*)(u64, u64, u64, Words&);
-PhiloxLanes pick_philox() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return philox_avx512;
-  if (__builtin_cpu_supports("avx2")) return philox_avx2;
-  return philox_sse2;
-}
 void philox_lanes(u64 c, u64 stream, u64 seed, Words& w) {
-  static const PhiloxLanes f = pick_philox();
+  static const PhiloxLanes f = simd_level() == 2 ? philox_avx512 : simd_level() == 1 ? philox_avx2 : philox_sse2;
   f(c, stream, seed, w);
 }
 #pragma GCC diagnostic pop
@@ -362,5 +356,15 @@ void run_random(Op op, DType t, void* o, const i64* index, i64 first_index, u64 
   }
   round_register(t, f, n);  // float16/bfloat16 numbers: the float32 ones, rounded
 }
+
+#if PORTA_INTERP_X86
+int simd_level() {
+  static const int level = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+  }();
+  return level;
+}
+#endif
 
 }  // namespace porta::detail::interp

@@ -46,6 +46,16 @@ constexpr i64 kBlock = kInterpreterBlock;
 #define PORTA_INTERP_WIDE
 #endif
 
+// The explicit SSE2/AVX2/AVX-512 paths (Philox's lanes, extreme values): GCC on x86-64, which
+// takes intrinsics and gnu::target functions of any of them in one translation unit.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PORTA_INTERP_X86 1
+// The widest of them this CPU runs, found once: 2 AVX-512, 1 AVX2, 0 SSE2 only.
+int simd_level();
+#else
+#define PORTA_INTERP_X86 0
+#endif
+
 // Dtypes and conversions.
 
 template <class T> struct Type { using type = T; };

@@ -148,26 +148,18 @@ template <bool kLow, class T, int VB> [[gnu::always_inline]] inline T extreme_la
   return best;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if PORTA_INTERP_X86
 template <bool kLow, class T> [[gnu::target("avx512f")]] T extreme_512(const T* v, i64 n, bool& has_nan) {
   return extreme_lanes<kLow, T, 64>(v, n, has_nan);
 }
 template <bool kLow, class T> [[gnu::target("avx2")]] T extreme_256(const T* v, i64 n, bool& has_nan) {
   return extreme_lanes<kLow, T, 32>(v, n, has_nan);
 }
-// 2 with AVX-512, 1 with AVX2, else 0: once.
-int vector_level() {
-  static const int level = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
-  }();
-  return level;
-}
 #endif
 
 template <bool kLow, class T> T extreme_wide(const T* v, i64 n, bool& has_nan) {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  switch (vector_level()) {
+#if PORTA_INTERP_X86
+  switch (simd_level()) {
     case 2: return extreme_512<kLow, T>(v, n, has_nan);
     case 1: return extreme_256<kLow, T>(v, n, has_nan);
     default: break;
