@@ -24,8 +24,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "codegen.hpp"
@@ -137,18 +135,7 @@ Rank choose_rank(const DeviceInfo& info) {
 
 // PORTA_RADIX_BLOCKS (1 to 8, for benchmarks): the blocks an SM is to hold in CUDA's downsweep.
 int radix_blocks() {
-  static const int blocks = [] {
-    auto v = env("PORTA_RADIX_BLOCKS");
-    if (!v) return 4;
-    int b = 0;
-    try {
-      b = std::stoi(*v);
-    } catch (const std::exception&) {
-      b = 0;
-    }
-    if (b < 1 || b > 8) throw InvalidArgument(cat("PORTA_RADIX_BLOCKS=", *v, ": must be a number from 1 to 8 (or unset: 4)"));
-    return b;
-  }();
+  static const int blocks = env_int("PORTA_RADIX_BLOCKS", 1, 8, false).value_or(4);
   return blocks;
 }
 
@@ -158,7 +145,7 @@ struct RadixPlan {
   Rank rank;
   int pay = 0;   // bytes of the index that travels (0: none, 4, 8)
   int items = 16;  // elements a work-item ranks per tile
-  int blocks = 4;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__)
+  int blocks = 0;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__; 0: no bound)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };

@@ -19,7 +19,6 @@
 #include <cstring>
 #include <functional>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -36,26 +35,12 @@ using namespace index_work;
 
 namespace {
 
-// Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them): PORTA_SCAN_ITEMS, 4-byte
-// elements a GPU work-item (2 to 32, a power of two; 8-byte values take half; unset: scan_items
-// chooses), and PORTA_SCAN_WINDOW, the look-back's window (1 to 256 tiles). Each setting is its
-// own kernel and its own fixed order of accumulation. Unset: nullopt.
-std::optional<int> tuned(const char* name, int lo, int hi, bool power_of_two) {
-  auto v = env(name);
-  if (!v) return std::nullopt;
-  int x = 0;
-  try {
-    x = std::stoi(*v);
-  } catch (const std::exception&) {
-    x = -1;
-  }
-  if (x < lo || x > hi || (power_of_two && (x & (x - 1)) != 0))
-    throw InvalidArgument(cat(name, "=", *v, ": must be ", power_of_two ? "a power of two " : "", "from ", lo, " to ", hi));
-  return x;
-}
-
+// Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them; index_work's env_int reads them):
+// PORTA_SCAN_ITEMS, 4-byte elements a GPU work-item (2 to 32, a power of two; 8-byte values take
+// half; unset: scan_items chooses), and PORTA_SCAN_WINDOW, the look-back's window (1 to 256
+// tiles). Each setting is its own kernel and its own fixed order of accumulation.
 std::optional<int> requested_scan_items() {
-  static const std::optional<int> items = tuned("PORTA_SCAN_ITEMS", 2, kScanMaxItems, true);
+  static const std::optional<int> items = env_int("PORTA_SCAN_ITEMS", 2, kScanMaxItems, true);
   return items;
 }
 // A tile is 256 work-items' ITEMS values: 32 KiB for every dtype with 32 items (8192 float32), so
@@ -70,7 +55,7 @@ int scan_group(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 1
 // start some 50 a microsecond, and 32 a round did not keep up (2165 GB/s); past 64 each round's
 // reads and atomics cost more than the reach gains (lookback_source's figures).
 int scan_window() {
-  static const int window = tuned("PORTA_SCAN_WINDOW", 1, 256, false).value_or(64);
+  static const int window = env_int("PORTA_SCAN_WINDOW", 1, 256, false).value_or(64);
   return window;
 }
 
