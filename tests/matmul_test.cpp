@@ -564,10 +564,63 @@ TEST_P(MatmulCpAsync, StagesMatchReference) {
   EXPECT_NE(msg.find("tc64x64x16:w32x32:ldsm:s3"), std::string::npos) << msg;
 }
 
+// The warpgroup-MMA kernel (gemm_wg.hpp: wgmma from sm_90a PTX on an H200 through NVIDIA's OpenCL,
+// its descriptors and swizzles emulated elsewhere), forced in each configuration: many slices and
+// fewer slices than stages, two block rows, a batch at aligned offsets; a product it does not take
+// is refused by name under mma:CONFIG (PORTA_OPENCL_GEMM=mma and the ranking send such products to
+// the next configuration, tested above). Emulated on a device without the instruction, two
+// configurations cover both swizzles of A, one and two warpgroups (each build costs PoCL seconds).
+// Its own suite, instantiated last, as MatmulCpAsync is.
+class MatmulWarpgroup : public MatmulTensorCore {};
+
+TEST_P(MatmulWarpgroup, EveryConfigurationMatchesReference) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "PORTA_OPENCL_GEMM concerns OpenCL devices";
+  using L = Layout;
+  const bool nvidia = dev().platform().find("NVIDIA") != std::string::npos;
+  struct Config {
+    const char* text;
+    std::int64_t bm, bn, bk;
+  };
+  // One warpgroup with A's 128-byte swizzle; two with its 64-byte one, the MMAs overlapping the
+  // next slice's wait. On NVIDIA's OpenCL, every configuration of gemm_wg_candidates too.
+  std::vector<Config> configs = {{"wg64x128x64:g1:s2", 64, 128, 64}, {"wg128x128x32:g2:s3:o", 128, 128, 32}};
+  if (nvidia)
+    for (Config c : {Config{"wg128x128x32:g2:s3", 128, 128, 32}, Config{"wg128x256x32:g2:s2", 128, 256, 32},
+                     Config{"wg256x128x32:g2:s2", 256, 128, 32}})
+      configs.push_back(c);
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    if (!dev().supports(t)) continue;
+    for (const Config& c : configs) {
+      const std::string value = std::string("mma:") + c.text;
+      ScopedEnv env("PORTA_OPENCL_GEMM", value.c_str());
+      const std::string d = value + " " + std::string(porta::name(t));
+      try {
+        check(t, 1, 1, 2 * c.bm, 5 * c.bk, c.bn, L::row_major, L::row_major, true, true, d + " two block rows, 5 slices");
+      } catch (const porta::InvalidArgument& e) {
+        // A device without the instruction that is not emulated: an NVIDIA GPU before Hopper.
+        EXPECT_NE(std::string(e.what()).find("needs wgmma"), std::string::npos) << e.what();
+        std::cout << "[ skipped  ] " << value << ": " << e.what() << "\n";
+        continue;
+      }
+      check(t, 1, 1, c.bm, c.bk, 2 * c.bn, L::row_major, L::row_major, true, true, d + " one slice, two block columns");
+      check(t, 3, 3, c.bm, 2 * c.bk, c.bn, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4");
+      std::string msg = thrown_message<porta::InvalidArgument>([&] {
+        porta::matmul(porta::ones({c.bm + 8, c.bk}, t, dev()), porta::ones({c.bk, c.bn}, t, dev())).eval();
+      });
+      EXPECT_NE(msg.find(std::to_string(c.bm + 8) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk)), std::string::npos) << msg;
+    }
+  }
+  ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:wg128x128x48:g2:s3");
+  std::string msg = thrown_message<porta::InvalidArgument>(
+      [&] { porta::matmul(porta::ones({2, 2}, DType::float32, dev()), porta::ones({2, 2}, DType::float32, dev())).eval(); });
+  EXPECT_NE(msg.find("wg128x128x48:g2:s3"), std::string::npos) << msg;
+}
+
 PORTA_INSTANTIATE_DEVICES(Matmul);
 PORTA_INSTANTIATE_DEVICES(MatmulTensorCore);
 PORTA_INSTANTIATE_DEVICES(MatmulShapes);
 PORTA_INSTANTIATE_DEVICES(MatmulCpAsync);
+PORTA_INSTANTIATE_DEVICES(MatmulWarpgroup);
 
 }  // namespace
 }  // namespace porta_test

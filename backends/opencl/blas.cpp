@@ -23,6 +23,7 @@
 #include "porta_backend/log.hpp"
 #include "opencl/gemm_mma.hpp"
 #include "opencl/gemm_tc.hpp"
+#include "opencl/gemm_wg.hpp"
 #include "opencl/opencl.hpp"
 
 #ifdef PORTA_HAVE_HOST_BLAS
@@ -53,13 +54,15 @@ GemmChoice gemm_path() {
   if (s == "mma") return {GemmPath::mma};
   if (s.starts_with("mma:")) {
     std::string config = s.substr(4);
-    if (!parse_mma_params(config) && !parse_tc_params(config))
+    if (!parse_mma_params(config) && !parse_tc_params(config) && !parse_wg_params(config))
       throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=", *v,
                                         " does not name a configuration of a tensor-core kernel: "
                                         "mma:mma16x8xK:BMxBNxBK:wWMxWN (float64), such as mma:",
                                         gemm_mma_candidates().front().text(),
-                                        ", or mma:tcBMxBNxBK:wWMxWN[:ldsm], such as mma:",
-                                        gemm_tc_candidates(DType::float16).front().text()));
+                                        ", mma:tcBMxBNxBK:wWMxWN[:ldsm], such as mma:",
+                                        gemm_tc_candidates(DType::float16).front().text(),
+                                        ", or mma:wgBMxBNxBK:gG:sS (float16, bfloat16; Hopper), such as mma:",
+                                        gemm_wg_candidates(DType::float16).front().text()));
     return {GemmPath::mma, config};
   }
   throw InvalidArgument(

@@ -36,6 +36,52 @@ std::string kernel_names(cl_program program) {
   return names;
 }
 
+// The PTX of a program built for one device (NVIDIA's program binary), without trailing NULs.
+std::string program_ptx(cl_program program, cl_int* status) {
+  std::size_t size = 0;
+  *status = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
+  if (*status != CL_SUCCESS || size == 0) return {};
+  std::string ptx(size, '\0');
+  unsigned char* data = reinterpret_cast<unsigned char*>(ptx.data());
+  *status = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr);
+  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  return ptx;
+}
+
+// `ptx` with the kSm90aMark comments turned into instructions and `.target sm_90` into sm_90a, and
+// `.maxnreg maxnreg` after each kernel's parameters when maxnreg > 0; `why` says what was missing
+// when it returns false.
+bool retarget_sm90a(std::string& ptx, int maxnreg, std::string& why) {
+  int marks = 0;
+  const std::size_t mark = std::strlen(kSm90aMark);
+  for (std::size_t at = ptx.find(kSm90aMark); at != std::string::npos; at = ptx.find(kSm90aMark, at), ++marks)
+    ptx.erase(at, mark);
+  const std::size_t target = ptx.find(".target sm_90");
+  const char after = target == std::string::npos || target + 13 >= ptx.size() ? 'a' : ptx[target + 13];
+  if (target == std::string::npos || !(after == ',' || after == '\n' || after == ' ')) {
+    why = "its PTX has no '.target sm_90' line (the path needs NVIDIA's OpenCL on a device of compute capability 9.0)";
+    return false;
+  }
+  if (marks == 0) {
+    why = "its PTX has no marked instructions";
+    return false;
+  }
+  ptx.insert(target + 13, "a");
+  if (maxnreg > 0) {
+    const std::string directive = detail::cat("\n.maxnreg ", maxnreg);
+    for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at)) {
+      const std::size_t close = ptx.find(')', at);
+      if (close == std::string::npos) {
+        why = "a kernel's parameter list in its PTX does not end";
+        return false;
+      }
+      ptx.insert(close + 1, directive);
+      at = close;
+    }
+  }
+  return true;
+}
+
 // Releases a program unless dismissed (the error paths of load_binary).
 struct ProgramGuard {
   cl_program program;
@@ -288,6 +334,38 @@ std::shared_ptr<detail::Kernel> Device::compile(const KernelSource& src) {
     throw CompileError(message, log, src.source);
   }
   if (!log.empty()) PORTA_LOG(debug, "build log of '", src.entry, "' on ", label_, ":\n", log);
+  if (std::find(src.options.begin(), src.options.end(), kSm90aPtxOption) != src.options.end()) {
+    // The program's PTX, with its sm_90a instructions unmarked, becomes the program.
+    std::string why;
+    std::string ptx = program_ptx(program, &status);
+    clReleaseProgram(program);
+    program = nullptr;
+    if (status != CL_SUCCESS) why = detail::cat("clGetProgramInfo(CL_PROGRAM_BINARIES) returned ", describe(status));
+    int maxnreg = 0;
+    for (const std::string& o : src.options)
+      if (o.starts_with(kPtxMaxnregOption)) maxnreg = std::atoi(o.c_str() + std::strlen(kPtxMaxnregOption));
+    if (why.empty() && retarget_sm90a(ptx, maxnreg, why)) {
+      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.c_str());
+      std::size_t size = ptx.size() + 1;
+      cl_int binary_status = CL_SUCCESS;
+      program = clCreateProgramWithBinary(context_, 1, &device_, &size, &bytes, &binary_status, &status);
+      if (status != CL_SUCCESS || binary_status != CL_SUCCESS) {
+        why = detail::cat("clCreateProgramWithBinary returned ", describe(status), ", binary status ", describe(binary_status));
+      } else {
+        status = clBuildProgram(program, 1, &device_, "-cl-nv-verbose", nullptr, nullptr);
+        log = build_log(program, device_);
+        if (status != CL_SUCCESS) why = detail::cat("clBuildProgram of the sm_90a PTX returned ", describe(status), "; log:\n", log);
+      }
+      if (!why.empty() && program) {
+        clReleaseProgram(program);
+        program = nullptr;
+      }
+    }
+    if (!why.empty())
+      throw CompileError(detail::cat("OpenCL kernel '", src.entry, "' on ", label_, " could not be retargeted to sm_90a: ", why),
+                         log, src.source);
+    PORTA_LOG(debug, "build log of '", src.entry, "' as sm_90a on ", label_, ":\n", log);
+  }
 
   cl_kernel first = clCreateKernel(program, src.entry.c_str(), &status);
   if (status != CL_SUCCESS) {

@@ -1,9 +1,11 @@
 // Matrix products on NVIDIA's tensor cores through OpenCL: which kernel and configuration a
-// product takes, and the launches. Two kernels serve them:
+// product takes, and the launches. Three kernels serve them:
 //  gemm_mma.hpp  float64 only, whole tiles of row-major operands with even strides (the FP64
 //                kernel measured first, kept for the products it fits);
 //  gemm_tc.hpp   float16, bfloat16, float32 as TF32 and float64, any shape, transpose, offset and
-//                leading dimension (a guarded variant beside the fast one).
+//                leading dimension (a guarded variant beside the fast one), on mma.sync;
+//  gemm_wg.hpp   float16 and bfloat16 on Hopper's warpgroup MMA (compute capability 9.0), whole
+//                tiles of row-major operands; other products take the next configuration ranked.
 // On a device that has the instructions (tc_native: NVIDIA's platform, compute capability 8.0+,
 // 9.0+ for float64) every product of those dtypes goes to them (float32 only when TF32 is
 // allowed: PORTA_MATMUL=tf32 or the API), unless PORTA_OPENCL_GEMM_SHAPE asks for the tiled
@@ -27,35 +29,43 @@
 #include "opencl/gemm_mma.hpp"
 #include "opencl/gemm_search.hpp"
 #include "opencl/gemm_tc.hpp"
+#include "opencl/gemm_wg.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
 namespace {
 
-// One configuration of either kernel.
+// One configuration of any of the kernels.
 struct TensorConfig {
-  std::optional<MmaParams> mma;  // the FP64 kernel, else `tc`
-  TcParams tc;
-  std::string text() const { return mma ? mma->text() : tc.text(); }
-  int threads() const { return mma ? mma->threads() : tc.threads(); }
+  std::optional<MmaParams> mma;  // the FP64 kernel
+  TcParams tc;                   // the mma.sync kernel, unless `mma` or `wg` is set
+  std::optional<WgParams> wg;    // the warpgroup-MMA kernel
+  std::string text() const { return mma ? mma->text() : wg ? wg->text() : tc.text(); }
+  int threads() const { return mma ? mma->threads() : wg ? wg->threads() : tc.threads(); }
+  int tile_m() const { return mma ? mma->tile_m : wg ? wg->tile_m : tc.tile_m; }
+  int tile_n() const { return mma ? mma->tile_n : wg ? wg->tile_n : tc.tile_n; }
   // Which dtypes it serves.
-  bool serves(DType t) const { return mma ? t == DType::float64 : tc.invalid_reason(t).empty(); }
+  bool serves(DType t) const {
+    return mma ? t == DType::float64 : wg ? wg->invalid_reason(t).empty() : tc.invalid_reason(t).empty();
+  }
 };
 
 std::optional<TensorConfig> parse_tensor_config(const std::string& text) {
-  if (auto m = parse_mma_params(text)) return TensorConfig{m, {}};
+  if (auto m = parse_mma_params(text)) return TensorConfig{m, {}, std::nullopt};
+  if (auto w = parse_wg_params(text)) return TensorConfig{std::nullopt, {}, w};
   if (auto p = parse_tc_params(text)) {
     for (DType t : {DType::float16, DType::float32, DType::float64})
-      if (p->invalid_reason(t).empty()) return TensorConfig{std::nullopt, *p};
+      if (p->invalid_reason(t).empty()) return TensorConfig{std::nullopt, *p, std::nullopt};
   }
   return std::nullopt;
 }
 
 std::vector<TensorConfig> tensor_candidates(DType t) {
   std::vector<TensorConfig> all;
+  for (const WgParams& w : gemm_wg_candidates(t)) all.push_back({std::nullopt, {}, w});
   if (t == DType::float64)
-    for (const MmaParams& m : gemm_mma_candidates()) all.push_back({m, {}});
-  for (const TcParams& p : gemm_tc_candidates(t)) all.push_back({std::nullopt, p});
+    for (const MmaParams& m : gemm_mma_candidates()) all.push_back({m, {}, std::nullopt});
+  for (const TcParams& p : gemm_tc_candidates(t)) all.push_back({std::nullopt, p, std::nullopt});
   return all;
 }
 
@@ -80,11 +90,14 @@ std::vector<TensorConfig> searched_candidates(DType t) {
   return all;
 }
 
-std::string unfit_device(const TensorConfig& c, DType t, bool emulate, std::uint64_t local_mem, std::size_t max_group) {
-  std::string r = c.mma ? c.mma->invalid_reason() : c.tc.invalid_reason(t);
+// `wgmma`: whether the device runs the warpgroup-MMA kernel natively (wg_native).
+std::string unfit_device(const TensorConfig& c, DType t, bool emulate, bool wgmma, std::uint64_t local_mem,
+                         std::size_t max_group) {
+  std::string r = c.mma ? c.mma->invalid_reason() : c.wg ? c.wg->invalid_reason(t) : c.tc.invalid_reason(t);
   if (!r.empty()) return r;
   if (!c.serves(t)) return detail::cat("does not serve ", name(t));
-  const std::size_t local = c.mma ? c.mma->local_bytes(emulate) : c.tc.local_bytes(t, emulate);
+  if (c.wg && !emulate && !wgmma) return "needs wgmma (NVIDIA's OpenCL on a GPU of compute capability 9.0)";
+  const std::size_t local = c.mma ? c.mma->local_bytes(emulate) : c.wg ? c.wg->local_bytes() : c.tc.local_bytes(t, emulate);
   if (local > local_mem)
     return detail::cat("needs ", detail::format_bytes(local), " of local memory, the device has ", detail::format_bytes(local_mem));
   if (static_cast<std::size_t>(c.threads()) > max_group)
@@ -94,7 +107,7 @@ std::string unfit_device(const TensorConfig& c, DType t, bool emulate, std::uint
 
 std::string unfit_product(const TensorConfig& c, const MatmulArgs& g) {
   if (!c.serves(g.dtype)) return detail::cat("does not serve ", name(g.dtype));
-  return c.mma ? mma_unfit_reason(*c.mma, g) : tc_unfit_reason(c.tc, g);
+  return c.mma ? mma_unfit_reason(*c.mma, g) : c.wg ? wg_unfit_reason(*c.wg, g) : tc_unfit_reason(c.tc, g);
 }
 
 std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const MatmulArgs& g, bool emulate) {
@@ -103,12 +116,17 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
     src.source = std::string(kGemmCommonSource) + kMmaSource;
     src.entry = kMmaEntry;
     src.options = mma_options(*c.mma, emulate);
+  } else if (c.wg) {
+    src.source = std::string(kGemmCommonSource) + wg_prelude(*c.wg, g.dtype) + kWgSource;
+    src.entry = kWgEntry;
+    src.options = wg_options(*c.wg, g.dtype, emulate);
   } else {
     src.source = std::string(kGemmCommonSource) + kTcSource;
     src.entry = kTcEntry;
     src.options = tc_options(c.tc, g.dtype, tc_fits_fast(c.tc, g), emulate);
   }
-  std::string key = detail::cat(c.mma ? "opencl-gemm-mma|" : "opencl-gemm-tc|", detail::join(src.options, " "));
+  std::string key =
+      detail::cat(c.mma ? "opencl-gemm-mma|" : c.wg ? "opencl-gemm-wg|" : "opencl-gemm-tc|", detail::join(src.options, " "));
   return std::static_pointer_cast<Kernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
 
@@ -118,7 +136,7 @@ void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig
   using I32 = std::int32_t;
   using I64 = std::int64_t;
   const auto threads = static_cast<std::size_t>(c.threads());
-  const int bm = c.mma ? c.mma->tile_m : c.tc.tile_m, bn = c.mma ? c.mma->tile_n : c.tc.tile_n;
+  const int bm = c.tile_m(), bn = c.tile_n();
   const auto blocks = static_cast<std::size_t>(((g.m + bm - 1) / bm) * ((g.n + bn - 1) / bn));
   LaunchDims dims;
   dims.global = {blocks * threads, static_cast<std::size_t>(g.batch), 1};
@@ -134,8 +152,8 @@ void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig
       KernelArg::scalar<I64>(g.stride_c),
       KernelArg::scalar<I32>(g.trans_a ? 1 : 0), KernelArg::scalar<I32>(g.trans_b ? 1 : 0),
   };
-  // The FP64 kernel takes the first 15 arguments.
-  dev.launch(q, kernel, dims, std::span<const KernelArg>(args, c.mma ? 15 : 17));
+  // The FP64 and warpgroup-MMA kernels take the first 15 arguments (no transposes).
+  dev.launch(q, kernel, dims, std::span<const KernelArg>(args, c.mma || c.wg ? 15 : 17));
 }
 
 // The work-items of a compiled kernel's group, or why the configuration cannot run (empty when it can).
@@ -153,6 +171,7 @@ bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const
   if (!tc_dtype(g.dtype) || (g.dtype == DType::float32 && !g.allow_tf32)) return false;
   if (g.dtype == DType::float64 && !info_.dtypes[static_cast<int>(DType::float64)]) return false;
   const bool native = tc_native(g.dtype, info_.platform, nv_compute_capability_);
+  const bool wgmma = wg_native(g.dtype, info_.platform, nv_compute_capability_);
   if (!native && !forced) return false;
   const auto local_mem = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
   const auto max_group = device_value<std::size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
@@ -164,18 +183,21 @@ bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const
     if (!c->serves(g.dtype))
       throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=mma:", only, ": the ", product, " on ", label_,
                                         " is not of a dtype this configuration serves; use PORTA_OPENCL_GEMM=mma"));
-    if (auto r = unfit_device(*c, g.dtype, !native, local_mem, max_group); !r.empty())
+    if (auto r = unfit_device(*c, g.dtype, !native, wgmma, local_mem, max_group); !r.empty())
       throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=mma:", only, " does not fit ", label_, ": it ", r));
     order.push_back(*c);
   } else if (native) {
     for (const std::string& text : tensor_ranking(q, g.dtype, small_gemm(g)))
       if (auto c = parse_tensor_config(text)) order.push_back(*c);
   } else {
-    // Emulated: the configurations with the fewest MMAs a warp first (the cheapest to compile).
+    // Emulated: the configurations with the fewest MMAs a warp first (the cheapest to compile;
+    // the warpgroup kernel's last).
     for (const TensorConfig& c : tensor_candidates(g.dtype))
-      if (unfit_device(c, g.dtype, true, local_mem, max_group).empty()) order.push_back(c);
+      if (unfit_device(c, g.dtype, true, false, local_mem, max_group).empty()) order.push_back(c);
     std::stable_sort(order.begin(), order.end(), [](const TensorConfig& a, const TensorConfig& b) {
-      auto size = [](const TensorConfig& c) { return c.mma ? c.mma->warp_m * c.mma->warp_n : c.tc.warp_m * c.tc.warp_n; };
+      auto size = [](const TensorConfig& c) {
+        return c.mma ? c.mma->warp_m * c.mma->warp_n : c.wg ? INT_MAX : c.tc.warp_m * c.tc.warp_n;
+      };
       return size(a) < size(b);
     });
   }
@@ -204,7 +226,7 @@ bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const
     return false;
   }
   PORTA_LOG(debug, label_, ": ", product, " on the tensor cores with ", chosen->text(),
-            chosen->mma || tc_fits_fast(chosen->tc, g) ? "" : " (guarded edges)", native ? "" : " (emulated)");
+            chosen->mma || chosen->wg || tc_fits_fast(chosen->tc, g) ? "" : " (guarded edges)", native ? "" : " (emulated)");
   tensor_launch(*this, q, *kernel, *chosen, g);
   return true;
 }
@@ -223,13 +245,14 @@ std::vector<std::string> Device::tensor_ranking(QueueImpl& q, DType t, bool smal
   s.round_to = 256;
   s.small = small;
   // Both kernels' sources key the ranking.
-  static const std::string sources = std::string(kGemmCommonSource) + kMmaSource + kTcSource;
+  static const std::string sources = std::string(kGemmCommonSource) + kMmaSource + kTcSource + kWgSource;
   s.source = sources.c_str();
   std::vector<TensorConfig> configs;
   std::vector<GemmCandidate> candidates;
   std::string skipped;
+  const bool wgmma = wg_native(t, info_.platform, nv_compute_capability_);
   for (const TensorConfig& c : searched_candidates(t)) {
-    if (auto r = unfit_device(c, t, false, local_mem, max_group); !r.empty()) {
+    if (auto r = unfit_device(c, t, false, wgmma, local_mem, max_group); !r.empty()) {
       skipped += detail::cat(" ", c.text(), " (", r, ")");
       continue;
     }

@@ -1,0 +1,119 @@
+// The parameters and fitting rules of porta's warpgroup-MMA GEMM (gemm_wg.hpp); the kernel is
+// kernels/gemm_wg.cl.
+#include "opencl/gemm_wg.hpp"
+
+#include <climits>
+#include <cstdio>
+
+#include "porta_backend/strings.hpp"
+#include "opencl/opencl.hpp"
+
+namespace porta::opencl {
+
+std::string WgParams::text() const {
+  return detail::cat("wg", tile_m, "x", tile_n, "x", tile_k, ":g", groups, ":s", stages, overlap ? ":o" : "",
+                     regs ? detail::cat(":r", regs) : "");
+}
+
+std::size_t WgParams::local_bytes() const {
+  return static_cast<std::size_t>(stages) * 2 *
+         (static_cast<std::size_t>(tile_m) * tile_k + static_cast<std::size_t>(tile_k) * tile_n);
+}
+
+std::string WgParams::invalid_reason(DType t) const {
+  if (t != DType::float16 && t != DType::bfloat16)
+    return detail::cat("the warpgroup-MMA kernel takes float16 and bfloat16, not ", name(t));
+  if (tile_k != 32 && tile_k != 64) return "BK must be 32 or 64 (the 64- and 128-byte swizzles of A)";
+  if (tile_n <= 0 || tile_n % 64 || tile_n > 256) return "BN must be 64, 128, 192 or 256";
+  if (groups < 1 || groups > 4) return "1 to 4 warpgroups";
+  if (tile_m <= 0 || tile_m % (64 * groups)) return "BM must be a multiple of 64 times the warpgroups";
+  if (tile_m / (64 * groups) * tile_n / 2 > 128) return "more than 128 accumulators a work-item";
+  if (stages < 2 || stages > 4) return "2 to 4 stages";
+  if (overlap && stages < 3) return "overlapping the MMAs with the next slice's wait takes 3 or more stages";
+  if (regs != 0 && (regs < 64 || regs > 255)) return "a register bound of 64 to 255";
+  if ((tile_m * tile_k / 8) % threads() || (tile_k * tile_n / 8) % threads())
+    return detail::cat("the ", threads(), " work-items must copy the A and B slices in whole 16-byte pieces");
+  return {};
+}
+
+std::optional<WgParams> parse_wg_params(const std::string& text) {
+  WgParams p;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "wg%dx%dx%d:g%d:s%d%n", &p.tile_m, &p.tile_n, &p.tile_k, &p.groups, &p.stages, &used) != 5)
+    return std::nullopt;
+  std::string rest = text.substr(static_cast<std::size_t>(used));
+  if (rest.starts_with(":o")) {
+    p.overlap = true;
+    rest = rest.substr(2);
+  }
+  if (rest.starts_with(":r") && rest.size() > 2 && rest.size() <= 5 &&
+      rest.find_first_not_of("0123456789", 2) == std::string::npos)
+    p.regs = std::stoi(rest.substr(2));
+  if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
+  if (!p.invalid_reason(DType::float16).empty()) return std::nullopt;
+  return p;
+}
+
+std::vector<WgParams> gemm_wg_candidates(DType t) {
+  if (t != DType::float16 && t != DType::bfloat16) return {};
+  // {BM, BN, BK, warpgroups, stages, overlap, register bound}; 48 KiB of local memory a
+  // work-group on NVIDIA's OpenCL. The timed search's figures on an H200 (2026-12-01 23:22,
+  // float16, TFLOP/s at 4096 / 8192; cuBLAS 634 / 648 in porta-bench in the same call):
+  // wg128x128x32:g2:s3 434.6 / 481.7, wg128x256x32:g2:s2 292.5 / 311.2, wg256x128x32:g2:s2
+  // 283.1 / 305.1 (bfloat16 420.3 / 450.9, 305.5 / 318.3, 295.3 / 309.5).
+  return {{128, 128, 32, 2, 3}, {128, 256, 32, 2, 2}, {256, 128, 32, 2, 2}};
+}
+
+bool wg_native(DType t, const std::string& platform_name, int compute_capability) {
+  return (t == DType::float16 || t == DType::bfloat16) && platform_name.find("NVIDIA") != std::string::npos &&
+         compute_capability == 90;
+}
+
+std::string wg_unfit_reason(const WgParams& p, const detail::MatmulArgs& g) {
+  if (auto r = p.invalid_reason(g.dtype); !r.empty()) return r;
+  if (g.trans_a || g.trans_b) return "a transposed operand";
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) return "a size of 2^31 or more";
+  if (g.k == 0 || g.m % p.tile_m || g.n % p.tile_n || g.k % p.tile_k)
+    return detail::cat(g.m, "x", g.n, "x", g.k, " is not a whole number of ", p.tile_m, "x", p.tile_n, "x", p.tile_k, " tiles");
+  auto aligned = [](std::int64_t x) { return x % 8 == 0; };
+  if (!aligned(g.lda) || !aligned(g.ldb) || !aligned(g.ldc) || !aligned(g.a_offset) || !aligned(g.b_offset) ||
+      !aligned(g.c_offset) || (g.batch > 1 && (!aligned(g.stride_a) || !aligned(g.stride_b) || !aligned(g.stride_c))))
+    return "rows, offsets or batch strides not multiples of 16 bytes";
+  if (g.batch > 65535) return "a batch above 65535";
+  if ((g.m / p.tile_m) * (g.n / p.tile_n) > INT_MAX / p.threads()) return "too many blocks";
+  return {};
+}
+
+std::string wg_prelude(const WgParams& p, DType t) {
+  const int n = p.tile_n, regs = n / 2;
+  std::string list, operands;
+  for (int i = 0; i < regs; ++i) {
+    list += detail::cat(i ? ", %" : "%", i);
+    operands += detail::cat(i ? ", " : "", "\"+f\"(ACC[", i, "])");
+  }
+  const char* ty = t == DType::bfloat16 ? "bf16" : "f16";
+  // One m64nNk16 step, A and B from local memory (imm-trans-b 1: B is MN-major), scale-d a
+  // predicate from SCALE (0: D = A B, else D += A B).
+  return detail::cat("#ifndef MMA_EMULATE\n#define WGMMA(ACC, DA, DB, SCALE) asm volatile(A90(\"{\") A90(\".reg .pred p;\") ",
+                     "A90(\"setp.ne.b32 p, %", regs + 2, ", 0;\") A90(\"wgmma.mma_async.sync.aligned.m64n", n, "k16.f32.", ty, ".", ty,
+                     " {", list, "}, %", regs, ", %", regs + 1, ", p, 1, 1, 0, 1;\") A90(\"}\") : ", operands,
+                     " : \"l\"(DA), \"l\"(DB), \"r\"(SCALE) : \"memory\")\n#endif\n#line 1\n");
+}
+
+std::vector<std::string> wg_options(const WgParams& p, DType t, bool emulate) {
+  std::vector<std::string> o = {detail::cat("-DELEM=", t == DType::bfloat16 ? 17 : 16), detail::cat("-DBM=", p.tile_m),
+                                detail::cat("-DBN=", p.tile_n), detail::cat("-DBK=", p.tile_k),
+                                detail::cat("-DWGS=", p.groups), detail::cat("-DSTAGES=", p.stages),
+                                detail::cat("-DAHEAD=", p.overlap ? p.stages - 2 : p.stages - 1),
+                                detail::cat("-DSTAGES_WAIT=", (p.overlap ? p.stages - 2 : p.stages - 1) - 1),
+                                detail::cat("-DOVERLAP=", p.overlap ? 1 : 0)};
+  if (emulate) {
+    o.push_back("-DMMA_EMULATE");
+  } else {
+    o.push_back(kSm90aPtxOption);
+    if (p.regs) o.push_back(detail::cat(kPtxMaxnregOption, p.regs));
+  }
+  return o;
+}
+
+}  // namespace porta::opencl

@@ -1,0 +1,230 @@
+/* porta's GEMM on Hopper's warpgroup MMA (wgmma.mma_async) through OpenCL, for float16 and bfloat16
+   with float32 accumulation (gemm_wg.hpp says how the program is built and where it runs);
+   embedded into the plugin at build time as kWgSource (embed_kernel.cmake).
+
+   Row-major C = A B per batch (group dimension 1): A M x K, B K x N, C M x N, whole tiles only
+   (M, N, K multiples of BM, BN, BK; leading dimensions, offsets and batch strides multiples of 8
+   elements): other products take gemm_tc.cl. A work-group of WGS warpgroups (128 work-items each)
+   computes a BM x BN block of C; warpgroup w owns rows w BM / WGS onwards, MT = BM / (64 WGS) tiles
+   of 64 x BN, each one wgmma m64nBNk16 a 16-deep step of k with its accumulators in registers.
+
+   BK-deep slices of A and B travel from global to local memory by cp.async (16 bytes each) into
+   STAGES stages, AHEAD slices ahead of the MMAs (below). The MMAs read both operands from local memory
+   through matrix descriptors (PTX ISA, "Matrix Descriptor Format"), so the tiles are laid out in
+   the canonical swizzled forms:
+     A (K-major, BK = 32 or 64): row r of the slice at r * 2 BK bytes, its 16-byte chunk c stored at
+       chunk c ^ f(r): the 64-byte swizzle for BK = 32 (f(r) = (r / 2) % 4), the 128-byte one for
+       BK = 64 (f(r) = r % 8). Descriptor: the start of the warpgroup's 64 rows plus 32 bytes a k
+       step, stride byte offset 8 rows (SBO = 16 BK), swizzle mode 2 (64 B) or 1 (128 B).
+     B (MN-major, imm-trans-b = 1): atoms of 64 columns, each BK rows of 128 bytes, chunk c of row k
+       stored at chunk c ^ (k % 8) (the 128-byte swizzle). Descriptor: the slice's start plus 16 rows
+       (2048 bytes) a k step, leading byte offset the atom stride (LBO = 128 BK), SBO = 1024 (8 rows).
+   Every stage starts at a multiple of 1024 bytes, as the swizzles require (they act on address bits
+   4-6 against bits 7-9). These layouts were checked against a host product on an H200 by
+   scripts/dev/wgmma_probe.cpp.
+
+   NVIDIA's OpenCL compiler targets sm_90, where ptxas refuses wgmma: the instructions only sm_90a
+   has are written as comments that start with "// @sm90a " (A90 below), and the plugin removes the
+   marks from the program's PTX, retargets it to sm_90a and builds that (compile.cpp). Accumulator
+   fragment (PTX ISA, "Register Fragments: wgmma .m64nNk16"): work-item 32 w + 4 g + t of a
+   warpgroup holds element 4 j + e at row 16 w + g + 8 (e / 2), column 8 j + 2 t + e % 2.
+
+   With MMA_EMULATE the instructions are replaced by their reference semantics: cp.async is a
+   plain copy and the MMA reads each operand element where its descriptor says the hardware would
+   (address bits swizzled as above), so every index and descriptor of the kernel is tested on any
+   OpenCL device (PoCL in CI). The generated WGMMA macro (gemm_wg.cpp) precedes this text. */
+#if ELEM == 16
+typedef ushort gt;
+#elif ELEM == 17
+typedef ushort gt;
+#else
+#error "ELEM is 16 (float16) or 17 (bfloat16)"
+#endif
+#if BK != 32 && BK != 64
+#error "BK is 32 (64-byte swizzle of A) or 64 (128-byte swizzle)"
+#endif
+#if BN % 64 || BN > 256
+#error "BN is 64, 128, 192 or 256"
+#endif
+#if STAGES < 2 || STAGES > 4
+#error "2 to 4 stages"
+#endif
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define THREADS (WGS * 128)
+#define MT (BM / (64 * WGS))
+#define A_RB (BK * 2)           /* bytes of a row of A's slice */
+#define A_BYTES (BM * A_RB)     /* A's slice */
+#define B_ATOM (BK * 128)       /* one atom of B's slice: 64 columns */
+#define B_BYTES (BK * BN * 2)
+#define STAGE_BYTES (A_BYTES + B_BYTES)
+#define A_PIECES (BM * BK / 8 / THREADS) /* 16-byte pieces a work-item copies a slice */
+#define B_PIECES (BK * BN / 8 / THREADS)
+#define A_MODE (BK == 64 ? 1ul : 2ul)   /* descriptor swizzle mode: 1 = 128 B, 2 = 64 B */
+#define A_SWZ(r) (BK == 64 ? (r) % 8 : ((r) / 2) % 4)
+
+/* The reference semantics, for the emulation and the stores. */
+inline float f16_value(uint h) {
+  const uint s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return as_float(s | 0x7f800000u | (m << 13));
+  if (e == 0) return as_float(s | as_uint((float)m * 0x1p-24f));
+  return as_float(s | ((e + 112u) << 23) | (m << 13));
+}
+inline ushort to_bfloat16(float f) {
+  const uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+#if ELEM == 16
+#define VALUE(h) f16_value(h)
+#else
+#define VALUE(h) as_float((uint)(h) << 16)
+#endif
+
+#ifdef MMA_EMULATE
+/* Addresses are offsets into the work-group's local buffer `sm`, which starts at a multiple of
+   1024 bytes as the hardware's swizzle assumes. */
+#define LOCAL_ADDRESS(p) ((uint)((__local const uchar*)(p) - sm))
+/* The byte of element (row, k) of a K-major operand and of element (k, col) of an MN-major one,
+   where descriptor d says: its start, strides and swizzle, the swizzle applied to the address. */
+inline uint swizzled(uint a, uint mode) {
+  return mode == 1 ? a ^ (((a >> 7) & 7u) << 4) : mode == 2 ? a ^ (((a >> 7) & 3u) << 4) : a;
+}
+inline uint k_major_at(ulong d, int row, int k) {
+  const uint start = (uint)(d & 0x3fff) << 4, sbo = (uint)((d >> 32) & 0x3fff) << 4, mode = (uint)(d >> 62);
+  const uint width = mode == 1 ? 128 : mode == 2 ? 64 : 32;
+  return swizzled(start + (row / 8) * sbo + (row % 8) * width + 2 * k, mode);
+}
+inline uint mn_major_at(ulong d, int k, int col) {
+  const uint start = (uint)(d & 0x3fff) << 4, lbo = (uint)((d >> 16) & 0x3fff) << 4,
+             sbo = (uint)((d >> 32) & 0x3fff) << 4, mode = (uint)(d >> 62);
+  return swizzled(start + (col / 64) * lbo + (col % 64) * 2 + (k / 8) * sbo + (k % 8) * 128, mode);
+}
+/* One m64nBNk16 step: this work-item's accumulators (row 16 w + g + 8 (e / 2), column 8 j + 2 t + e % 2). */
+#define WGMMA(ACC, DA, DB, SCALE) do { \
+    const int w_ = (tid % 128) / 32, g_ = (tid % 32) / 4, t_ = tid % 4; \
+    for (int i_ = 0; i_ < BN / 2; ++i_) { \
+      const int r_ = 16 * w_ + g_ + 8 * ((i_ % 4) / 2), c_ = 8 * (i_ / 4) + 2 * t_ + i_ % 2; \
+      float v_ = (SCALE) ? ACC[i_] : 0.0f; \
+      for (int k_ = 0; k_ < 16; ++k_) \
+        v_ += VALUE(*(__local const gt*)(sm + k_major_at((DA), r_, k_))) * \
+              VALUE(*(__local const gt*)(sm + mn_major_at((DB), k_, c_))); \
+      ACC[i_] = v_; \
+    } } while (0)
+#define CP16(dst, src) (*(__local uint4*)(dst) = *(__global const uint4*)(src))
+#define CP_COMMIT() do { } while (0)
+#define CP_WAIT() do { } while (0)
+#define FENCE_ASYNC() do { } while (0)
+#define WG_ARRIVE() do { } while (0)
+#define WG_COMMIT() do { } while (0)
+#define WG_WAIT() do { } while (0)
+#define WG_WAIT_1() do { } while (0)
+#else
+#define A90(text) "// @sm90a " text "\n"
+#define LOCAL_ADDRESS(p) ((uint)(size_t)(p))
+#define CP16(dst, src) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" \
+    :: "r"(LOCAL_ADDRESS(dst)), "l"((ulong)(size_t)(src)) : "memory")
+#define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
+#define CP_WAIT() asm volatile("cp.async.wait_group " STR(STAGES_WAIT) ";" ::: "memory")
+/* cp.async writes through the generic proxy, wgmma reads through the async one. */
+#define FENCE_ASYNC() asm volatile(A90("fence.proxy.async.shared::cta;") ::: "memory")
+#define WG_ARRIVE() asm volatile(A90("wgmma.fence.sync.aligned;") ::: "memory")
+#define WG_COMMIT() asm volatile(A90("wgmma.commit_group.sync.aligned;") ::: "memory")
+#define WG_WAIT() asm volatile(A90("wgmma.wait_group.sync.aligned 0;") ::: "memory")
+#define WG_WAIT_1() asm volatile(A90("wgmma.wait_group.sync.aligned 1;") ::: "memory")
+#endif
+
+/* Descriptors: A's rows of m-tile `mt` of this warpgroup at k step kk, B's at kk, in stage `st`. */
+#define A_DESC(st, mt, kk) ((ulong)(((LOCAL_ADDRESS(sm) + (st) * STAGE_BYTES + ((wg * MT + (mt)) * 64) * A_RB + (kk) * 32) >> 4) & 0x3fff) \
+    | (1ul << 16) | ((ulong)(8 * A_RB / 16) << 32) | (A_MODE << 62))
+#define B_DESC(st, kk) ((ulong)(((LOCAL_ADDRESS(sm) + (st) * STAGE_BYTES + A_BYTES + (kk) * 2048) >> 4) & 0x3fff) \
+    | ((ulong)(B_ATOM / 16) << 16) | (64ul << 32) | (1ul << 62))
+
+/* GEMM_PROLOGUE (gemm_common.cl) asks for a warp tile: 16 rows by BN, which it uses for wm0 and
+   wn0 only (not used here). */
+#define WM 16
+#define WN BN
+
+__kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+void porta_gemm_wg(const int M, const int N, const int K,
+                   __global const gt* restrict A, const long a_off, const long lda, const long stride_a,
+                   __global const gt* restrict B, const long b_off, const long ldb, const long stride_b,
+                   __global gt* restrict C, const long c_off, const long ldc, const long stride_c) {
+  __local uchar sm[STAGES * STAGE_BYTES] __attribute__((aligned(1024)));
+  GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0 */
+  const int wg = tid / 128;
+
+  /* Piece p = tid + i THREADS of a slice: A's row p / (BK / 8), chunk p % (BK / 8); B's row
+     p / (BN / 8), chunk p % (BN / 8) (atom chunk / 8). */
+#define ISSUE_SLICE(k0, st) do { \
+    __local uchar* as_ = sm + (st) * STAGE_BYTES; \
+    __local uchar* bs_ = as_ + A_BYTES; \
+    _Pragma("unroll") for (int i_ = 0; i_ < A_PIECES; ++i_) { \
+      const int p_ = tid + i_ * THREADS, r_ = p_ / (BK / 8), c_ = p_ % (BK / 8); \
+      CP16(as_ + r_ * A_RB + ((c_ ^ A_SWZ(r_)) * 16), A + (long)(bm0 + r_) * lda + (k0) + c_ * 8); } \
+    _Pragma("unroll") for (int i_ = 0; i_ < B_PIECES; ++i_) { \
+      const int p_ = tid + i_ * THREADS, r_ = p_ / (BN / 8), c_ = p_ % (BN / 8); \
+      CP16(bs_ + (c_ / 8) * B_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), B + (long)((k0) + r_) * ldb + bn0 + c_ * 8); } \
+  } while (0)
+
+  const int slices = K / BK;
+  float acc[MT][BN / 2];
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i) acc[mt][i] = 0.0f;
+
+  /* Slice s goes to stage s % STAGES in commit group s, AHEAD slices before its MMAs: STAGES - 1,
+     or STAGES - 2 with OVERLAP. At slice kt the wait leaves the AHEAD - 1 newest groups in flight,
+     so group kt has landed. Without OVERLAP each warpgroup waits for its MMAs of a slice before
+     the next slice's barrier, so after that barrier the stage of slice kt - 1 is free for slice
+     kt + STAGES - 1. With OVERLAP the MMAs of one slice stay in flight (wgmma.wait_group 1) while
+     the next slice is waited for and issued: after the barrier of slice kt only the MMAs of slice
+     kt - 2 are known done, whose stage takes slice kt + STAGES - 2. */
+  for (int s = 0; s < AHEAD; ++s) {
+    if (s < slices) ISSUE_SLICE(s * BK, s);
+    CP_COMMIT();
+  }
+  for (int kt = 0; kt < slices; ++kt) {
+    CP_WAIT();
+    FENCE_ASYNC();
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (kt + AHEAD < slices) ISSUE_SLICE((kt + AHEAD) * BK, (kt + AHEAD) % STAGES);
+    CP_COMMIT();
+    const int st = kt % STAGES;
+    WG_ARRIVE();
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), 1);
+    }
+    WG_COMMIT();
+#if OVERLAP
+    WG_WAIT_1();
+#else
+    WG_WAIT();
+#endif
+  }
+  WG_WAIT();
+
+  /* C: element 4 j + e of m-tile mt at row 16 w + g + 8 (e / 2), columns 8 j + 2 t and the next. */
+  const int w4 = warp % 4;
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = bn0 + 8 * j + 2 * t;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = bm0 + (wg * MT + mt) * 64 + 16 * w4 + g + 8 * h;
+        const float v0 = acc[mt][4 * j + 2 * h], v1 = acc[mt][4 * j + 2 * h + 1];
+        __global gt* p = C + (long)row * ldc + col;
+#if ELEM == 16
+        vstore_half2_rte((float2)(v0, v1), 0, (__global half*)p);
+#else
+        *(__global ushort2*)p = (ushort2)(to_bfloat16(v0), to_bfloat16(v1));
+#endif
+      }
+    }
+  }
+}
