@@ -9,13 +9,12 @@
 // With -DMMA_EMULATE (any OpenCL device: PoCL in CI) the instruction and ldmatrix are replaced by
 // their reference semantics, so that every index of the kernel is tested without the GPU.
 //
-// Hopper's wgmma is out of reach from OpenCL (H200, driver 580.159.04, 2026-12-01, built with
+// Hopper's wgmma is refused in OpenCL C (H200, driver 580.159.04, 2026-12-01, built with
 // scripts/dev/cl_probe.cpp): NVIDIA's OpenCL compiler emits PTX 9.0 for `.target sm_90`, not
-// sm_90a, and ptxas refuses wgmma.fence / wgmma.mma_async / wgmma.commit_group / wgmma.wait_group
-// and setmaxnreg ("not supported on .target 'sm_90'"); -cl-nv-arch sm_90a is accepted and changes
-// nothing, -cl-nv-arch=sm_90a fails the build. cp.async.bulk with an mbarrier builds. So mma.sync
-// (this kernel) is the fastest tensor-core instruction OpenCL reaches on Hopper: at best 304.7 TFLOP/s
-// for float16 at 8192 (the search's timing) against cuBLAS's 644.4 in the same run: 0.47x.
+// sm_90a, and ptxas refuses wgmma.* and setmaxnreg there ("not supported on .target 'sm_90'");
+// -cl-nv-arch sm_90a changes nothing. The program's own PTX retargeted to sm_90a and built from
+// binary does run them: gemm_wg.hpp's kernel, ranked beside this one for float16 and bfloat16.
+// This kernel's best: 304.7 TFLOP/s for float16 at 8192 against cuBLAS's 644.4 (0.47x).
 #pragma once
 
 #include <cstddef>
