@@ -178,7 +178,8 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
     // a pass of 2^28 keys) and float32's 80 (three blocks; 2.08 ms). Sort int32 of 2^28 keys on
     // the H200 (2026-12-01), G keys/s: 17.6 unbounded, 22.8 with 3 blocks, 26.7 with 4, 23.4 with 5;
     // float32 27.5, 26.6, 27.2, 22.8. NVIDIA's OpenCL takes no register bound (it refuses
-    // -cl-nv-maxrregcount: "Don't understand command line argument"), so opencl:1 has none.
+    // -cl-nv-maxrregcount: "Don't understand command line argument"): there the bound is a
+    // .maxnreg directive the OpenCL backend writes into the program's PTX (sort_with).
     r += cat("#define BOUNDS ", s.group() > 1 && s.blocks > 0 ? cat("__launch_bounds__(", s.group(), ", ", s.blocks, ")") : std::string(), "\n");
     r += "#define POPC(x) __popc(x)\n#define LATOMIC_ADD(p, v) atomicAdd((p), (v))\n";
   } else {
@@ -467,6 +468,10 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
     w.group = static_cast<std::size_t>(s.group());
     w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks);
     w.source = [s, last_wide](const DialectText& d) { return downsweep_source(d, s, last_wide); };
+    // NVIDIA's OpenCL: the same bound as CUDA's __launch_bounds__, 65536 registers an SM shared by
+    // s.blocks work-groups, as a .maxnreg directive in the PTX (KernelSource::options).
+    if (rank == Rank::ballot_ptx && s.blocks > 0)
+      w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (s.blocks * s.group()) / 8 * 8))};
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(kin),  mem(pin ? *pin : kin), mem(counts->view()), mem(totals->view()), mem(kout), mem(pout ? *pout : kout),
            i64(kin.offset), i64(kout.offset), i64(pout ? pout->offset : 0), i64(n), i64(chunk), i64(groups)};

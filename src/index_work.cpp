@@ -74,7 +74,7 @@ void run(const Work& w, DType t_write) {
     } else {
       DialectText d{info.dialect};
       auto kernel = dev.state().kernels().get(w.key, [&] {
-        return KernelSource{common_prelude(d) + w.source(d), "porta_k", {}};
+        return KernelSource{common_prelude(d) + w.source(d), "porta_k", w.options};
       });
       std::vector<KernelArg> args;
       w.args(args);

@@ -33,6 +33,7 @@ struct Work {
   const View* write2 = nullptr;  // a second output (radix passes: keys and indices)
   std::string key;
   std::function<std::string(const DialectText&)> source;  // defines the kernel "porta_k"
+  std::vector<std::string> options;                       // build options (KernelSource::options)
   std::function<void(std::vector<KernelArg>&)> args;       // after the pointers, in order
   std::int64_t items = 0;                                  // loop length
   std::size_t groups = 0, group = 0;                       // an exact launch of `groups` x `group` (scans)

@@ -566,11 +566,14 @@ TEST_P(MatmulCpAsync, StagesMatchReference) {
 
 // The warpgroup-MMA kernel (gemm_wg.hpp: wgmma from sm_90a PTX on an H200 through NVIDIA's OpenCL,
 // its descriptors and swizzles emulated elsewhere), forced in each configuration: many slices and
-// fewer slices than stages, two block rows, a batch at aligned offsets; a product it does not take
-// is refused by name under mma:CONFIG (PORTA_OPENCL_GEMM=mma and the ranking send such products to
-// the next configuration, tested above). Emulated on a device without the instruction, two
-// configurations cover both swizzles of A, one and two warpgroups (each build costs PoCL seconds).
-// Its own suite, instantiated last, as MatmulCpAsync is.
+// fewer slices than stages, two block rows and columns, a batch at aligned offsets, each operand
+// transposed (float16 and bfloat16 take either MN-major; TF32 takes B transposed as it is, and a
+// row-major B through a transposed copy, also when the batch shares it); a product it does not
+// take is refused by name under mma:CONFIG (PORTA_OPENCL_GEMM=mma and the ranking send such
+// products to the next configuration, tested above). Emulated on a device without the
+// instruction, a few configurations cover the three swizzles, one and two warpgroups and the
+// overlapped MMAs (each build costs PoCL seconds). Its own suite, instantiated last, as
+// MatmulCpAsync is.
 class MatmulWarpgroup : public MatmulTensorCore {};
 
 TEST_P(MatmulWarpgroup, EveryConfigurationMatchesReference) {
@@ -578,37 +581,51 @@ TEST_P(MatmulWarpgroup, EveryConfigurationMatchesReference) {
   using L = Layout;
   const bool nvidia = dev().platform().find("NVIDIA") != std::string::npos;
   struct Config {
+    DType t;
     const char* text;
     std::int64_t bm, bn, bk;
   };
-  // One warpgroup with A's 128-byte swizzle; two with its 64-byte one, the MMAs overlapping the
-  // next slice's wait. On NVIDIA's OpenCL, every configuration of gemm_wg_candidates too.
-  std::vector<Config> configs = {{"wg64x128x64:g1:s2", 64, 128, 64}, {"wg128x128x32:g2:s3:o", 128, 128, 32}};
+  // float16: A's 128-, 64- and 32-byte swizzles; TF32: 64 and 128 bytes.
+  std::vector<Config> configs = {{DType::float16, "wg64x128x64:g1:s2", 64, 128, 64},
+                                 {DType::bfloat16, "wg128x128x32:g2:s3:o", 128, 128, 32},
+                                 {DType::float16, "wg64x64x16:g1:s4", 64, 64, 16},
+                                 {DType::float32, "wg128x128x16:g2:s3", 128, 128, 16},
+                                 {DType::float32, "wg64x128x32:g1:s2", 64, 128, 32}};
+  if (nvidia)  // gemm_wg_candidates
+    for (DType t : {DType::float16, DType::bfloat16})
+      for (Config c : {Config{t, "wg128x128x32:g2:s3", 128, 128, 32}, Config{t, "wg128x256x32:g2:s2", 128, 256, 32},
+                       Config{t, "wg256x128x32:g2:s2", 256, 128, 32}})
+        configs.push_back(c);
   if (nvidia)
-    for (Config c : {Config{"wg128x128x32:g2:s3", 128, 128, 32}, Config{"wg128x256x32:g2:s2", 128, 256, 32},
-                     Config{"wg256x128x32:g2:s2", 256, 128, 32}})
+    for (Config c : {Config{DType::float32, "wg128x256x16:g2:s2", 128, 256, 16},
+                     Config{DType::float32, "wg128x128x8:g2:s4", 128, 128, 8}})
       configs.push_back(c);
-  for (DType t : {DType::float16, DType::bfloat16}) {
-    if (!dev().supports(t)) continue;
-    for (const Config& c : configs) {
-      const std::string value = std::string("mma:") + c.text;
-      ScopedEnv env("PORTA_OPENCL_GEMM", value.c_str());
-      const std::string d = value + " " + std::string(porta::name(t));
-      try {
-        check(t, 1, 1, 2 * c.bm, 5 * c.bk, c.bn, L::row_major, L::row_major, true, true, d + " two block rows, 5 slices");
-      } catch (const porta::InvalidArgument& e) {
-        // A device without the instruction that is not emulated: an NVIDIA GPU before Hopper.
-        EXPECT_NE(std::string(e.what()).find("needs wgmma"), std::string::npos) << e.what();
-        std::cout << "[ skipped  ] " << value << ": " << e.what() << "\n";
-        continue;
-      }
-      check(t, 1, 1, c.bm, c.bk, 2 * c.bn, L::row_major, L::row_major, true, true, d + " one slice, two block columns");
-      check(t, 3, 3, c.bm, 2 * c.bk, c.bn, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4");
-      std::string msg = thrown_message<porta::InvalidArgument>([&] {
-        porta::matmul(porta::ones({c.bm + 8, c.bk}, t, dev()), porta::ones({c.bk, c.bn}, t, dev())).eval();
-      });
-      EXPECT_NE(msg.find(std::to_string(c.bm + 8) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk)), std::string::npos) << msg;
+  for (const Config& c : configs) {
+    if (!dev().supports(c.t)) continue;
+    const auto precision = c.t == DType::float32 ? porta::MatmulPrecision::tf32 : porta::MatmulPrecision::exact;
+    const std::string value = std::string("mma:") + c.text;
+    ScopedEnv env("PORTA_OPENCL_GEMM", value.c_str());
+    const std::string d = value + " " + std::string(porta::name(c.t));
+    try {
+      check(c.t, 1, 1, 2 * c.bm, 5 * c.bk, c.bn, L::row_major, L::row_major, true, true, d + " two block rows, 5 slices", precision);
+    } catch (const porta::InvalidArgument& e) {
+      // A device without the instruction that is not emulated: an NVIDIA GPU before Hopper.
+      EXPECT_NE(std::string(e.what()).find("needs wgmma"), std::string::npos) << e.what();
+      std::cout << "[ skipped  ] " << value << ": " << e.what() << "\n";
+      continue;
     }
+    check(c.t, 1, 1, c.bm, c.bk, 2 * c.bn, L::row_major, L::row_major, true, true, d + " one slice, two block columns", precision);
+    check(c.t, 3, 3, c.bm, 2 * c.bk, c.bn, L::offset_rows, L::row_major, false, false, d + " batched, a at row 4", precision);
+    check(c.t, 1, 3, c.bm, 2 * c.bk, c.bn, L::row_major, L::row_major, true, false, d + " 2-D x batched (3)", precision);
+    check(c.t, 3, 1, c.bm, 3 * c.bk, c.bn, L::row_major, L::transposed, false, true, d + " batched x 2-D b.T", precision);
+    if (c.t != DType::float32) {
+      check(c.t, 1, 1, c.bm, 3 * c.bk, c.bn, L::transposed, L::row_major, true, true, d + " a.T", precision);
+      check(c.t, 1, 1, c.bm, 3 * c.bk, c.bn, L::transposed, L::transposed, true, true, d + " a.T b.T", precision);
+    }
+    std::string msg = thrown_message<porta::InvalidArgument>([&] {
+      porta::matmul(porta::ones({c.bm + 8, c.bk}, c.t, dev()), porta::ones({c.bk, c.bn}, c.t, dev()), precision).eval();
+    });
+    EXPECT_NE(msg.find(std::to_string(c.bm + 8) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk)), std::string::npos) << msg;
   }
   ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:wg128x128x48:g2:s3");
   std::string msg = thrown_message<porta::InvalidArgument>(

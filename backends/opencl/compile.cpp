@@ -36,6 +36,14 @@ std::string kernel_names(cl_program program) {
   return names;
 }
 
+// Releases a program unless dismissed (the error paths of load_binary and rebuilt_from_ptx).
+struct ProgramGuard {
+  cl_program program;
+  ~ProgramGuard() {
+    if (program) clReleaseProgram(program);
+  }
+};
+
 // The PTX of a program built for one device (NVIDIA's program binary), without trailing NULs.
 std::string program_ptx(cl_program program, cl_int* status) {
   std::size_t size = 0;
@@ -48,25 +56,31 @@ std::string program_ptx(cl_program program, cl_int* status) {
   return ptx;
 }
 
-// `ptx` with the kSm90aMark comments turned into instructions and `.target sm_90` into sm_90a, and
-// `.maxnreg maxnreg` after each kernel's parameters when maxnreg > 0; `why` says what was missing
-// when it returns false.
-bool retarget_sm90a(std::string& ptx, int maxnreg, std::string& why) {
-  int marks = 0;
-  const std::size_t mark = std::strlen(kSm90aMark);
-  for (std::size_t at = ptx.find(kSm90aMark); at != std::string::npos; at = ptx.find(kSm90aMark, at), ++marks)
-    ptx.erase(at, mark);
-  const std::size_t target = ptx.find(".target sm_90");
-  const char after = target == std::string::npos || target + 13 >= ptx.size() ? 'a' : ptx[target + 13];
-  if (target == std::string::npos || !(after == ',' || after == '\n' || after == ' ')) {
-    why = "its PTX has no '.target sm_90' line (the path needs NVIDIA's OpenCL on a device of compute capability 9.0)";
+// Edits `ptx`: with `sm90a` the kSm90aMark comments become instructions and `.target sm_90`
+// becomes sm_90a; with maxnreg > 0 a `.maxnreg` directive follows each kernel's parameters.
+// `why` says what was missing when it returns false.
+bool edit_ptx(std::string& ptx, bool sm90a, int maxnreg, std::string& why) {
+  if (ptx.find(".entry ") == std::string::npos) {
+    why = "the program's binary is not PTX with kernels (the edit needs NVIDIA's OpenCL)";
     return false;
   }
-  if (marks == 0) {
-    why = "its PTX has no marked instructions";
-    return false;
+  if (sm90a) {
+    int marks = 0;
+    const std::size_t mark = std::strlen(kSm90aMark);
+    for (std::size_t at = ptx.find(kSm90aMark); at != std::string::npos; at = ptx.find(kSm90aMark, at), ++marks)
+      ptx.erase(at, mark);
+    const std::size_t target = ptx.find(".target sm_90");
+    const char after = target == std::string::npos || target + 13 >= ptx.size() ? 'a' : ptx[target + 13];
+    if (target == std::string::npos || !(after == ',' || after == '\n' || after == ' ')) {
+      why = "its PTX has no '.target sm_90' line (the path needs NVIDIA's OpenCL on a device of compute capability 9.0)";
+      return false;
+    }
+    if (marks == 0) {
+      why = "its PTX has no marked instructions";
+      return false;
+    }
+    ptx.insert(target + 13, 1, 'a');
   }
-  ptx.insert(target + 13, "a");
   if (maxnreg > 0) {
     const std::string directive = detail::cat("\n.maxnreg ", maxnreg);
     for (std::size_t at = ptx.find(".entry "); at != std::string::npos; at = ptx.find(".entry ", at)) {
@@ -82,13 +96,36 @@ bool retarget_sm90a(std::string& ptx, int maxnreg, std::string& why) {
   return true;
 }
 
-// Releases a program unless dismissed (the error paths of load_binary).
-struct ProgramGuard {
-  cl_program program;
-  ~ProgramGuard() {
-    if (program) clReleaseProgram(program);
+// A program built from `program`'s PTX edited by edit_ptx, or null with `why` set; `log` gets the
+// new build's log (-cl-nv-verbose: ptxas's registers and spills).
+cl_program rebuilt_from_ptx(cl_context context, cl_device_id device, cl_program program, bool sm90a, int maxnreg,
+                            std::string& log, std::string& why) {
+  cl_int status = CL_SUCCESS;
+  std::string ptx = program_ptx(program, &status);
+  if (status != CL_SUCCESS) {
+    why = detail::cat("clGetProgramInfo(CL_PROGRAM_BINARIES) returned ", describe(status));
+    return nullptr;
   }
-};
+  if (!edit_ptx(ptx, sm90a, maxnreg, why)) return nullptr;
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.c_str());
+  std::size_t size = ptx.size() + 1;
+  cl_int binary_status = CL_SUCCESS;
+  ProgramGuard guard{clCreateProgramWithBinary(context, 1, &device, &size, &bytes, &binary_status, &status)};
+  if (status != CL_SUCCESS || binary_status != CL_SUCCESS || guard.program == nullptr) {
+    why = detail::cat("clCreateProgramWithBinary returned ", describe(status), ", binary status ", describe(binary_status));
+    return nullptr;
+  }
+  status = clBuildProgram(guard.program, 1, &device, "-cl-nv-verbose", nullptr, nullptr);
+  log = build_log(guard.program, device);
+  if (status != CL_SUCCESS) {
+    why = detail::cat("clBuildProgram of the edited PTX returned ", describe(status), "; log:\n", log);
+    return nullptr;
+  }
+  cl_program built = guard.program;
+  guard.program = nullptr;
+  return built;
+}
+
 
 }  // namespace
 
@@ -334,37 +371,24 @@ std::shared_ptr<detail::Kernel> Device::compile(const KernelSource& src) {
     throw CompileError(message, log, src.source);
   }
   if (!log.empty()) PORTA_LOG(debug, "build log of '", src.entry, "' on ", label_, ":\n", log);
-  if (std::find(src.options.begin(), src.options.end(), kSm90aPtxOption) != src.options.end()) {
-    // The program's PTX, with its sm_90a instructions unmarked, becomes the program.
+  // PTX edited after the build (opencl.hpp: kSm90aPtxOption, kPtxMaxnregOption).
+  const bool sm90a = std::find(src.options.begin(), src.options.end(), kSm90aPtxOption) != src.options.end();
+  int maxnreg = 0;
+  for (const std::string& o : src.options)
+    if (o.starts_with(kPtxMaxnregOption)) maxnreg = std::atoi(o.c_str() + std::strlen(kPtxMaxnregOption));
+  if (sm90a || maxnreg > 0) {
     std::string why;
-    std::string ptx = program_ptx(program, &status);
-    clReleaseProgram(program);
-    program = nullptr;
-    if (status != CL_SUCCESS) why = detail::cat("clGetProgramInfo(CL_PROGRAM_BINARIES) returned ", describe(status));
-    int maxnreg = 0;
-    for (const std::string& o : src.options)
-      if (o.starts_with(kPtxMaxnregOption)) maxnreg = std::atoi(o.c_str() + std::strlen(kPtxMaxnregOption));
-    if (why.empty() && retarget_sm90a(ptx, maxnreg, why)) {
-      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.c_str());
-      std::size_t size = ptx.size() + 1;
-      cl_int binary_status = CL_SUCCESS;
-      program = clCreateProgramWithBinary(context_, 1, &device_, &size, &bytes, &binary_status, &status);
-      if (status != CL_SUCCESS || binary_status != CL_SUCCESS) {
-        why = detail::cat("clCreateProgramWithBinary returned ", describe(status), ", binary status ", describe(binary_status));
-      } else {
-        status = clBuildProgram(program, 1, &device_, "-cl-nv-verbose", nullptr, nullptr);
-        log = build_log(program, device_);
-        if (status != CL_SUCCESS) why = detail::cat("clBuildProgram of the sm_90a PTX returned ", describe(status), "; log:\n", log);
-      }
-      if (!why.empty() && program) {
-        clReleaseProgram(program);
-        program = nullptr;
-      }
-    }
-    if (!why.empty())
+    if (cl_program edited = rebuilt_from_ptx(context_, device_, program, sm90a, maxnreg, log, why)) {
+      clReleaseProgram(program);
+      program = edited;
+      PORTA_LOG(debug, "build log of '", src.entry, "' from its edited PTX on ", label_, ":\n", log);
+    } else if (sm90a) {
+      clReleaseProgram(program);
       throw CompileError(detail::cat("OpenCL kernel '", src.entry, "' on ", label_, " could not be retargeted to sm_90a: ", why),
                          log, src.source);
-    PORTA_LOG(debug, "build log of '", src.entry, "' as sm_90a on ", label_, ":\n", log);
+    } else {
+      PORTA_LOG(info, label_, ": '", src.entry, "' built without its register bound of ", maxnreg, " (", why, ")");
+    }
   }
 
   cl_kernel first = clCreateKernel(program, src.entry.c_str(), &status);

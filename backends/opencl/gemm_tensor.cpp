@@ -97,7 +97,7 @@ std::string unfit_device(const TensorConfig& c, DType t, bool emulate, bool wgmm
   if (!r.empty()) return r;
   if (!c.serves(t)) return detail::cat("does not serve ", name(t));
   if (c.wg && !emulate && !wgmma) return "needs wgmma (NVIDIA's OpenCL on a GPU of compute capability 9.0)";
-  const std::size_t local = c.mma ? c.mma->local_bytes(emulate) : c.wg ? c.wg->local_bytes() : c.tc.local_bytes(t, emulate);
+  const std::size_t local = c.mma ? c.mma->local_bytes(emulate) : c.wg ? c.wg->local_bytes(t) : c.tc.local_bytes(t, emulate);
   if (local > local_mem)
     return detail::cat("needs ", detail::format_bytes(local), " of local memory, the device has ", detail::format_bytes(local_mem));
   if (static_cast<std::size_t>(c.threads()) > max_group)
@@ -105,9 +105,60 @@ std::string unfit_device(const TensorConfig& c, DType t, bool emulate, bool wgmm
   return {};
 }
 
+// TF32's warpgroup MMA takes B K-major only (transposed): a row-major B is first copied transposed
+// into a scratch buffer of batch x N x K (one, when every product of the batch shares B), and the
+// product runs as `transposed_b` says.
+bool needs_b_transposed(const TensorConfig& c, const MatmulArgs& g) {
+  return c.wg && g.dtype == DType::float32 && !g.trans_b;
+}
+MatmulArgs transposed_b(const MatmulArgs& g, Handle scratch) {
+  MatmulArgs t = g;
+  t.b = scratch;
+  t.trans_b = true;
+  t.ldb = g.k;
+  t.b_offset = 0;
+  t.stride_b = g.stride_b == 0 ? 0 : g.n * g.k;
+  return t;
+}
+
 std::string unfit_product(const TensorConfig& c, const MatmulArgs& g) {
   if (!c.serves(g.dtype)) return detail::cat("does not serve ", name(g.dtype));
-  return c.mma ? mma_unfit_reason(*c.mma, g) : c.wg ? wg_unfit_reason(*c.wg, g) : tc_unfit_reason(c.tc, g);
+  if (c.wg) return wg_unfit_reason(*c.wg, needs_b_transposed(c, g) ? transposed_b(g, nullptr) : g);
+  return c.mma ? mma_unfit_reason(*c.mma, g) : tc_unfit_reason(c.tc, g);
+}
+
+// B (float32, K x N rows of ldb) copied to N x K rows of K, per product of the batch: 32 x 32
+// tiles through local memory, so that both the reads and the writes are coalesced.
+const char* const kTransposeSource = R"(
+__kernel __attribute__((reqd_work_group_size(32, 8, 1)))
+void porta_transpose_b(__global const float* restrict B, const long b_off, const long ldb, const long stride_b,
+                       __global float* restrict S, const int K, const int N) {
+  __local float tile[32][33];
+  const long z = get_group_id(2);
+  B += b_off + z * stride_b;
+  S += z * (long)N * K;
+  const int n0 = get_group_id(0) * 32, k0 = get_group_id(1) * 32, tx = get_local_id(0), ty = get_local_id(1);
+  for (int j = ty; j < 32; j += 8)
+    if (k0 + j < K && n0 + tx < N) tile[j][tx] = B[(long)(k0 + j) * ldb + n0 + tx];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int j = ty; j < 32; j += 8)
+    if (n0 + j < N && k0 + tx < K) S[(long)(n0 + j) * K + k0 + tx] = tile[tx][j];
+}
+)";
+
+void transpose_b(Device& dev, QueueImpl& q, const MatmulArgs& g, Handle scratch) {
+  auto kernel = detail::cached_kernel(dev, "opencl-gemm-transpose-b",
+                                      [] { return KernelSource{kTransposeSource, "porta_transpose_b", {}}; });
+  const std::int64_t batch = g.stride_b == 0 ? 1 : g.batch;
+  LaunchDims dims;
+  dims.global = {static_cast<std::size_t>((g.n + 31) / 32 * 32), static_cast<std::size_t>((g.k + 31) / 32 * 8),
+                 static_cast<std::size_t>(batch)};
+  dims.local = {32, 8, 1};
+  const KernelArg args[] = {KernelArg::memory(g.b), KernelArg::scalar<std::int64_t>(g.b_offset),
+                            KernelArg::scalar<std::int64_t>(g.ldb), KernelArg::scalar<std::int64_t>(g.stride_b),
+                            KernelArg::memory(scratch), KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(g.k)),
+                            KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(g.n))};
+  dev.launch(q, *kernel, dims, args);
 }
 
 std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const MatmulArgs& g, bool emulate) {
@@ -119,7 +170,7 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
   } else if (c.wg) {
     src.source = std::string(kGemmCommonSource) + wg_prelude(*c.wg, g.dtype) + kWgSource;
     src.entry = kWgEntry;
-    src.options = wg_options(*c.wg, g.dtype, emulate);
+    src.options = wg_options(*c.wg, g.dtype, g.trans_a, g.trans_b || needs_b_transposed(c, g), emulate);
   } else {
     src.source = std::string(kGemmCommonSource) + kTcSource;
     src.entry = kTcEntry;
@@ -131,8 +182,23 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
 }
 
 // One launch for the whole batch: work-groups of the kernel's warps along dimension 0, one row of
-// them per product of the batch along dimension 1.
-void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig& c, const MatmulArgs& g) {
+// them per product of the batch along dimension 1 (after B's transpose where needs_b_transposed).
+void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig& c, const MatmulArgs& product) {
+  if (needs_b_transposed(c, product)) {
+    const std::size_t bytes = static_cast<std::size_t>((product.stride_b == 0 ? 1 : product.batch) * product.n * product.k) * 4;
+    Handle scratch = dev.allocate(bytes, q);
+    try {
+      transpose_b(dev, q, product, scratch);
+      const MatmulArgs t = transposed_b(product, scratch);
+      tensor_launch(dev, q, kernel, TensorConfig{std::nullopt, {}, c.wg}, t);
+    } catch (...) {
+      dev.deallocate(scratch, bytes, &q);
+      throw;
+    }
+    dev.deallocate(scratch, bytes, &q);  // OpenCL keeps it until the queued kernels are done
+    return;
+  }
+  const MatmulArgs& g = product;
   using I32 = std::int32_t;
   using I64 = std::int64_t;
   const auto threads = static_cast<std::size_t>(c.threads());

@@ -15,15 +15,21 @@ std::string WgParams::text() const {
                      regs ? detail::cat(":r", regs) : "");
 }
 
-std::size_t WgParams::local_bytes() const {
-  return static_cast<std::size_t>(stages) * 2 *
+namespace {
+int elem_bytes(DType t) { return t == DType::float32 ? 4 : 2; }
+}  // namespace
+
+std::size_t WgParams::local_bytes(DType t) const {
+  return static_cast<std::size_t>(stages) * static_cast<std::size_t>(elem_bytes(t)) *
          (static_cast<std::size_t>(tile_m) * tile_k + static_cast<std::size_t>(tile_k) * tile_n);
 }
 
 std::string WgParams::invalid_reason(DType t) const {
-  if (t != DType::float16 && t != DType::bfloat16)
-    return detail::cat("the warpgroup-MMA kernel takes float16 and bfloat16, not ", name(t));
-  if (tile_k != 32 && tile_k != 64) return "BK must be 32 or 64 (the 64- and 128-byte swizzles of A)";
+  if (t != DType::float16 && t != DType::bfloat16 && t != DType::float32)
+    return detail::cat("the warpgroup-MMA kernel takes float16, bfloat16 and float32 (as TF32), not ", name(t));
+  const int kb = tile_k * elem_bytes(t);
+  if (kb != 32 && kb != 64 && kb != 128)
+    return detail::cat("BK must make rows of 32, 64 or 128 bytes (the swizzles): 16, 32 or 64 for 16-bit types, 8, 16 or 32 for TF32");
   if (tile_n <= 0 || tile_n % 64 || tile_n > 256) return "BN must be 64, 128, 192 or 256";
   if (groups < 1 || groups > 4) return "1 to 4 warpgroups";
   if (tile_m <= 0 || tile_m % (64 * groups)) return "BM must be a multiple of 64 times the warpgroups";
@@ -31,7 +37,8 @@ std::string WgParams::invalid_reason(DType t) const {
   if (stages < 2 || stages > 4) return "2 to 4 stages";
   if (overlap && stages < 3) return "overlapping the MMAs with the next slice's wait takes 3 or more stages";
   if (regs != 0 && (regs < 64 || regs > 255)) return "a register bound of 64 to 255";
-  if ((tile_m * tile_k / 8) % threads() || (tile_k * tile_n / 8) % threads())
+  const int piece = 16 / elem_bytes(t);
+  if ((tile_m * tile_k / piece) % threads() || (tile_k * tile_n / piece) % threads())
     return detail::cat("the ", threads(), " work-items must copy the A and B slices in whole 16-byte pieces");
   return {};
 }
@@ -50,11 +57,12 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
       rest.find_first_not_of("0123456789", 2) == std::string::npos)
     p.regs = std::stoi(rest.substr(2));
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
-  if (!p.invalid_reason(DType::float16).empty()) return std::nullopt;
+  if (!p.invalid_reason(DType::float16).empty() && !p.invalid_reason(DType::float32).empty()) return std::nullopt;
   return p;
 }
 
 std::vector<WgParams> gemm_wg_candidates(DType t) {
+  if (t == DType::float32) return {{128, 128, 16, 2, 3}, {128, 256, 16, 2, 2}, {128, 128, 8, 2, 4}};
   if (t != DType::float16 && t != DType::bfloat16) return {};
   // {BM, BN, BK, warpgroups, stages, overlap, register bound}; 48 KiB of local memory a
   // work-group on NVIDIA's OpenCL. The timed search's figures on an H200 (2026-12-01 23:22,
@@ -65,17 +73,19 @@ std::vector<WgParams> gemm_wg_candidates(DType t) {
 }
 
 bool wg_native(DType t, const std::string& platform_name, int compute_capability) {
-  return (t == DType::float16 || t == DType::bfloat16) && platform_name.find("NVIDIA") != std::string::npos &&
-         compute_capability == 90;
+  return (t == DType::float16 || t == DType::bfloat16 || t == DType::float32) &&
+         platform_name.find("NVIDIA") != std::string::npos && compute_capability == 90;
 }
 
 std::string wg_unfit_reason(const WgParams& p, const detail::MatmulArgs& g) {
   if (auto r = p.invalid_reason(g.dtype); !r.empty()) return r;
-  if (g.trans_a || g.trans_b) return "a transposed operand";
+  if (g.dtype == DType::float32 && (g.trans_a || !g.trans_b))
+    return "TF32 takes A row-major and B transposed (both K-major; gemm_tensor.cpp transposes B for it)";
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) return "a size of 2^31 or more";
   if (g.k == 0 || g.m % p.tile_m || g.n % p.tile_n || g.k % p.tile_k)
     return detail::cat(g.m, "x", g.n, "x", g.k, " is not a whole number of ", p.tile_m, "x", p.tile_n, "x", p.tile_k, " tiles");
-  auto aligned = [](std::int64_t x) { return x % 8 == 0; };
+  const std::int64_t piece = 16 / elem_bytes(g.dtype);
+  auto aligned = [&](std::int64_t x) { return x % piece == 0; };
   if (!aligned(g.lda) || !aligned(g.ldb) || !aligned(g.ldc) || !aligned(g.a_offset) || !aligned(g.b_offset) ||
       !aligned(g.c_offset) || (g.batch > 1 && (!aligned(g.stride_a) || !aligned(g.stride_b) || !aligned(g.stride_c))))
     return "rows, offsets or batch strides not multiples of 16 bytes";
@@ -91,17 +101,22 @@ std::string wg_prelude(const WgParams& p, DType t) {
     list += detail::cat(i ? ", %" : "%", i);
     operands += detail::cat(i ? ", " : "", "\"+f\"(ACC[", i, "])");
   }
-  const char* ty = t == DType::bfloat16 ? "bf16" : "f16";
-  // One m64nNk16 step, A and B from local memory (imm-trans-b 1: B is MN-major), scale-d a
+  // One m64nNk16 step of 16-bit values (imm-trans-a / -b: TA and TB, the MN-major operands) or
+  // m64nNk8 of TF32 (both K-major, no transpose operands), A and B from local memory; scale-d a
   // predicate from SCALE (0: D = A B, else D += A B).
+  const std::string shape = t == DType::float32 ? detail::cat("m64n", n, "k8.f32.tf32.tf32")
+                                                : detail::cat("m64n", n, "k16.f32.", t == DType::bfloat16 ? "bf16.bf16" : "f16.f16");
+  const std::string tail = t == DType::float32 ? "p, 1, 1;\")" : "p, 1, 1, \" STR(TA) \", \" STR(TB) \";\")";
   return detail::cat("#ifndef MMA_EMULATE\n#define WGMMA(ACC, DA, DB, SCALE) asm volatile(A90(\"{\") A90(\".reg .pred p;\") ",
-                     "A90(\"setp.ne.b32 p, %", regs + 2, ", 0;\") A90(\"wgmma.mma_async.sync.aligned.m64n", n, "k16.f32.", ty, ".", ty,
-                     " {", list, "}, %", regs, ", %", regs + 1, ", p, 1, 1, 0, 1;\") A90(\"}\") : ", operands,
+                     "A90(\"setp.ne.b32 p, %", regs + 2, ", 0;\") A90(\"wgmma.mma_async.sync.aligned.", shape, " {", list, "}, %",
+                     regs, ", %", regs + 1, ", ", tail, " A90(\"}\") : ", operands,
                      " : \"l\"(DA), \"l\"(DB), \"r\"(SCALE) : \"memory\")\n#endif\n#line 1\n");
 }
 
-std::vector<std::string> wg_options(const WgParams& p, DType t, bool emulate) {
-  std::vector<std::string> o = {detail::cat("-DELEM=", t == DType::bfloat16 ? 17 : 16), detail::cat("-DBM=", p.tile_m),
+std::vector<std::string> wg_options(const WgParams& p, DType t, bool trans_a, bool trans_b, bool emulate) {
+  std::vector<std::string> o = {detail::cat("-DELEM=", t == DType::bfloat16 ? 17 : t == DType::float32 ? 32 : 16),
+                                detail::cat("-DTA=", trans_a ? 1 : 0), detail::cat("-DTB=", trans_b ? 1 : 0),
+                                detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n), detail::cat("-DBK=", p.tile_k),
                                 detail::cat("-DWGS=", p.groups), detail::cat("-DSTAGES=", p.stages),
                                 detail::cat("-DAHEAD=", p.overlap ? p.stages - 2 : p.stages - 1),

@@ -1,4 +1,4 @@
-// porta's GEMM on Hopper's warpgroup MMA through OpenCL, for float16 and bfloat16
+// porta's GEMM on Hopper's warpgroup MMA through OpenCL, for float16, bfloat16 and float32 as TF32
 // (kernels/gemm_wg.cl): its parameters and which products and devices it serves.
 //
 // NVIDIA's OpenCL C compiler emits PTX for `.target sm_90`, where ptxas refuses wgmma.* (the
@@ -6,9 +6,11 @@
 // plugin takes the program's PTX (CL_PROGRAM_BINARIES), removes the marks, retargets it to
 // `sm_90a` and builds that with clCreateProgramWithBinary (compile.cpp, kSm90aPtxOption), which
 // NVIDIA's driver accepts (H200, driver 580, 2026-12-01, scripts/dev/wgmma_probe.cpp). The kernel
-// takes whole tiles of row-major operands (M, N, K multiples of the tile; leading dimensions,
-// offsets and batch strides multiples of 8 elements); every other float16/bfloat16 product takes
-// the next configuration of the ranking, gemm_tc.hpp's kernel, which serves any shape. With
+// takes whole tiles (M, N, K multiples of the tile; leading dimensions, offsets and batch strides
+// multiples of 16 bytes), either operand transposed for the 16-bit types; TF32's instruction takes
+// both operands K-major only, so a row-major B is first transposed into a scratch buffer
+// (gemm_tensor.cpp). Every other product takes the next configuration of the ranking,
+// gemm_tc.hpp's kernel, which serves any shape. With
 // -DMMA_EMULATE (any OpenCL device: PoCL in CI) the instructions are replaced by their reference
 // semantics, descriptors and swizzles included, so every index of the kernel is tested without
 // the GPU.
@@ -32,23 +34,25 @@ struct WgParams {
   int threads() const { return groups * 128; }
   // "wg128x128x32:g2:s3" or "wg128x128x32:g2:s3:o:r128", the form PORTA_OPENCL_GEMM=mma:... takes.
   std::string text() const;
-  std::size_t local_bytes() const;  // the stages of both slices (the emulation needs no more)
+  std::size_t local_bytes(DType dtype) const;  // the stages of both slices (the emulation needs no more)
   std::string invalid_reason(DType dtype) const;  // empty when the parameters compile for `dtype`
   bool operator==(const WgParams&) const = default;
 };
 
-// Parses "wgBMxBNxBK:gG:sS[:o][:rR]"; nullopt when malformed or invalid for float16.
+// Parses "wgBMxBNxBK:gG:sS[:o][:rR]"; nullopt when malformed or valid for neither float16 nor TF32.
 std::optional<WgParams> parse_wg_params(const std::string& text);
 
-// The configurations of the search for float16 and bfloat16, fastest first as measured on an H200.
+// The configurations of the search for float16 and bfloat16, and for float32 as TF32, fastest
+// first as measured on an H200.
 std::vector<WgParams> gemm_wg_candidates(DType dtype);
 
 // Whether the device has the instructions: NVIDIA's OpenCL platform, compute capability 9.0 (the
 // sm_90a PTX runs on no other architecture).
 bool wg_native(DType dtype, const std::string& platform_name, int compute_capability);
 
-// Why the product cannot take the kernel with `p` (empty when it can): not float16/bfloat16, a
-// transposed operand, a size that is not a whole number of tiles, misaligned rows, too large a grid.
+// Why the product cannot take the kernel with `p` (empty when it can): another dtype, TF32 with A
+// transposed or B not transposed (gemm_tensor.cpp transposes B into a scratch buffer for it), a
+// size that is not a whole number of tiles, rows or offsets not multiples of 16 bytes, too large a grid.
 std::string wg_unfit_reason(const WgParams& p, const detail::MatmulArgs& g);
 
 extern const char* const kWgSource;  // kernels/gemm_wg.cl, embedded at build time
@@ -58,9 +62,10 @@ constexpr const char* kWgEntry = "porta_gemm_wg";
 // (its 64-to-128 accumulator operands spelled out), used where the instructions are not emulated.
 std::string wg_prelude(const WgParams& p, DType dtype);
 
-// -D options of one configuration for `dtype`; `emulate` replaces the instructions. The native
+// -D options of one configuration for `dtype` and the operands' transposes (16-bit types: any;
+// TF32: B transposed only); `emulate` replaces the instructions. The native
 // build carries kSm90aPtxOption, which makes compile.cpp retarget the program's PTX, and with a
 // register bound kPtxMaxnregOption.
-std::vector<std::string> wg_options(const WgParams& p, DType dtype, bool emulate);
+std::vector<std::string> wg_options(const WgParams& p, DType dtype, bool trans_a, bool trans_b, bool emulate);
 
 }  // namespace porta::opencl

@@ -157,6 +157,8 @@ struct KernelSource {
   std::string source;
   std::string entry;                 // kernel function name
   std::vector<std::string> options;  // passed to NVRTC / clBuildProgram as given
+  // On NVIDIA's OpenCL, "-DPORTA_PTX_MAXNREG=N" also bounds the kernel to N registers (a .maxnreg
+  // directive in the program's PTX, since that driver refuses -cl-nv-maxrregcount); ignored elsewhere.
 };
 
 // One parameter of a compiled kernel, as far as the backend can tell (RawKernel checks the

@@ -12,15 +12,16 @@
    STAGES stages, AHEAD slices ahead of the MMAs (below). The MMAs read both operands from local memory
    through matrix descriptors (PTX ISA, "Matrix Descriptor Format"), so the tiles are laid out in
    the canonical swizzled forms:
-     A (K-major, BK = 32 or 64): row r of the slice at r * 2 BK bytes, its 16-byte chunk c stored at
-       chunk c ^ f(r): the 64-byte swizzle for BK = 32 (f(r) = (r / 2) % 4), the 128-byte one for
-       BK = 64 (f(r) = r % 8). Descriptor: the start of the warpgroup's 64 rows plus 32 bytes a k
-       step, stride byte offset 8 rows (SBO = 16 BK), swizzle mode 2 (64 B) or 1 (128 B).
+     A (K-major, BK = 16, 32 or 64): row r of the slice at r * 2 BK bytes, its 16-byte chunk c
+       stored at chunk c ^ f(r): the 32-byte swizzle for BK = 16 (f(r) = (r / 4) % 2), the 64-byte
+       one for BK = 32 (f(r) = (r / 2) % 4), the 128-byte one for BK = 64 (f(r) = r % 8).
+       Descriptor: the start of the warpgroup's 64 rows plus 32 bytes a k step, stride byte offset
+       8 rows (SBO = 16 BK), swizzle mode 3 (32 B), 2 (64 B) or 1 (128 B).
      B (MN-major, imm-trans-b = 1): atoms of 64 columns, each BK rows of 128 bytes, chunk c of row k
        stored at chunk c ^ (k % 8) (the 128-byte swizzle). Descriptor: the slice's start plus 16 rows
        (2048 bytes) a k step, leading byte offset the atom stride (LBO = 128 BK), SBO = 1024 (8 rows).
    Every stage starts at a multiple of 1024 bytes, as the swizzles require (they act on address bits
-   4-6 against bits 7-9). These layouts were checked against a host product on an H200 by
+   4-6 against bits 7-9). The 128- and 64-byte layouts were checked against a host product on an H200 by
    scripts/dev/wgmma_probe.cpp.
 
    NVIDIA's OpenCL compiler targets sm_90, where ptxas refuses wgmma: the instructions only sm_90a
@@ -33,15 +34,27 @@
    plain copy and the MMA reads each operand element where its descriptor says the hardware would
    (address bits swizzled as above), so every index and descriptor of the kernel is tested on any
    OpenCL device (PoCL in CI). The generated WGMMA macro (gemm_wg.cpp) precedes this text. */
-#if ELEM == 16
-typedef ushort gt;
-#elif ELEM == 17
-typedef ushort gt;
+#if ELEM == 16 || ELEM == 17
+typedef ushort gt; /* the 16-bit pattern in global and local memory */
+#define ESZ 2
+#elif ELEM == 32
+typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ignored) */
+#define ESZ 4
 #else
-#error "ELEM is 16 (float16) or 17 (bfloat16)"
+#error "ELEM is 16 (float16), 17 (bfloat16) or 32 (float32 as TF32)"
 #endif
-#if BK != 32 && BK != 64
-#error "BK is 32 (64-byte swizzle of A) or 64 (128-byte swizzle)"
+#ifndef TA
+#define TA 0
+#endif
+#ifndef TB
+#define TB 0
+#endif
+#if ELEM == 32 && (TA || !TB)
+#error "TF32 takes both operands K-major: A row-major, B transposed (N x K)"
+#endif
+#define KB (BK * ESZ) /* bytes of a K-major row of a slice: 32, 64 or 128 */
+#if KB != 32 && KB != 64 && KB != 128
+#error "BK * the element's bytes must be 32, 64 or 128 (the 32-, 64- or 128-byte swizzle)"
 #endif
 #if BN % 64 || BN > 256
 #error "BN is 64, 128, 192 or 256"
@@ -53,15 +66,15 @@ typedef ushort gt;
 #define STR(x) STR2(x)
 #define THREADS (WGS * 128)
 #define MT (BM / (64 * WGS))
-#define A_RB (BK * 2)           /* bytes of a row of A's slice */
-#define A_BYTES (BM * A_RB)     /* A's slice */
-#define B_ATOM (BK * 128)       /* one atom of B's slice: 64 columns */
-#define B_BYTES (BK * BN * 2)
+#define PIECE (16 / ESZ)        /* elements of a 16-byte piece */
+#define A_BYTES (BM * KB)       /* A's slice */
+#define B_BYTES (BN * KB)       /* B's slice */
+#define MN_ATOM (BK * 128)      /* an MN-major atom: 64 columns of 16-bit values by BK rows */
 #define STAGE_BYTES (A_BYTES + B_BYTES)
-#define A_PIECES (BM * BK / 8 / THREADS) /* 16-byte pieces a work-item copies a slice */
-#define B_PIECES (BK * BN / 8 / THREADS)
-#define A_MODE (BK == 64 ? 1ul : 2ul)   /* descriptor swizzle mode: 1 = 128 B, 2 = 64 B */
-#define A_SWZ(r) (BK == 64 ? (r) % 8 : ((r) / 2) % 4)
+#define A_PIECES (BM * BK / PIECE / THREADS) /* 16-byte pieces a work-item copies a slice */
+#define B_PIECES (BK * BN / PIECE / THREADS)
+#define K_MODE (KB == 128 ? 1ul : KB == 64 ? 2ul : 3ul) /* descriptor swizzle mode: 1 = 128 B, 2 = 64 B, 3 = 32 B */
+#define K_SWZ(r) (KB == 128 ? (r) % 8 : KB == 64 ? ((r) / 2) % 4 : ((r) / 4) % 2)
 
 /* The reference semantics, for the emulation and the stores. */
 inline float f16_value(uint h) {
@@ -77,8 +90,10 @@ inline ushort to_bfloat16(float f) {
 }
 #if ELEM == 16
 #define VALUE(h) f16_value(h)
-#else
+#elif ELEM == 17
 #define VALUE(h) as_float((uint)(h) << 16)
+#else
+#define VALUE(h) as_float(as_uint(h) & 0xffffe000u) /* TF32: the top 19 bits */
 #endif
 
 #ifdef MMA_EMULATE
@@ -88,27 +103,38 @@ inline ushort to_bfloat16(float f) {
 /* The byte of element (row, k) of a K-major operand and of element (k, col) of an MN-major one,
    where descriptor d says: its start, strides and swizzle, the swizzle applied to the address. */
 inline uint swizzled(uint a, uint mode) {
-  return mode == 1 ? a ^ (((a >> 7) & 7u) << 4) : mode == 2 ? a ^ (((a >> 7) & 3u) << 4) : a;
+  return mode == 1 ? a ^ (((a >> 7) & 7u) << 4) : mode == 2 ? a ^ (((a >> 7) & 3u) << 4) : mode == 3 ? a ^ (((a >> 7) & 1u) << 4) : a;
 }
 inline uint k_major_at(ulong d, int row, int k) {
   const uint start = (uint)(d & 0x3fff) << 4, sbo = (uint)((d >> 32) & 0x3fff) << 4, mode = (uint)(d >> 62);
   const uint width = mode == 1 ? 128 : mode == 2 ? 64 : 32;
-  return swizzled(start + (row / 8) * sbo + (row % 8) * width + 2 * k, mode);
+  return swizzled(start + (row / 8) * sbo + (row % 8) * width + ESZ * k, mode);
 }
 inline uint mn_major_at(ulong d, int k, int col) {
   const uint start = (uint)(d & 0x3fff) << 4, lbo = (uint)((d >> 16) & 0x3fff) << 4,
              sbo = (uint)((d >> 32) & 0x3fff) << 4, mode = (uint)(d >> 62);
   return swizzled(start + (col / 64) * lbo + (col % 64) * 2 + (k / 8) * sbo + (k % 8) * 128, mode);
 }
-/* One m64nBNk16 step: this work-item's accumulators (row 16 w + g + 8 (e / 2), column 8 j + 2 t + e % 2). */
+/* Element (row, k) of A and (k, col) of B for one instruction, by their layouts. */
+#if TA
+#define A_AT(d, row, k) mn_major_at((d), (k), (row))
+#else
+#define A_AT(d, row, k) k_major_at((d), (row), (k))
+#endif
+#if TB
+#define B_AT(d, k, col) k_major_at((d), (col), (k))
+#else
+#define B_AT(d, k, col) mn_major_at((d), (k), (col))
+#endif
+/* One m64nBNk(32 / ESZ) step: this work-item's accumulators (row 16 w + g + 8 (e / 2), column
+   8 j + 2 t + e % 2). */
 #define WGMMA(ACC, DA, DB, SCALE) do { \
     const int w_ = (tid % 128) / 32, g_ = (tid % 32) / 4, t_ = tid % 4; \
     for (int i_ = 0; i_ < BN / 2; ++i_) { \
       const int r_ = 16 * w_ + g_ + 8 * ((i_ % 4) / 2), c_ = 8 * (i_ / 4) + 2 * t_ + i_ % 2; \
       float v_ = (SCALE) ? ACC[i_] : 0.0f; \
-      for (int k_ = 0; k_ < 16; ++k_) \
-        v_ += VALUE(*(__local const gt*)(sm + k_major_at((DA), r_, k_))) * \
-              VALUE(*(__local const gt*)(sm + mn_major_at((DB), k_, c_))); \
+      for (int k_ = 0; k_ < 32 / ESZ; ++k_) \
+        v_ += VALUE(*(__local const gt*)(sm + A_AT((DA), r_, k_))) * VALUE(*(__local const gt*)(sm + B_AT((DB), k_, c_))); \
       ACC[i_] = v_; \
     } } while (0)
 #define CP16(dst, src) (*(__local uint4*)(dst) = *(__global const uint4*)(src))
@@ -134,11 +160,22 @@ inline uint mn_major_at(ulong d, int k, int col) {
 #define WG_WAIT_1() asm volatile(A90("wgmma.wait_group.sync.aligned 1;") ::: "memory")
 #endif
 
-/* Descriptors: A's rows of m-tile `mt` of this warpgroup at k step kk, B's at kk, in stage `st`. */
-#define A_DESC(st, mt, kk) ((ulong)(((LOCAL_ADDRESS(sm) + (st) * STAGE_BYTES + ((wg * MT + (mt)) * 64) * A_RB + (kk) * 32) >> 4) & 0x3fff) \
-    | (1ul << 16) | ((ulong)(8 * A_RB / 16) << 32) | (A_MODE << 62))
-#define B_DESC(st, kk) ((ulong)(((LOCAL_ADDRESS(sm) + (st) * STAGE_BYTES + A_BYTES + (kk) * 2048) >> 4) & 0x3fff) \
-    | ((ulong)(B_ATOM / 16) << 16) | (64ul << 32) | (1ul << 62))
+/* Descriptors: a K-major tile at byte `at` (the 32 bytes of k of one instruction further a step),
+   an MN-major one (16 rows of 128 bytes further a step). */
+#define K_DESC(at) ((ulong)(((at) >> 4) & 0x3fff) | (1ul << 16) | ((ulong)(8 * KB / 16) << 32) | (K_MODE << 62))
+#define MN_DESC(at) ((ulong)(((at) >> 4) & 0x3fff) | ((ulong)(MN_ATOM / 16) << 16) | (64ul << 32) | (1ul << 62))
+/* A's rows of m-tile `mt` of this warpgroup at k step kk, B's at kk, in stage `st`. */
+#define STAGE_AT(st) (LOCAL_ADDRESS(sm) + (st) * STAGE_BYTES)
+#if TA
+#define A_DESC(st, mt, kk) MN_DESC(STAGE_AT(st) + (wg * MT + (mt)) * MN_ATOM + (kk) * 2048)
+#else
+#define A_DESC(st, mt, kk) K_DESC(STAGE_AT(st) + (wg * MT + (mt)) * 64 * KB + (kk) * 32)
+#endif
+#if TB
+#define B_DESC(st, kk) K_DESC(STAGE_AT(st) + A_BYTES + (kk) * 32)
+#else
+#define B_DESC(st, kk) MN_DESC(STAGE_AT(st) + A_BYTES + (kk) * 2048)
+#endif
 
 /* GEMM_PROLOGUE (gemm_common.cl) asks for a warp tile: 16 rows by BN, which it uses for wm0 and
    wn0 only (not used here). */
@@ -154,17 +191,28 @@ void porta_gemm_wg(const int M, const int N, const int K,
   GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0 */
   const int wg = tid / 128;
 
-  /* Piece p = tid + i THREADS of a slice: A's row p / (BK / 8), chunk p % (BK / 8); B's row
-     p / (BN / 8), chunk p % (BN / 8) (atom chunk / 8). */
+  /* Piece p = tid + i THREADS of a slice. K-major (A, or B transposed): row p / (KB / 16) of the
+     operand's rows, 16-byte chunk p % (KB / 16) of its k. MN-major (B, or A transposed): k row
+     p / (C / 8) of the slice, chunk p % (C / 8) of its C columns, in atom chunk / 8. */
+#define K_PIECE(dst, src, ld, r0, k0, p) do { const int r_ = (p) / (KB / 16), c_ = (p) % (KB / 16); \
+    CP16((dst) + r_ * KB + ((c_ ^ K_SWZ(r_)) * 16), (src) + (long)((r0) + r_) * (ld) + (k0) + c_ * PIECE); } while (0)
+#define MN_PIECE(dst, src, ld, c0, k0, p, C) do { const int r_ = (p) / ((C) / 8), c_ = (p) % ((C) / 8); \
+    CP16((dst) + (c_ / 8) * MN_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), (src) + (long)((k0) + r_) * (ld) + (c0) + c_ * 8); } while (0)
+#if TA
+#define A_PIECE(dst, k0, p) MN_PIECE(dst, A, lda, bm0, k0, p, BM)
+#else
+#define A_PIECE(dst, k0, p) K_PIECE(dst, A, lda, bm0, k0, p)
+#endif
+#if TB
+#define B_PIECE(dst, k0, p) K_PIECE(dst, B, ldb, bn0, k0, p)
+#else
+#define B_PIECE(dst, k0, p) MN_PIECE(dst, B, ldb, bn0, k0, p, BN)
+#endif
 #define ISSUE_SLICE(k0, st) do { \
     __local uchar* as_ = sm + (st) * STAGE_BYTES; \
     __local uchar* bs_ = as_ + A_BYTES; \
-    _Pragma("unroll") for (int i_ = 0; i_ < A_PIECES; ++i_) { \
-      const int p_ = tid + i_ * THREADS, r_ = p_ / (BK / 8), c_ = p_ % (BK / 8); \
-      CP16(as_ + r_ * A_RB + ((c_ ^ A_SWZ(r_)) * 16), A + (long)(bm0 + r_) * lda + (k0) + c_ * 8); } \
-    _Pragma("unroll") for (int i_ = 0; i_ < B_PIECES; ++i_) { \
-      const int p_ = tid + i_ * THREADS, r_ = p_ / (BN / 8), c_ = p_ % (BN / 8); \
-      CP16(bs_ + (c_ / 8) * B_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), B + (long)((k0) + r_) * ldb + bn0 + c_ * 8); } \
+    _Pragma("unroll") for (int i_ = 0; i_ < A_PIECES; ++i_) A_PIECE(as_, (k0), tid + i_ * THREADS); \
+    _Pragma("unroll") for (int i_ = 0; i_ < B_PIECES; ++i_) B_PIECE(bs_, (k0), tid + i_ * THREADS); \
   } while (0)
 
   const int slices = K / BK;
@@ -194,7 +242,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
     const int st = kt % STAGES;
     WG_ARRIVE();
 #pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {
+    for (int kk = 0; kk < KB / 32; ++kk) {
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), 1);
     }
@@ -221,8 +269,10 @@ void porta_gemm_wg(const int M, const int N, const int K,
         __global gt* p = C + (long)row * ldc + col;
 #if ELEM == 16
         vstore_half2_rte((float2)(v0, v1), 0, (__global half*)p);
-#else
+#elif ELEM == 17
         *(__global ushort2*)p = (ushort2)(to_bfloat16(v0), to_bfloat16(v1));
+#else
+        *(__global float2*)p = (float2)(v0, v1);
 #endif
       }
     }
