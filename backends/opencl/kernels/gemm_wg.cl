@@ -1,28 +1,32 @@
-/* porta's GEMM on Hopper's warpgroup MMA (wgmma.mma_async) through OpenCL, for float16 and bfloat16
-   with float32 accumulation (gemm_wg.hpp says how the program is built and where it runs);
-   embedded into the plugin at build time as kWgSource (embed_kernel.cmake).
+/* porta's GEMM on Hopper's warpgroup MMA (wgmma.mma_async) through OpenCL, for float16, bfloat16
+   and float32 as TF32, with float32 accumulation (gemm_wg.hpp says how the program is built and
+   where it runs); embedded into the plugin at build time as kWgSource (embed_kernel.cmake).
 
-   Row-major C = A B per batch (group dimension 1): A M x K, B K x N, C M x N, whole tiles only
-   (M, N, K multiples of BM, BN, BK; leading dimensions, offsets and batch strides multiples of 8
-   elements): other products take gemm_tc.cl. A work-group of WGS warpgroups (128 work-items each)
-   computes a BM x BN block of C; warpgroup w owns rows w BM / WGS onwards, MT = BM / (64 WGS) tiles
-   of 64 x BN, each one wgmma m64nBNk16 a 16-deep step of k with its accumulators in registers.
+   C = op(A) op(B) per batch (group dimension 1): op(A) M x K, op(B) K x N, C M x N row-major,
+   whole tiles only (M, N, K multiples of BM, BN, BK; leading dimensions, offsets and batch strides
+   multiples of 16 bytes): other products take gemm_tc.cl. TA / TB: the operand is stored
+   transposed (A as K x M, B as N x K). A work-group of WGS warpgroups (128 work-items each)
+   computes a BM x BN block of C; warpgroup w owns rows w BM / WGS onwards, MT = BM / (64 WGS)
+   tiles of 64 x BN, each one wgmma m64nBNk16 (k8 for TF32) a 32-byte step of k, with its
+   accumulators in registers.
 
    BK-deep slices of A and B travel from global to local memory by cp.async (16 bytes each) into
-   STAGES stages, AHEAD slices ahead of the MMAs (below). The MMAs read both operands from local memory
-   through matrix descriptors (PTX ISA, "Matrix Descriptor Format"), so the tiles are laid out in
-   the canonical swizzled forms:
-     A (K-major, BK = 16, 32 or 64): row r of the slice at r * 2 BK bytes, its 16-byte chunk c
-       stored at chunk c ^ f(r): the 32-byte swizzle for BK = 16 (f(r) = (r / 4) % 2), the 64-byte
-       one for BK = 32 (f(r) = (r / 2) % 4), the 128-byte one for BK = 64 (f(r) = r % 8).
-       Descriptor: the start of the warpgroup's 64 rows plus 32 bytes a k step, stride byte offset
-       8 rows (SBO = 16 BK), swizzle mode 3 (32 B), 2 (64 B) or 1 (128 B).
-     B (MN-major, imm-trans-b = 1): atoms of 64 columns, each BK rows of 128 bytes, chunk c of row k
-       stored at chunk c ^ (k % 8) (the 128-byte swizzle). Descriptor: the slice's start plus 16 rows
-       (2048 bytes) a k step, leading byte offset the atom stride (LBO = 128 BK), SBO = 1024 (8 rows).
+   STAGES stages, AHEAD slices ahead of the MMAs (below). The MMAs read both operands from local
+   memory through matrix descriptors (PTX ISA, "Matrix Descriptor Format"), so the tiles are laid
+   out in the canonical swizzled forms, KB = BK x the element's bytes:
+     K-major (A, or B stored transposed; TF32 takes only these): row r of the slice (of M or N) at
+       r KB bytes, its 16-byte chunk c stored at chunk c ^ f(r): the 32-byte swizzle for KB = 32
+       (f(r) = (r / 4) % 2), the 64-byte one for KB = 64 (f(r) = (r / 2) % 4), the 128-byte one
+       for KB = 128 (f(r) = r % 8). Descriptor: the start of the instruction's rows plus 32 bytes a
+       k step, stride byte offset 8 rows (SBO = 8 KB), swizzle mode 3 (32 B), 2 (64 B) or 1 (128 B).
+     MN-major (B, or A stored transposed; 16-bit types, imm-trans = 1): atoms of 64 columns (of N
+       or M), each BK rows (of k) of 128 bytes, chunk c of row k stored at chunk c ^ (k % 8) (the
+       128-byte swizzle). Descriptor: the atom's start plus 16 rows (2048 bytes) a k step, leading
+       byte offset the atom stride (LBO = 128 BK), SBO = 1024 (8 rows).
    Every stage starts at a multiple of 1024 bytes, as the swizzles require (they act on address bits
-   4-6 against bits 7-9). The 128- and 64-byte layouts were checked against a host product on an H200 by
-   scripts/dev/wgmma_probe.cpp.
+   4-6 against bits 7-9). The 128- and 64-byte layouts were checked against a host product on an
+   H200 by scripts/dev/wgmma_probe.cpp. TF32 reads the float32 bits in local memory as they are
+   (the instruction uses their top 19), where gemm_tc.cl rounds them (cvt.rna).
 
    NVIDIA's OpenCL compiler targets sm_90, where ptxas refuses wgmma: the instructions only sm_90a
    has are written as comments that start with "// @sm90a " (A90 below), and the plugin removes the
