@@ -101,12 +101,12 @@ std::string wg_prelude(const WgParams& p, DType t) {
     list += detail::cat(i ? ", %" : "%", i);
     operands += detail::cat(i ? ", " : "", "\"+f\"(ACC[", i, "])");
   }
-  // One m64nNk16 step of 16-bit values (imm-trans-a / -b: TA and TB, the MN-major operands) or
+  // One m64nNk16 step of 16-bit values (imm-trans-a / -b: IMM_TRANS_A / _B, the MN-major operands) or
   // m64nNk8 of TF32 (both K-major, no transpose operands), A and B from local memory; scale-d a
   // predicate from SCALE (0: D = A B, else D += A B).
   const std::string shape = t == DType::float32 ? detail::cat("m64n", n, "k8.f32.tf32.tf32")
                                                 : detail::cat("m64n", n, "k16.f32.", t == DType::bfloat16 ? "bf16.bf16" : "f16.f16");
-  const std::string tail = t == DType::float32 ? "p, 1, 1;\")" : "p, 1, 1, \" STR(TA) \", \" STR(TB) \";\")";
+  const std::string tail = t == DType::float32 ? "p, 1, 1;\")" : "p, 1, 1, \" STR(IMM_TRANS_A) \", \" STR(IMM_TRANS_B) \";\")";
   return detail::cat("#ifndef MMA_EMULATE\n#define WGMMA(ACC, DA, DB, SCALE) asm volatile(A90(\"{\") A90(\".reg .pred p;\") ",
                      "A90(\"setp.ne.b32 p, %", regs + 2, ", 0;\") A90(\"wgmma.mma_async.sync.aligned.", shape, " {", list, "}, %",
                      regs, ", %", regs + 1, ", ", tail, " A90(\"}\") : ", operands,

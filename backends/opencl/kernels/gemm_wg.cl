@@ -56,6 +56,18 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #if ELEM == 32 && (TA || !TB)
 #error "TF32 takes both operands K-major: A row-major, B transposed (N x K)"
 #endif
+/* The instruction's imm-trans-a and imm-trans-b: 1 for an MN-major operand (A stored transposed,
+   B stored row-major), as the loads below lay them out. The emulation reads by these too. */
+#if TA
+#define IMM_TRANS_A 1
+#else
+#define IMM_TRANS_A 0
+#endif
+#if TB
+#define IMM_TRANS_B 0
+#else
+#define IMM_TRANS_B 1
+#endif
 #define KB (BK * ESZ) /* bytes of a K-major row of a slice: 32, 64 or 128 */
 #if KB != 32 && KB != 64 && KB != 128
 #error "BK * the element's bytes must be 32, 64 or 128 (the 32-, 64- or 128-byte swizzle)"
@@ -119,16 +131,16 @@ inline uint mn_major_at(ulong d, int k, int col) {
              sbo = (uint)((d >> 32) & 0x3fff) << 4, mode = (uint)(d >> 62);
   return swizzled(start + (col / 64) * lbo + (col % 64) * 2 + (k / 8) * sbo + (k % 8) * 128, mode);
 }
-/* Element (row, k) of A and (k, col) of B for one instruction, by their layouts. */
-#if TA
+/* Element (row, k) of A and (k, col) of B for one instruction, by its transpose immediates. */
+#if IMM_TRANS_A
 #define A_AT(d, row, k) mn_major_at((d), (k), (row))
 #else
 #define A_AT(d, row, k) k_major_at((d), (row), (k))
 #endif
-#if TB
-#define B_AT(d, k, col) k_major_at((d), (col), (k))
-#else
+#if IMM_TRANS_B
 #define B_AT(d, k, col) mn_major_at((d), (k), (col))
+#else
+#define B_AT(d, k, col) k_major_at((d), (col), (k))
 #endif
 /* One m64nBNk(32 / ESZ) step: this work-item's accumulators (row 16 w + g + 8 (e / 2), column
    8 j + 2 t + e % 2). */
