@@ -186,16 +186,9 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
 void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig& c, const MatmulArgs& product) {
   if (needs_b_transposed(c, product)) {
     const std::size_t bytes = static_cast<std::size_t>((product.stride_b == 0 ? 1 : product.batch) * product.n * product.k) * 4;
-    Handle scratch = dev.allocate(bytes, q);
-    try {
-      transpose_b(dev, q, product, scratch);
-      const MatmulArgs t = transposed_b(product, scratch);
-      tensor_launch(dev, q, kernel, TensorConfig{std::nullopt, {}, c.wg}, t);
-    } catch (...) {
-      dev.deallocate(scratch, bytes, &q);
-      throw;
-    }
-    dev.deallocate(scratch, bytes, &q);  // OpenCL keeps it until the queued kernels are done
+    Handle scratch = dev.queue_of(q).scratch(bytes);
+    transpose_b(dev, q, product, scratch);
+    tensor_launch(dev, q, kernel, TensorConfig{std::nullopt, {}, c.wg}, transposed_b(product, scratch));
     return;
   }
   const MatmulArgs& g = product;

@@ -61,15 +61,28 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
   return p;
 }
 
+// The candidates, fastest first by the searches' timings on an H200 through NVIDIA's OpenCL
+// (2026-12-01 23:25-23:37 UTC, PORTA_OPENCL_GEMM_CANDIDATES with PORTA_OPENCL_GEMM_SEARCH=4096,8192),
+// TFLOP/s at 4096 / 8192; cuBLAS on cuda:0 in porta-bench in the same calls: float16 645 / 647,
+// bfloat16 680 / 680, TF32 343 / 362. {BM, BN, BK, warpgroups, stages, overlap, register bound};
+// NVIDIA's OpenCL gives a work-group 48 KiB of local memory.
+//  float16: wg128x128x32:g2:s3 432.0 / 476.3 (110 registers: two work-groups an SM),
+//           wg128x128x32:g1:s3 389.7 / 436.0 (214 registers), wg64x128x64:g1:s2 365.1 / 422.2,
+//           wg128x128x16:g2:s4 357.8 / 392.7; bfloat16 takes the same (420.3 / 450.9 for the first).
+//           Not kept: wg128x256x16:g2:s4 375.8 / 412.3, wg128x256x32:g2:s2 287.9 / 307.3,
+//           wg64x256x32:g1:s2 289.4 / 310.0, wg128x128x32:g2:s2 306.6 / 323.3, wg256x128x16:g2:s4:o
+//           279.6 / 302.3; the MMAs overlapping the next slice's wait (:o, wgmma.wait_group 1),
+//           313-337, where ptxas serializes the MMAs (C7514: "non wgmma instructions reading
+//           accumulator registers"); register bounds: :r128 no change (430.8 / 465.1), below 110
+//           ptxas refuses the PTX.
+//  TF32:    wg128x128x16:g2:s3 180.2 / 229.5 (98 registers), wg64x128x32:g1:s2 168.5 / 202.9 (128);
+//           not kept: wg256x128x16:g2:s2 121.3 / 141.8, wg128x128x8:g2:s4 115.5 / 129.0,
+//           wg128x256x16:g2:s2 109.0 / 135.4 (gemm_tc's best, tc128x128x16:w64x64:ldsm: 128.7 / 127.5).
+//           These include the transpose of B (a row-major B) into the queue's scratch buffer.
 std::vector<WgParams> gemm_wg_candidates(DType t) {
-  if (t == DType::float32) return {{128, 128, 16, 2, 3}, {128, 256, 16, 2, 2}, {128, 128, 8, 2, 4}};
+  if (t == DType::float32) return {{128, 128, 16, 2, 3}, {64, 128, 32, 1, 2}};
   if (t != DType::float16 && t != DType::bfloat16) return {};
-  // {BM, BN, BK, warpgroups, stages, overlap, register bound}; 48 KiB of local memory a
-  // work-group on NVIDIA's OpenCL. The timed search's figures on an H200 (2026-12-01 23:22,
-  // float16, TFLOP/s at 4096 / 8192; cuBLAS 634 / 648 in porta-bench in the same call):
-  // wg128x128x32:g2:s3 434.6 / 481.7, wg128x256x32:g2:s2 292.5 / 311.2, wg256x128x32:g2:s2
-  // 283.1 / 305.1 (bfloat16 420.3 / 450.9, 305.5 / 318.3, 295.3 / 309.5).
-  return {{128, 128, 32, 2, 3}, {128, 256, 32, 2, 2}, {256, 128, 32, 2, 2}};
+  return {{128, 128, 32, 2, 3}, {128, 128, 32, 1, 3}, {64, 128, 64, 1, 2}, {128, 128, 16, 2, 4}};
 }
 
 bool wg_native(DType t, const std::string& platform_name, int compute_capability) {

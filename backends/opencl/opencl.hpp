@@ -145,6 +145,12 @@ class Queue final : public QueueImpl {
   // The recorder when this queue is recording, else null.
   detail::QueueRecorder* recording() { return recorder_.active() ? &recorder_ : nullptr; }
 
+  // A device buffer of at least `bytes` for commands of this queue to use until they are done
+  // (TF32's transposed B, gemm_tensor.cpp): the queue runs its commands in order, so the next
+  // user's commands come after the last one's. Kept, grown when asked for more, released with
+  // the queue.
+  Handle scratch(std::size_t bytes);
+
  private:
   void make_launch(LaunchItem& item);  // on the launch thread, or a thread that drains it
 
@@ -154,6 +160,9 @@ class Queue final : public QueueImpl {
   detail::QueueRecorder recorder_;
   std::vector<RecordedCommand> commands_;
   bool opaque_ = false;
+  std::mutex scratch_m_;
+  Handle scratch_ = nullptr;
+  std::size_t scratch_bytes_ = 0;
 };
 
 // The graph of a queue's recorded commands as command buffers, or null where the device has no

@@ -56,6 +56,17 @@ Queue::~Queue() {
   launcher_.stop();  // makes the launches still recorded, then stops the thread
   log_failure(clFinish(queue_), "clFinish of a queue being destroyed", device_.label());
   log_failure(clReleaseCommandQueue(queue_), "clReleaseCommandQueue", device_.label());
+  device_.deallocate(scratch_, scratch_bytes_, nullptr);
+}
+
+Handle Queue::scratch(std::size_t bytes) {
+  std::lock_guard lock(scratch_m_);
+  if (scratch_ && scratch_bytes_ >= bytes) return scratch_;
+  Handle grown = device_.allocate(bytes, *this);  // throws OutOfMemory, the old buffer kept
+  device_.deallocate(scratch_, scratch_bytes_, this);  // OpenCL keeps it until its commands are done
+  scratch_ = grown;
+  scratch_bytes_ = bytes;
+  return scratch_;
 }
 
 std::shared_ptr<EventImpl> Queue::record(bool) {
