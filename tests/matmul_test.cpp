@@ -618,10 +618,19 @@ TEST_P(MatmulWarpgroup, EveryConfigurationMatchesReference) {
       check(c.t, 1, 1, c.bm, 3 * c.bk, c.bn, L::transposed, L::row_major, true, true, d + " a.T", precision);
       check(c.t, 1, 1, c.bm, 3 * c.bk, c.bn, L::transposed, L::transposed, true, true, d + " a.T b.T", precision);
     }
+    // Guarded edges: sizes that are not whole tiles (rows kept 16-byte aligned).
+    check(c.t, 1, 1, 2 * c.bm - 3, 5 * c.bk + 8, c.bn + 40, L::row_major, L::row_major, true, true, d + " edges in m, k and n",
+          precision);
+    check(c.t, 2, 2, 37, 8, 72, L::row_major, L::transposed, false, false, d + " k = 8, batched, b.T, one partial tile",
+          precision);
+    if (c.t != DType::float32)
+      check(c.t, 1, 1, c.bm + 8, 24, 3 * c.bn / 2 + 8, L::transposed, L::row_major, true, true, d + " a.T with edges", precision);
+    // Rows of A that are not 16-byte aligned (k = BK + 1): refused by name under mma:CONFIG.
     std::string msg = thrown_message<porta::InvalidArgument>([&] {
-      porta::matmul(porta::ones({c.bm + 8, c.bk}, c.t, dev()), porta::ones({c.bk, c.bn}, c.t, dev()), precision).eval();
+      porta::matmul(porta::ones({c.bm, c.bk + 1}, c.t, dev()), porta::ones({c.bk + 1, c.bn}, c.t, dev()), precision).eval();
     });
-    EXPECT_NE(msg.find(std::to_string(c.bm + 8) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk)), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk + 1)), std::string::npos)
+        << msg;
   }
   ScopedEnv bad("PORTA_OPENCL_GEMM", "mma:wg128x128x48:g2:s3");
   std::string msg = thrown_message<porta::InvalidArgument>(

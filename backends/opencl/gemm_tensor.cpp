@@ -111,13 +111,14 @@ std::string unfit_device(const TensorConfig& c, DType t, bool emulate, bool wgmm
 bool needs_b_transposed(const TensorConfig& c, const MatmulArgs& g) {
   return c.wg && g.dtype == DType::float32 && !g.trans_b;
 }
+// Its rows are k rounded up to 4 floats (16 bytes, as the kernel's loads need).
 MatmulArgs transposed_b(const MatmulArgs& g, Handle scratch) {
   MatmulArgs t = g;
   t.b = scratch;
   t.trans_b = true;
-  t.ldb = g.k;
+  t.ldb = (g.k + 3) / 4 * 4;
   t.b_offset = 0;
-  t.stride_b = g.stride_b == 0 ? 0 : g.n * g.k;
+  t.stride_b = g.stride_b == 0 ? 0 : g.n * t.ldb;
   return t;
 }
 
@@ -127,26 +128,26 @@ std::string unfit_product(const TensorConfig& c, const MatmulArgs& g) {
   return c.mma ? mma_unfit_reason(*c.mma, g) : tc_unfit_reason(c.tc, g);
 }
 
-// B (float32, K x N rows of ldb) copied to N x K rows of K, per product of the batch: 32 x 32
+// B (float32, K x N rows of ldb) copied to N x K rows of lds, per product of the batch: 32 x 32
 // tiles through local memory, so that both the reads and the writes are coalesced.
 const char* const kTransposeSource = R"(
 __kernel __attribute__((reqd_work_group_size(32, 8, 1)))
 void porta_transpose_b(__global const float* restrict B, const long b_off, const long ldb, const long stride_b,
-                       __global float* restrict S, const int K, const int N) {
+                       __global float* restrict S, const long lds, const int K, const int N) {
   __local float tile[32][33];
   const long z = get_group_id(2);
   B += b_off + z * stride_b;
-  S += z * (long)N * K;
+  S += z * (long)N * lds;
   const int n0 = get_group_id(0) * 32, k0 = get_group_id(1) * 32, tx = get_local_id(0), ty = get_local_id(1);
   for (int j = ty; j < 32; j += 8)
     if (k0 + j < K && n0 + tx < N) tile[j][tx] = B[(long)(k0 + j) * ldb + n0 + tx];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int j = ty; j < 32; j += 8)
-    if (n0 + j < N && k0 + tx < K) S[(long)(n0 + j) * K + k0 + tx] = tile[tx][j];
+    if (n0 + j < N && k0 + tx < K) S[(long)(n0 + j) * lds + k0 + tx] = tile[tx][j];
 }
 )";
 
-void transpose_b(Device& dev, QueueImpl& q, const MatmulArgs& g, Handle scratch) {
+void transpose_b(Device& dev, QueueImpl& q, const MatmulArgs& g, Handle scratch, std::int64_t lds) {
   auto kernel = detail::cached_kernel(dev, "opencl-gemm-transpose-b",
                                       [] { return KernelSource{kTransposeSource, "porta_transpose_b", {}}; });
   const std::int64_t batch = g.stride_b == 0 ? 1 : g.batch;
@@ -156,7 +157,8 @@ void transpose_b(Device& dev, QueueImpl& q, const MatmulArgs& g, Handle scratch)
   dims.local = {32, 8, 1};
   const KernelArg args[] = {KernelArg::memory(g.b), KernelArg::scalar<std::int64_t>(g.b_offset),
                             KernelArg::scalar<std::int64_t>(g.ldb), KernelArg::scalar<std::int64_t>(g.stride_b),
-                            KernelArg::memory(scratch), KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(g.k)),
+                            KernelArg::memory(scratch), KernelArg::scalar<std::int64_t>(lds),
+                            KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(g.k)),
                             KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(g.n))};
   dev.launch(q, *kernel, dims, args);
 }
@@ -170,7 +172,7 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
   } else if (c.wg) {
     src.source = std::string(kGemmCommonSource) + wg_prelude(*c.wg, g.dtype) + kWgSource;
     src.entry = kWgEntry;
-    src.options = wg_options(*c.wg, g.dtype, g.trans_a, g.trans_b || needs_b_transposed(c, g), emulate);
+    src.options = wg_options(*c.wg, g.dtype, g.trans_a, g.trans_b || needs_b_transposed(c, g), !wg_whole_tiles(*c.wg, g), emulate);
   } else {
     src.source = std::string(kGemmCommonSource) + kTcSource;
     src.entry = kTcEntry;
@@ -185,9 +187,10 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
 // them per product of the batch along dimension 1 (after B's transpose where needs_b_transposed).
 void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig& c, const MatmulArgs& product) {
   if (needs_b_transposed(c, product)) {
-    const std::size_t bytes = static_cast<std::size_t>((product.stride_b == 0 ? 1 : product.batch) * product.n * product.k) * 4;
+    const MatmulArgs t = transposed_b(product, nullptr);
+    const std::size_t bytes = static_cast<std::size_t>((product.stride_b == 0 ? 1 : product.batch) * product.n * t.ldb) * 4;
     Handle scratch = dev.queue_of(q).scratch(bytes);
-    transpose_b(dev, q, product, scratch);
+    transpose_b(dev, q, product, scratch, t.ldb);
     tensor_launch(dev, q, kernel, TensorConfig{std::nullopt, {}, c.wg}, transposed_b(product, scratch));
     return;
   }
@@ -285,7 +288,8 @@ bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const
     return false;
   }
   PORTA_LOG(debug, label_, ": ", product, " on the tensor cores with ", chosen->text(),
-            chosen->mma || chosen->wg || tc_fits_fast(chosen->tc, g) ? "" : " (guarded edges)", native ? "" : " (emulated)");
+            chosen->mma || (chosen->wg ? wg_whole_tiles(*chosen->wg, g) : tc_fits_fast(chosen->tc, g)) ? "" : " (guarded edges)",
+            native ? "" : " (emulated)");
   tensor_launch(*this, q, *kernel, *chosen, g);
   return true;
 }

@@ -95,15 +95,14 @@ std::string wg_unfit_reason(const WgParams& p, const detail::MatmulArgs& g) {
   if (g.dtype == DType::float32 && (g.trans_a || !g.trans_b))
     return "TF32 takes A row-major and B transposed (both K-major; gemm_tensor.cpp transposes B for it)";
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) return "a size of 2^31 or more";
-  if (g.k == 0 || g.m % p.tile_m || g.n % p.tile_n || g.k % p.tile_k)
-    return detail::cat(g.m, "x", g.n, "x", g.k, " is not a whole number of ", p.tile_m, "x", p.tile_n, "x", p.tile_k, " tiles");
+  if (g.k == 0) return "k = 0";
   const std::int64_t piece = 16 / elem_bytes(g.dtype);
   auto aligned = [&](std::int64_t x) { return x % piece == 0; };
   if (!aligned(g.lda) || !aligned(g.ldb) || !aligned(g.ldc) || !aligned(g.a_offset) || !aligned(g.b_offset) ||
       !aligned(g.c_offset) || (g.batch > 1 && (!aligned(g.stride_a) || !aligned(g.stride_b) || !aligned(g.stride_c))))
     return "rows, offsets or batch strides not multiples of 16 bytes";
   if (g.batch > 65535) return "a batch above 65535";
-  if ((g.m / p.tile_m) * (g.n / p.tile_n) > INT_MAX / p.threads()) return "too many blocks";
+  if (((g.m + p.tile_m - 1) / p.tile_m) * ((g.n + p.tile_n - 1) / p.tile_n) > INT_MAX / p.threads()) return "too many blocks";
   return {};
 }
 
@@ -126,9 +125,14 @@ std::string wg_prelude(const WgParams& p, DType t) {
                      " : \"l\"(DA), \"l\"(DB), \"r\"(SCALE) : \"memory\")\n#endif\n#line 1\n");
 }
 
-std::vector<std::string> wg_options(const WgParams& p, DType t, bool trans_a, bool trans_b, bool emulate) {
+bool wg_whole_tiles(const WgParams& p, const detail::MatmulArgs& g) {
+  return g.m % p.tile_m == 0 && g.n % p.tile_n == 0 && g.k % p.tile_k == 0;
+}
+
+std::vector<std::string> wg_options(const WgParams& p, DType t, bool trans_a, bool trans_b, bool edge, bool emulate) {
   std::vector<std::string> o = {detail::cat("-DELEM=", t == DType::bfloat16 ? 17 : t == DType::float32 ? 32 : 16),
                                 detail::cat("-DTA=", trans_a ? 1 : 0), detail::cat("-DTB=", trans_b ? 1 : 0),
+                                detail::cat("-DEDGE=", edge ? 1 : 0),
                                 detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n), detail::cat("-DBK=", p.tile_k),
                                 detail::cat("-DWGS=", p.groups), detail::cat("-DSTAGES=", p.stages),

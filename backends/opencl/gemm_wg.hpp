@@ -6,8 +6,9 @@
 // plugin takes the program's PTX (CL_PROGRAM_BINARIES), removes the marks, retargets it to
 // `sm_90a` and builds that with clCreateProgramWithBinary (compile.cpp, kSm90aPtxOption), which
 // NVIDIA's driver accepts (H200, driver 580, 2026-12-01, scripts/dev/wgmma_probe.cpp). The kernel
-// takes whole tiles (M, N, K multiples of the tile; leading dimensions, offsets and batch strides
-// multiples of 16 bytes), either operand transposed for the 16-bit types; TF32's instruction takes
+// takes any M, N and K > 0 (a variant with guarded edges for products that are not whole tiles)
+// whose leading dimensions, offsets and batch strides are multiples of 16 bytes, either operand
+// transposed for the 16-bit types; TF32's instruction takes
 // both operands K-major only, so a row-major B is first transposed into a scratch buffer
 // (gemm_tensor.cpp). Every other product takes the next configuration of the ranking,
 // gemm_tc.hpp's kernel, which serves any shape. With
@@ -51,8 +52,8 @@ std::vector<WgParams> gemm_wg_candidates(DType dtype);
 bool wg_native(DType dtype, const std::string& platform_name, int compute_capability);
 
 // Why the product cannot take the kernel with `p` (empty when it can): another dtype, TF32 with A
-// transposed or B not transposed (gemm_tensor.cpp transposes B into a scratch buffer for it), a
-// size that is not a whole number of tiles, rows or offsets not multiples of 16 bytes, too large a grid.
+// transposed or B not transposed (gemm_tensor.cpp transposes B into a scratch buffer for it),
+// k = 0, rows, offsets or batch strides not multiples of 16 bytes, too large a grid.
 std::string wg_unfit_reason(const WgParams& p, const detail::MatmulArgs& g);
 
 extern const char* const kWgSource;  // kernels/gemm_wg.cl, embedded at build time
@@ -66,6 +67,9 @@ std::string wg_prelude(const WgParams& p, DType dtype);
 // TF32: B transposed only); `emulate` replaces the instructions. The native
 // build carries kSm90aPtxOption, which makes compile.cpp retarget the program's PTX, and with a
 // register bound kPtxMaxnregOption.
-std::vector<std::string> wg_options(const WgParams& p, DType dtype, bool trans_a, bool trans_b, bool emulate);
+std::vector<std::string> wg_options(const WgParams& p, DType dtype, bool trans_a, bool trans_b, bool edge, bool emulate);
+
+// Whether the product is whole tiles of `p` (else it takes the variant with guarded edges, EDGE).
+bool wg_whole_tiles(const WgParams& p, const detail::MatmulArgs& g);
 
 }  // namespace porta::opencl

@@ -3,8 +3,9 @@
    where it runs); embedded into the plugin at build time as kWgSource (embed_kernel.cmake).
 
    C = op(A) op(B) per batch (group dimension 1): op(A) M x K, op(B) K x N, C M x N row-major,
-   whole tiles only (M, N, K multiples of BM, BN, BK; leading dimensions, offsets and batch strides
-   multiples of 16 bytes): other products take gemm_tc.cl. TA / TB: the operand is stored
+   leading dimensions, offsets and batch strides multiples of 16 bytes (other products take
+   gemm_tc.cl); with EDGE any M, N and K > 0 (pieces past the operands' ends zero-filled by
+   cp.async's src-size, stores guarded), else whole tiles (M, N, K multiples of BM, BN, BK). TA / TB: the operand is stored
    transposed (A as K x M, B as N x K). A work-group of WGS warpgroups (128 work-items each)
    computes a BM x BN block of C; warpgroup w owns rows w BM / WGS onwards, MT = BM / (64 WGS)
    tiles of 64 x BN, each one wgmma m64nBNk16 (k8 for TF32) a 32-byte step of k, with its
@@ -52,6 +53,9 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #endif
 #ifndef TB
 #define TB 0
+#endif
+#ifndef EDGE
+#define EDGE 0
 #endif
 #if ELEM == 32 && (TA || !TB)
 #error "TF32 takes both operands K-major: A row-major, B transposed (N x K)"
@@ -154,6 +158,10 @@ inline uint mn_major_at(ulong d, int k, int col) {
       ACC[i_] = v_; \
     } } while (0)
 #define CP16(dst, src) (*(__local uint4*)(dst) = *(__global const uint4*)(src))
+/* The first `bytes` of the 16 from src, zeros after them (cp.async's src-size). */
+#define CP16_PART(dst, src, bytes) do { \
+    for (int b_ = 0; b_ < 16; ++b_) \
+      ((__local uchar*)(dst))[b_] = b_ < (bytes) ? ((__global const uchar*)(src))[b_] : (uchar)0; } while (0)
 #define CP_COMMIT() do { } while (0)
 #define CP_WAIT() do { } while (0)
 #define FENCE_ASYNC() do { } while (0)
@@ -166,6 +174,8 @@ inline uint mn_major_at(ulong d, int k, int col) {
 #define LOCAL_ADDRESS(p) ((uint)(size_t)(p))
 #define CP16(dst, src) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" \
     :: "r"(LOCAL_ADDRESS(dst)), "l"((ulong)(size_t)(src)) : "memory")
+#define CP16_PART(dst, src, bytes) asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" \
+    :: "r"(LOCAL_ADDRESS(dst)), "l"((ulong)(size_t)(src)), "r"((uint)(bytes)) : "memory")
 #define CP_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
 #define CP_WAIT() asm volatile("cp.async.wait_group " STR(STAGES_WAIT) ";" ::: "memory")
 /* cp.async writes through the generic proxy, wgmma reads through the async one. */
@@ -210,19 +220,29 @@ void porta_gemm_wg(const int M, const int N, const int K,
   /* Piece p = tid + i THREADS of a slice. K-major (A, or B transposed): row p / (KB / 16) of the
      operand's rows, 16-byte chunk p % (KB / 16) of its k. MN-major (B, or A transposed): k row
      p / (C / 8) of the slice, chunk p % (C / 8) of its C columns, in atom chunk / 8. */
-#define K_PIECE(dst, src, ld, r0, k0, p) do { const int r_ = (p) / (KB / 16), c_ = (p) % (KB / 16); \
-    CP16((dst) + r_ * KB + ((c_ ^ K_SWZ(r_)) * 16), (src) + (long)((r0) + r_) * (ld) + (k0) + c_ * PIECE); } while (0)
-#define MN_PIECE(dst, src, ld, c0, k0, p, C) do { const int r_ = (p) / ((C) / 8), c_ = (p) % ((C) / 8); \
-    CP16((dst) + (c_ / 8) * MN_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), (src) + (long)((k0) + r_) * (ld) + (c0) + c_ * 8); } while (0)
-#if TA
-#define A_PIECE(dst, k0, p) MN_PIECE(dst, A, lda, bm0, k0, p, BM)
+/* With EDGE the tiles may cross the operands' ends: a piece keeps the bytes before the end of its
+   row (R rows of K elements for K-major, K rows of R for MN-major) and zeros after them, and one
+   wholly past the end reads none (its address the operand's start). */
+#if EDGE
+#define PIECE_AT(dst, src, row, col, rows, cols, ld) do { \
+    const int left_ = (row) < (rows) ? min(max((cols) - (col), 0), PIECE) * ESZ : 0; \
+    CP16_PART((dst), left_ ? (src) + (long)(row) * (ld) + (col) : (src), left_); } while (0)
 #else
-#define A_PIECE(dst, k0, p) K_PIECE(dst, A, lda, bm0, k0, p)
+#define PIECE_AT(dst, src, row, col, rows, cols, ld) CP16((dst), (src) + (long)(row) * (ld) + (col))
+#endif
+#define K_PIECE(dst, src, ld, r0, k0, p, R) do { const int r_ = (p) / (KB / 16), c_ = (p) % (KB / 16); \
+    PIECE_AT((dst) + r_ * KB + ((c_ ^ K_SWZ(r_)) * 16), (src), (r0) + r_, (k0) + c_ * PIECE, (R), K, (ld)); } while (0)
+#define MN_PIECE(dst, src, ld, c0, k0, p, C, R) do { const int r_ = (p) / ((C) / 8), c_ = (p) % ((C) / 8); \
+    PIECE_AT((dst) + (c_ / 8) * MN_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), (src), (k0) + r_, (c0) + c_ * 8, K, (R), (ld)); } while (0)
+#if TA
+#define A_PIECE(dst, k0, p) MN_PIECE(dst, A, lda, bm0, k0, p, BM, M)
+#else
+#define A_PIECE(dst, k0, p) K_PIECE(dst, A, lda, bm0, k0, p, M)
 #endif
 #if TB
-#define B_PIECE(dst, k0, p) K_PIECE(dst, B, ldb, bn0, k0, p)
+#define B_PIECE(dst, k0, p) K_PIECE(dst, B, ldb, bn0, k0, p, N)
 #else
-#define B_PIECE(dst, k0, p) MN_PIECE(dst, B, ldb, bn0, k0, p, BN)
+#define B_PIECE(dst, k0, p) MN_PIECE(dst, B, ldb, bn0, k0, p, BN, N)
 #endif
 #define ISSUE_SLICE(k0, st) do { \
     __local uchar* as_ = sm + (st) * STAGE_BYTES; \
@@ -231,7 +251,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
     _Pragma("unroll") for (int i_ = 0; i_ < B_PIECES; ++i_) B_PIECE(bs_, (k0), tid + i_ * THREADS); \
   } while (0)
 
-  const int slices = K / BK;
+  const int slices = (K + BK - 1) / BK;
   float acc[MT][BN / 2];
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
@@ -283,7 +303,20 @@ void porta_gemm_wg(const int M, const int N, const int K,
         const int row = bm0 + (wg * MT + mt) * 64 + 16 * w4 + g + 8 * h;
         const float v0 = acc[mt][4 * j + 2 * h], v1 = acc[mt][4 * j + 2 * h + 1];
         __global gt* p = C + (long)row * ldc + col;
+#if EDGE
+        if (row < M) {
 #if ELEM == 16
+          if (col < N) vstore_half_rte(v0, 0, (__global half*)p);
+          if (col + 1 < N) vstore_half_rte(v1, 1, (__global half*)p);
+#elif ELEM == 17
+          if (col < N) p[0] = to_bfloat16(v0);
+          if (col + 1 < N) p[1] = to_bfloat16(v1);
+#else
+          if (col < N) p[0] = v0;
+          if (col + 1 < N) p[1] = v1;
+#endif
+        }
+#elif ELEM == 16
         vstore_half2_rte((float2)(v0, v1), 0, (__global half*)p);
 #elif ELEM == 17
         *(__global ushort2*)p = (ushort2)(to_bfloat16(v0), to_bfloat16(v1));
