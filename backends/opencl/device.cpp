@@ -156,8 +156,8 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
     in.matmul += "; float16, bfloat16 and (with PORTA_MATMUL=tf32) float32 as TF32 on the tensor cores "
                  "(inline PTX mma.sync), every shape and transpose";
   if (wg_native(DType::float16, in.platform, nv_compute_capability_))
-    in.matmul += "; float16 and bfloat16 products of whole tiles of row-major operands on Hopper's warpgroup MMA "
-                 "(wgmma, the program's PTX retargeted to sm_90a), ranked with the mma.sync kernels";
+    in.matmul += "; float16, bfloat16 and TF32 products whose rows are 16-byte aligned also on Hopper's warpgroup "
+                 "MMA (wgmma, the program's PTX retargeted to sm_90a), ranked with the mma.sync kernels";
   if (in.dtypes[static_cast<int>(DType::float64)] && tc_native(DType::float64, in.platform, nv_compute_capability_))
     in.matmul += "; float64 on the FP64 tensor cores, every shape and transpose";
 

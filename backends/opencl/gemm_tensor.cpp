@@ -4,8 +4,9 @@
 //                kernel measured first, kept for the products it fits);
 //  gemm_tc.hpp   float16, bfloat16, float32 as TF32 and float64, any shape, transpose, offset and
 //                leading dimension (a guarded variant beside the fast one), on mma.sync;
-//  gemm_wg.hpp   float16 and bfloat16 on Hopper's warpgroup MMA (compute capability 9.0), whole
-//                tiles of row-major operands; other products take the next configuration ranked.
+//  gemm_wg.hpp   float16, bfloat16 and TF32 on Hopper's warpgroup MMA (compute capability 9.0),
+//                any shape and transpose whose rows are 16-byte aligned (TF32 through a transposed
+//                copy of a row-major B); other products take the next configuration ranked.
 // On a device that has the instructions (tc_native: NVIDIA's platform, compute capability 8.0+,
 // 9.0+ for float64) every product of those dtypes goes to them (float32 only when TF32 is
 // allowed: PORTA_MATMUL=tf32 or the API), unless PORTA_OPENCL_GEMM_SHAPE asks for the tiled

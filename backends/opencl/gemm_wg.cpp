@@ -62,13 +62,13 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
 }
 
 // The candidates, fastest first by the searches' timings on an H200 through NVIDIA's OpenCL
-// (2026-12-01 23:25-23:37 UTC, PORTA_OPENCL_GEMM_CANDIDATES with PORTA_OPENCL_GEMM_SEARCH=4096,8192),
+// (2026-12-01 22:54-23:32 UTC, PORTA_OPENCL_GEMM_CANDIDATES with PORTA_OPENCL_GEMM_SEARCH=4096,8192),
 // TFLOP/s at 4096 / 8192; cuBLAS on cuda:0 in porta-bench in the same calls: float16 645 / 647,
 // bfloat16 680 / 680, TF32 343 / 362. {BM, BN, BK, warpgroups, stages, overlap, register bound};
 // NVIDIA's OpenCL gives a work-group 48 KiB of local memory.
 //  float16: wg128x128x32:g2:s3 432.0 / 476.3 (110 registers: two work-groups an SM),
 //           wg128x128x32:g1:s3 389.7 / 436.0 (214 registers), wg64x128x64:g1:s2 365.1 / 422.2,
-//           wg128x128x16:g2:s4 357.8 / 392.7; bfloat16 takes the same (420.3 / 450.9 for the first).
+//           wg128x128x16:g2:s4 357.8 / 392.7; bfloat16 takes the same (420.3 / 450.9 for the first, 22:54).
 //           Not kept: wg128x256x16:g2:s4 375.8 / 412.3, wg128x256x32:g2:s2 287.9 / 307.3,
 //           wg64x256x32:g1:s2 289.4 / 310.0, wg128x128x32:g2:s2 306.6 / 323.3, wg256x128x16:g2:s4:o
 //           279.6 / 302.3; the MMAs overlapping the next slice's wait (:o, wgmma.wait_group 1),
