@@ -17,15 +17,17 @@ mkdir -p "$out"
 export PORTA_CACHE=off PORTA_LOG=info
 src=$(cd "$(dirname "$0")/../.." && pwd)
 
-# The default candidates (gemm_tc_candidates, gemm_mma_candidates) and a few more of each dtype.
-f16="tc128x128x32:w64x64:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:xor:s4 tc128x128x16:w64x64:ldsm:xor:s4
+# The default candidates (gemm_wg_candidates, gemm_tc_candidates, gemm_mma_candidates) and a few
+# more of each dtype; the warpgroup-MMA (wg...) ones run on Hopper only.
+f16="wg128x128x32:g2:s3 wg128x128x32:g1:s3 wg64x128x64:g1:s2 wg128x128x16:g2:s4 wg128x256x16:g2:s4
+ tc128x128x32:w64x64:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:xor:s4 tc128x128x16:w64x64:ldsm:xor:s4
  tc256x128x16:w64x64:ldsm:xor:s4 tc128x256x32:w64x64:ldsm:xor:s2 tc128x128x32:w64x64:ldsm tc128x256x16:w64x64:ldsm
  tc128x64x32:w64x32:ldsm:xor:s4 tc64x128x32:w32x64:ldsm:xor:s4 tc64x64x32:w32x32:ldsm
  tc128x128x32:w64x64:ldsm:xor tc128x128x32:w64x32:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:s3
  tc256x128x32:w64x64:ldsm:xor:s2 tc128x128x16:w64x64:ldsm:s4"
-bf16="tc128x128x32:w64x64:ldsm tc128x128x32:w64x64:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:xor:s4
+bf16="wg128x128x32:g2:s3 wg128x128x32:g1:s3 wg64x128x64:g1:s2 tc128x128x32:w64x64:ldsm tc128x128x32:w64x64:ldsm:xor:s3 tc128x256x16:w64x64:ldsm:xor:s4
  tc128x128x16:w64x64:ldsm:xor:s4 tc256x128x16:w64x64:ldsm:xor:s4 tc128x256x32:w64x64:ldsm:xor:s2"
-tf32="tc128x128x16:w64x64:ldsm:xor:s3 tc128x128x16:w64x64:ldsm tc128x128x16:w64x64 tc128x256x8:w64x64:ldsm:xor:s4
+tf32="wg128x128x16:g2:s3 wg64x128x32:g1:s2 wg256x128x16:g2:s2 tc128x128x16:w64x64:ldsm:xor:s3 tc128x128x16:w64x64:ldsm tc128x128x16:w64x64 tc128x256x8:w64x64:ldsm:xor:s4
  tc128x128x8:w64x64:ldsm:xor:s4 tc128x256x16:w64x64:ldsm:xor:s2 tc128x64x16:w64x32 tc64x128x16:w32x64:ldsm:xor:s4
  tc64x64x16:w32x32 tc128x128x16:w64x64:xor:s3 tc128x128x16:w64x64:xor tc256x128x8:w64x64:ldsm:xor:s3"
 f64="tc64x64x16:w32x32:xor:s3 tc128x128x8:w64x32:xor:s3 tc128x64x8:w32x32:xor:s4 tc64x64x16:w32x32
