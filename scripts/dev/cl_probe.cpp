@@ -9,8 +9,7 @@
 //                                   PROBE_PTX=path the program's binary (PTX) is written there.
 //
 // Build: g++ -O1 -std=c++17 cl_probe.cpp -lOpenCL (CL_TARGET_OPENCL_VERSION 300).
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+#include "nvidia_cl.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,21 +19,6 @@
 #include <vector>
 
 namespace {
-
-cl_device_id nvidia_gpu() {
-  cl_uint np = 0;
-  clGetPlatformIDs(0, nullptr, &np);
-  std::vector<cl_platform_id> ps(np);
-  clGetPlatformIDs(np, ps.data(), nullptr);
-  for (cl_platform_id p : ps) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::string(name).find("NVIDIA") == std::string::npos) continue;
-    cl_device_id d = nullptr;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 1, &d, nullptr) == CL_SUCCESS) return d;
-  }
-  return nullptr;
-}
 
 // Builds `src` with `opts`; prints the status, the log and the PTX's .target (and whether `needle`
 // is in the PTX). Writes the PTX to `ptx_path` when given.

@@ -8,9 +8,8 @@
 // (128-byte swizzle over K = 64; no swizzle with each assignment of the two descriptor strides) and
 // compares every accumulator with a host product.
 //
-// Build: g++ -O1 -std=c++17 wgmma_probe.cpp -lOpenCL
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
+// Build: g++ -O1 -std=c++17 wgmma_probe.cpp -lOpenCL; `wgmma_probe --source` prints the kernels.
+#include "nvidia_cl.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -21,64 +20,35 @@
 
 namespace {
 
-const char* kSource = R"(
-#define A90(text) "// @sm90a " text "\n"
-__kernel void probe(__global float* out, __global const uchar* aimg, __global const uchar* bimg,
-                    __global const ulong* desc, int steps, int a_step, int b_step) {
-  __local uchar sm[8192 + 1024] __attribute__((aligned(1024)));
-  const int t = get_local_id(0);
-  for (int i = t; i < 8192; i += 128) sm[i] = aimg[i];
-  for (int i = t; i < 1024; i += 128) sm[8192 + i] = bimg[i];
-  asm volatile(A90("fence.proxy.async.shared::cta;") ::: "memory");
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint base = (uint)(size_t)sm;
-  ulong da = desc[0] + ((base >> 4) & 0x3FFF);
-  ulong db = desc[1] + (((base + 8192) >> 4) & 0x3FFF);
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(A90("wgmma.fence.sync.aligned;") ::: "memory");
-  for (int s = 0; s < steps; ++s) {
-    asm volatile(A90("{") A90(".reg .pred p;") A90("setp.ne.b32 p, %6, 0;")
-                 A90("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, p, 1, 1, 0, 0;")
-                 A90("}")
-                 : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "l"(da), "l"(db), "r"(1) : "memory");
-    da += a_step;
-    db += b_step;
-  }
-  asm volatile(A90("wgmma.commit_group.sync.aligned;") ::: "memory");
-  asm volatile(A90("wgmma.wait_group.sync.aligned 0;") ::: "memory");
-  out[4 * t + 0] = d0;
-  out[4 * t + 1] = d1;
-  out[4 * t + 2] = d2;
-  out[4 * t + 3] = d3;
-}
-)";
-
-// m64n128k16 with B MN-major (imm-trans-b 1): 64 accumulators a work-item.
-std::string n128_source() {
+// One warpgroup's m64nNk16 steps (float16 in, float32 out) on A and B images copied into local
+// memory at 0 and 8192, descriptors from `desc` plus the local base, N / 2 accumulators a
+// work-item; imm-trans-b `trans_b` (1: B MN-major).
+std::string probe_source(const char* name, int n, int trans_b, int b_bytes) {
   std::string regs, ops;
-  for (int i = 0; i < 64; ++i) {
+  for (int i = 0; i < n / 2; ++i) {
     regs += (i ? ", %" : "%") + std::to_string(i);
     ops += std::string(i ? ", " : "") + "\"+f\"(d[" + std::to_string(i) + "])";
   }
+  const std::string r = std::to_string(n / 2), sz = std::to_string(b_bytes);
   return std::string(R"(
-#define A90(text) "// @sm90a " text "\n"
-__kernel void probe128(__global float* out, __global const uchar* aimg, __global const uchar* bimg,
+__kernel void )") + name + R"((__global float* out, __global const uchar* aimg, __global const uchar* bimg,
                        __global const ulong* desc, int steps, int a_step, int b_step) {
-  __local uchar sm[8192 + 16384] __attribute__((aligned(1024)));
+  __local uchar sm[8192 + )" + sz + R"(] __attribute__((aligned(1024)));
   const int t = get_local_id(0);
   for (int i = t; i < 8192; i += 128) sm[i] = aimg[i];
-  for (int i = t; i < 16384; i += 128) sm[8192 + i] = bimg[i];
+  for (int i = t; i < )" + sz + R"(; i += 128) sm[8192 + i] = bimg[i];
   asm volatile(A90("fence.proxy.async.shared::cta;") ::: "memory");
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint base = (uint)(size_t)sm;
   ulong da = desc[0] + ((base >> 4) & 0x3FFF);
   ulong db = desc[1] + (((base + 8192) >> 4) & 0x3FFF);
-  float d[64];
-  for (int i = 0; i < 64; ++i) d[i] = 0;
+  float d[)" + r + R"(];
+  for (int i = 0; i < )" + r + R"(; ++i) d[i] = 0;
   asm volatile(A90("wgmma.fence.sync.aligned;") ::: "memory");
   for (int s = 0; s < steps; ++s) {
-    asm volatile(A90("{") A90(".reg .pred p;") A90("setp.ne.b32 p, %66, 0;")
-                 A90("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {)") + regs + R"(}, %64, %65, p, 1, 1, 0, 1;")
+    asm volatile(A90("{") A90(".reg .pred p;") A90("setp.ne.b32 p, %)" + std::to_string(n / 2 + 2) + R"(, 0;")
+                 A90("wgmma.mma_async.sync.aligned.m64n)" + std::to_string(n) + R"(k16.f32.f16.f16 {)" + regs + "}, %" + r +
+         ", %" + std::to_string(n / 2 + 1) + ", p, 1, 1, 0, " + std::to_string(trans_b) + R"(;")
                  A90("}")
                  : )" + ops + R"( : "l"(da), "l"(db), "r"(1) : "memory");
     da += a_step;
@@ -86,24 +56,9 @@ __kernel void probe128(__global float* out, __global const uchar* aimg, __global
   }
   asm volatile(A90("wgmma.commit_group.sync.aligned;") ::: "memory");
   asm volatile(A90("wgmma.wait_group.sync.aligned 0;") ::: "memory");
-  for (int i = 0; i < 64; ++i) out[64 * t + i] = d[i];
+  for (int i = 0; i < )" + r + R"(; ++i) out[)" + r + R"( * t + i] = d[i];
 }
 )";
-}
-
-cl_device_id nvidia_gpu() {
-  cl_uint np = 0;
-  clGetPlatformIDs(0, nullptr, &np);
-  std::vector<cl_platform_id> ps(np);
-  clGetPlatformIDs(np, ps.data(), nullptr);
-  for (cl_platform_id p : ps) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    if (std::string(name).find("NVIDIA") == std::string::npos) continue;
-    cl_device_id d = nullptr;
-    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 1, &d, nullptr) == CL_SUCCESS) return d;
-  }
-  return nullptr;
 }
 
 std::string build_log(cl_program p, cl_device_id d) {
@@ -129,9 +84,57 @@ void put(std::vector<std::uint8_t>& img, std::size_t byte, int v) {
   img[byte + 1] = h >> 8;
 }
 
+// Runs `k` (one warpgroup, N / 2 accumulators a work-item) on the images with descriptors `desc`
+// and `steps` k16 steps of a_step / b_step (16-byte units); compares each accumulator with
+// ref(row, col) and prints how many of them differ. True when none does.
+template <class Ref>
+bool run_and_check(cl_context ctx, cl_command_queue q, cl_kernel k, int n, const std::vector<std::uint8_t>& aimg,
+                   const std::vector<std::uint8_t>& bimg, const std::uint64_t (&desc)[2], int steps, int a_step, int b_step,
+                   const char* what, Ref ref) {
+  cl_int st = CL_SUCCESS;
+  const int regs = n / 2;
+  const std::size_t count = 128 * static_cast<std::size_t>(regs);
+  cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, count * 4, nullptr, &st);
+  cl_mem ab = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, aimg.size(), const_cast<std::uint8_t*>(aimg.data()), &st);
+  cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bimg.size(), const_cast<std::uint8_t*>(bimg.data()), &st);
+  cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof desc, const_cast<std::uint64_t*>(desc), &st);
+  clSetKernelArg(k, 0, sizeof out, &out);
+  clSetKernelArg(k, 1, sizeof ab, &ab);
+  clSetKernelArg(k, 2, sizeof bb, &bb);
+  clSetKernelArg(k, 3, sizeof db, &db);
+  clSetKernelArg(k, 4, sizeof steps, &steps);
+  clSetKernelArg(k, 5, sizeof a_step, &a_step);
+  clSetKernelArg(k, 6, sizeof b_step, &b_step);
+  const std::size_t global = 128, local = 128;
+  st = clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  std::vector<float> got(count);
+  cl_int rst = clEnqueueReadBuffer(q, out, CL_TRUE, 0, count * 4, got.data(), 0, nullptr, nullptr);
+  int bad = 0;
+  // Element 4 j + e of work-item 32 w + l: row 16 w + l / 4 + 8 (e / 2), column 8 j + 2 (l % 4) + e % 2.
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < regs; ++i) {
+      const int w = t / 32, l = t % 32, j = i / 4, e = i % 4;
+      const int row = 16 * w + l / 4 + 8 * (e / 2), col = 8 * j + 2 * (l % 4) + (e % 2);
+      const double want = ref(row, col), have = got[static_cast<std::size_t>(regs * t + i)];
+      if (std::fabs(want - have) > 1e-3) {
+        if (bad < 3) std::printf("   t=%d i=%d (row %d col %d): got %g want %g\n", t, i, row, col, have, want);
+        ++bad;
+      }
+    }
+  std::printf("%s: enqueue %d read %d, %d of %zu accumulators wrong\n", what, st, rst, bad, count);
+  for (cl_mem m : {out, ab, bb, db}) clReleaseMemObject(m);
+  return bad == 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string all = std::string("#define A90(text) \"// @sm90a \" text \"\\n\"\n") +
+                          probe_source("probe", 8, 0, 1024) + probe_source("probe128", 128, 1, 16384);
+  if (argc > 1 && std::string(argv[1]) == "--source") {  // the kernels' OpenCL C, to read
+    std::fputs(all.c_str(), stdout);
+    return 0;
+  }
   cl_device_id dev = nvidia_gpu();
   if (!dev) {
     std::printf("no NVIDIA OpenCL GPU\n");
@@ -140,7 +143,6 @@ int main() {
   cl_int st = CL_SUCCESS;
   cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &st);
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &st);
-  const std::string all = std::string(kSource) + n128_source();
   const char* text = all.c_str();
   cl_program src = clCreateProgramWithSource(ctx, 1, &text, nullptr, &st);
   st = clBuildProgram(src, 1, &dev, "", nullptr, nullptr);
@@ -206,41 +208,13 @@ int main() {
       }
     const std::uint64_t mode = c.swizzle ? 1ull << 62 : 0;
     const std::uint64_t d = ((c.lbo >> 4) << 16) | ((c.sbo >> 4) << 32) | mode;
-    std::uint64_t desc[2] = {d, d};
-    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 512 * 4, nullptr, &st);
-    cl_mem ab = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, aimg.size(), aimg.data(), &st);
-    cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bimg.size(), bimg.data(), &st);
-    cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof desc, desc, &st);
-    const int steps = c.steps, step = 2;  // 32 bytes of K a step, in the descriptor's 16-byte units
-    clSetKernelArg(k, 0, sizeof out, &out);
-    clSetKernelArg(k, 1, sizeof ab, &ab);
-    clSetKernelArg(k, 2, sizeof bb, &bb);
-    clSetKernelArg(k, 3, sizeof db, &db);
-    clSetKernelArg(k, 4, sizeof steps, &steps);
-    clSetKernelArg(k, 5, sizeof step, &step);
-    clSetKernelArg(k, 6, sizeof step, &step);
-    const std::size_t global = 128, local = 128;
-    st = clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-    std::vector<float> got(512);
-    cl_int rst = clEnqueueReadBuffer(q, out, CL_TRUE, 0, 512 * 4, got.data(), 0, nullptr, nullptr);
-    int bad = 0;
-    for (int t = 0; t < 128; ++t)
-      for (int i = 0; i < 4; ++i) {
-        const int w = t / 32, l = t % 32;
-        const int row = 16 * w + l / 4 + 8 * (i / 2), col = 2 * (l % 4) + (i % 2);
-        double ref = 0;
-        for (int kk = 0; kk < K; ++kk) ref += A[row][kk] * B[col][kk];
-        if (std::fabs(ref - got[4 * t + i]) > 1e-3) {
-          if (bad < 4) std::printf("   t=%d i=%d (row %d col %d): got %g want %g\n", t, i, row, col, got[4 * t + i], ref);
-          ++bad;
-        }
-      }
-    std::printf("%s: enqueue %d read %d, %d of 512 accumulators wrong\n", c.what, st, rst, bad);
-    any = any || bad == 0;
-    clReleaseMemObject(out);
-    clReleaseMemObject(ab);
-    clReleaseMemObject(bb);
-    clReleaseMemObject(db);
+    const std::uint64_t desc[2] = {d, d};
+    // 32 bytes of K a step, in the descriptor's 16-byte units.
+    any = run_and_check(ctx, q, k, 8, aimg, bimg, desc, c.steps, 2, 2, c.what, [&](int row, int col) {
+            double r = 0;
+            for (int kk = 0; kk < K; ++kk) r += A[row][kk] * B[col][kk];
+            return r;
+          }) || any;
   }
   cl_kernel k2 = clCreateKernel(prog, "probe128", &st);
   std::printf("clCreateKernel probe128: %d\n", st);
@@ -272,42 +246,14 @@ int main() {
         put(bimg, atom * (c.bk * 128) + kk * 128 + ((chunk ^ (kk % 8)) * 16) + (n % 8) * 2, B2[kk][n]);
       }
     const std::uint64_t amode = rb == 128 ? 1ull << 62 : 2ull << 62;
-    std::uint64_t desc[2] = {(1ull << 16) | ((std::uint64_t(rb * 8) >> 4) << 32) | amode,
-                             ((c.lbo >> 4) << 16) | ((c.sbo >> 4) << 32) | (1ull << 62)};
-    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 128 * 64 * 4, nullptr, &st);
-    cl_mem ab = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, aimg.size(), aimg.data(), &st);
-    cl_mem bb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bimg.size(), bimg.data(), &st);
-    cl_mem db = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof desc, desc, &st);
-    const int steps = c.bk / 16, astep = 2, bstep = 16 * 128 / 16;
-    clSetKernelArg(k2, 0, sizeof out, &out);
-    clSetKernelArg(k2, 1, sizeof ab, &ab);
-    clSetKernelArg(k2, 2, sizeof bb, &bb);
-    clSetKernelArg(k2, 3, sizeof db, &db);
-    clSetKernelArg(k2, 4, sizeof steps, &steps);
-    clSetKernelArg(k2, 5, sizeof astep, &astep);
-    clSetKernelArg(k2, 6, sizeof bstep, &bstep);
-    const std::size_t global = 128, local = 128;
-    st = clEnqueueNDRangeKernel(q, k2, 1, nullptr, &global, &local, 0, nullptr, nullptr);
-    std::vector<float> got(128 * 64);
-    cl_int rst = clEnqueueReadBuffer(q, out, CL_TRUE, 0, got.size() * 4, got.data(), 0, nullptr, nullptr);
-    int bad = 0;
-    for (int t = 0; t < 128; ++t)
-      for (int i = 0; i < 64; ++i) {
-        const int w = t / 32, l = t % 32, j = i / 4, e = i % 4;
-        const int row = 16 * w + l / 4 + 8 * (e / 2), col = 8 * j + 2 * (l % 4) + (e % 2);
-        double ref = 0;
-        for (int kk = 0; kk < c.bk; ++kk) ref += A2[row][kk] * B2[kk][col];
-        if (std::fabs(ref - got[64 * t + i]) > 1e-3) {
-          if (bad < 3) std::printf("   t=%d i=%d (row %d col %d): got %g want %g\n", t, i, row, col, got[64 * t + i], ref);
-          ++bad;
-        }
-      }
-    std::printf("%s: enqueue %d read %d, %d of 8192 accumulators wrong\n", c.what, st, rst, bad);
-    any2 = any2 || bad == 0;
-    clReleaseMemObject(out);
-    clReleaseMemObject(ab);
-    clReleaseMemObject(bb);
-    clReleaseMemObject(db);
+    const std::uint64_t desc[2] = {(1ull << 16) | ((std::uint64_t(rb * 8) >> 4) << 32) | amode,
+                                   ((c.lbo >> 4) << 16) | ((c.sbo >> 4) << 32) | (1ull << 62)};
+    // A: 32 bytes of K a step; B: 16 rows of 128 bytes.
+    any2 = run_and_check(ctx, q, k2, 128, aimg, bimg, desc, c.bk / 16, 2, 16 * 128 / 16, c.what, [&](int row, int col) {
+             double r = 0;
+             for (int kk = 0; kk < c.bk; ++kk) r += A2[row][kk] * B2[kk][col];
+             return r;
+           }) || any2;
   }
   std::printf("RESULT: %s; m64n128k16 with B MN-major: %s\n", any ? "wgmma runs from OpenCL" : "no configuration matched",
               any2 ? "a layout matched" : "no layout matched");

@@ -1,7 +1,36 @@
-/* What porta's two tensor-core GEMM kernels share (kernels/gemm_mma.cl, kernels/gemm_tc.cl):
+/* What porta's tensor-core GEMM kernels share (kernels/gemm_mma.cl, gemm_tc.cl, gemm_wg.cl):
    gemm_tensor.cpp builds each with this text before its own, which restarts the line count with
    #line 1, so that build logs give the kernel file's own line numbers. Embedded at build time as
    kGemmCommonSource (embed_kernel.cmake). */
+
+/* The value of a float16 pattern, and a float rounded to bfloat16 (to nearest even; NaNs stay
+   NaNs): for the emulations and the stores of the 16-bit types. */
+inline float f16_value(uint h) {
+  const uint s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return as_float(s | 0x7f800000u | (m << 13));
+  if (e == 0) return as_float(s | as_uint((float)m * 0x1p-24f));
+  return as_float(s | ((e + 112u) << 23) | (m << 13));
+}
+inline ushort to_bfloat16(float f) {
+  const uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* Columns col and col + 1 of C's row `row` at p, from v0 and v1, each only inside M x N: the
+   guarded edges' stores (ELEM 16: float16, 17: bfloat16, else the accumulator's type). */
+#if ELEM == 16
+#define GEMM_STORE_ONE(p, i, v) vstore_half_rte((v), (i), (__global half*)(p))
+#elif ELEM == 17
+#define GEMM_STORE_ONE(p, i, v) ((p)[i] = to_bfloat16(v))
+#else
+#define GEMM_STORE_ONE(p, i, v) ((p)[i] = (v))
+#endif
+#define GEMM_STORE_GUARDED(p, row, col, v0, v1) do { \
+    if ((row) < M) { \
+      if ((col) < N) GEMM_STORE_ONE((p), 0, (v0)); \
+      if ((col) + 1 < N) GEMM_STORE_ONE((p), 1, (v1)); \
+    } } while (0)
 
 /* Blocks in groups of GEMM_GROUP_M block rows, which share the panels of B in L2. */
 #define GEMM_GROUP_M 8

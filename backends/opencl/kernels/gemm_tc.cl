@@ -133,18 +133,7 @@ typedef double acc_t;
 #define BIX(r, e) ((r) * LDB_S + (e))
 #endif
 
-/* Values of the stored patterns, for the emulation and the stores. */
-inline float f16_value(uint h) {
-  const uint s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1fu) return as_float(s | 0x7f800000u | (m << 13));
-  if (e == 0) return as_float(s | as_uint((float)m * 0x1p-24f));
-  return as_float(s | ((e + 112u) << 23) | (m << 13));
-}
-inline ushort to_bfloat16(float f) {
-  const uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
+/* Values of the stored patterns (f16_value, to_bfloat16: gemm_common.cl). */
 #if ELEM == 16
 #define LO_VALUE(r) f16_value((r) & 0xffffu)
 #define HI_VALUE(r) f16_value((r) >> 16)
@@ -482,18 +471,7 @@ void porta_gemm_tc(const int M, const int N, const int K,
         *(__global double2*)p = (double2)(v0, v1);
 #endif
 #else
-        if (row < M) {
-#if ELEM == 16
-          if (col < N) vstore_half_rte(v0, 0, (__global half*)p);
-          if (col + 1 < N) vstore_half_rte(v1, 1, (__global half*)p);
-#elif ELEM == 17
-          if (col < N) p[0] = to_bfloat16(v0);
-          if (col + 1 < N) p[1] = to_bfloat16(v1);
-#else
-          if (col < N) p[0] = v0;
-          if (col + 1 < N) p[1] = v1;
-#endif
-        }
+        GEMM_STORE_GUARDED(p, row, col, v0, v1);
 #endif
       }
     }

@@ -96,18 +96,7 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #define K_MODE (KB == 128 ? 1ul : KB == 64 ? 2ul : 3ul) /* descriptor swizzle mode: 1 = 128 B, 2 = 64 B, 3 = 32 B */
 #define K_SWZ(r) (KB == 128 ? (r) % 8 : KB == 64 ? ((r) / 2) % 4 : ((r) / 4) % 2)
 
-/* The reference semantics, for the emulation and the stores. */
-inline float f16_value(uint h) {
-  const uint s = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1fu) return as_float(s | 0x7f800000u | (m << 13));
-  if (e == 0) return as_float(s | as_uint((float)m * 0x1p-24f));
-  return as_float(s | ((e + 112u) << 23) | (m << 13));
-}
-inline ushort to_bfloat16(float f) {
-  const uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
-  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
+/* Values of the stored patterns (f16_value, to_bfloat16: gemm_common.cl). */
 #if ELEM == 16
 #define VALUE(h) f16_value(h)
 #elif ELEM == 17
@@ -304,18 +293,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
         const float v0 = acc[mt][4 * j + 2 * h], v1 = acc[mt][4 * j + 2 * h + 1];
         __global gt* p = C + (long)row * ldc + col;
 #if EDGE
-        if (row < M) {
-#if ELEM == 16
-          if (col < N) vstore_half_rte(v0, 0, (__global half*)p);
-          if (col + 1 < N) vstore_half_rte(v1, 1, (__global half*)p);
-#elif ELEM == 17
-          if (col < N) p[0] = to_bfloat16(v0);
-          if (col + 1 < N) p[1] = to_bfloat16(v1);
-#else
-          if (col < N) p[0] = v0;
-          if (col + 1 < N) p[1] = v1;
-#endif
-        }
+        GEMM_STORE_GUARDED(p, row, col, v0, v1);
 #elif ELEM == 16
         vstore_half2_rte((float2)(v0, v1), 0, (__global half*)p);
 #elif ELEM == 17
