@@ -242,10 +242,19 @@ void porta_gemm_wg(const int M, const int N, const int K,
 
   const int slices = (K + BK - 1) / BK;
   float acc[MT][BN / 2];
+#if OVERLAP
+  /* No zeros are written to the accumulators: the first step's MMA has scale-d 0 (D = A B). With
+     MMAs in flight across iterations, ptxas serialized them (C7514, "non wgmma instructions
+     reading accumulator registers") where the zeros were copied from one accumulator register to
+     the others before the loop (H200, 23:32); whether this removes that is for the next sweep. */
+#define FIRST_SCALE (kt > 0 || kk > 0)
+#else
+#define FIRST_SCALE 1
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[mt][i] = 0.0f;
+#endif
 
   /* Slice s goes to stage s % STAGES in commit group s, AHEAD slices before its MMAs: STAGES - 1,
      or STAGES - 2 with OVERLAP. At slice kt the wait leaves the AHEAD - 1 newest groups in flight,
@@ -269,7 +278,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #pragma unroll
     for (int kk = 0; kk < KB / 32; ++kk) {
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), 1);
+      for (int mt = 0; mt < MT; ++mt) WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), FIRST_SCALE);
     }
     WG_COMMIT();
 #if OVERLAP
