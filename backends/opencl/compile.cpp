@@ -44,7 +44,8 @@ struct ProgramGuard {
   }
 };
 
-// The PTX of a program built for one device (NVIDIA's program binary), without trailing NULs.
+// The PTX of a program built for one device (NVIDIA's program binary), without trailing NULs; the
+// program's context holds that one device, as each of porta's OpenCL contexts does (plugin.cpp).
 std::string program_ptx(cl_program program, cl_int* status) {
   std::size_t size = 0;
   *status = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
