@@ -5,8 +5,8 @@
    C = op(A) op(B) per batch (group dimension 1): op(A) M x K, op(B) K x N, C M x N row-major,
    leading dimensions, offsets and batch strides multiples of 16 bytes (other products take
    gemm_tc.cl); with EDGE any M, N and K > 0 (pieces past the operands' ends zero-filled by
-   cp.async's src-size, stores guarded), else whole tiles (M, N, K multiples of BM, BN, BK). TA / TB: the operand is stored
-   transposed (A as K x M, B as N x K). A work-group of WGS warpgroups (128 work-items each)
+   cp.async's src-size, stores guarded), else whole tiles (M, N, K multiples of BM, BN, BK).
+   TA / TB: the operand is stored transposed (A as K x M, B as N x K). A work-group of WGS warpgroups (128 work-items each)
    computes a BM x BN block of C; warpgroup w owns rows w BM / WGS onwards, MT = BM / (64 WGS)
    tiles of 64 x BN, each one wgmma m64nBNk16 (k8 for TF32) a 32-byte step of k, with its
    accumulators in registers.
