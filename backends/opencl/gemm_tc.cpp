@@ -12,7 +12,7 @@ namespace porta::opencl {
 namespace {
 
 bool half_type(DType t) { return t == DType::float16 || t == DType::bfloat16; }
-int elem_bytes(DType t) { return half_type(t) ? 2 : t == DType::float64 ? 8 : 4; }
+int elem_bytes(DType t) { return static_cast<int>(itemsize(t)); }
 int vec_elems(DType t) { return 16 / elem_bytes(t); }                   // elements of a 16-byte load
 int pad_elems(DType t) { return t == DType::float64 ? 4 : vec_elems(t); }  // the kernel's PAD
 int pad_b_elems(DType t) { return t == DType::float32 ? 8 : pad_elems(t); }  // and PAD_B

@@ -16,7 +16,7 @@ std::string WgParams::text() const {
 }
 
 namespace {
-int elem_bytes(DType t) { return t == DType::float32 ? 4 : 2; }
+int elem_bytes(DType t) { return static_cast<int>(itemsize(t)); }
 }  // namespace
 
 std::size_t WgParams::local_bytes(DType t) const {
