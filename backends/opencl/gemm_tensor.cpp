@@ -188,11 +188,11 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
 // them per product of the batch along dimension 1 (after B's transpose where needs_b_transposed).
 void tensor_launch(Device& dev, QueueImpl& q, Kernel& kernel, const TensorConfig& c, const MatmulArgs& product) {
   if (needs_b_transposed(c, product)) {
-    const MatmulArgs t = transposed_b(product, nullptr);
+    MatmulArgs t = transposed_b(product, nullptr);
     const std::size_t bytes = static_cast<std::size_t>((product.stride_b == 0 ? 1 : product.batch) * product.n * t.ldb) * 4;
-    Handle scratch = dev.queue_of(q).scratch(bytes);
-    transpose_b(dev, q, product, scratch, t.ldb);
-    tensor_launch(dev, q, kernel, TensorConfig{std::nullopt, {}, c.wg}, transposed_b(product, scratch));
+    t.b = dev.queue_of(q).scratch(bytes);
+    transpose_b(dev, q, product, t.b, t.ldb);
+    tensor_launch(dev, q, kernel, TensorConfig{std::nullopt, {}, c.wg}, t);
     return;
   }
   const MatmulArgs& g = product;

@@ -130,14 +130,14 @@ bool wg_whole_tiles(const WgParams& p, const detail::MatmulArgs& g) {
 }
 
 std::vector<std::string> wg_options(const WgParams& p, DType t, bool trans_a, bool trans_b, bool edge, bool emulate) {
+  const int ahead = p.overlap ? p.stages - 2 : p.stages - 1;  // slices in flight ahead of the MMAs
   std::vector<std::string> o = {detail::cat("-DELEM=", t == DType::bfloat16 ? 17 : t == DType::float32 ? 32 : 16),
                                 detail::cat("-DTA=", trans_a ? 1 : 0), detail::cat("-DTB=", trans_b ? 1 : 0),
                                 detail::cat("-DEDGE=", edge ? 1 : 0),
                                 detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n), detail::cat("-DBK=", p.tile_k),
                                 detail::cat("-DWGS=", p.groups), detail::cat("-DSTAGES=", p.stages),
-                                detail::cat("-DAHEAD=", p.overlap ? p.stages - 2 : p.stages - 1),
-                                detail::cat("-DSTAGES_WAIT=", (p.overlap ? p.stages - 2 : p.stages - 1) - 1),
+                                detail::cat("-DAHEAD=", ahead), detail::cat("-DSTAGES_WAIT=", ahead - 1),
                                 detail::cat("-DOVERLAP=", p.overlap ? 1 : 0)};
   if (emulate) {
     o.push_back("-DMMA_EMULATE");
