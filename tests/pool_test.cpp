@@ -97,13 +97,16 @@ TEST(Pool, CancelDropsTasksNotStartedAndDestructionDrains) {
   std::vector<std::future<int>> fs;
   std::size_t cancelled = 0;
   {
+    std::atomic<int> started{0};  // before the pool: outlives its workers
     DevicePool pool({porta::devices().front()}, 1);
     for (int k = 0; k < 20; ++k)
-      fs.push_back(pool.submit([k](const Device&) {
+      fs.push_back(pool.submit([k, &started](const Device&) {
+        ++started;
         std::this_thread::sleep_for(20ms);
         return k;
       }));
-    std::this_thread::sleep_for(5ms);
+    // The first task is running (a fixed sleep here let ASan's slower start cancel all 20).
+    while (started.load() == 0) std::this_thread::sleep_for(1ms);
     cancelled = pool.cancel();
     EXPECT_GT(cancelled, 0u);
     EXPECT_LT(cancelled, 20u) << "the running task is not cancelled";
