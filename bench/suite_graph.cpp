@@ -19,12 +19,13 @@ void time_replays(benchmark::State& st, const DeviceConfig& c, const std::functi
     for (int i = 0; i < 10; ++i) replay();
     porta::synchronize(c.device);
   }
-  std::vector<double> us, device_us;
+  std::vector<double> us, device_us, submit_us;
   for (auto _ : st) {
     auto t0 = Clock::now();
     auto e0 = porta::Event::record(c.device);
     for (int i = 0; i < replays; ++i) replay();
     auto e1 = porta::Event::record(c.device);
+    submit_us.push_back(std::chrono::duration<double>(Clock::now() - t0).count() * 1e6 / (replays * kAddsPerGraph));
     porta::synchronize(c.device);
     double s = std::chrono::duration<double>(Clock::now() - t0).count();
     st.SetIterationTime(s);
@@ -36,6 +37,9 @@ void time_replays(benchmark::State& st, const DeviceConfig& c, const std::functi
   // The device's time per add over the same span: near us_per_op when the device is the limit
   // (back-to-back tiny kernels), below it when the host is.
   st.counters["device_us_per_op"] = median(device_us);
+  // The host's time per add to submit the replays (before the wait): below us_per_op when the
+  // device is the limit and the launch queue fills, near it when the host is.
+  st.counters["submit_us_per_op"] = median(submit_us);
 }
 
 // The graph PyTorch's and CuPy's peers record: out = x + y, ten times, into one output.

@@ -93,6 +93,15 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   }
   // Work-items of the last group run up to a group past n (one element per work-item).
   if (!l.grid_stride && l.vec == 1 && n > kNarrow - kCpuGroup) l.in.wide = true;
+  // Where the grid has a work-item for every vector, each runs its vector (and at most one
+  // element of the tail) without the loops. A replayed CUDA graph of 10 adds of 1024 float32 on
+  // the H200 (scripts/dev/graph_probe.cpp, 2026-12-02) cost 1.19-1.22 us an add with the loops
+  // and 1.06-1.10 without, where PyTorch's cost 1.05. Random plans keep their loop.
+  if (l.grid_stride && !plan_uses_random(plan)) {
+    const std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
+    const std::int64_t items = l.vec > 1 ? std::max<std::int64_t>(n / l.vec, 1) : n;
+    l.once = items <= static_cast<std::int64_t>(std::max<std::size_t>(info.launch.max_groups, 1) * group);
+  }
   if (plan.shape.size() == 2 && l.any_strided() && l.vec == 1 && (l.grid_stride || plan.shape[1] >= kMinCols2d)) {
     l.two_d = true;
     if (l.output == Access::strided) l.out_terms = classify_2d(plan.output.strides);
@@ -110,7 +119,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     return l;
   }
   l.key.reserve(kKeyReserve + 18 * plan.code.size());  // one allocation for the whole key
-  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? 'g' : 'p', l.vec, "x", l.sub, l.bounded ? "b" : "", "|", plan.shape.size(), "|", l.in.key(),
+  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? (l.once ? 'o' : 'g') : 'p', l.vec, "x", l.sub, l.bounded ? "b" : "", "|", plan.shape.size(), "|", l.in.key(),
              "|", static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
   append_instruction_key(l.key, plan);
   return l;
@@ -186,6 +195,7 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
   }
   const std::string head = cat("  const ", idx, " nv = n / ", V, ";\n");
   if (plan_uses_random(plan)) return head + random_vector_loop(idx, V, s);
+  if (l.once) return cat(head, "  if (gid < nv) {\n    const ", idx, " e = gid * ", V, ";\n", s, "  }\n");
   return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
 }
 
@@ -294,13 +304,17 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
                "  }\n}\n");
     return {src, "porta_elementwise", {}};
   }
-  src += cat("  const ", idx, " gid = (", idx, ")", d.global_id(), ";\n  const ", idx, " gsz = (", idx, ")", d.global_size(), ";\n");
+  src += cat("  const ", idx, " gid = (", idx, ")", d.global_id(), ";\n");
+  if (!l.once) src += cat("  const ", idx, " gsz = (", idx, ")", d.global_size(), ";\n");
   std::string tail_start = "gid";
   if (l.vec > 1) {
     src += vector_loop(plan, l, d, idx);
     tail_start = cat("nv * ", l.vec, " + gid");
   }
-  src += cat("  for (", idx, " e = ", tail_start, "; e < n; e += gsz) {\n", body, "  }\n}\n");
+  // With `once`, the grid has a work-item for every vector and so for each of the fewer than V
+  // elements of the tail.
+  src += l.once ? cat("  {\n    const ", idx, " e = ", tail_start, ";\n    if (e < n) {\n", body, "    }\n  }\n}\n")
+                : cat("  for (", idx, " e = ", tail_start, "; e < n; e += gsz) {\n", body, "  }\n}\n");
   return {src, "porta_elementwise", {}};
 }
 

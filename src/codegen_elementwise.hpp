@@ -22,6 +22,9 @@ struct Layout {
   // blocks run on one set of uint16 vectors, kCpuRandomSubVectors).
   int sub = 1;
   bool bounded = false;  // __launch_bounds__(256, 8): random_launch_bounded
+  // Grid-stride devices, where the launch has a work-item for every vector (or element): each
+  // does its one without the grid-stride loops (see analyse()).
+  bool once = false;
   // 2-D plans with a strided or broadcast operand: row and column indices without a division
   // per element; `tiled`: the transposed inputs come through a local-memory tile.
   bool two_d = false;
