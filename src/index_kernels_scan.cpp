@@ -454,6 +454,11 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.source = [t, product, group, tile](const DialectText& d) {
     return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
   };
+  // NVIDIA's OpenCL gave the float32 look-back kernel 72 registers a work-item (three groups of
+  // 256 an SM) where NVRTC gives CUDA's 55 (four): cumsum of 2^28 float32 ran at 0.70x copy on
+  // opencl:1 against 0.78x on cuda:0 (H200, 2026-12-01). Bounded to 64 (a .maxnreg in the PTX,
+  // ignored elsewhere) ptxas fits it in 63 without spilling (its PTX, 2026-12-02).
+  if (group > 1 && itemsize(t) == 4) w.options = {"-DPORTA_PTX_MAXNREG=64"};
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
          i64(row_tiles)};
