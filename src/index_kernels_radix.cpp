@@ -208,10 +208,10 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
       r += "#define PEERS(dg, m) { pd[lid] = (dg); BARRIER m = 0; for (int j_ = 0; j_ < 32; ++j_) m |= (u32)(pd[(lid & ~31) + j_] == (dg)) << j_; }\n"
            "#define WSYNC BARRIER\n";
   }
-  // The work-items of the warp with the same digit: the votes on each of its 9 bits (DIGITS, 256,
-  // marks an element past the end), as CUB's MatchAny.
+  // The work-items of the warp with the same digit: the votes on each of its 8 bits, as CUB's
+  // MatchAny (the downsweep masks out the work-items past the end).
   if (has_ballot(s.rank))
-    r += "#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 9; ++b_) {"
+    r += "#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 8; ++b_) {"
          " u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }\n";
   return r;
 }
@@ -334,22 +334,29 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
       // Round q of warp w: the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order).
       // All of the work-item's loads first (ITEMS in flight), then the rounds.
       "    i64 e0 = t0 + (i64)warp * (32 * ITEMS) + lane, rem = hi - e0;\n"
+      // The elements of the warp's span inside the chunk (0 to 32 * ITEMS), as an int.
+      "    const int rc = rem + lane >= 32 * ITEMS ? 32 * ITEMS : rem + lane <= 0 ? 0 : (int)(rem + lane);\n"
       "    GLOBAL const RT* kp = keys + k_off + e0;\n"
       "    GLOBAL const PT* pp = pay_in + e0;\n"
       "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      kr[q] = q * 32 < rem ? kp[q * 32] : (RT)0;\n"
-      "      pr[q] = q * 32 < rem ? (HAS_PAY ? (iota ? (PT)(e0 + q * 32) : pp[q * 32]) : (PT)0) : (PT)0;\n"
+      "      kr[q] = q * 32 + lane < rc ? kp[q * 32] : (RT)0;\n"
+      "      pr[q] = q * 32 + lane < rc ? (HAS_PAY ? (iota ? (PT)(e0 + q * 32) : pp[q * 32]) : (PT)0) : (PT)0;\n"
       "    }\n"
+      // Work-items past the end vote with digit 0 and are masked out of every peer set (vm: the
+      // round's lanes inside the tile), where a ninth vote had told them apart: 8 votes an element.
       "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      u32 dg = DIGITS;\n"
-      "      if (q * 32 < rem) DIGIT(kr[q], pr[q], dg);\n"
+      "      const int c_ = rc - q * 32, in_ = lane < c_;\n"
+      "      const u32 vm = c_ >= 32 ? 0xffffffffu : c_ <= 0 ? 0u : ((1u << (u32)c_) - 1u);\n"
+      "      u32 dg = 0;\n"
+      "      if (in_) DIGIT(kr[q], pr[q], dg);\n"
       "      u32 m; PEERS(dg, m);\n"
+      "      m &= vm;\n"
       "      u32 lower = POPC(m & ((1u << lane) - 1u)), cnt = POPC(m);\n"
-      "      u32 before = dg < DIGITS ? wh[warp * DIGITS + dg] : 0u;\n"
+      "      u32 before = in_ ? wh[warp * DIGITS + dg] : 0u;\n"
       "      WSYNC\n"
-      "      if (dg < DIGITS && lower == cnt - 1u) wh[warp * DIGITS + dg] = before + cnt;\n"
+      "      if (in_ && lower == cnt - 1u) wh[warp * DIGITS + dg] = before + cnt;\n"
       "      WSYNC\n"
-      "      dr[q] = dg | ((before + lower) << 16);\n"
+      "      dr[q] = in_ ? dg | ((before + lower) << 16) : (u32)DIGITS;\n"
       "    }\n"
       "    BARRIER\n"
       // Digit lid: each warp's start inside the digit, the tile's count and start of the digit.
