@@ -74,7 +74,10 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
 //           279.6 / 302.3; the MMAs overlapping the next slice's wait (:o, wgmma.wait_group 1),
 //           313-337, where ptxas serializes the MMAs (C7514: "non wgmma instructions reading
 //           accumulator registers"); register bounds: :r128 no change (430.8 / 465.1), below 110
-//           ptxas refuses the PTX.
+//           ptxas refuses the PTX. :o with no accumulator zeroing (the first k step's MMA takes
+//           scale-d 0) is still serialized (C7514; 2026-12-02 02:14, float16): g2:s3:o 317.5 /
+//           336.2, g1:s3:o 316.2 / 340.4, wg128x128x16:g1:s4:o 346.1 / 401.4, g2:s4:o 317.0 / 339.8,
+//           against wg128x128x32:g1:s3 447.7 / 492.0 and g2:s3 432.1 / 462.3 in the same search.
 //  TF32:    wg128x128x16:g2:s3 180.2 / 229.5 (98 registers), wg64x128x32:g1:s2 168.5 / 202.9 (128);
 //           not kept: wg256x128x16:g2:s2 121.3 / 141.8, wg128x128x8:g2:s4 115.5 / 129.0,
 //           wg128x256x16:g2:s2 109.0 / 135.4 (gemm_tc's best, tc128x128x16:w64x64:ldsm: 128.7 / 127.5).
