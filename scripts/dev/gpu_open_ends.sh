@@ -3,6 +3,7 @@
 # root on the GPU host, after a build (or a carried one) in $1 with bin/porta-bench and lib/:
 #   bash scripts/dev/gpu_open_ends.sh build
 # Writes under $OUT: tma_probe.log (scripts/dev/tma_probe.cpp: TMA on a cl_mem from OpenCL),
+# graph_probe.log (scripts/dev/graph_probe.cpp, with programmatic dependent launch),
 # scan_sweep.log (cumsum float32 over PORTA_SCAN_ITEMS x PORTA_SCAN_WINDOW on cuda:0 and
 # opencl:1), random.log (fill, uniform, normal). About 3 minutes. DEVICES= other devices (default
 # cuda:0,opencl:1).
@@ -25,7 +26,12 @@ g++ -O1 -std=c++17 scripts/dev/tma_probe.cpp -I/usr/local/cuda/include -L/usr/lo
   -o "$OUT/tma_probe" > "$OUT/tma_probe.log" 2>&1 && timeout 60 "$OUT/tma_probe" >> "$OUT/tma_probe.log" 2>&1
 echo "tma_probe rc $?"; grep -E "RESULT|wrong|cuTensorMap|build at" "$OUT/tma_probe.log" | head -12
 
-# 2. The scan's tile and window since the look-back fix (issue 19: cumsum at 0.77x-0.78x copy).
+# 2. Graph nodes with programmatic dependent launch (issue 21: a replay at PyTorch's cost, not below).
+g++ -O2 -std=c++17 scripts/dev/graph_probe.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lcuda -lnvrtc \
+  -o "$OUT/graph_probe" > "$OUT/graph_probe.log" 2>&1 && timeout 60 "$OUT/graph_probe" 4000 >> "$OUT/graph_probe.log" 2>&1
+echo "graph_probe rc $?"; cat "$OUT/graph_probe.log"
+
+# 3. The scan's tile and window since the look-back fix (issue 19: cumsum at 0.77x-0.78x copy).
 for items in 32 16 8; do
   for window in 64 128; do
     PORTA_SCAN_ITEMS=$items PORTA_SCAN_WINDOW=$window timeout 60 "$B/bin/porta-bench" --devices="${DEVICES:-cuda:0,opencl:1}" \
@@ -34,7 +40,7 @@ for items in 32 16 8; do
   done
 done | tee "$OUT/scan_sweep.log"
 
-# 3. The generators against fill (issue 21: normal at about 0.4x of fill).
+# 4. The generators against fill (issue 21: normal at about 0.4x of fill).
 timeout 90 "$B/bin/porta-bench" --devices="${DEVICES:-cuda:0,opencl:1}" --filter='^(fill|uniform|normal)/' --repetitions=2 \
   --no-ceilings --json="$OUT/random.json" > "$OUT/random.log" 2>&1
 rows "$OUT/random.json"

@@ -6,9 +6,11 @@
 // replays each graph back to back, reporting host and device (event) microseconds per add: the
 // shape porta generates (one block of 256, a float4 a thread in a grid-stride loop, then a tail
 // loop), PyTorch's (one block of 128, two float4 a thread, no loop), and others between, each on
-// memory from cuMemAlloc and from the device's memory pool (porta's cached allocator).
+// memory from cuMemAlloc and from the device's memory pool (porta's cached allocator). The last
+// two rows are one kernel that waits for its predecessor (griddepcontrol), launched without and with
+// programmatic dependent launch, which lets a node start while the one before it drains.
 //
-// Build: g++ -O2 -std=c++17 graph_probe.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64 \
+// Build: g++ -O2 -std=c++17 graph_probe.cpp -I/usr/local/cuda/include -L/usr/local/cuda/lib64
 //          -lcuda -lnvrtc -o graph_probe
 // Run:   graph_probe [replays]
 #include <cuda.h>
@@ -70,6 +72,20 @@ extern "C" __global__ void v4x2(const float* in0, const float* in1, float* out, 
   if (h0) *(f4*)(out + e) = y0;
   if (h1) *(f4*)(out + e + s) = y1;
 }
+// v4_once for programmatic dependent launch: it waits for the kernel before it (griddepcontrol.wait,
+// a no-op without that launch attribute) before it reads, and lets the next one launch once every
+// block of it has read (launch_dependents); the next one waits in turn before it reads.
+extern "C" __global__ void v4_pdl(const float* in0, const float* in1, float* out, const int n) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  const int e = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+  if (e + 4 <= n) {
+    const f4 a = *(const f4*)(in0 + e), b = *(const f4*)(in1 + e);
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    f4 y;
+    for (int l = 0; l < 4; ++l) y.v[l] = a.v[l] + b.v[l];
+    *(f4*)(out + e) = y;
+  }
+}
 // One float a thread.
 extern "C" __global__ void scalar(const float* in0, const float* in1, float* out, const int n) {
   const int e = blockIdx.x * blockDim.x + threadIdx.x;
@@ -81,6 +97,7 @@ struct Variant {
   const char* name;
   const char* kernel;
   unsigned grid, block;
+  bool pdl = false;  // launched with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
 };
 
 }  // namespace
@@ -129,6 +146,8 @@ int main(int argc, char** argv) {
       {"2x128, one float4 a thread", "v4_once", 2, 128},
       {"4x256, one float a thread", "scalar", 4, 256},
       {"1x1024, one float a thread", "scalar", 1, 1024},
+      {"1x256, one float4, without the PDL attribute", "v4_pdl", 1, 256},
+      {"1x256, one float4, programmatic dependent launch", "v4_pdl", 1, 256, true},
   };
   std::printf("%-48s %-10s %10s %10s\n", "kernel", "memory", "host us", "device us");
   for (int pooled = 0; pooled < 2; ++pooled) {
@@ -148,8 +167,24 @@ int main(int argc, char** argv) {
       if (std::string(v.kernel) == "porta_like") params = {&x, &zero, &y, &zero, &out, &zero, &count};
       else params = {&x, &y, &out, &count};
       check(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED), "cuStreamBeginCapture");
-      for (int i = 0; i < adds; ++i)
-        check(cuLaunchKernel(f, v.grid, 1, 1, v.block, 1, 1, 0, stream, params.data(), nullptr), "cuLaunchKernel");
+      for (int i = 0; i < adds; ++i) {
+        if (!v.pdl) {
+          check(cuLaunchKernel(f, v.grid, 1, 1, v.block, 1, 1, 0, stream, params.data(), nullptr), "cuLaunchKernel");
+          continue;
+        }
+        CUlaunchAttribute attr{};
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig config{};
+        config.gridDimX = v.grid;
+        config.gridDimY = config.gridDimZ = 1;
+        config.blockDimX = v.block;
+        config.blockDimY = config.blockDimZ = 1;
+        config.hStream = stream;
+        config.attrs = &attr;
+        config.numAttrs = 1;
+        check(cuLaunchKernelEx(&config, f, params.data(), nullptr), "cuLaunchKernelEx");
+      }
       CUgraph graph;
       check(cuStreamEndCapture(stream, &graph), "cuStreamEndCapture");
       CUgraphExec exec;
