@@ -32,18 +32,11 @@ bool build(cl_context ctx, cl_device_id dev, const std::string& what, const std:
     return false;
   }
   st = clBuildProgram(prog, 1, &dev, opts.c_str(), nullptr, nullptr);
-  std::size_t n = 0;
-  clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-  std::string log(n, '\0');
-  clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+  const std::string log = build_log(prog, dev);
   std::printf("=== %s [options: '%s']: clBuildProgram %s (%d)\n%s\n", what.c_str(), opts.c_str(),
               st == CL_SUCCESS ? "CL_SUCCESS" : "FAILED", st, log.c_str());
   if (st == CL_SUCCESS) {
-    std::size_t size = 0;
-    clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
-    std::string bin(size, '\0');
-    unsigned char* ptr = reinterpret_cast<unsigned char*>(bin.data());
-    clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr);
+    const std::string bin = program_ptx(prog);
     std::istringstream lines(bin);
     for (std::string line; std::getline(lines, line);)
       if (line.find(".target") != std::string::npos || line.find(".version") != std::string::npos)

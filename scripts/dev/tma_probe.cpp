@@ -58,37 +58,6 @@ __kernel void tma_box(__global const ulong* tmap, __global ushort* out, int c0, 
 }
 )";
 
-std::string build_log(cl_program p, cl_device_id d) {
-  std::size_t n = 0;
-  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-  std::string log(n, '\0');
-  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-  return log;
-}
-
-// The program rebuilt from its own PTX, unmarked, at `target` (".target sm_90" or "sm_90a").
-cl_program from_ptx(cl_context ctx, cl_device_id dev, std::string ptx, bool sm90a) {
-  for (std::size_t at; (at = ptx.find("// @sm90a ")) != std::string::npos;) ptx.erase(at, 10);
-  const std::size_t target = ptx.find(".target sm_90");
-  if (target == std::string::npos) return nullptr;
-  if (sm90a) ptx.replace(target, 13, ".target sm_90a");
-  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.c_str());
-  std::size_t length = ptx.size() + 1;
-  cl_int bin = CL_SUCCESS, st = CL_SUCCESS;
-  cl_program p = clCreateProgramWithBinary(ctx, 1, &dev, &length, &bytes, &bin, &st);
-  if (st != CL_SUCCESS) {
-    std::printf("  clCreateProgramWithBinary: %d (binary %d)\n", st, bin);
-    return nullptr;
-  }
-  st = clBuildProgram(p, 1, &dev, "", nullptr, nullptr);
-  std::printf("  build at %s: %d\n%s\n", sm90a ? "sm_90a" : "sm_90", st, build_log(p, dev).c_str());
-  if (st != CL_SUCCESS) {
-    clReleaseProgram(p);
-    return nullptr;
-  }
-  return p;
-}
-
 std::uint16_t value(int r, int c) { return static_cast<std::uint16_t>(r * kCols + c); }
 
 // Runs tma_box on `map` at (c0, c1) and counts the box's elements that differ from the matrix
@@ -127,37 +96,25 @@ int run_box(cl_context ctx, cl_command_queue q, cl_kernel k, const CUtensorMap& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--source") {
-    std::fputs(kSource, stdout);
-    return 0;
-  }
-  cl_device_id dev = nvidia_gpu();
-  if (!dev) {
-    std::printf("no NVIDIA OpenCL GPU\n");
-    return 1;
-  }
+  const ProbeStart start = start_probe(argc, argv, kSource);
+  if (start.exit >= 0) return start.exit;
+  const NvidiaCl& cl = start.cl;
+  cl_program src = start.src;
   cl_int st = CL_SUCCESS;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &st);
-  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &st);
-  const char* text = kSource;
-  cl_program src = clCreateProgramWithSource(ctx, 1, &text, nullptr, &st);
-  st = clBuildProgram(src, 1, &dev, "", nullptr, nullptr);
-  std::printf("source build: %d\n%s\n", st, build_log(src, dev).c_str());
-  if (st != CL_SUCCESS) return 1;
 
   // The matrix and its device address.
   std::vector<std::uint16_t> a(kRows * kCols);
   for (int r = 0; r < kRows; ++r)
     for (int c = 0; c < kCols; ++c) a[static_cast<std::size_t>(r * kCols + c)] = value(r, c);
-  cl_mem am = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 2, a.data(), &st);
-  cl_mem addr = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, 8, nullptr, &st);
+  cl_mem am = clCreateBuffer(cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 2, a.data(), &st);
+  cl_mem addr = clCreateBuffer(cl.ctx, CL_MEM_WRITE_ONLY, 8, nullptr, &st);
   cl_kernel ka = clCreateKernel(src, "address_of", &st);
   clSetKernelArg(ka, 0, sizeof am, &am);
   clSetKernelArg(ka, 1, sizeof addr, &addr);
   const std::size_t one = 1;
-  clEnqueueNDRangeKernel(q, ka, 1, nullptr, &one, &one, 0, nullptr, nullptr);
+  clEnqueueNDRangeKernel(cl.q, ka, 1, nullptr, &one, &one, 0, nullptr, nullptr);
   std::uint64_t device_address = 0;
-  st = clEnqueueReadBuffer(q, addr, CL_TRUE, 0, 8, &device_address, 0, nullptr, nullptr);
+  st = clEnqueueReadBuffer(cl.q, addr, CL_TRUE, 0, 8, &device_address, 0, nullptr, nullptr);
   std::printf("cl_mem device address: 0x%llx (read %d)\n", static_cast<unsigned long long>(device_address), st);
 
   // The tensor maps, from the CUDA driver (no CUDA context is made).
@@ -178,17 +135,10 @@ int main(int argc, char** argv) {
     encoded[s] = r == CUDA_SUCCESS;
   }
 
-  std::size_t size = 0;
-  clGetProgramInfo(src, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
-  std::string ptx(size, '\0');
-  unsigned char* ptr = reinterpret_cast<unsigned char*>(ptx.data());
-  clGetProgramInfo(src, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr);
-  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
-
+  const std::string ptx = program_ptx(src);
   bool any = false;
   for (bool sm90a : {false, true}) {
-    std::printf("PTX built at %s:\n", sm90a ? "sm_90a" : "sm_90");
-    cl_program p = from_ptx(ctx, dev, ptx, sm90a);
+    cl_program p = build_ptx(cl.ctx, cl.dev, ptx, sm90a);
     if (!p) continue;
     cl_kernel k = clCreateKernel(p, "tma_box", &st);
     if (st != CL_SUCCESS) {
@@ -197,8 +147,8 @@ int main(int argc, char** argv) {
     }
     for (int s = 0; s < 2; ++s) {
       if (!encoded[s]) continue;
-      const int inside = run_box(ctx, q, k, maps[s], 64, 128, s == 1);
-      const int edge = run_box(ctx, q, k, maps[s], kCols - 32, 128, s == 1);
+      const int inside = run_box(cl.ctx, cl.q, k, maps[s], 64, 128, s == 1);
+      const int edge = run_box(cl.ctx, cl.q, k, maps[s], kCols - 32, 128, s == 1);
       any = any || (inside == 0 && edge == 0);
     }
     clReleaseKernel(k);

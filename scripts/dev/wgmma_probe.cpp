@@ -61,14 +61,6 @@ __kernel void )") + name + R"((__global float* out, __global const uchar* aimg, 
 )";
 }
 
-std::string build_log(cl_program p, cl_device_id d) {
-  std::size_t n = 0;
-  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
-  std::string log(n, '\0');
-  clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-  return log;
-}
-
 std::uint16_t half_bits(int v) {  // small integers only: exact in float16
   if (v == 0) return 0;
   const std::uint16_t sign = v < 0 ? 0x8000 : 0;
@@ -131,45 +123,13 @@ bool run_and_check(cl_context ctx, cl_command_queue q, cl_kernel k, int n, const
 int main(int argc, char** argv) {
   const std::string all = std::string("#define A90(text) \"// @sm90a \" text \"\\n\"\n") +
                           probe_source("probe", 8, 0, 1024) + probe_source("probe128", 128, 1, 16384);
-  if (argc > 1 && std::string(argv[1]) == "--source") {  // the kernels' OpenCL C, to read
-    std::fputs(all.c_str(), stdout);
-    return 0;
-  }
-  cl_device_id dev = nvidia_gpu();
-  if (!dev) {
-    std::printf("no NVIDIA OpenCL GPU\n");
-    return 1;
-  }
+  const ProbeStart start = start_probe(argc, argv, all);
+  if (start.exit >= 0) return start.exit;
+  const NvidiaCl& cl = start.cl;
+  cl_program src = start.src;
   cl_int st = CL_SUCCESS;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &st);
-  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &st);
-  const char* text = all.c_str();
-  cl_program src = clCreateProgramWithSource(ctx, 1, &text, nullptr, &st);
-  st = clBuildProgram(src, 1, &dev, "", nullptr, nullptr);
-  std::printf("source build: %d\n%s\n", st, build_log(src, dev).c_str());
-  if (st != CL_SUCCESS) return 1;
-  std::size_t size = 0;
-  clGetProgramInfo(src, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
-  std::string ptx(size, '\0');
-  unsigned char* ptr = reinterpret_cast<unsigned char*>(ptx.data());
-  clGetProgramInfo(src, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr);
-  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
-  int markers = 0;
-  for (std::size_t at; (at = ptx.find("// @sm90a ")) != std::string::npos; ++markers) ptx.erase(at, 10);
-  const std::size_t target = ptx.find(".target sm_90");
-  std::printf("PTX %zu bytes, %d markers, .target at %zu\n", ptx.size(), markers, target);
-  if (target == std::string::npos) return 1;
-  ptx.replace(target, 13, ".target sm_90a");
-
-  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.c_str());
-  std::size_t length = ptx.size() + 1;
-  cl_int bin_status = CL_SUCCESS;
-  cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &length, &bytes, &bin_status, &st);
-  std::printf("clCreateProgramWithBinary: %d (binary status %d)\n", st, bin_status);
-  if (st != CL_SUCCESS) return 1;
-  st = clBuildProgram(prog, 1, &dev, "-cl-nv-verbose", nullptr, nullptr);
-  std::printf("binary build: %d\n%s\n", st, build_log(prog, dev).c_str());
-  if (st != CL_SUCCESS) return 1;
+  cl_program prog = build_ptx(cl.ctx, cl.dev, program_ptx(src), true, "-cl-nv-verbose");
+  if (!prog) return 1;
   cl_kernel k = clCreateKernel(prog, "probe", &st);
   std::printf("clCreateKernel: %d\n", st);
   if (st != CL_SUCCESS) return 1;
@@ -210,7 +170,7 @@ int main(int argc, char** argv) {
     const std::uint64_t d = ((c.lbo >> 4) << 16) | ((c.sbo >> 4) << 32) | mode;
     const std::uint64_t desc[2] = {d, d};
     // 32 bytes of K a step, in the descriptor's 16-byte units.
-    any = run_and_check(ctx, q, k, 8, aimg, bimg, desc, c.steps, 2, 2, c.what, [&](int row, int col) {
+    any = run_and_check(cl.ctx, cl.q, k, 8, aimg, bimg, desc, c.steps, 2, 2, c.what, [&](int row, int col) {
             double r = 0;
             for (int kk = 0; kk < K; ++kk) r += A[row][kk] * B[col][kk];
             return r;
@@ -249,7 +209,7 @@ int main(int argc, char** argv) {
     const std::uint64_t desc[2] = {(1ull << 16) | ((std::uint64_t(rb * 8) >> 4) << 32) | amode,
                                    ((c.lbo >> 4) << 16) | ((c.sbo >> 4) << 32) | (1ull << 62)};
     // A: 32 bytes of K a step; B: 16 rows of 128 bytes.
-    any2 = run_and_check(ctx, q, k2, 128, aimg, bimg, desc, c.bk / 16, 2, 16 * 128 / 16, c.what, [&](int row, int col) {
+    any2 = run_and_check(cl.ctx, cl.q, k2, 128, aimg, bimg, desc, c.bk / 16, 2, 16 * 128 / 16, c.what, [&](int row, int col) {
              double r = 0;
              for (int kk = 0; kk < c.bk; ++kk) r += A2[row][kk] * B2[kk][col];
              return r;
