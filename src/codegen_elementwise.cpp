@@ -55,6 +55,11 @@ std::size_t widest_input(const ElementwisePlan& plan) {
 // The key's text before the instructions, and the length fields of append_instruction_key.
 constexpr std::size_t kKeyReserve = 64;
 
+// Grid-stride devices: the work-items a group, and the vectors (or elements) the grid covers.
+// analyse() decides Layout::once by them and run_elementwise() launches by them.
+std::size_t grid_group(const DeviceInfo& info) { return info.launch.group_size ? info.launch.group_size : 256; }
+std::int64_t grid_items(std::int64_t n, int vec) { return vec > 1 ? std::max<std::int64_t>(n / vec, 1) : n; }
+
 Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max() - 16;
   Layout l;
@@ -97,11 +102,8 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   // element of the tail) without the loops. A replayed CUDA graph of 10 adds of 1024 float32 on
   // the H200 (scripts/dev/graph_probe.cpp, 2026-12-02) cost 1.19-1.22 us an add with the loops
   // and 1.06-1.10 without, where PyTorch's cost 1.05. Random plans keep their loop.
-  if (l.grid_stride && !plan_uses_random(plan)) {
-    const std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
-    const std::int64_t items = l.vec > 1 ? std::max<std::int64_t>(n / l.vec, 1) : n;
-    l.once = items <= static_cast<std::int64_t>(std::max<std::size_t>(info.launch.max_groups, 1) * group);
-  }
+  if (l.grid_stride && !plan_uses_random(plan))
+    l.once = grid_items(n, l.vec) <= static_cast<std::int64_t>(std::max<std::size_t>(info.launch.max_groups, 1) * grid_group(info));
   if (plan.shape.size() == 2 && l.any_strided() && l.vec == 1 && (l.grid_stride || plan.shape[1] >= kMinCols2d)) {
     l.two_d = true;
     if (l.output == Access::strided) l.out_terms = classify_2d(plan.output.strides);
@@ -349,8 +351,8 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
 
   LaunchDims dims;
   if (l.grid_stride) {
-    std::size_t group = info.launch.group_size ? info.launch.group_size : 256;
-    std::int64_t items = l.vec > 1 ? std::max<std::int64_t>(n / l.vec, 1) : n;
+    const std::size_t group = grid_group(info);
+    const std::int64_t items = grid_items(n, l.vec);
     std::size_t groups = static_cast<std::size_t>((items + static_cast<std::int64_t>(group) - 1) / static_cast<std::int64_t>(group));
     groups = std::clamp<std::size_t>(groups, 1, std::max<std::size_t>(info.launch.max_groups, 1));
     dims.global[0] = groups * group;

@@ -469,10 +469,8 @@ void run_interleaved(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, c
 // load (4096 rows of 65536, one pass, also 0.86x; CUDA 0.94x-0.98x), where max, whose fold is
 // one instruction, read as sum does (scripts/dev/reduce_probe.cpp, 2026-12-02).
 bool vector_arg_fits(const ReductionPlan& rp, const Source& src, const Geometry& g, const DeviceInfo& info) {
-  if (!is_arg(rp.op) || !g.row || !info.launch.grid_stride || !src.plan) return false;
+  if (!is_arg(rp.op) || !g.row || !info.launch.grid_stride || !reads_one_contiguous_array(src)) return false;
   const ElementwisePlan& p = *src.plan;
-  if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
-  if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
   const DType t = p.inputs[0].dtype;
   if (t != DType::float32 && t != DType::int32) return false;
   return p.inputs[0].offset % 4 == 0 && (g.outer == 1 || g.extent % 4 == 0) && g.chunk % 4 == 0;

@@ -106,11 +106,17 @@ std::string combine_in_order(ReduceOp op, DType acc, const std::string& a, const
 // form against 12-13 GB/s for the interleaved lanes on the 2-core build machine. Sums add each
 // vector lane's elements in order and then the lanes in a fixed tree: the same bits every run.
 
-bool vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d) {
-  if (d.dialect != Dialect::opencl || !src.plan || rp.inner != 1 || rp.extent < 2 * kVecChunk) return false;
+bool reads_one_contiguous_array(const Source& src) {
+  if (!src.plan) return false;
   const ElementwisePlan& p = *src.plan;
   if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
-  if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
+  return src.layout.access.size() == 1 && src.layout.access[0] == Access::contiguous && !src.layout.wide;
+}
+
+bool vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d) {
+  if (d.dialect != Dialect::opencl || rp.inner != 1 || rp.extent < 2 * kVecChunk) return false;
+  if (!reads_one_contiguous_array(src)) return false;
+  const ElementwisePlan& p = *src.plan;
   if (rp.outer * rp.extent > 0x7ffffff0LL) return false;
   const DType t = p.inputs[0].dtype;
   if (rp.op == ReduceOp::sum) return t == DType::float32 || t == DType::float64 || t == DType::int64;
@@ -250,10 +256,9 @@ int column_vector_width(std::int64_t inner) { return inner % 64 == 0 ? 64 : inne
 std::int64_t column_vector_rows(std::int64_t extent) { return extent >= 2 * 256 ? 256 : kVecRows; }
 
 bool column_vector_pass_fits(const ReductionPlan& rp, const Source& src, const DialectText& d) {
-  if (d.dialect != Dialect::opencl || !src.plan || rp.op != ReduceOp::sum || rp.inner < 16 || rp.inner % 16 != 0 || rp.extent < 2 * kVecRows) return false;
+  if (d.dialect != Dialect::opencl || rp.op != ReduceOp::sum || rp.inner < 16 || rp.inner % 16 != 0 || rp.extent < 2 * kVecRows) return false;
+  if (!reads_one_contiguous_array(src)) return false;
   const ElementwisePlan& p = *src.plan;
-  if (p.code.size() != 1 || p.code[0].op != Op::load || p.result != 0 || p.inputs.size() != 1) return false;
-  if (src.layout.access.size() != 1 || src.layout.access[0] != Access::contiguous || src.layout.wide) return false;
   if (rp.outer * rp.extent * rp.inner > 0x7ffffff0LL) return false;
   const DType t = p.inputs[0].dtype;
   return t == DType::float32 || t == DType::float64 || t == DType::int64;

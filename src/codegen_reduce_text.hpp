@@ -31,6 +31,10 @@ struct Source {
   InputLayout layout;
 };
 
+// Whether the pass reads one contiguous array as it is (no fused operation, narrow indices): the
+// condition of the vector passes, the CPU ones and GPUs' arg pass (codegen_reduce.cpp).
+bool reads_one_contiguous_array(const Source& src);
+
 // The explicit-vector first passes of CPU devices (codegen_reduce_cpu.cpp says what each does).
 inline constexpr std::int64_t kVecChunk = 1024;  // elements a work-item of a row pass reads
 inline constexpr std::int64_t kVecRows = 64;     // the fewest rows a work-item of the column pass sums
