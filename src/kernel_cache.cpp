@@ -115,7 +115,7 @@ std::shared_ptr<Kernel> KernelCache::get_shared(const std::string& key, const st
   if (disk.enabled()) {
     // The whole source is in the key: a hit can only be this very program.
     disk_key = cat("porta-kernel-v1\n", name(device_.backend()), "\n", device_.info().name, "\n", device_.compiler_id(), "\n",
-                   src.entry, "\n", join(src.options, " "), "\n", src.source);
+                   src.entry, "\n", join(src.options, " "), "\n", src.user_code ? "user\n" : "", src.source);
     if (auto bin = disk.load(disk_key)) {
       try {
         entry->kernel = device_.load_binary(src, *bin);

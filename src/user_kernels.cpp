@@ -215,7 +215,7 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
       src += cat("    { const ", d.compute_type(DType::int64), " i = e; (void)i;\n", st.body, ";\n    }\n");
       for (std::size_t j = 0; j < st.out.size(); ++j) src += cat("    ", d.store(st.out[j].dtype, cat("porta_out", j), "e", st.out[j].name), "\n");
       src += "  }\n}\n";
-      return detail::KernelSource{src, st.name, {}};
+      return detail::KernelSource{src, st.name, {}, true};
     };
     auto kernel = device.impl().state().kernels().get(key, make);
     detail::KernelArgs kargs(layout.wide);
@@ -294,7 +294,7 @@ std::shared_ptr<detail::Kernel> raw_compile(const Device& d, Backend backend, co
   if (d.backend() != backend)
     throw InvalidArgument(cat("this RawKernel holds ", name(backend), " source but ", d.spec(), " runs ", name(d.backend()),
                               "; make a RawKernel with that backend's source, or launch on a ", name(backend), " device"));
-  return d.impl().state().kernels().get(key, [&] { return detail::KernelSource{source, entry, options}; });
+  return d.impl().state().kernels().get(key, [&] { return detail::KernelSource{source, entry, options, true}; });
 }
 
 }  // namespace

@@ -259,11 +259,17 @@ class Kernel final : public detail::Kernel, public std::enable_shared_from_this<
   Context& context() { return module_->context(); }
   // Raises the function's dynamic shared memory limit when a launch needs more than the default 48 KiB.
   void reserve_shared_memory(std::size_t bytes);
+  // Whether the kernel starts with griddepcontrol.wait (porta's own kernels on sm_90+,
+  // compile.cpp's with_grid_dependency), and so is launched with programmatic stream
+  // serialization; set once, before the kernel is shared.
+  bool programmatic() const { return programmatic_; }
+  void set_programmatic(bool on) { programmatic_ = on; }
 
  private:
   std::shared_ptr<Module> module_;
   CUfunction function_ = nullptr;
   std::string entry_;
+  bool programmatic_ = false;
   std::optional<std::vector<detail::KernelParam>> params_;
   std::mutex shared_m_;
   std::atomic<std::size_t> shared_limit_{48 * 1024};
@@ -324,6 +330,9 @@ class Device final : public detail::DeviceImpl {
                                 const std::vector<std::string>& options);
   // cuModuleLoadDataEx of a cubin or PTX image; throws DeviceError with the JIT log.
   std::shared_ptr<Module> load_image(std::string image, const std::string& entry);
+  // The source this device compiles for `src`: porta's own kernels on sm_90+ with the grid
+  // dependency's wait first (compile.cpp); null where the source is compiled as given.
+  std::optional<std::string> ordered_source(const detail::KernelSource& src) const;
   // Kernels for fill patterns that cuMemsetD* cannot do (memory.cpp), compiled once.
   Kernel& fill_kernel(bool bytewise);
   void launch_1d(Queue& q, Kernel& k, std::uint64_t items, void** params);
@@ -365,5 +374,10 @@ class Backend final : public detail::BackendImpl {
 std::string format_cuda_version(int version);
 // NVRTC's version, "13.0".
 std::string nvrtc_version_text();
+
+// cuLaunchKernel, or cuLaunchKernelEx with programmatic stream serialization for a kernel that
+// waits for its predecessor itself (Kernel::programmatic); launch.cpp.
+CUresult launch_kernel(const Kernel& k, const unsigned grid[3], const unsigned block[3], unsigned shared, CUstream stream,
+                       void** params);
 
 }  // namespace porta::cuda

@@ -114,14 +114,34 @@ void Device::launch(detail::QueueImpl& q, detail::Kernel& k, const detail::Launc
 
   CUstream stream = queue.native();  // after the launches the launch thread still holds
   ctx_->make_current();
-  CUresult r = cuLaunchKernel(kernel.native(), static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-                              static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
-                              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
-                              static_cast<unsigned>(shared), stream, count ? params : nullptr, nullptr);
+  const unsigned g[3] = {static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2])};
+  const unsigned b[3] = {static_cast<unsigned>(block[0]), static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2])};
+  CUresult r = launch_kernel(kernel, g, b, static_cast<unsigned>(shared), stream, count ? params : nullptr);
   if (r != CUDA_SUCCESS)
     throw_error(r, detail::cat("cuLaunchKernel of '", kernel.entry(), "' with grid ", dims_text(grid), ", block ",
                                dims_text(block), ", ", shared, " bytes of shared memory,"),
                 label());
+}
+
+CUresult launch_kernel(const Kernel& k, const unsigned grid[3], const unsigned block[3], unsigned shared, CUstream stream,
+                       void** params) {
+  if (!k.programmatic())
+    return cuLaunchKernel(k.native(), grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, stream, params, nullptr);
+  CUlaunchAttribute attr{};
+  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = shared;
+  config.hStream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cuLaunchKernelEx(&config, k.native(), params, nullptr);
 }
 
 }  // namespace porta::cuda

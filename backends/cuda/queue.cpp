@@ -138,9 +138,7 @@ void Queue::make_launch(LaunchItem& item) {
   ctx_->make_current();  // cheap on the launch thread; a thread that drains may have none current
   std::array<void*, LaunchItem::kMaxParams> params;
   for (unsigned i = 0; i < item.count; ++i) params[i] = &item.params[i];
-  CUresult r = cuLaunchKernel(item.kernel->native(), item.grid[0], item.grid[1], item.grid[2], item.block[0],
-                              item.block[1], item.block[2], item.shared, stream_, item.count ? params.data() : nullptr,
-                              nullptr);
+  CUresult r = launch_kernel(*item.kernel, item.grid, item.block, item.shared, stream_, item.count ? params.data() : nullptr);
   if (r != CUDA_SUCCESS)
     throw_error(r, detail::cat("cuLaunchKernel of '", item.kernel->entry(), "' with grid (", item.grid[0], ", ",
                                item.grid[1], ", ", item.grid[2], "), block (", item.block[0], ", ", item.block[1], ", ",

@@ -159,6 +159,9 @@ struct KernelSource {
   std::vector<std::string> options;  // passed to NVRTC / clBuildProgram as given
   // On NVIDIA's OpenCL, "-DPORTA_PTX_MAXNREG=N" also bounds the kernel to N registers (a .maxnreg
   // directive in the program's PTX, since that driver refuses -cl-nv-maxrregcount); ignored elsewhere.
+  // A user's text (RawKernel, ElementwiseKernel): compiled as given. porta's own kernels a backend
+  // may start with code of its own (CUDA on sm_90+: the wait of programmatic dependent launch).
+  bool user_code = false;
 };
 
 // One parameter of a compiled kernel, as far as the backend can tell (RawKernel checks the
