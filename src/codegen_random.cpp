@@ -8,8 +8,10 @@
 namespace porta::detail {
 
 bool random_launch_bounded(const ElementwisePlan& plan, const DeviceInfo& info) {
+  bool normal = false;
+  for (auto& in : plan.code) normal = normal || in.op == Op::normal;
   return info.dialect == Dialect::cuda && info.launch.grid_stride && info.launch.group_size == 256 && plan_uses_random(plan) &&
-         plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
+         !normal && plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
 }
 
 std::string random_vector_loop(const std::string& idx, int V, const std::string& body) {
@@ -92,14 +94,23 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
         }
       } else {
         const std::string r = cat("r", j, "_", ln / per);
-        if (ln % per == 0)
+        if (ln % per == 0) {
           out += cat("    const porta_u32x4 ", r, " = porta_philox((porta_u64)(", first, ") / ", per, "u + ", ln / per, "u, ", stream,
                      ", ", seed, ");\n");
+          // float32 normal: each pair's radius once and its sine and cosine from one sincos, where
+          // each lane computed its own radius and sin or cos (the same bits: 2^28 values on
+          // cuda:0 and opencl:1; 2064 against 1817 GB/s on cuda:0, 2166 against 1905 on
+          // opencl:1, scripts/dev/normal_probe.cpp, H200, 2026-12-04).
+          if (in.op == Op::normal && !f64)
+            for (int pair = 0; pair < 2; ++pair)
+              out += cat("    float ", r, "_c", pair, ", ", r, "_s", pair, ";\n    porta_bm_pair_f32(", r, ".x", 2 * pair, ", ", r, ".x",
+                         2 * pair + 1, ", &", r, "_c", pair, ", &", r, "_s", pair, ");\n");
+        }
         const int k = ln % per;
         if (in.op == Op::uniform)
           w = f64 ? cat("porta_u01_f64(", r, ".x", 2 * k, ", ", r, ".x", 2 * k + 1, ")") : cat("porta_u01_f32(", r, ".x", k, ")");
         else
-          w = f64 ? cat("porta_bm_f64(", r, ", ", k, ")") : cat("porta_bm_f32(", r, ".x", k & 2, ", ", r, ".x", (k & 2) + 1, ", ", k & 1, ")");
+          w = f64 ? cat("porta_bm_f64(", r, ", ", k, ")") : cat(r, (k & 1) ? "_s" : "_c", k >> 1);
       }
       if (in.dtype == DType::float16) w = cat("porta_round_h(", w, ")");
       if (in.dtype == DType::bfloat16) w = cat("porta_round_bf(", w, ")");

@@ -199,6 +199,11 @@ PORTA_FN float porta_bm_f32(porta_u32 a, porta_u32 b, int odd) {
   float r = SQRTF(-2.0f * LOGF(1.0f - u1)), theta = 6.2831853071795864769f * u2;
   return r * (odd ? SINF(theta) : COSF(theta));
 }
+PORTA_FN void porta_bm_pair_f32(porta_u32 a, porta_u32 b, float* c, float* s) {
+  float r = SQRTF(-2.0f * LOGF(1.0f - porta_u01_f32(a))), sn, cs;
+  SINCOSF(6.2831853071795864769f * porta_u01_f32(b), sn, cs);
+  *c = r * cs; *s = r * sn;
+}
 PORTA_FN float porta_uniform_f32(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_u01_f32(porta_word(porta_philox(i >> 2, s, k), (porta_u32)i & 3u)); }
 PORTA_FN float porta_normal_f32(porta_u64 i, porta_u64 s, porta_u64 k) {
   porta_u32x4 x = porta_philox(i >> 2, s, k);
@@ -243,8 +248,8 @@ PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) { return
         p += cat("  porta_u32x4_", b, " x; x.x0 = c0; x.x1 = c1; x.x2 = c2; x.x3 = c3;\n  return x;\n}\n");
       }
     }
-    p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n#define SINF sinf\n"
-                 : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n#define SINF sin\n") + p;
+    p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n#define SINF sinf\n#define SINCOSF(x, s, c) sincosf((x), &(s), &(c))\n"
+                 : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n#define SINF sin\n#define SINCOSF(x, s, c) ((s) = sincos((x), &(c)))\n") + p;
   }
   return p;
 }
