@@ -178,7 +178,11 @@ const char* kFold =
 std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   const std::string g = d.cuda() ? "" : "__global ";
   return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
-             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
+             // NVRTC gave this kernel 80 registers for 4-byte values (three blocks an SM: 2742 GB/s on
+             // the H200, 2026-12-04; the chain of prefixes it replaced had 55): bounded to four blocks,
+             // 64 without spills, as NVIDIA's OpenCL is (scan_rows). 8-byte values would spill there.
+             "KERNEL ", d.cuda() && itemsize(t) == 4 ? "__launch_bounds__(GROUP, 4) " : "",
+             "porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
              " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
              d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "shared_i", "5"), "\n  ",
