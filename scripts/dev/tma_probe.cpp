@@ -117,9 +117,15 @@ int main(int argc, char** argv) {
   st = clEnqueueReadBuffer(cl.q, addr, CL_TRUE, 0, 8, &device_address, 0, nullptr, nullptr);
   std::printf("cl_mem device address: 0x%llx (read %d)\n", static_cast<unsigned long long>(device_address), st);
 
-  // The tensor maps, from the CUDA driver (no CUDA context is made).
+  // The tensor maps, from the CUDA driver. cuTensorMapEncodeTiled wants a current context (without
+  // one it answered 201, invalid device context, on the H200 on 2026-12-04): device 0's primary
+  // one, which the tensor map does not refer to.
   CUresult init = cuInit(0);
-  std::printf("cuInit: %d\n", static_cast<int>(init));
+  CUdevice cu_device = 0;
+  CUcontext primary = nullptr;
+  if (init == CUDA_SUCCESS && cuDeviceGet(&cu_device, 0) == CUDA_SUCCESS && cuDevicePrimaryCtxRetain(&primary, cu_device) == CUDA_SUCCESS)
+    cuCtxSetCurrent(primary);
+  std::printf("cuInit: %d, primary context %s\n", static_cast<int>(init), primary ? "current" : "missing");
   CUtensorMap maps[2];
   const CUtensorMapSwizzle swizzles[2] = {CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_128B};
   bool encoded[2] = {false, false};
