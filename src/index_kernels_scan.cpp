@@ -6,12 +6,11 @@
 // before it: safe where work-groups run a few at a time, as on PoCL), scans the tile in local
 // memory (each work-item its ITEMS consecutive elements, then a fixed Hillis-Steele tree over the
 // work-items' totals), publishes the tile's aggregate, looks back for its exclusive prefix and
-// writes. The order of accumulation is fixed, whichever tile's status was visible when (a
-// reverse fold, as the paper's, would round differently from run to run). On GPUs a row's tiles
-// form chunks of WINDOW: a tile's prefix is B + L, B the inclusive prefix at the end of the chunk
-// before (B(k) = B(k-1) + L(the chunk's last tile)), L its chunk-mates' aggregates folded left to
-// right (lookback_source). On CPU devices the prefix of tile i is P(i) = P(i-1) + A(i), a found
-// P(j) folded with the aggregates after it left to right (lookback_cpu_source).
+// publishes its inclusive prefix. The order of accumulation is fixed: the inclusive prefix of
+// tile i is defined as P(i) = P(i-1) + A(i) (P(0) = A(0)), and the look-back, wherever it finds
+// a published P(j), folds the aggregates after it left to right, P(j) + A(j+1) + ... + A(i-1):
+// the same operations in the same order as the chain, so the same bits whichever tile's status
+// was visible when (a reverse fold, as the paper's, would round differently from run to run).
 // Short rows: a work-group loads whole rows of one tile, each work-item scans one row in local
 // memory. Columns (a scan over an axis that is not the last): one work-item per column.
 #include <porta/error.hpp>
@@ -57,11 +56,10 @@ int scan_group(const DeviceInfo& info) {
   if (forced == "serial") return 1;
   return info.kind == DeviceKind::cpu ? 1 : 256;
 }
-// The chunk of tiles of the GPU look-back (lookback_source; the CPU one's window): the prefix moves
-// on by a chunk each round trip of a look-back (a status read, two barriers, a fence). With the
-// chain of prefixes tile by tile that it replaced, 32 tiles a round did not keep up at 2^28 floats
-// on the H200 (2165 GB/s), and past 64 each round's reads and serial adds cost more than the
-// reach gained.
+// Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
+// trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on the H200 tiles
+// start some 50 a microsecond, and 32 a round did not keep up (2165 GB/s); past 64 each round's
+// reads and atomics cost more than the reach gains (lookback_source's figures).
 int scan_window() {
   static const int window = env_int("PORTA_SCAN_WINDOW", 1, 256, false).value_or(64);
   return window;
@@ -146,99 +144,88 @@ std::string descriptor_defs(const DialectText& d, DType t) {
              "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (v) = w_.y; (s) = STATE_OF(w_.x, w_.y); }\n";
 }
 
-// The fold of a chunk's aggregates before this tile (win_v[0 .. cnt), left to right) into
-// shared_t[0]; one work-item; its loads eight at a time ahead of the adds.
+// The fold of a found prefix (win_v[k], the inclusive prefix of tile g - 1 - k) with the
+// aggregates after it, left to right, into shared_t[0]; one work-item; its loads eight at a time
+// ahead of the adds.
 const char* kFold =
-    "        T v = win_v[0];\n"
-    "        int m = 1;\n"
-    "        for (; m + 8 <= cnt; m += 8) {\n"
-    "          T u0 = win_v[m], u1 = win_v[m + 1], u2 = win_v[m + 2], u3 = win_v[m + 3];\n"
-    "          T u4 = win_v[m + 4], u5 = win_v[m + 5], u6 = win_v[m + 6], u7 = win_v[m + 7];\n"
-    "          v = OP(v, u0); v = OP(v, u1); v = OP(v, u2); v = OP(v, u3);\n"
-    "          v = OP(v, u4); v = OP(v, u5); v = OP(v, u6); v = OP(v, u7);\n"
-    "        }\n"
-    "        for (; m < cnt; ++m) v = OP(v, win_v[m]);\n"
-    "        shared_t[0] = v;\n";
+    "          T v = win_v[k];\n"
+    "          int m = k - 1;\n"
+    "          for (; m >= 7; m -= 8) {\n"
+    "            T u0 = win_v[m], u1 = win_v[m - 1], u2 = win_v[m - 2], u3 = win_v[m - 3];\n"
+    "            T u4 = win_v[m - 4], u5 = win_v[m - 5], u6 = win_v[m - 6], u7 = win_v[m - 7];\n"
+    "            v = OP(v, u0); v = OP(v, u1); v = OP(v, u2); v = OP(v, u3);\n"
+    "            v = OP(v, u4); v = OP(v, u5); v = OP(v, u6); v = OP(v, u7);\n"
+    "          }\n"
+    "          for (; m >= 0; --m) v = OP(v, win_v[m]);\n"
+    "          shared_t[0] = v;\n";
 
 // The GPU look-back kernel: scan_local_bytes counts its local arrays (keep the two in step).
-// A row's tiles form chunks of WINDOW. Tile t of chunk k (first tile c0) needs two things: the
-// fold of its chunk-mates' aggregates L(t-1) = A(c0) + ... + A(t-1), and B(k-1), the inclusive
-// prefix at the end of the chunk before, which that chunk's last tile publishes as
-// B(k-1) = B(k-2) + L(its tile). Its exclusive prefix is B(k-1) + L(t-1). The fold of the
-// aggregates waits on tiles that started a little before (and is kept across rounds once every
-// aggregate is there); only the chunk's last tile extends the chain of B, by one addition, so
-// that the prefix moves on by WINDOW tiles a round trip with one addition on its way. Before,
-// each tile's inclusive prefix was the previous one's plus its aggregate, and the tile that found
-// one folded up to WINDOW aggregates after it, one work-item adding one after another, on the
-// prefix's path: 3047-3123 GB/s for 2^28 float32 on the H200 (2026-12-01/04), a rate of tiles
-// that fell with smaller tiles (items 16: 1892, items 8: 984) and rose with the window at those
-// (2699, 1476 with 128) but not at 32 items (2993). WINDOW 1 is the old chain exactly. Every work-item
-// of the group takes part in the rounds: each reads one descriptor, the least missing aggregate
-// is found through local atomics (shared_i[2]), and the last work-item reads B's descriptor.
+// Every work-item of the group takes part in the look-back's rounds: a round reads the window,
+// one descriptor a work-item, finds the nearest entry that is not an aggregate (shared_i[2], the
+// least such w, through local atomics), and where that is an inclusive prefix one work-item folds
+// forward from it (kFold). Before, one work-item walked the window through local memory entry by
+// entry, which bounded the scan to about one tile per 27 ns on the H200 (2411 GB/s with tiles of
+// 8192 float32, 1235 with half that tile: a rate of tiles, not of bytes); now 3047-3093 GB/s with
+// a window of 64 (2936 with 128, 2835 with 256, 2165 with 32; H200, 2026-12-01). Chunks of WINDOW
+// tiles, each tile's prefix the previous chunk's end (extended by one addition a chunk) plus its
+// chunk-mates' aggregates, which took the serial fold off the prefix's path, ran 2.5% slower on
+// cuda:0 and 1.5% on opencl:1 in alternating runs (3049-3051 against 3120-3131 GB/s; with smaller
+// tiles 2202-2360 at 16 items, 1303-1494 at 8; H200, 2026-12-04): at 32 items the tiles are not
+// waiting on the prefix's pace, and the chunked kernel had more registers (80 on CUDA, 64 bounded). A variant with
+// warp votes and shuffles (warp 0 alone looking back, 32 descriptors a round; the totals scanned
+// with shuffles) measured 2554-2741 and was not kept; nor were register bounds for five or six
+// blocks an SM (CUDA's __launch_bounds__: 3029 and 2375, against 3065 with NVRTC's 55 registers).
 std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   const std::string g = d.cuda() ? "" : "__global ";
   return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
-             // NVRTC gave this kernel 80 registers for 4-byte values (three blocks an SM: 2742 GB/s on
-             // the H200, 2026-12-04; the chain of prefixes it replaced had 55): bounded to four blocks,
-             // 64 without spills, as NVIDIA's OpenCL is (scan_rows). 8-byte values would spill there.
-             "KERNEL ", d.cuda() && itemsize(t) == 4 ? "__launch_bounds__(GROUP, 4) " : "",
-             "porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
              " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
-             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "shared_i", "5"), "\n  ",
-             d.local_array("T", "shared_t", "2"), "\n"
+             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n  ",
+             d.local_array("int", "shared_i", "3"), "\n  ", d.local_array("T", "shared_t", "1"), "\n"
              "  int lid = LID;\n"
-             // shared_i: [0] the tile, [1] L found, [2] the least missing aggregate, [3] B found, [4] done.
-             "  if (lid == 0) { shared_i[0] = TAKE_TILE(status); shared_i[1] = 0; shared_i[2] = WINDOW; shared_i[3] = 0; }\n"
+             "  if (lid == 0) { shared_i[0] = TAKE_TILE(status); shared_i[2] = WINDOW; }\n"
              "  BARRIER\n"
-             "  i64 g = shared_i[0], row = g / row_tiles, t = g - row * row_tiles;\n"
+             "  i64 g = shared_i[0], row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
              "  i64 base = row * len + t * TILE;\n"
              "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n",
              kTileScan,
              "  T aggregate = sums[GROUP - 1];\n"
              "  (void)unused;\n"
-             "  int cnt = (int)(t % WINDOW), last = cnt == WINDOW - 1, need_b = t >= WINDOW;\n"
-             // Only chunk-mates read a tile's aggregate, and a chunk's last tile has none.
-             "  if (lid == 0 && !last) DESC_STORE(g, 1, TO_BITS(aggregate));\n"
-             // The loop's conditions are the group's own, so every work-item takes the same way
-             // through its barriers.
-             "  if (cnt > 0 || need_b) {\n"
-             "    for (;;) {\n"
-             "      if (!shared_i[1]) {\n"
-             "        for (int w = lid; w < cnt; w += GROUP) {\n"
-             "          u64 s = 0, b = 0;\n"
-             "          DESC_LOAD(g - cnt + w, s, b);\n"
-             "          win_v[w] = FROM_BITS(b);\n"
-             "          if (s == 0) LOCAL_MIN(&shared_i[2], w);\n"
-             "        }\n"
-             "      }\n"
-             "      if (lid == GROUP - 1 && need_b && !shared_i[3]) {\n"
-             "        u64 s = 0, b = 0;\n"
-             "        DESC_LOAD(g - cnt - 1, s, b);\n"
-             "        if (s == 2) { shared_t[1] = FROM_BITS(b); shared_i[3] = 1; }\n"
-             "      }\n"
-             "      BARRIER\n"
-             "      if (lid == 0) {\n"
-             "        if (!shared_i[1] && cnt > 0 && shared_i[2] == WINDOW) {\n",
-             kFold,
-             "          shared_i[1] = 1;\n"
-             "        }\n"
-             "        shared_i[2] = WINDOW;\n"
-             "        shared_i[4] = (cnt == 0 || shared_i[1]) && (!need_b || shared_i[3]);\n"
-             "      }\n"
-             "      BARRIER\n"
-             "      if (shared_i[4]) break;\n"
-             "    }\n"
-             "  }\n"
-             // The exclusive prefix B(k-1) + L(t-1), and at a chunk's end B(k) = B(k-1) + L(t).
+             "  if (lid == 0) DESC_STORE(g, t == 0 ? 2 : 1, TO_BITS(aggregate));\n"
              "  T prefix = IDENT;\n"
-             "  if (t > 0) {\n"
-             "    T l = shared_t[0], bk = shared_t[1];\n"
-             "    prefix = cnt == 0 ? bk : need_b ? OP(bk, l) : l;\n"
+             // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
+             // inside a branch.
+             "  for (;;) {\n"
+             "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
+             "      i64 j = g - 1 - w;\n"
+             "      u64 s = 0, b = 0;\n"
+             "      if (j >= first) DESC_LOAD(j, s, b);\n"
+             "      win_s[w] = (int)s;\n"
+             "      win_v[w] = s != 0 ? FROM_BITS(b) : IDENT;\n"
+             "      if (s != 1) LOCAL_MIN(&shared_i[2], w);\n"
+             "    }\n"
+             "    BARRIER\n"
+             // The nearest published inclusive prefix with every aggregate after it known: fold
+             // forward from it. Otherwise read the window again.
+             "    if (lid == 0) {\n"
+             "      int done = 1;\n"
+             "      if (t > 0) {\n"
+             "        int k = shared_i[2];\n"
+             "        shared_i[2] = WINDOW;\n"
+             "        done = k < WINDOW && win_s[k] == 2;\n"
+             "        if (done) {\n",
+             kFold,
+             "        }\n"
+             "      }\n"
+             "      shared_i[1] = done;\n"
+             "    }\n"
+             "    BARRIER\n"
+             "    if (shared_i[1]) break;\n"
              "  }\n"
-             "  if (lid == 0 && last) {\n"
-             "    T lt = cnt > 0 ? OP(shared_t[0], aggregate) : aggregate;\n"
-             "    DESC_STORE(g, 2, TO_BITS(need_b ? OP(shared_t[1], lt) : lt));\n"
+             "  if (t > 0) {\n"
+             "    prefix = shared_t[0];\n"
+             "    if (lid == 0) { T p = OP(prefix, aggregate); DESC_STORE(g, 2, TO_BITS(p)); }\n"
              "  }\n"
              "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
              "  if (t > 0) before = OP(prefix, before);\n"
@@ -382,7 +369,7 @@ std::uint64_t scan_local_bytes(const DeviceInfo& info, DType t, int items, int w
   const auto group = static_cast<std::uint64_t>(scan_group(info));
   if (group == 1) return array(w, v) + array(w, 4);
   const auto tile = static_cast<std::uint64_t>(tile_of(t, items));
-  return array(tile + tile / 32, v) + array(group, v) + array(w, v) + array(5, 4) + array(2, v);
+  return array(tile + tile / 32, v) + array(group, v) + array(w, v) + array(w, 4) + array(3, 4) + array(1, v);
 }
 
 std::uint64_t scan_local_limit(const DeviceInfo& info) {
@@ -474,7 +461,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
-  w.key = cat("scan_lookback3|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window());
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window());
   w.source = [t, product, group, tile](const DialectText& d) {
     return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
   };

@@ -302,10 +302,10 @@ TEST_P(ScanRules, LookBackTileFitsTheDevicesLocalMemory) {
         EXPECT_NE(m.find(part), std::string::npos) << m;
     }
     // Less than the smallest tile takes: the window is what to lower.
-    gpu.max_local_bytes = 2048;
+    gpu.max_local_bytes = 4096;
     try {
       (void)pd::scan_items(gpu, t, std::nullopt, kWindow);
-      ADD_FAILURE() << "a tile was chosen for 2 KiB of local memory";
+      ADD_FAILURE() << "a tile was chosen for 4 KiB of local memory";
     } catch (const porta::InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find("PORTA_SCAN_WINDOW lower"), std::string::npos) << e.what();
     }
