@@ -171,7 +171,12 @@ const char* kFold =
 // chunk-mates' aggregates, which took the serial fold off the prefix's path, ran 2.5% slower on
 // cuda:0 and 1.5% on opencl:1 in alternating runs (3049-3051 against 3120-3131 GB/s; with smaller
 // tiles 2202-2360 at 16 items, 1303-1494 at 8; H200, 2026-12-04): at 32 items the tiles are not
-// waiting on the prefix's pace, and the chunked kernel had more registers (80 on CUDA, 64 bounded). A variant with
+// waiting on the prefix's pace, and the chunked kernel had more registers (80 on CUDA, 64 bounded).
+// Work-groups that stayed resident and took their next tile before looking back (its loads in
+// flight through the look-back and the writes), with the chunks, ran at 1333 / 1262 GB/s against
+// this kernel's 3087-3092 / 3053-3058 (1856 / 1526 with three groups an SM and no spills; H200,
+// 2026-12-04): a tile taken early publishes its aggregate only once its group has finished the
+// tile before, so the aggregates ahead of the prefix wait on the prefix itself. A variant with
 // warp votes and shuffles (warp 0 alone looking back, 32 descriptors a round; the totals scanned
 // with shuffles) measured 2554-2741 and was not kept; nor were register bounds for five or six
 // blocks an SM (CUDA's __launch_bounds__: 3029 and 2375, against 3065 with NVRTC's 55 registers).
