@@ -56,6 +56,17 @@ int scan_group(const DeviceInfo& info) {
   if (forced == "serial") return 1;
   return info.kind == DeviceKind::cpu ? 1 : 256;
 }
+
+// Work-groups of the GPU look-back an SM that its register bound makes room for (CUDA's
+// __launch_bounds__, NVIDIA's OpenCL's .maxnreg; PORTA_SCAN_BLOCKS, 1 to 8, for tuning), for
+// 4-byte values. Six (40 registers, no spills; 6 x 35 KiB of local memory) ran cumsum of 2^28
+// float32 at 3171-3176 / 3120-3139 GB/s on cuda:0 / opencl:1, five 3077 / 3048, four 2967 / 2948,
+// against 3064-3088 / 3025-3056 for the kernel before, which kept a work-item's values in
+// registers (55 of them: four groups an SM; H200, 2026-12-04, alternating runs).
+int scan_blocks() {
+  static const int blocks = env_int("PORTA_SCAN_BLOCKS", 1, 8, false).value_or(6);
+  return blocks;
+}
 // Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
 // trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on the H200 tiles
 // start some 50 a microsecond, and 32 a round did not keep up (2165 GB/s); past 64 each round's
@@ -89,16 +100,12 @@ std::string scan_defs(const DialectText& d, DType t, bool product, int group, st
 }
 
 // Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
-// registers (v) and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
+// place there (no registers held for them, so that six groups fit an SM: scan_blocks) and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
 const char* kTileScan =
     "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
     "  BARRIER\n"
-    // The work-item's ITEMS values in registers: their loads from local memory issued together,
-    // not one after each store.
-    "  T v[ITEMS];\n"
-    "  for (int k = 0; k < ITEMS; ++k) v[k] = buf[PAD(lid * ITEMS + k)];\n"
     "  T run = IDENT;\n"
-    "  for (int k = 0; k < ITEMS; ++k) { run = OP(run, v[k]); v[k] = run; }\n"
+    "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
     "  sums[lid] = run;\n  BARRIER\n"
     "  for (int off = 1; off < GROUP; off <<= 1) {\n"
     "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
@@ -187,7 +194,8 @@ const char* kFold =
 std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   const std::string g = d.cuda() ? "" : "__global ";
   return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
-             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
+             "KERNEL ", d.cuda() && itemsize(t) == 4 ? cat("__launch_bounds__(GROUP, ", scan_blocks(), ") ") : std::string(),
+             "porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
              " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
              d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
              d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n  ",
@@ -238,7 +246,7 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
              "  }\n"
              "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
              "  if (t > 0) before = OP(prefix, before);\n"
-             "  for (int k = 0; k < ITEMS; ++k) buf[PAD(lid * ITEMS + k)] = OP(before, v[k]);\n"
+             "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); buf[p] = OP(before, buf[p]); }\n"
              "  BARRIER\n"
              "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }\n"
              "}\n");
@@ -470,15 +478,15 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
-  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window());
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window(), "|", scan_blocks());
   w.source = [t, product, group, tile](const DialectText& d) {
     return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
   };
   // NVIDIA's OpenCL gave the float32 look-back kernel 72 registers a work-item (three groups of
-  // 256 an SM) where NVRTC gives CUDA's 55 (four): cumsum of 2^28 float32 ran at 0.70x copy on
-  // opencl:1 against 0.78x on cuda:0 (H200, 2026-12-01). Bounded to 64 (a .maxnreg in the PTX,
-  // ignored elsewhere) ptxas fits it in 63 without spilling (its PTX, 2026-12-02).
-  if (group > 1 && itemsize(t) == 4) w.options = {"-DPORTA_PTX_MAXNREG=64"};
+  // 256 an SM) where NVRTC gave CUDA's 55 (four): cumsum of 2^28 float32 ran at 0.70x copy on
+  // opencl:1 against 0.78x on cuda:0 (H200, 2026-12-01). Its .maxnreg (in the PTX, ignored
+  // elsewhere) is now what scan_blocks() groups an SM leave, as CUDA's __launch_bounds__.
+  if (group > 1 && itemsize(t) == 4) w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (256 * scan_blocks()) / 8 * 8))};
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
          i64(row_tiles)};
