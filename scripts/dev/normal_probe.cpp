@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "event_timing.hpp"
 #include "philox.hpp"
 
 namespace {
@@ -84,24 +85,6 @@ FN float u01(u32 x) { return (float)(x >> 8) * 5.9604644775390625e-08f; }
   s += "  const i64 nv = n / 4;\n  i64 t = gid;\n  for (; t + gsz < nv; t += 2 * gsz) { one(out, t, stream, seed); one(out, t + gsz, stream, seed); }\n"
        "  if (t < nv) one(out, t, stream, seed);\n}\n";
   return s;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <class F> double time_ms(const porta::Device& d, F&& f) {
-  std::vector<double> ms;
-  for (int r = 0; r < 12; ++r) {
-    f();
-    porta::Event a = porta::Event::record(d);
-    for (int i = 0; i < 5; ++i) f();
-    porta::Event b = porta::Event::record(d);
-    b.synchronize();
-    ms.push_back(b.elapsed_ms(a) / 5);
-  }
-  return median(ms);
 }
 
 // The worst |value - reference| over the first `count` elements, in units of 2e-6 + 2e-6 |reference|.

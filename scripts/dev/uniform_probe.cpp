@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "event_timing.hpp"
+
 namespace {
 
 std::string source(bool cuda, int vectors, bool wide_product, bool bit_convert = false) {
@@ -68,24 +70,6 @@ FN void one(GLOBAL float* out, long long t, u64 stream, u64 seed) {
     for (std::size_t p; (p = s.find("long long")) != std::string::npos;) s.replace(p, 9, "long");
   }
   return s;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-template <class F> double time_ms(const porta::Device& d, F&& f) {
-  std::vector<double> ms;
-  for (int r = 0; r < 12; ++r) {
-    f();
-    porta::Event a = porta::Event::record(d);
-    for (int i = 0; i < 5; ++i) f();
-    porta::Event b = porta::Event::record(d);
-    b.synchronize();
-    ms.push_back(b.elapsed_ms(a) / 5);
-  }
-  return median(ms);
 }
 
 }  // namespace
