@@ -100,7 +100,8 @@ std::string scan_defs(const DialectText& d, DType t, bool product, int group, st
 }
 
 // Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
-// place there (no registers held for them, so that six groups fit an SM: scan_blocks) and leaves the Hillis-Steele inclusive scan of the work-items' totals in sums.
+// place there (no registers held for them, so that six groups fit an SM: scan_blocks) and leaves
+// the Hillis-Steele inclusive scan of the work-items' totals in sums.
 const char* kTileScan =
     "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
     "  BARRIER\n"
@@ -190,7 +191,8 @@ const char* kFold =
 // faster (3093-3100 / 3018-3032 against 3088-3120 / 3050-3083, alternating). A variant with
 // warp votes and shuffles (warp 0 alone looking back, 32 descriptors a round; the totals scanned
 // with shuffles) measured 2554-2741 and was not kept; nor were register bounds for five or six
-// blocks an SM (CUDA's __launch_bounds__: 3029 and 2375, against 3065 with NVRTC's 55 registers).
+// blocks an SM while each work-item held its values in registers (CUDA's __launch_bounds__: 3029
+// and 2375, against 3065 with NVRTC's 55 registers; scan_blocks says what the bound does now).
 std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   const std::string g = d.cuda() ? "" : "__global ";
   return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
