@@ -13,6 +13,7 @@
 #include "porta_backend/services.hpp"
 #include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
+#include "opencl/ptx_edit.hpp"
 
 namespace porta::opencl {
 namespace {
@@ -57,8 +58,9 @@ std::string program_ptx(cl_program program, cl_int* status) {
   return ptx;
 }
 
-// Edits `ptx`: with `sm90a` the kSm90aMark comments become instructions and `.target sm_90`
-// becomes sm_90a; with maxnreg > 0 a `.maxnreg` directive follows each kernel's parameters.
+// Edits `ptx`: with `sm90a` the kSm90aMark comments become instructions, `.target sm_90`
+// becomes sm_90a and the MMAs' final waits move up (ptx_edit.hpp's hoist_wgmma_waits); with
+// maxnreg > 0 a `.maxnreg` directive follows each kernel's parameters.
 // `why` says what was missing when it returns false.
 bool edit_ptx(std::string& ptx, bool sm90a, int maxnreg, std::string& why) {
   if (ptx.find(".entry ") == std::string::npos) {
@@ -81,6 +83,7 @@ bool edit_ptx(std::string& ptx, bool sm90a, int maxnreg, std::string& why) {
       return false;
     }
     ptx.insert(target + 13, 1, 'a');
+    hoist_wgmma_waits(ptx);
   }
   if (maxnreg > 0) {
     const std::string directive = detail::cat("\n.maxnreg ", maxnreg);
