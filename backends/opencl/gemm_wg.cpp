@@ -78,10 +78,17 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
 //           scale-d 0) is still serialized (C7514; 2026-12-02 02:14, float16): g2:s3:o 317.5 /
 //           336.2, g1:s3:o 316.2 / 340.4, wg128x128x16:g1:s4:o 346.1 / 401.4, g2:s4:o 317.0 / 339.8,
 //           against wg128x128x32:g1:s3 447.7 / 492.0 and g2:s3 432.1 / 462.3 in the same search.
+//           2026-12-04 19:04, the same search with the MMAs' final waits hoisted (compile.cpp:
+//           no C7514 left): float16 wg128x128x32:g1:s3 451.0 / 494.1, g2:s3 435.5 / 472.6, :o
+//           318-358 / 340-421 (wg128x128x16:g1:s4:o the best), wg128x256x16:g2:s3:o 180.6 / 188.1;
+//           bfloat16 g1:s3 498.1 / 524.1. NVIDIA's OpenCL refuses a work-group more than 48 KiB of
+//           local memory, dynamic (a __local argument) too: CL_OUT_OF_RESOURCES for every size from
+//           48 KiB up (scripts/dev/local_mem_probe.cpp), so no deeper pipeline is open to these tiles.
 //  TF32:    wg128x128x16:g2:s3 180.2 / 229.5 (98 registers), wg64x128x32:g1:s2 168.5 / 202.9 (128);
 //           not kept: wg256x128x16:g2:s2 121.3 / 141.8, wg128x128x8:g2:s4 115.5 / 129.0,
 //           wg128x256x16:g2:s2 109.0 / 135.4 (gemm_tc's best, tc128x128x16:w64x64:ldsm: 128.7 / 127.5).
 //           These include the transpose of B (a row-major B) into the queue's scratch buffer.
+//           2026-12-04 19:04: wg128x128x16:g2:s3 243.1 / 258.6; the :o ones 130-155 / 139-162.
 std::vector<WgParams> gemm_wg_candidates(DType t) {
   if (t == DType::float32) return {{128, 128, 16, 2, 3}, {64, 128, 32, 1, 2}};
   if (t != DType::float16 && t != DType::bfloat16) return {};
