@@ -34,7 +34,7 @@ std::string WgParams::invalid_reason(DType t) const {
   if (groups < 1 || groups > 4) return "1 to 4 warpgroups";
   if (tile_m <= 0 || tile_m % (64 * groups)) return "BM must be a multiple of 64 times the warpgroups";
   if (tile_m / (64 * groups) * tile_n / 2 > 128) return "more than 128 accumulators a work-item";
-  if (stages < 2 || stages > 4) return "2 to 4 stages";
+  if (stages < 2 || stages > 6) return "2 to 6 stages";
   if (overlap && stages < 3) return "overlapping the MMAs with the next slice's wait takes 3 or more stages";
   if (regs != 0 && (regs < 64 || regs > 255)) return "a register bound of 64 to 255";
   const int piece = 16 / elem_bytes(t);

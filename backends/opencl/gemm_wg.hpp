@@ -28,7 +28,7 @@ namespace porta::opencl {
 struct WgParams {
   int tile_m = 0, tile_n = 0, tile_k = 0;  // BM, BN, BK: the block of C and the k-slice of a work-group
   int groups = 0;                          // WGS: warpgroups (128 work-items each) of a work-group
-  int stages = 0;                          // cp.async stages of the slices (2 to 4)
+  int stages = 0;                          // cp.async stages of the slices (2 to 6)
   bool overlap = false;                    // the MMAs of a slice overlap the next one's wait (3+ stages)
   int regs = 0;                            // a register bound (.maxnreg in the PTX), 0 for none
 

@@ -3,10 +3,13 @@
 #   1. scripts/dev/gemm_data_probe.cpp: float16 matmul on cuda:0 and opencl:1 over inputs of several
 #      distributions (does the data move the speed, and does it explain why porta's OpenCL GEMM search
 #      timed wg128x128x32:g1:s3 at 451 TFLOP/s and porta-bench the same kernel at 388?);
-#   2. porta_matmul_test on opencl:1 with the ranked kernels, then with two warpgroup-MMA
+#   2. the warpgroup GEMM's search over the overlapped configurations with five and six stages of
+#      BK = 16 (as many k values in flight as wg128x128x32:g1:s3 holds, with the MMAs of one slice
+#      overlapping the next slice's wait), against the best of today, float16 and TF32;
+#   3. porta_matmul_test on opencl:1 with the ranked kernels, then with two warpgroup-MMA
 #      configurations forced (four tests then fail by design: the forced configuration refuses the
 #      products it does not serve, float64 and rows that are not 16-byte aligned).
-# Writes data_probe.log and test_*.log under $OUT. Written 2026-12-04; not run yet (no GPU was lent).
+# Writes data_probe.log, search_*.log and test_*.log under $OUT. Written 2026-12-04; not run yet (no GPU was lent).
 set -u
 out=${OUT:-/tmp/out}
 mkdir -p "$out"
@@ -14,6 +17,16 @@ export LD_LIBRARY_PATH="$PWD/build/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-
 export PORTA_CACHE_DIR=/tmp/c6
 g++ -O2 -std=c++20 -Iinclude scripts/dev/gemm_data_probe.cpp -o /tmp/gdp -Lbuild/lib -lporta -Wl,-rpath,$PWD/build/lib && \
   timeout 150 /tmp/gdp cuda:0 opencl:1 > $out/data_probe.log 2>&1; echo "probe rc $?"; cat $out/data_probe.log | grep -v "^porta \[" | tail -30
+search() {
+  local name=$1 row=$2 list=$3
+  PORTA_LOG=info PORTA_OPENCL_GEMM_CANDIDATES="$list" PORTA_OPENCL_GEMM_SEARCH=4096,8192 timeout 120 \
+    build/bin/porta-bench --devices=opencl:1 --filter="^$row/opencl:1/4096(/|\$)" --matmul=4096 --no-ceilings --repetitions=1 \
+    > "$out/search_$name.log" 2>&1
+  echo "== $name search rc $?"
+  grep -E "candidate .* at |failed|fastest" "$out/search_$name.log" | sed -E 's/.*(products: )//' | cut -c1-200
+}
+search f16 matmul_f16 "wg128x128x32:g1:s3 wg128x128x16:g1:s4:o wg128x128x16:g1:s5:o wg128x128x16:g1:s6:o wg128x128x16:g2:s5:o wg128x128x16:g2:s6:o"
+PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x8:g2:s5:o wg128x128x8:g2:s6:o wg128x128x8:g1:s6:o"
 i=0
 for cfg in default wg128x128x32:g1:s3 wg128x128x16:g1:s4:o; do
   i=$((i+1))

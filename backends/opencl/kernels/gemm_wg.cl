@@ -79,8 +79,8 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #if BN % 64 || BN > 256
 #error "BN is 64, 128, 192 or 256"
 #endif
-#if STAGES < 2 || STAGES > 4
-#error "2 to 4 stages"
+#if STAGES < 2 || STAGES > 6
+#error "2 to 6 stages"
 #endif
 #define STR2(x) #x
 #define STR(x) STR2(x)
