@@ -12,7 +12,7 @@ namespace porta::opencl {
 
 std::string WgParams::text() const {
   return detail::cat("wg", tile_m, "x", tile_n, "x", tile_k, ":g", groups, ":s", stages, overlap ? ":o" : "",
-                     regs ? detail::cat(":r", regs) : "");
+                     mma_first ? ":m" : "", regs ? detail::cat(":r", regs) : "");
 }
 
 namespace {
@@ -51,6 +51,10 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
   std::string rest = text.substr(static_cast<std::size_t>(used));
   if (rest.starts_with(":o")) {
     p.overlap = true;
+    rest = rest.substr(2);
+  }
+  if (rest.starts_with(":m")) {
+    p.mma_first = true;
     rest = rest.substr(2);
   }
   if (rest.starts_with(":r") && rest.size() > 2 && rest.size() <= 5 &&
@@ -148,7 +152,8 @@ std::vector<std::string> wg_options(const WgParams& p, DType t, bool trans_a, bo
                                 detail::cat("-DBN=", p.tile_n), detail::cat("-DBK=", p.tile_k),
                                 detail::cat("-DWGS=", p.groups), detail::cat("-DSTAGES=", p.stages),
                                 detail::cat("-DAHEAD=", ahead), detail::cat("-DSTAGES_WAIT=", ahead - 1),
-                                detail::cat("-DOVERLAP=", p.overlap ? 1 : 0)};
+                                detail::cat("-DOVERLAP=", p.overlap ? 1 : 0),
+                                detail::cat("-DMMA_FIRST=", p.mma_first ? 1 : 0)};
   if (emulate) {
     o.push_back("-DMMA_EMULATE");
   } else {

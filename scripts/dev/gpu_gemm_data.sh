@@ -5,7 +5,8 @@
 #      timed wg128x128x32:g1:s3 at 451 TFLOP/s and porta-bench the same kernel at 388?);
 #   2. the warpgroup GEMM's search over the overlapped configurations with five and six stages of
 #      BK = 16 (as many k values in flight as wg128x128x32:g1:s3 holds, with the MMAs of one slice
-#      overlapping the next slice's wait), against the best of today, float16 and TF32;
+#      overlapping the next slice's wait), and with a slice's loads issued after its MMAs (:m),
+#      against the best of today, float16 and TF32;
 #   3. porta_matmul_test on opencl:1 with the ranked kernels, then with two warpgroup-MMA
 #      configurations forced (four tests then fail by design: the forced configuration refuses the
 #      products it does not serve, float64 and rows that are not 16-byte aligned).
@@ -25,8 +26,8 @@ search() {
   echo "== $name search rc $?"
   grep -E "candidate .* at |failed|fastest" "$out/search_$name.log" | sed -E 's/.*(products: )//' | cut -c1-200
 }
-search f16 matmul_f16 "wg128x128x32:g1:s3 wg128x128x16:g1:s4:o wg128x128x16:g1:s5:o wg128x128x16:g1:s6:o wg128x128x16:g2:s5:o wg128x128x16:g2:s6:o"
-PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x8:g2:s5:o wg128x128x8:g2:s6:o wg128x128x8:g1:s6:o"
+search f16 matmul_f16 "wg128x128x32:g1:s3 wg128x128x32:g1:s3:m wg128x128x32:g2:s3:m wg128x128x16:g1:s4:o wg128x128x16:g1:s5:o wg128x128x16:g1:s6:o wg128x128x16:g1:s6:o:m wg128x128x16:g2:s5:o wg128x128x16:g2:s6:o wg128x128x16:g2:s6:o:m"
+PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x16:g2:s3:m wg128x128x8:g2:s5:o wg128x128x8:g2:s6:o wg128x128x8:g2:s6:o:m wg128x128x8:g1:s6:o"
 i=0
 for cfg in default wg128x128x32:g1:s3 wg128x128x16:g1:s4:o; do
   i=$((i+1))

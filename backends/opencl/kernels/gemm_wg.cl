@@ -57,6 +57,9 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #ifndef EDGE
 #define EDGE 0
 #endif
+#ifndef MMA_FIRST
+#define MMA_FIRST 0
+#endif
 #if ELEM == 32 && (TA || !TB)
 #error "TF32 takes both operands K-major: A row-major, B transposed (N x K)"
 #endif
@@ -262,7 +265,10 @@ void porta_gemm_wg(const int M, const int N, const int K,
      the next slice's barrier, so after that barrier the stage of slice kt - 1 is free for slice
      kt + STAGES - 1. With OVERLAP the MMAs of one slice stay in flight (wgmma.wait_group 1) while
      the next slice is waited for and issued: after the barrier of slice kt only the MMAs of slice
-     kt - 2 are known done, whose stage takes slice kt + STAGES - 2. */
+     kt - 2 are known done, whose stage takes slice kt + STAGES - 2. With MMA_FIRST (":m") the
+     loads of slice kt + AHEAD are issued after slice kt's MMAs, into the same stage, so that their
+     address arithmetic runs while the tensor cores work: in the SASS of wg128x128x32:g1:s3
+     (2026-12-04) about 110 instructions stand between a slice's barrier and its first MMA. */
   for (int s = 0; s < AHEAD; ++s) {
     if (s < slices) ISSUE_SLICE(s * BK, s);
     CP_COMMIT();
@@ -271,8 +277,10 @@ void porta_gemm_wg(const int M, const int N, const int K,
     CP_WAIT();
     FENCE_ASYNC();
     barrier(CLK_LOCAL_MEM_FENCE);
+#if !MMA_FIRST
     if (kt + AHEAD < slices) ISSUE_SLICE((kt + AHEAD) * BK, (kt + AHEAD) % STAGES);
     CP_COMMIT();
+#endif
     const int st = kt % STAGES;
     WG_ARRIVE();
 #pragma unroll
@@ -281,6 +289,12 @@ void porta_gemm_wg(const int M, const int N, const int K,
       for (int mt = 0; mt < MT; ++mt) WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), FIRST_SCALE);
     }
     WG_COMMIT();
+#if MMA_FIRST
+    /* The loads of slice kt + AHEAD while this slice's MMAs run: their stage held slice kt - 1
+       (kt - 2 with OVERLAP), whose MMAs every warpgroup finished before the barrier above. */
+    if (kt + AHEAD < slices) ISSUE_SLICE((kt + AHEAD) * BK, (kt + AHEAD) % STAGES);
+    CP_COMMIT();
+#endif
 #if OVERLAP
     WG_WAIT_1();
 #else
