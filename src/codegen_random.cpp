@@ -3,15 +3,21 @@
 // (codegen_random.hpp).
 #include "codegen_random.hpp"
 
+#include <algorithm>
+
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 
+namespace {
+bool plan_has(const ElementwisePlan& plan, Op op) {
+  return std::any_of(plan.code.begin(), plan.code.end(), [op](const auto& in) { return in.op == op; });
+}
+}  // namespace
+
 bool random_launch_bounded(const ElementwisePlan& plan, const DeviceInfo& info) {
-  bool normal = false;
-  for (auto& in : plan.code) normal = normal || in.op == Op::normal;
   return info.dialect == Dialect::cuda && info.launch.grid_stride && info.launch.group_size == 256 && plan_uses_random(plan) &&
-         !normal && plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
+         !plan_has(plan, Op::normal) && plan.output.dtype == DType::float32 && !plan_uses_fp64(plan);
 }
 
 std::string random_vector_loop(const std::string& idx, int V, const std::string& body) {
@@ -120,10 +126,6 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
   return out;
 }
 
-bool plan_uses_random(const ElementwisePlan& plan) {
-  for (auto& in : plan.code)
-    if (in.op == Op::uniform || in.op == Op::normal) return true;
-  return false;
-}
+bool plan_uses_random(const ElementwisePlan& plan) { return plan_has(plan, Op::uniform) || plan_has(plan, Op::normal); }
 
 }  // namespace porta::detail
