@@ -82,7 +82,7 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
 //           scale-d 0) is still serialized (C7514; 2026-12-02 02:14, float16): g2:s3:o 317.5 /
 //           336.2, g1:s3:o 316.2 / 340.4, wg128x128x16:g1:s4:o 346.1 / 401.4, g2:s4:o 317.0 / 339.8,
 //           against wg128x128x32:g1:s3 447.7 / 492.0 and g2:s3 432.1 / 462.3 in the same search.
-//           2026-12-04 19:04, the same search with the MMAs' final waits hoisted (compile.cpp:
+//           2026-12-04 19:04, the same search with the MMAs' final waits hoisted (ptx_edit.hpp:
 //           no C7514 left): float16 wg128x128x32:g1:s3 451.0 / 494.1, g2:s3 435.5 / 472.6, :o
 //           318-358 / 340-421 (wg128x128x16:g1:s4:o the best), wg128x256x16:g2:s3:o 180.6 / 188.1;
 //           bfloat16 g1:s3 498.1 / 524.1. NVIDIA's OpenCL refuses a work-group more than 48 KiB of

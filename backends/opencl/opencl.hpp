@@ -28,7 +28,7 @@ namespace porta::opencl {
 // written as comments that start with kSm90aMark (kernels/gemm_wg.cl): Device::compile builds the
 // source, removes the marks from the program's PTX, retargets it from sm_90 (what NVIDIA's OpenCL
 // C compiler emits) to sm_90a and builds that as the program's binary. Its value is the edit's
-// version, part of the disk cache's key (2: the MMAs' final waits hoisted, compile.cpp).
+// version, part of the disk cache's key (2: the MMAs' final waits hoisted, ptx_edit.hpp).
 inline constexpr const char* kSm90aPtxOption = "-DPORTA_SM90A_PTX=2";
 inline constexpr const char* kSm90aMark = "// @sm90a ";
 // With kSm90aPtxOption, "-DPORTA_PTX_MAXNREG=N" bounds each kernel of the retargeted PTX to N
