@@ -544,7 +544,8 @@ TEST_P(MatmulCpAsync, StagesMatchReference) {
                                                    {DType::float16, "mma:tc64x64x16:w32x32:ldsm:s3"},
                                                    {DType::bfloat16, "mma:tc64x64x32:w32x32:ldsm:s2"},
                                                    {DType::float32, "mma:tc64x64x8:w32x32:s4"},
-                                                   {DType::float64, "mma:tc64x64x8:w32x32:s4"}};
+                                                   // A register bound (:rR, the PTX's .maxnreg on NVIDIA).
+                                                   {DType::float64, "mma:tc64x64x8:w32x32:s4:r128"}};
   for (const auto& [t, config] : configs) {
     if (!dev().supports(t)) continue;
     // float32 as TF32: cp.async copies the float32 bits, rounded to TF32 as fragments are read.

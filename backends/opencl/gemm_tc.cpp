@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "porta_backend/strings.hpp"
+#include "opencl/opencl.hpp"
 
 namespace porta::opencl {
 namespace {
@@ -22,7 +23,7 @@ int mma_k(DType t) { return half_type(t) ? 16 : 8; }
 
 std::string TcParams::text() const {
   return detail::cat("tc", tile_m, "x", tile_n, "x", tile_k, ":w", warp_m, "x", warp_n, ldsm ? ":ldsm" : "",
-                     swizzle ? ":xor" : "", stages ? detail::cat(":s", stages) : "");
+                     swizzle ? ":xor" : "", stages ? detail::cat(":s", stages) : "", regs ? detail::cat(":r", regs) : "");
 }
 
 std::size_t TcParams::local_bytes(DType t, bool emulate) const {
@@ -44,6 +45,7 @@ std::string TcParams::invalid_reason(DType t) const {
   if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
   if (ldsm && t == DType::float64) return "ldmatrix serves float16, bfloat16 and TF32 only";
   if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
+  if (regs != 0 && (regs < 64 || regs > 255)) return "a register bound of 64 to 255";
   auto pow2 = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
   if (swizzle && (!pow2(tile_k / vec_elems(t)) || !pow2(tile_n / vec_elems(t))))
     return "the XOR layout needs BK and BN of a power of two 16-byte pieces";
@@ -68,7 +70,13 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
     p.swizzle = true;
     rest = rest.substr(4);
   }
-  if (rest.size() == 3 && rest[0] == ':' && rest[1] == 's' && rest[2] >= '2' && rest[2] <= '4') p.stages = rest[2] - '0';
+  if (rest.size() >= 3 && rest.starts_with(":s") && rest[2] >= '2' && rest[2] <= '4') {
+    p.stages = rest[2] - '0';
+    rest = rest.substr(3);
+  }
+  if (rest.starts_with(":r") && rest.size() > 2 && rest.size() <= 5 &&
+      rest.find_first_not_of("0123456789", 2) == std::string::npos)
+    p.regs = std::stoi(rest.substr(2));
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
   for (DType t : {DType::float16, DType::float32, DType::float64})
     if (p.invalid_reason(t).empty()) return p;
@@ -162,6 +170,7 @@ std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool 
     o.push_back(detail::cat("-DSTAGES_WAIT=", p.stages - 2));
   }
   if (emulate) o.push_back("-DMMA_EMULATE");
+  else if (p.regs) o.push_back(detail::cat(kPtxMaxnregOption, p.regs));
   return o;
 }
 

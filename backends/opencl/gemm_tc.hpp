@@ -32,9 +32,10 @@ struct TcParams {
   bool ldsm = false;                       // fragments through ldmatrix (16-bit types; TF32's A)
   int stages = 0;                          // 2-4: the fast variant's slices by cp.async, that many stages
   bool swizzle = false;                    // local tiles unpadded, their 16-byte chunks permuted (XOR)
+  int regs = 0;                            // a register bound (.maxnreg in the PTX), 0 for none
 
   int threads() const { return warp_m > 0 && warp_n > 0 ? (tile_m / warp_m) * (tile_n / warp_n) * 32 : 0; }
-  // "tc128x128x32:w64x64:ldsm" or "tc128x128x32:w64x64:ldsm:xor:s3", the form PORTA_OPENCL_GEMM=mma:... takes.
+  // "tc128x128x32:w64x64:ldsm" or "tc128x128x32:w64x64:ldsm:xor:s3:r128", the form PORTA_OPENCL_GEMM=mma:... takes.
   std::string text() const;
   // Bytes of local memory for `dtype`: both stages of both tiles, and the emulation's copies.
   std::size_t local_bytes(DType dtype, bool emulate) const;
@@ -43,7 +44,7 @@ struct TcParams {
   bool operator==(const TcParams&) const = default;
 };
 
-// Parses "tcBMxBNxBK:wWMxWN[:ldsm][:xor][:sS]"; nullopt when malformed or valid for no dtype.
+// Parses "tcBMxBNxBK:wWMxWN[:ldsm][:xor][:sS][:rR]"; nullopt when malformed or valid for no dtype.
 std::optional<TcParams> parse_tc_params(const std::string& text);
 
 // The configurations of the search for `dtype` (float16 and bfloat16 share theirs; float32 means

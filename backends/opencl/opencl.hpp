@@ -31,8 +31,9 @@ namespace porta::opencl {
 // version, part of the disk cache's key (2: the MMAs' final waits hoisted, ptx_edit.hpp).
 inline constexpr const char* kSm90aPtxOption = "-DPORTA_SM90A_PTX=2";
 inline constexpr const char* kSm90aMark = "// @sm90a ";
-// With kSm90aPtxOption, "-DPORTA_PTX_MAXNREG=N" bounds each kernel of the retargeted PTX to N
-// registers (a .maxnreg directive; NVIDIA's OpenCL refuses -cl-nv-maxrregcount).
+// "-DPORTA_PTX_MAXNREG=N" bounds each kernel of the program's PTX, retargeted or not, to N
+// registers (a .maxnreg directive; NVIDIA's OpenCL refuses -cl-nv-maxrregcount); where the edited
+// PTX does not build, the program keeps its first build (PORTA_LOG=info says so).
 inline constexpr const char* kPtxMaxnregOption = "-DPORTA_PTX_MAXNREG=";
 
 using detail::DeviceInfo;

@@ -6,9 +6,11 @@
 #   2. the warpgroup GEMM's search, float16 and TF32, over today's best against: a slice's loads
 #      issued after its MMAs (:m); six stages of BK = 16 with the MMAs of one slice overlapping the
 #      next slice's wait (:o; as many k values in flight as wg128x128x32:g1:s3 holds); 64-row
-#      tiles, whose fewer registers (126-162 in scripts/dev/wg_sass.sh's build) let three or four
+#      tiles, whose fewer registers (126-162 in scripts/dev/gemm_sass.sh's build) let three or four
 #      work-groups share an SM's shared memory where 128-row tiles fit two; and 128-row tiles
-#      bounded to 168 registers (:r168, three work-groups an SM; 48 bytes of spills there);
+#      bounded to 168 registers (:r168, three work-groups an SM; 48 bytes of spills there); and
+#      float64's mma.sync kernel bounded to 128 registers (two work-groups an SM where its 148
+#      registers, in scripts/dev/gemm_sass.sh's build, leave one);
 #   3. porta_matmul_test on opencl:1 with the ranked kernels, then with two warpgroup-MMA
 #      configurations forced (four tests then fail by design: the forced configuration refuses the
 #      products it does not serve, float64 and rows that are not 16-byte aligned).
@@ -30,6 +32,7 @@ search() {
 }
 search f16 matmul_f16 "wg128x128x32:g1:s3 wg128x128x32:g1:s3:m wg128x128x32:g1:s3:r168 wg128x128x32:g1:s3:m:r168 wg128x128x32:g2:s3:m wg64x128x32:g1:s4:m wg64x128x32:g1:s4:o:m wg64x192x32:g1:s3:m wg64x128x64:g1:s2:m wg128x128x16:g1:s6:o wg128x128x16:g1:s6:o:m wg128x128x16:g2:s6:o:m wg128x256x16:g2:s4:m"
 PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x16:g2:s3:m wg64x128x32:g1:s2:m wg128x128x8:g2:s6:o wg128x128x8:g2:s6:o:m wg64x128x16:g1:s4:m"
+search f64 matmul_f64 "tc128x64x8:w32x32 tc128x64x8:w32x32:r128 tc64x128x8:w32x64 tc64x64x16:w32x32:r168 mma16x8x8:128x128x8:w64x32"
 i=0
 for cfg in default wg128x128x32:g1:s3 wg128x128x16:g1:s4:o; do
   i=$((i+1))

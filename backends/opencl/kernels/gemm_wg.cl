@@ -273,7 +273,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
      loads of slice kt + AHEAD are issued after slice kt's MMAs, into the same stage, so that their
      address arithmetic runs while the tensor cores work: in the SASS of wg128x128x32:g1:s3 built
      from the driver's PTX (2026-12-04) 116 instructions stand between a slice's barrier and its
-     first MMA (97 in scripts/dev/wg_sass.sh's build, 20 there with MMA_FIRST). */
+     first MMA (97 in scripts/dev/gemm_sass.sh's build, 20 there with MMA_FIRST). */
   for (int s = 0; s < AHEAD; ++s) {
     if (s < slices) ISSUE_SLICE(s * BK, s);
     CP_COMMIT();
