@@ -11,9 +11,10 @@
 #      bounded to 168 registers (:r168, three work-groups an SM; 48 bytes of spills there); and
 #      float64's mma.sync kernel bounded to 128 registers (two work-groups an SM where its 148
 #      registers, in scripts/dev/gemm_sass.sh's build, leave one);
-#   3. porta_matmul_test on opencl:1 with the ranked kernels, then with two warpgroup-MMA
-#      configurations forced (four tests then fail by design: the forced configuration refuses the
-#      products it does not serve, float64 and rows that are not 16-byte aligned).
+#   3. porta_matmul_test on opencl:1 with the ranked kernels, then with the new forms forced: two
+#      warpgroup-MMA configurations (:m, six stages with :o; four tests then fail by design: the
+#      forced configuration refuses the products it does not serve, float64 and rows that are not
+#      16-byte aligned) and float64's register-bounded one (the other dtypes' products then fail).
 # Writes data_probe.log, search_*.log and test_*.log under $OUT. Written 2026-12-04; not run yet (no GPU was lent).
 set -u
 out=${OUT:-/tmp/out}
@@ -34,7 +35,7 @@ search f16 matmul_f16 "wg128x128x32:g1:s3 wg128x128x32:g1:s3:m wg128x128x32:g1:s
 PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x16:g2:s3:m wg64x128x32:g1:s2:m wg128x128x8:g2:s6:o wg128x128x8:g2:s6:o:m wg64x128x16:g1:s4:m"
 search f64 matmul_f64 "tc128x64x8:w32x32 tc128x64x8:w32x32:r128 tc64x128x8:w32x64 tc64x64x16:w32x32:r168 mma16x8x8:128x128x8:w64x32"
 i=0
-for cfg in default wg128x128x32:g1:s3 wg128x128x16:g1:s4:o; do
+for cfg in default wg128x128x32:g1:s3:m wg128x128x16:g1:s6:o:m tc128x64x8:w32x32:r128; do
   i=$((i+1))
   if [ $cfg = default ]; then unset PORTA_OPENCL_GEMM; else export PORTA_OPENCL_GEMM=mma:$cfg; fi
   timeout 120 build/bin/porta_matmul_test --gtest_filter='*opencl_1*' > $out/test_$i.log 2>&1
