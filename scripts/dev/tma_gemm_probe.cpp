@@ -13,7 +13,11 @@
 // MN-major B), which TMA's swizzle modes produce. Tensor maps from the CUDA driver
 // (cuTensorMapEncodeTiled) on the cl_mem's device address, as tma_probe.cpp showed works.
 //
-// For each configuration BMxBNxBK:gWGS:sSTAGES[:rREGS] and size n: ptxas's registers and
+// With ":c" the producer warp loads by cp.async instead (every lane 16-byte pieces, then
+// cp.async.mbarrier.arrive.noinc on the full barrier): no tensor map, so no CUDA driver in the
+// OpenCL plugin, if it is as fast.
+//
+// For each configuration BMxBNxBK:gWGS:sSTAGES[:c][:rREGS] and size n: ptxas's registers and
 // warnings, TFLOP/s by OpenCL events (the median of 12 rounds, each 5 back-to-back launches after
 // one more, as event_timing.hpp), and the result checked against a double-precision host product at
 // 4096 sampled elements (inputs multiples of 1/8 in [-1, 1], so the float32 sums are exact and
@@ -52,6 +56,7 @@ const char* kSource = R"(#define A90(text) "// @sm90a " text "\n"
 #define MT (BM / (64 * WGS))        /* 64-row MMA tiles a consumer warpgroup */
 #define THREADS (128 * WGS + 32)
 #define K_MODE (KB == 128 ? 1ul : KB == 64 ? 2ul : 3ul)
+#define K_SWZ(r) (KB == 128 ? (r) % 8 : KB == 64 ? ((r) / 2) % 4 : ((r) / 4) % 2)
 #define K_DESC(at) ((ulong)(((at) >> 4) & 0x3fff) | (1ul << 16) | ((ulong)(8 * KB / 16) << 32) | (K_MODE << 62))
 #define MN_DESC(at) ((ulong)(((at) >> 4) & 0x3fff) | ((ulong)(MN_ATOM / 16) << 16) | (64ul << 32) | (1ul << 62))
 
@@ -72,7 +77,7 @@ inline bool bar_wait(uint bar, uint parity) {
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void tma_gemm(__global const ulong* amap, __global const ulong* bmap, __global half* C, const int N, const int K,
-              __global volatile int* err) {
+              __global volatile int* err, __global const ushort* A, __global const ushort* B) {
   __local uchar sm[STAGES * STAGE_BYTES] __attribute__((aligned(1024)));
   __local ulong bars[2 * STAGES] __attribute__((aligned(8)));
   const int tid = get_local_id(0), warp = tid / 32, lane = tid % 32;
@@ -80,7 +85,7 @@ void tma_gemm(__global const ulong* amap, __global const ulong* bmap, __global h
   const uint sbase = (uint)(size_t)sm, full0 = (uint)(size_t)bars, empty0 = full0 + 8 * STAGES;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      asm volatile(A90("mbarrier.init.shared::cta.b64 [%0], 1;") :: "r"(full0 + 8 * s) : "memory");
+      asm volatile(A90("mbarrier.init.shared::cta.b64 [%0], %1;") :: "r"(full0 + 8 * s), "r"(CP_PRODUCER ? 32 : 1) : "memory");
       asm volatile(A90("mbarrier.init.shared::cta.b64 [%0], %1;") :: "r"(empty0 + 8 * s), "r"(4 * WGS) : "memory");
     }
     asm volatile(A90("fence.mbarrier_init.release.cluster;") ::: "memory");
@@ -89,6 +94,30 @@ void tma_gemm(__global const ulong* amap, __global const ulong* bmap, __global h
   const int slices = K / BK;
   int quit = 0;
   if (warp == 4 * WGS) {  /* the producer */
+#if CP_PRODUCER
+    /* Every lane copies 16-byte pieces by cp.async into gemm_wg.cl's layouts (K-major A: row r at
+       r KB bytes, chunk c at c ^ K_SWZ(r); MN-major B: atoms of 64 columns, chunk c of k row r at
+       (c % 8) ^ (r % 8)), then has the stage's full barrier take its arrival when they land. */
+    for (int kt = 0; kt < slices; ++kt) {
+      const int s = kt % STAGES, k0 = kt * BK;
+      const uint full = full0 + 8 * s, at = sbase + s * STAGE_BYTES;
+      if (kt >= STAGES) WAIT_OR_QUIT(empty0 + 8 * s, ((kt / STAGES) - 1) & 1);
+      if (quit) break;
+#pragma unroll
+      for (int i = 0; i < BM * KB / 16 / 32; ++i) {
+        const int p = lane + 32 * i, r = p / (KB / 16), c = p % (KB / 16);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(at + r * KB + ((c ^ K_SWZ(r)) * 16)),
+                     "l"((ulong)(size_t)(A + (long)(bm0 + r) * K + k0 + c * 8)) : "memory");
+      }
+#pragma unroll
+      for (int i = 0; i < BK * BN / 8 / 32; ++i) {
+        const int p = lane + 32 * i, r = p / (BN / 8), c = p % (BN / 8);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(at + A_BYTES + (c / 8) * MN_ATOM + r * 128 + (((c % 8) ^ (r % 8)) * 16)),
+                     "l"((ulong)(size_t)(B + (long)(k0 + r) * N + bn0 + c * 8)) : "memory");
+      }
+      asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(full) : "memory");
+    }
+#else
     if (lane == 0) {
       for (int kt = 0; kt < slices; ++kt) {
         const int s = kt % STAGES;
@@ -103,6 +132,7 @@ void tma_gemm(__global const ulong* amap, __global const ulong* bmap, __global h
                        :: "r"(at + A_BYTES + a * MN_ATOM), "l"((ulong)bmap), "r"(bn0 + 64 * a), "r"(kt * BK), "r"(full) : "memory");
       }
     }
+#endif
     return;
   }
   const int wg = warp / 4;
@@ -138,6 +168,7 @@ void tma_gemm(__global const ulong* amap, __global const ulong* bmap, __global h
 
 struct Config {
   int bm = 0, bn = 0, bk = 0, wgs = 0, stages = 0, regs = 0;
+  bool cp = false;  // ":c": the producer warp loads by cp.async (no tensor map) instead of TMA
   std::string text;
 };
 
@@ -145,6 +176,10 @@ bool parse(const std::string& s, Config& c) {
   c.text = s;
   int used = 0;
   if (std::sscanf(s.c_str(), "%dx%dx%d:g%d:s%d%n", &c.bm, &c.bn, &c.bk, &c.wgs, &c.stages, &used) != 5) return false;
+  if (s.compare(used, 2, ":c") == 0) {
+    c.cp = true;
+    used += 2;
+  }
   if (used < static_cast<int>(s.size()) && std::sscanf(s.c_str() + used, ":r%d", &c.regs) != 1) return false;
   const int kb = c.bk * 2;
   return (kb == 32 || kb == 64 || kb == 128) && c.bn % 64 == 0 && c.bn <= 256 && c.bm % (64 * c.wgs) == 0 && c.bm <= 256 &&
@@ -170,7 +205,8 @@ std::string wgmma_macro(int bn) {
 
 std::string source(const Config& c) {
   return "#define BM " + std::to_string(c.bm) + "\n#define BN " + std::to_string(c.bn) + "\n#define BK " + std::to_string(c.bk) +
-         "\n#define WGS " + std::to_string(c.wgs) + "\n#define STAGES " + std::to_string(c.stages) + "\n" +
+         "\n#define WGS " + std::to_string(c.wgs) + "\n#define STAGES " + std::to_string(c.stages) + "\n#define CP_PRODUCER " +
+         (c.cp ? "1" : "0") + "\n" +
          wgmma_macro(c.bn) + kSource;
 }
 
@@ -255,7 +291,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc < 3) {
-    std::printf("usage: tma_gemm_probe SIZES CONFIG... (SIZES: 4096,8192; CONFIG: BMxBNxBK:gWGS:sSTAGES[:rREGS])\n");
+    std::printf("usage: tma_gemm_probe SIZES CONFIG... (SIZES: 4096,8192; CONFIG: BMxBNxBK:gWGS:sSTAGES[:c][:rREGS])\n");
     return 2;
   }
   std::vector<int> sizes;
@@ -310,6 +346,8 @@ int main(int argc, char** argv) {
       clSetKernelArg(k, 3, sizeof n, &n);
       clSetKernelArg(k, 4, sizeof n, &n);
       clSetKernelArg(k, 5, sizeof em, &em);
+      clSetKernelArg(k, 6, sizeof am, &am);
+      clSetKernelArg(k, 7, sizeof bm, &bm);
       const std::size_t local = 128 * cfg.wgs + 32;
       const std::size_t global[2] = {static_cast<std::size_t>(n / cfg.bn) * local, static_cast<std::size_t>(n / cfg.bm)};
       const std::size_t local2[2] = {local, 1};
