@@ -16,7 +16,6 @@
 #include <porta/error.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -63,23 +62,15 @@ int scan_group(const DeviceInfo& info) {
 // 4-byte values. Six (40 registers, no spills; 6 x 35 KiB of local memory) ran cumsum of 2^28
 // float32 at 3171-3176 / 3120-3139 GB/s on cuda:0 / opencl:1, five 3077 / 3048, four 2967 / 2948,
 // against 3064-3088 / 3025-3056 for the kernel before, which kept a work-item's values in
-// registers (55 of them: four groups an SM; H200, 2026-12-04, alternating runs).
+// registers (55 of them: four groups an SM; H200, 2026-12-04, alternating runs). Tiles loaded by
+// cp.async straight into local memory (39 registers, no value in flight held in one) ran slower:
+// 2966 / 2952 against 3197 / 3114 in the same call (2026-12-04 21:27; five groups 2937 / 2983);
+// so did 16 items with seven or eight groups an SM (1833 / 1899; with a window of 128, 2683 /
+// 2706) and a window of 128 with 32 items (3124 / 3048).
 int scan_blocks() {
   static const int blocks = env_int("PORTA_SCAN_BLOCKS", 1, 8, false).value_or(6);
   return blocks;
 }
-// Whether the GPU look-back loads its tiles by cp.async (kTileLoadAsync): PORTA_SCAN_LOAD=async
-// where the device has it (CUDA at compute capability 8.0 or later, NVIDIA's OpenCL on a GPU;
-// 4- and 8-byte values), else (and with PORTA_SCAN_LOAD=plain or unset) through registers.
-bool scan_async_load(const DeviceInfo& info, DType t) {
-  static const std::optional<std::string> load = env("PORTA_SCAN_LOAD");
-  if (load && *load != "async" && *load != "plain")
-    throw InvalidArgument(cat("PORTA_SCAN_LOAD=", *load, ": expected async or plain"));
-  if (load != "async" || (itemsize(t) != 4 && itemsize(t) != 8) || info.kind != DeviceKind::gpu) return false;
-  if (info.dialect == Dialect::cuda) return info.arch.rfind("sm_", 0) == 0 && std::atoi(info.arch.c_str() + 3) >= 80;
-  return info.platform.find("NVIDIA") != std::string::npos;
-}
-
 // Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
 // trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on the H200 tiles
 // start some 50 a microsecond, and 32 a round did not keep up (2165 GB/s); past 64 each round's
@@ -112,32 +103,11 @@ std::string scan_defs(const DialectText& d, DType t, bool product, int group, st
              "\n#define LOCAL_MIN(p, v) ", d.cuda() ? "atomicMin((p), (v))" : "atomic_min((p), (v))", "\n");
 }
 
-// Loads the tile's `count` elements (IDENT past them) into buf: through registers, or with
-// ASYNC_LOAD by cp.async straight into local memory (no register holds a value in flight, so
-// that the 40-register bound of six groups an SM does not cap the loads a work-item has in
-// flight; NVIDIA GPUs of compute capability 8.0 and later, scan_async_load).
-const char* kTileLoad =
-    "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n";
-const char* kTileLoadAsync =
-    "  for (int k = 0; k < ITEMS; ++k) {\n"
-    "    int e = k * GROUP + lid;\n"
-    "    if (e < count) CP_ASYNC(&buf[PAD(e)], &x[x_off + base + e]); else buf[PAD(e)] = IDENT;\n"
-    "  }\n"
-    "  CP_WAIT_ALL();\n";
-// cp.async of one element (4 or 8 bytes) from global to local memory, and the wait for all of a
-// work-item's.
-std::string async_load_defs(const DialectText& d, DType t) {
-  const std::string bytes = std::to_string(itemsize(t));
-  const std::string dst = d.cuda() ? "(unsigned)__cvta_generic_to_shared(dst)" : "(uint)(size_t)(dst)";
-  const std::string src = d.cuda() ? "(const void*)(src)" : "(ulong)(size_t)(src)";
-  return cat("#define CP_ASYNC(dst, src) asm volatile(\"cp.async.ca.shared.global [%0], [%1], ", bytes, ";\" :: \"r\"(", dst,
-             "), \"l\"(", src, ") : \"memory\")\n#define CP_WAIT_ALL() asm volatile(\"cp.async.wait_all;\" ::: \"memory\")\n");
-}
-
-// Scans each work-item's ITEMS of the loaded tile in place (no registers held for them, so that
-// six groups fit an SM: scan_blocks) and leaves the Hillis-Steele inclusive scan of the
-// work-items' totals in sums.
+// Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
+// place there (no registers held for them, so that six groups fit an SM: scan_blocks) and leaves
+// the Hillis-Steele inclusive scan of the work-items' totals in sums.
 const char* kTileScan =
+    "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
     "  BARRIER\n"
     "  T run = IDENT;\n"
     "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
@@ -227,9 +197,9 @@ const char* kFold =
 // with shuffles) measured 2554-2741 and was not kept; nor were register bounds for five or six
 // blocks an SM while each work-item held its values in registers (CUDA's __launch_bounds__: 3029
 // and 2375, against 3065 with NVRTC's 55 registers; scan_blocks says what the bound does now).
-std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile, bool async_load) {
+std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
   const std::string g = d.cuda() ? "" : "__global ";
-  return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t), async_load ? async_load_defs(d, t) : std::string(),
+  return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
              "KERNEL ", d.cuda() && itemsize(t) == 4 ? cat("__launch_bounds__(GROUP, ", scan_blocks(), ") ") : std::string(),
              "porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
              " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
@@ -242,7 +212,7 @@ std::string lookback_source(const DialectText& d, DType t, bool product, int gro
              "  i64 g = shared_i[0], row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
              "  i64 base = row * len + t * TILE;\n"
              "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n",
-             async_load ? kTileLoadAsync : kTileLoad, kTileScan,
+             kTileScan,
              "  T aggregate = sums[GROUP - 1];\n"
              "  (void)unused;\n"
              "  if (lid == 0) DESC_STORE(g, t == 0 ? 2 : 1, TO_BITS(aggregate));\n"
@@ -514,11 +484,9 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   w.items = outer * len;
   w.groups = static_cast<std::size_t>(tiles);
   w.group = static_cast<std::size_t>(group);
-  const bool async_load = group > 1 && scan_async_load(dev.info(), t);
-  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window(), "|", scan_blocks(),
-              "|", async_load);
-  w.source = [t, product, group, tile, async_load](const DialectText& d) {
-    return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile, async_load);
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window(), "|", scan_blocks());
+  w.source = [t, product, group, tile](const DialectText& d) {
+    return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
   };
   // NVIDIA's OpenCL gave the float32 look-back kernel 72 registers a work-item (three groups of
   // 256 an SM) where NVRTC gave CUDA's 55 (four): cumsum of 2^28 float32 ran at 0.70x copy on
