@@ -39,6 +39,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -278,6 +279,13 @@ cl_program build(const NvidiaCl& cl, const Config& c) {
     if (entry != std::string::npos && close != std::string::npos) ptx.insert(close + 1, "\n.maxnreg " + std::to_string(c.regs));
   }
   std::printf("  waits hoisted: %d\n", hoisted);
+  if (const char* dir = std::getenv("TMA_PROBE_PTX")) {  // the edited PTX, for ptxas by hand
+    const std::string path = std::string(dir) + "/" + c.text.substr(0, c.text.find(':')) + (c.cp ? "_c" : "") + ".ptx";
+    if (FILE* f = std::fopen(path.c_str(), "w")) {
+      std::fputs(ptx.c_str(), f);
+      std::fclose(f);
+    }
+  }
   return build_ptx(cl.ctx, cl.dev, ptx, true, "-cl-nv-verbose");
 }
 
