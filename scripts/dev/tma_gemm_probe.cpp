@@ -273,6 +273,13 @@ cl_program build(const NvidiaCl& cl, const Config& c) {
   }
   std::string ptx = program_ptx(src);
   clReleaseProgram(src);
+  // As the plugin's edit_ptx: the marks removed and the target raised first, then the waits
+  // hoisted (the hoist sees no wgmma instruction while the marks still make them comments: the
+  // run of 2026-12-04 about 21:30 hoisted none, and ptxas serialized every MMA, C7514).
+  for (std::size_t at; (at = ptx.find("// @sm90a ")) != std::string::npos;) ptx.erase(at, 10);
+  const std::size_t target = ptx.find(".target sm_90");
+  if (target == std::string::npos) return nullptr;
+  ptx.insert(target + 13, 1, 'a');
   const int hoisted = porta::opencl::hoist_wgmma_waits(ptx);
   if (c.regs > 0) {
     const std::size_t entry = ptx.find(".entry "), close = ptx.find(')', entry);
@@ -286,7 +293,7 @@ cl_program build(const NvidiaCl& cl, const Config& c) {
       std::fclose(f);
     }
   }
-  return build_ptx(cl.ctx, cl.dev, ptx, true, "-cl-nv-verbose");
+  return build_ptx(cl.ctx, cl.dev, ptx, false, "-cl-nv-verbose");  // already at sm_90a
 }
 
 }  // namespace
