@@ -88,11 +88,24 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
 //           bfloat16 g1:s3 498.1 / 524.1. NVIDIA's OpenCL refuses a work-group more than 48 KiB of
 //           local memory, dynamic (a __local argument) too: CL_OUT_OF_RESOURCES for every size from
 //           48 KiB up (scripts/dev/local_mem_probe.cpp), so no deeper pipeline is open to these tiles.
+//           2026-12-04 20:30 (scripts/dev/gpu_gemm_data.sh), float16: g1:s3 433.4 / 483.9 first
+//           again; not kept: :m 428.5 / 465.3, :r168 359.7 / 427.3, :m:r168 398.1 / 445.2, g2:s3:m
+//           419.6 / 449.4, wg64x128x32:g1:s4:m 394.0 / 405.7 (:o:m 394.0 / 417.0), wg64x192x32:g1:s3:m
+//           285.9 / 300.4, wg64x128x64:g1:s2:m 339.1 / 393.5, wg128x128x16:g1:s6:o 352.2 / 400.9
+//           (:o:m 354.2 / 408.3, g2:s6:o:m 364.8 / 404.8), wg128x256x16:g2:s4:m 384.6 / 430.3. A
+//           TMA-fed kernel with a producer warp and mbarriers (scripts/dev/tma_gemm_probe.cpp, 21:45,
+//           correct, no serialized MMAs) ran 311-336 at 4096 and 8192, with cp.async in the producer
+//           226-314: in 48 KiB two work-groups an SM hold at most 64 KiB of slices in flight,
+//           whoever issues the loads (the 484 here is 57 GB/s of slices an SM over that, about
+//           1.1 us of latency; cuBLAS's 640 would need about 85 KiB in flight at the same latency).
 //  TF32:    wg128x128x16:g2:s3 180.2 / 229.5 (98 registers), wg64x128x32:g1:s2 168.5 / 202.9 (128);
 //           not kept: wg256x128x16:g2:s2 121.3 / 141.8, wg128x128x8:g2:s4 115.5 / 129.0,
 //           wg128x256x16:g2:s2 109.0 / 135.4 (gemm_tc's best, tc128x128x16:w64x64:ldsm: 128.7 / 127.5).
 //           These include the transpose of B (a row-major B) into the queue's scratch buffer.
 //           2026-12-04 19:04: wg128x128x16:g2:s3 243.1 / 258.6; the :o ones 130-155 / 139-162.
+//           2026-12-04 20:30 and 21:27: :m 246.4 / 265.0 and 245.3 / 258.9 against 243.0 / 261.7 and
+//           243.0 / 259.6 (within 2%, not taken); wg128x128x8:g2:s6:o(:m) 133-135, wg64x128x16:g1:s4:m
+//           176.3 / 166.0, wg64x128x32:g1:s2:m 176.7 / 199.9.
 std::vector<WgParams> gemm_wg_candidates(DType t) {
   if (t == DType::float32) return {{128, 128, 16, 2, 3}, {64, 128, 32, 1, 2}};
   if (t != DType::float16 && t != DType::bfloat16) return {};
