@@ -94,7 +94,7 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
 //           285.9 / 300.4, wg64x128x64:g1:s2:m 339.1 / 393.5, wg128x128x16:g1:s6:o 352.2 / 400.9
 //           (:o:m 354.2 / 408.3, g2:s6:o:m 364.8 / 404.8), wg128x256x16:g2:s4:m 384.6 / 430.3. A
 //           TMA-fed kernel with a producer warp and mbarriers (scripts/dev/tma_gemm_probe.cpp, 21:41,
-//           correct, no serialized MMAs) ran 311-336 at 4096 and 8192, with cp.async in the producer
+//           correct, no serialized MMAs) ran 310-336 at 4096 and 8192, with cp.async in the producer
 //           226-314: in 48 KiB two work-groups an SM hold at most 64 KiB of slices in flight,
 //           whoever issues the loads (the 484 here is 57 GB/s of slices an SM over that, about
 //           1.1 us of latency; cuBLAS's 640 would need about 85 KiB in flight at the same latency).
