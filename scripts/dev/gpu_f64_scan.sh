@@ -16,14 +16,8 @@ out=${OUT:-/tmp/out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/build/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" PORTA_PLUGIN_PATH="$PWD/build/lib"
 export PORTA_CACHE_DIR=/tmp/c7
-search() {
-  local name=$1 row=$2 list=$3
-  PORTA_LOG=info PORTA_OPENCL_GEMM_CANDIDATES="$list" PORTA_OPENCL_GEMM_SEARCH=4096,8192 timeout 150 \
-    build/bin/porta-bench --devices=opencl:1 --filter="^$row/opencl:1/4096(/|\$)" --matmul=4096 --no-ceilings --repetitions=1 \
-    > "$out/search_$name.log" 2>&1
-  echo "== $name search rc $?"
-  grep -E "candidate .* at |failed|fastest" "$out/search_$name.log" | sed -E 's/.*(products: )//' | cut -c1-300
-}
+SEARCH_TIMEOUT=150
+. scripts/dev/gemm_search_fn.sh
 search f64 matmul_f64 "tc64x64x16:w32x32:r168 tc64x64x16:w32x32:r128 tc64x64x16:w32x32:r144 tc64x64x16:w32x32:r96 tc64x64x8:w32x32:r128 tc64x64x8:w32x32:r168 tc64x128x8:w32x64:r168 tc128x64x8:w32x32:r128 tc64x64x16:w32x32:xor:s3:r128 tc64x64x16:w32x32:s2:r128 tc64x64x16:w32x32:xor:s2:r168"
 PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x16:g2:s3:m"
 best64=$(grep -oE "ranking \[[^]]*" "$out/search_f64.log" | head -1 | sed 's/ranking \[//' | cut -d' ' -f1-3)

@@ -23,14 +23,8 @@ export LD_LIBRARY_PATH="$PWD/build/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-
 export PORTA_CACHE_DIR=/tmp/c6
 g++ -O2 -std=c++20 -Iinclude scripts/dev/gemm_data_probe.cpp -o /tmp/gdp -Lbuild/lib -lporta -Wl,-rpath,$PWD/build/lib && \
   timeout 150 /tmp/gdp cuda:0 opencl:1 > $out/data_probe.log 2>&1; echo "probe rc $?"; cat $out/data_probe.log | grep -v "^porta \[" | tail -30
-search() {
-  local name=$1 row=$2 list=$3
-  PORTA_LOG=info PORTA_OPENCL_GEMM_CANDIDATES="$list" PORTA_OPENCL_GEMM_SEARCH=4096,8192 timeout 120 \
-    build/bin/porta-bench --devices=opencl:1 --filter="^$row/opencl:1/4096(/|\$)" --matmul=4096 --no-ceilings --repetitions=1 \
-    > "$out/search_$name.log" 2>&1
-  echo "== $name search rc $?"
-  grep -E "candidate .* at |failed|fastest" "$out/search_$name.log" | sed -E 's/.*(products: )//' | cut -c1-200
-}
+SEARCH_TIMEOUT=120
+. scripts/dev/gemm_search_fn.sh
 search f16 matmul_f16 "wg128x128x32:g1:s3 wg128x128x32:g1:s3:m wg128x128x32:g1:s3:r168 wg128x128x32:g1:s3:m:r168 wg128x128x32:g2:s3:m wg64x128x32:g1:s4:m wg64x128x32:g1:s4:o:m wg64x192x32:g1:s3:m wg64x128x64:g1:s2:m wg128x128x16:g1:s6:o wg128x128x16:g1:s6:o:m wg128x128x16:g2:s6:o:m wg128x256x16:g2:s4:m"
 PORTA_MATMUL=tf32 search tf32 matmul_tf32 "wg128x128x16:g2:s3 wg128x128x16:g2:s3:m wg64x128x32:g1:s2:m wg128x128x8:g2:s6:o wg128x128x8:g2:s6:o:m wg64x128x16:g1:s4:m"
 search f64 matmul_f64 "tc128x64x8:w32x32 tc128x64x8:w32x32:r128 tc64x128x8:w32x64 tc64x64x16:w32x32:r168 mma16x8x8:128x128x8:w64x32"
