@@ -65,7 +65,7 @@ int scan_group(const DeviceInfo& info) {
 // registers (55 of them: four groups an SM; H200, 2026-12-04, alternating runs). Tiles loaded by
 // cp.async straight into local memory (39 registers, no value in flight held in one) ran slower:
 // 2966 / 2952 against 3197 / 3114 in the same call (2026-12-04 21:27; five groups 2937 / 2983);
-// so did 16 items with seven or eight groups an SM (1833 / 1899; with a window of 128, 2683 /
+// so did 16 items with six to eight groups an SM (1833-1899; with a window of 128, 2683 /
 // 2706) and a window of 128 with 32 items (3124 / 3048).
 int scan_blocks() {
   static const int blocks = env_int("PORTA_SCAN_BLOCKS", 1, 8, false).value_or(6);

@@ -111,7 +111,8 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
 //  float64, register bounds (2026-12-04 18:56-21:27, scripts/dev/gpu_gemm_data.sh and
 //            gpu_f64_scan.sh): tc64x64x16:w32x32:r168 47.4 / 48.7 and 47.3 / 48.9 in two calls
 //            (unbounded 43.2 / 43.7; cuBLAS 60.4 / 60.1 and, in porta-bench with it ranked first,
-//            59.4 / 60.9 against porta's 45.7 / 46.3: 0.77x / 0.76x); tighter bounds spilled:
+//            59.4 / 60.9 against porta's 45.7 / 46.3: 0.77x / 0.76x; as the default's first, 58.1 /
+//            59.9 against 44.2 / 45.9, 0.76x / 0.77x, 21:30); tighter bounds spilled:
 //            :r144 41.5 / 39.9, :r128 32.0 / 33.4, :r96 16.3 / 14.6; tc128x64x8:w32x32:r128 45.2 /
 //            44.8 (no gain over unbounded), tc64x64x8:w32x32:r128 40.0 / 42.7, :r168 33.2 / 34.7,
 //            tc64x128x8:w32x64:r168 28.4 / 30.7; cp.async with bounds 22.9-36.6.
@@ -134,7 +135,7 @@ std::vector<TcParams> gemm_tc_candidates(DType t) {
         {128, 256, 16, 64, 64, true, 2, true}, {128, 64, 16, 64, 32, true},           {64, 128, 16, 32, 64, true},
         {64, 64, 16, 32, 32, false},
     };
-  if (t == DType::float64)  // {..., register bound}: 168 leaves three work-groups of 128 an SM where 64x64x16 took two
+  if (t == DType::float64)  // {..., register bound}: 168 registers leave room for three work-groups of 128 an SM
     return {
         {64, 64, 16, 32, 32, false, 0, false, 168}, {128, 64, 8, 32, 32, false},        {64, 128, 8, 32, 64, false},
         {64, 64, 16, 32, 32, false},                 {128, 128, 8, 64, 32, false},
