@@ -13,7 +13,7 @@
 
    BK-deep slices of A and B travel from global to local memory by cp.async (16 bytes each) into
    STAGES stages, AHEAD slices ahead of the MMAs (below); with A_REGS (":a", 16-bit types) A's
-   fragments come from global memory into registers instead, one slice ahead, and the stages hold
+   fragments come from global memory into registers instead, two slices ahead, and the stages hold
    B alone (more of B's slices in flight in the same 48 KiB). The MMAs read both operands from local
    memory through matrix descriptors (PTX ISA, "Matrix Descriptor Format"), so the tiles are laid
    out in the canonical swizzled forms, KB = BK x the element's bytes:
@@ -300,7 +300,12 @@ void porta_gemm_wg(const int M, const int N, const int K,
       const int k_ = (k0) + 16 * kk_ + 2 * t + 8 * (q_ / 2); \
       F[mt_][kk_][q_] = A_PAIR(row_, k_); \
     } } while (0)
-  uint a_cur[MT][KB / 32][4], a_nxt[MT][KB / 32][4];
+  /* Two slices ahead: slice kt's fragments in a_buf[kt % 3], slice kt + 2's loaded into
+     a_buf[(kt + 2) % 3] while slice kt's MMAs run. The main loop takes three slices an iteration
+     (unrolled, so every index is a constant and the buffers stay registers, with no moves between
+     them: a move of a register whose load is in flight would wait for it). */
+  uint a_buf[3][MT][KB / 32][4];
+#define A_CUR a_buf[j3]
 #endif
 
   const int slices = (K + BK - 1) / BK;
@@ -335,9 +340,22 @@ void porta_gemm_wg(const int M, const int N, const int K,
     CP_COMMIT();
   }
 #if A_REGS
-  LOAD_A(a_cur, 0);
+  LOAD_A(a_buf[0], 0);
+  LOAD_A(a_buf[1], min(1, slices - 1) * BK);
+  /* Three slices an iteration, the inner loop unrolled (a partial unroll of the loop itself, with
+     its barriers, is refused), and the moves between the buffers outside the slice's test. */
+  for (int kt0 = 0; kt0 < slices; kt0 += 3) {
+#ifdef MMA_EMULATE
+#pragma unroll 1 /* the same indices, a third of the code for PoCL to compile */
+#else
+#pragma unroll
 #endif
+  for (int j3 = 0; j3 < 3; ++j3) {
+  const int kt = kt0 + j3;
+  if (kt < slices) {
+#else
   for (int kt = 0; kt < slices; ++kt) {
+#endif
     CP_WAIT();
     FENCE_ASYNC();
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -353,7 +371,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
     _Pragma("unroll") for (int kk_ = 0; kk_ < KB / 32; ++kk_)
     _Pragma("unroll") for (int q_ = 0; q_ < 4; ++q_) {
       const int r_ = (wg * MT + mt_) * 64 + 16 * w4a + g + 8 * (q_ % 2), byte_ = 2 * (16 * kk_ + 2 * t + 8 * (q_ / 2));
-      *(__local uint*)(sm + STAGES * STAGE_BYTES + r_ * KB + (((byte_ / 16) ^ K_SWZ(r_)) * 16) + byte_ % 16) = a_cur[mt_][kk_][q_];
+      *(__local uint*)(sm + STAGES * STAGE_BYTES + r_ * KB + (((byte_ / 16) ^ K_SWZ(r_)) * 16) + byte_ % 16) = A_CUR[mt_][kk_][q_];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -363,7 +381,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
 #if A_REGS && !defined(MMA_EMULATE)
-        WGMMA_R(acc[mt], a_cur[mt][kk], B_DESC(st, kk), FIRST_SCALE);
+        WGMMA_R(acc[mt], A_CUR[mt][kk], B_DESC(st, kk), FIRST_SCALE);
 #elif A_REGS
         WGMMA(acc[mt], K_DESC(LOCAL_ADDRESS(sm) + STAGES * STAGE_BYTES + (wg * MT + mt) * 64 * KB + kk * 32), B_DESC(st, kk),
               FIRST_SCALE);
@@ -374,8 +392,11 @@ void porta_gemm_wg(const int M, const int N, const int K,
     }
     WG_COMMIT();
 #if A_REGS
-    /* The next slice's A while this one's MMAs run; into a_cur once they are done (below). */
-    if (kt + 1 < slices) LOAD_A(a_nxt, (kt + 1) * BK);
+    /* A of slice kt + 2 while this one's MMAs run;
+       past the end the last slice again, unconditionally: a load under a test left moves of the
+       loaded registers at the test's end, which waited for the loads (clang's build). The buffer
+       held slice kt - 1, whose MMAs are done. */
+    LOAD_A(a_buf[(j3 + 2) % 3], min(kt + 2, slices - 1) * BK);
 #endif
 #if MMA_FIRST
     /* The loads of slice kt + AHEAD while this slice's MMAs run: their stage held slice kt - 1
@@ -388,14 +409,12 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #else
     WG_WAIT();
 #endif
-#if A_REGS
-    /* Only after every MMA of this slice has read a_cur (no overlap with A from registers). */
-#if defined(MMA_EMULATE)
+#if A_REGS && defined(MMA_EMULATE)
     barrier(CLK_LOCAL_MEM_FENCE); /* the scratch is written again next slice */
 #endif
-    _Pragma("unroll") for (int mt_ = 0; mt_ < MT; ++mt_)
-    _Pragma("unroll") for (int kk_ = 0; kk_ < KB / 32; ++kk_)
-    _Pragma("unroll") for (int q_ = 0; q_ < 4; ++q_) a_cur[mt_][kk_][q_] = a_nxt[mt_][kk_][q_];
+#if A_REGS
+  }
+  }
 #endif
   }
   WG_WAIT();
