@@ -342,8 +342,8 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #if A_REGS
   LOAD_A(a_buf[0], 0);
   LOAD_A(a_buf[1], min(1, slices - 1) * BK);
-  /* Three slices an iteration, the inner loop unrolled (a partial unroll of the loop itself, with
-     its barriers, is refused), and the moves between the buffers outside the slice's test. */
+  /* Three slices an iteration, the inner loop unrolled natively, so that each slice's buffer is a
+     constant index (clang refused a partial unroll of the loop itself, with its barriers). */
   for (int kt0 = 0; kt0 < slices; kt0 += 3) {
 #ifdef MMA_EMULATE
 #pragma unroll 1 /* the same indices, a third of the code for PoCL to compile */
@@ -392,10 +392,9 @@ void porta_gemm_wg(const int M, const int N, const int K,
     }
     WG_COMMIT();
 #if A_REGS
-    /* A of slice kt + 2 while this one's MMAs run;
-       past the end the last slice again, unconditionally: a load under a test left moves of the
-       loaded registers at the test's end, which waited for the loads (clang's build). The buffer
-       held slice kt - 1, whose MMAs are done. */
+    /* A of slice kt + 2 while this one's MMAs run, into the buffer of slice kt - 1, whose MMAs are
+       done; past the end the last slice again, unconditionally (a load under a test left moves of
+       the loaded registers at the test's end, which waited for the loads, in clang's build). */
     LOAD_A(a_buf[(j3 + 2) % 3], min(kt + 2, slices - 1) * BK);
 #endif
 #if MMA_FIRST
