@@ -45,7 +45,7 @@ std::string TcParams::invalid_reason(DType t) const {
   if (tile_k % mma_k(t)) return detail::cat("BK must be a multiple of ", mma_k(t), " for ", name(t));
   if (ldsm && t == DType::float64) return "ldmatrix serves float16, bfloat16 and TF32 only";
   if (stages != 0 && (stages < 2 || stages > 4)) return "cp.async takes 2 to 4 stages";
-  if (regs != 0 && (regs < 64 || regs > 255)) return "a register bound of 64 to 255";
+  if (auto r = register_bound_reason(regs); !r.empty()) return r;
   auto pow2 = [](int x) { return x > 0 && (x & (x - 1)) == 0; };
   if (swizzle && (!pow2(tile_k / vec_elems(t)) || !pow2(tile_n / vec_elems(t))))
     return "the XOR layout needs BK and BN of a power of two 16-byte pieces";
@@ -74,9 +74,7 @@ std::optional<TcParams> parse_tc_params(const std::string& text) {
     p.stages = rest[2] - '0';
     rest = rest.substr(3);
   }
-  if (rest.starts_with(":r") && rest.size() > 2 && rest.size() <= 5 &&
-      rest.find_first_not_of("0123456789", 2) == std::string::npos)
-    p.regs = std::stoi(rest.substr(2));
+  p.regs = parse_register_bound(rest);
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
   for (DType t : {DType::float16, DType::float32, DType::float64})
     if (p.invalid_reason(t).empty()) return p;

@@ -37,7 +37,7 @@ std::string WgParams::invalid_reason(DType t) const {
   if (tile_m / (64 * groups) * tile_n / 2 > 128) return "more than 128 accumulators a work-item";
   if (stages < 2 || stages > 6) return "2 to 6 stages";
   if (overlap && stages < 3) return "overlapping the MMAs with the next slice's wait takes 3 or more stages";
-  if (regs != 0 && (regs < 64 || regs > 255)) return "a register bound of 64 to 255";
+  if (auto r = register_bound_reason(regs); !r.empty()) return r;
   if (a_regs && t == DType::float32) return "A from registers (:a) takes float16 and bfloat16";
   if (a_regs && overlap) return "A from registers (:a) keeps no MMAs in flight across slices (:o)";
   const int piece = 16 / elem_bytes(t);
@@ -64,9 +64,7 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
     p.a_regs = true;
     rest = rest.substr(2);
   }
-  if (rest.starts_with(":r") && rest.size() > 2 && rest.size() <= 5 &&
-      rest.find_first_not_of("0123456789", 2) == std::string::npos)
-    p.regs = std::stoi(rest.substr(2));
+  p.regs = parse_register_bound(rest);
   if (p.text() != text) return std::nullopt;  // nothing after the last field, no leading zeros or signs
   if (!p.invalid_reason(DType::float16).empty() && !p.invalid_reason(DType::float32).empty()) return std::nullopt;
   return p;

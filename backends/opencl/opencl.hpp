@@ -35,6 +35,17 @@ inline constexpr const char* kSm90aMark = "// @sm90a ";
 // registers (a .maxnreg directive; NVIDIA's OpenCL refuses -cl-nv-maxrregcount); where the edited
 // PTX does not build, the program keeps its first build (PORTA_LOG=info says so).
 inline constexpr const char* kPtxMaxnregOption = "-DPORTA_PTX_MAXNREG=";
+// A tensor-core configuration's register bound, ":rR" at the end of its text (gemm_tc.hpp,
+// gemm_wg.hpp): R where `rest` is ":r" and one to three digits, else 0.
+inline int parse_register_bound(const std::string& rest) {
+  if (!rest.starts_with(":r") || rest.size() <= 2 || rest.size() > 5 || rest.find_first_not_of("0123456789", 2) != std::string::npos)
+    return 0;
+  return std::stoi(rest.substr(2));
+}
+// Why a configuration's register bound cannot be taken (empty for 0, none, and for 64 to 255).
+inline std::string register_bound_reason(int regs) {
+  return regs != 0 && (regs < 64 || regs > 255) ? "a register bound of 64 to 255" : "";
+}
 
 using detail::DeviceInfo;
 using detail::EventImpl;
