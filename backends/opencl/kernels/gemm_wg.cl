@@ -229,7 +229,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
                    __global gt* restrict C, const long c_off, const long ldc, const long stride_c) {
   __local uchar sm[STAGES * STAGE_BYTES + A_SCRATCH] __attribute__((aligned(1024)));
   GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0 */
-  const int wg = tid / 128;
+  const int wg = tid / 128, w4 = warp % 4; /* the warpgroup, and the warp within it */
 
   /* Piece p = tid + i THREADS of a slice. K-major (A, or B transposed): row p / (KB / 16) of the
      operand's rows, 16-byte chunk p % (KB / 16) of its k. MN-major (B, or A transposed): k row
@@ -278,7 +278,8 @@ void porta_gemm_wg(const int M, const int N, const int K,
      warp): register q of m-tile mt, k step kk holds the pair of row 16 w + g + 8 (q % 2), k
      16 kk + 2 t + 8 (q / 2) and the next k. Row-major A: one 4-byte load (k even, rows 16-byte
      aligned); A stored transposed: two 2-byte loads; EDGE: each element guarded (0 past an end). */
-  const int w4a = warp % 4;
+#define A_FRAG_ROW(mt, q) ((wg * MT + (mt)) * 64 + 16 * w4 + g + 8 * ((q) % 2)) /* in the block */
+#define A_FRAG_K(kk, q) (16 * (kk) + 2 * t + 8 * ((q) / 2))                    /* in the slice */
 #if TA
 #define A_AT_G(row, k) A[(long)(k) * lda + (row)]
 #else
@@ -296,9 +297,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
     _Pragma("unroll") for (int mt_ = 0; mt_ < MT; ++mt_) \
     _Pragma("unroll") for (int kk_ = 0; kk_ < KB / 32; ++kk_) \
     _Pragma("unroll") for (int q_ = 0; q_ < 4; ++q_) { \
-      const int row_ = bm0 + (wg * MT + mt_) * 64 + 16 * w4a + g + 8 * (q_ % 2); \
-      const int k_ = (k0) + 16 * kk_ + 2 * t + 8 * (q_ / 2); \
-      F[mt_][kk_][q_] = A_PAIR(row_, k_); \
+      F[mt_][kk_][q_] = A_PAIR(bm0 + A_FRAG_ROW(mt_, q_), (k0) + A_FRAG_K(kk_, q_)); \
     } } while (0)
   /* Two slices ahead: slice kt's fragments in a_buf[kt % 3], slice kt + 2's loaded into
      a_buf[(kt + 2) % 3] while slice kt's MMAs run. The main loop takes three slices an iteration
@@ -370,7 +369,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
     _Pragma("unroll") for (int mt_ = 0; mt_ < MT; ++mt_)
     _Pragma("unroll") for (int kk_ = 0; kk_ < KB / 32; ++kk_)
     _Pragma("unroll") for (int q_ = 0; q_ < 4; ++q_) {
-      const int r_ = (wg * MT + mt_) * 64 + 16 * w4a + g + 8 * (q_ % 2), byte_ = 2 * (16 * kk_ + 2 * t + 8 * (q_ / 2));
+      const int r_ = A_FRAG_ROW(mt_, q_), byte_ = 2 * A_FRAG_K(kk_, q_);
       *(__local uint*)(sm + STAGES * STAGE_BYTES + r_ * KB + (((byte_ / 16) ^ K_SWZ(r_)) * 16) + byte_ % 16) = A_CUR[mt_][kk_][q_];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -419,7 +418,6 @@ void porta_gemm_wg(const int M, const int N, const int K,
   WG_WAIT();
 
   /* C: element 4 j + e of m-tile mt at row 16 w + g + 8 (e / 2), columns 8 j + 2 t and the next. */
-  const int w4 = warp % 4;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
