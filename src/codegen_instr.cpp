@@ -53,15 +53,29 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
     case Op::cos: return fn("cos");
     case Op::tan: return fn("tan");
     case Op::tanh: return fn("tanh");
+    case Op::acos: return fn("acos");
+    case Op::asin: return fn("asin");
+    case Op::atan: return fn("atan");
+    case Op::acosh: return fn("acosh");
+    case Op::asinh: return fn("asinh");
+    case Op::atanh: return fn("atanh");
+    case Op::sinh: return fn("sinh");
+    case Op::cosh: return fn("cosh");
+    case Op::log2: return fn("log2");
+    case Op::log10: return fn("log10");
     case Op::sigmoid:
       return cat("(", d.literal(1, t), " / (", d.literal(1, t), " + ", d.math("exp", t), "(-(", a, "))))");
     case Op::erf: return fn("erf");
     case Op::floor: return fn("floor");
     case Op::ceil: return fn("ceil");
     case Op::round: return fn("rint");
+    case Op::trunc: return fn("trunc");
     case Op::isnan: return is_floating(src) ? cat("(isnan(", a, ") != 0)") : "false";
     case Op::isinf: return is_floating(src) ? cat("(", d.cuda() ? "isinf" : "isinf", "(", a, ") != 0)") : "false";
     case Op::isfinite: return is_floating(src) ? cat("(", "isfinite", "(", a, ") != 0)") : "true";
+    case Op::signbit:
+      if (is_floating(src)) return cat("(signbit(", a, ") != 0)");
+      return src == DType::boolean ? "false" : cat("((", a, ") < 0)");
     case Op::logical_not: return cat("(!(", a, "))");
     case Op::bit_not: return t == DType::boolean ? cat("(!(", a, "))") : cat("(~(", a, "))");
     default: break;
@@ -110,6 +124,10 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     case Op::minimum:
       if (is_floating(t)) return cat("porta_min_", fsuffix(t), "(", a, ", ", b, ")");
       return cat("((", a, ") < (", b, ") ? (", a, ") : (", b, "))");
+    case Op::atan2: return cat(d.math("atan2", t), "(", a, ", ", b, ")");
+    case Op::hypot: return cat(d.math("hypot", t), "(", a, ", ", b, ")");
+    case Op::copysign: return cat(d.math("copysign", t), "(", a, ", ", b, ")");
+    case Op::nextafter: return cat(d.math("nextafter", t), "(", a, ", ", b, ")");
     case Op::eq: return infix("==");
     case Op::ne: return infix("!=");
     case Op::lt: return infix("<");
@@ -122,6 +140,8 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     case Op::bit_and: return t == DType::boolean ? infix("&&") : infix("&");
     case Op::bit_or: return t == DType::boolean ? infix("||") : infix("|");
     case Op::bit_xor: return t == DType::boolean ? infix("!=") : infix("^");
+    case Op::shl: return cat(t == DType::int64 ? "porta_shl_i64(" : "porta_shl_i32(", a, ", ", b, ")");
+    case Op::shr: return cat(t == DType::int64 ? "porta_shr_i64(" : "porta_shr_i32(", a, ", ", b, ")");
     default: break;
   }
   (void)src;
@@ -197,8 +217,11 @@ bool vector_instructions_supported(const ElementwisePlan& plan) {
       case Op::load: case Op::scalar: case Op::cast: case Op::neg: case Op::abs: case Op::square:
       case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::rsqrt:
       case Op::sin: case Op::cos: case Op::tan: case Op::tanh: case Op::sigmoid: case Op::erf:
+      case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh: case Op::atanh:
+      case Op::sinh: case Op::cosh: case Op::log2: case Op::log10: case Op::trunc:
       case Op::floor: case Op::ceil: case Op::round: case Op::add: case Op::sub: case Op::mul:
       case Op::div: case Op::pow: case Op::maximum: case Op::minimum: case Op::fma:
+      case Op::atan2: case Op::hypot: case Op::copysign: case Op::nextafter:
         break;
       default: return false;
     }
@@ -244,6 +267,17 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       case Op::cos: rhs = fn("cos"); break;
       case Op::tan: rhs = fn("tan"); break;
       case Op::tanh: rhs = fn("tanh"); break;
+      case Op::acos: rhs = fn("acos"); break;
+      case Op::asin: rhs = fn("asin"); break;
+      case Op::atan: rhs = fn("atan"); break;
+      case Op::acosh: rhs = fn("acosh"); break;
+      case Op::asinh: rhs = fn("asinh"); break;
+      case Op::atanh: rhs = fn("atanh"); break;
+      case Op::sinh: rhs = fn("sinh"); break;
+      case Op::cosh: rhs = fn("cosh"); break;
+      case Op::log2: rhs = fn("log2"); break;
+      case Op::log10: rhs = fn("log10"); break;
+      case Op::trunc: rhs = fn("trunc"); break;
       case Op::sigmoid: rhs = cat("(", one, " / (", one, " + exp(-(", v(in.a), "))))"); break;
       case Op::erf: rhs = fn("erf"); break;
       case Op::floor: rhs = fn("floor"); break;
@@ -254,6 +288,10 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       case Op::mul: rhs = infix("*"); break;
       case Op::div: rhs = infix("/"); break;
       case Op::pow: rhs = cat("pow(", v(in.a), ", ", v(in.b), ")"); break;
+      case Op::atan2: rhs = cat("atan2(", v(in.a), ", ", v(in.b), ")"); break;
+      case Op::hypot: rhs = cat("hypot(", v(in.a), ", ", v(in.b), ")"); break;
+      case Op::copysign: rhs = cat("copysign(", v(in.a), ", ", v(in.b), ")"); break;
+      case Op::nextafter: rhs = cat("nextafter(", v(in.a), ", ", v(in.b), ")"); break;
       // porta_max_f32's rule lane by lane: a where a > b or a is NaN, else b (select takes the
       // second operand where the mask's sign bit is set).
       case Op::maximum:

@@ -145,11 +145,16 @@ inline uint porta_mulhi(uint a, uint b) { return (uint)(((ulong)a * b) >> 32); }
 #define PORTA_I64 long
 )";
   }
-  // NumPy's remainder (sign of the divisor), integer power, NaN-propagating max/min.
+  // NumPy's remainder (sign of the divisor), integer power, shifts (a count outside [0, bits):
+  // 0, or 0 / -1 by the sign for >>, where C leaves it undefined), NaN-propagating max/min.
   p += R"(PORTA_FN int porta_mod_i32(int a, int b) { if (b == 0) return 0; if (b == -1) return 0; int r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 PORTA_FN PORTA_I64 porta_mod_i64(PORTA_I64 a, PORTA_I64 b) { if (b == 0) return 0; if (b == -1) return 0; PORTA_I64 r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
 PORTA_FN int porta_pow_i32(int a, int b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; porta_u32 r = 1u, x = (porta_u32)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (int)r; }
 PORTA_FN PORTA_I64 porta_pow_i64(PORTA_I64 a, PORTA_I64 b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; porta_u64 r = 1u, x = (porta_u64)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (PORTA_I64)r; }
+PORTA_FN int porta_shl_i32(int a, int b) { return (porta_u32)b < 32u ? (int)((porta_u32)a << b) : 0; }
+PORTA_FN PORTA_I64 porta_shl_i64(PORTA_I64 a, PORTA_I64 b) { return (porta_u64)b < 64u ? (PORTA_I64)((porta_u64)a << b) : 0; }
+PORTA_FN int porta_shr_i32(int a, int b) { return (porta_u32)b < 32u ? a >> b : (a < 0 ? -1 : 0); }
+PORTA_FN PORTA_I64 porta_shr_i64(PORTA_I64 a, PORTA_I64 b) { return (porta_u64)b < 64u ? a >> b : (a < 0 ? -1 : 0); }
 PORTA_FN float porta_mod_f32(float a, float b) { float m = FMODF(a, b); if (b == 0.0f) return m; if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) m += b; } else { m = COPYSIGNF(0.0f, b); } return m; }
 PORTA_FN float porta_max_f32(float a, float b) { return (a > b || a != a) ? a : b; }
 PORTA_FN float porta_min_f32(float a, float b) { return (a < b || a != a) ? a : b; }

@@ -183,6 +183,13 @@ template <class T> T int_pow(T a, T b) {  // exact by squaring, wrapping; plan.h
   }
   return static_cast<T>(r);
 }
+constexpr int kBits = 8;
+template <class T> T shift_left(T a, T b) {  // NumPy's: a count outside [0, bits) gives 0
+  return static_cast<Unsigned<T>>(b) < sizeof(T) * kBits ? static_cast<T>(static_cast<Unsigned<T>>(a) << b) : T(0);
+}
+template <class T> T shift_right(T a, T b) {  // arithmetic; a count outside [0, bits) gives 0 or -1
+  return static_cast<Unsigned<T>>(b) < sizeof(T) * kBits ? static_cast<T>(a >> b) : T(a < 0 ? -1 : 0);
+}
 template <class T> T float_mod(T a, T b) {  // NumPy remainder
   T m = std::fmod(a, b);
   if (b == 0) return m;
@@ -230,6 +237,16 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
       case Op::cos: map1(o, a, n, [](T x) { return std::cos(x); }); return;
       case Op::tan: map1(o, a, n, [](T x) { return std::tan(x); }); return;
       case Op::tanh: map1(o, a, n, [](T x) { return std::tanh(x); }); return;
+      case Op::acos: map1(o, a, n, [](T x) { return std::acos(x); }); return;
+      case Op::asin: map1(o, a, n, [](T x) { return std::asin(x); }); return;
+      case Op::atan: map1(o, a, n, [](T x) { return std::atan(x); }); return;
+      case Op::acosh: map1(o, a, n, [](T x) { return std::acosh(x); }); return;
+      case Op::asinh: map1(o, a, n, [](T x) { return std::asinh(x); }); return;
+      case Op::atanh: map1(o, a, n, [](T x) { return std::atanh(x); }); return;
+      case Op::sinh: map1(o, a, n, [](T x) { return std::sinh(x); }); return;
+      case Op::cosh: map1(o, a, n, [](T x) { return std::cosh(x); }); return;
+      case Op::log2: map1(o, a, n, [](T x) { return std::log2(x); }); return;
+      case Op::log10: map1(o, a, n, [](T x) { return std::log10(x); }); return;
       case Op::sigmoid:
         if constexpr (std::is_same_v<T, float>) exp_f32(o, a, n, true);
         else map1(o, a, n, [](T x) { return T(1) / (T(1) + std::exp(-x)); });
@@ -238,6 +255,7 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
       case Op::floor: map1(o, a, n, [](T x) { return std::floor(x); }); return;
       case Op::ceil: map1(o, a, n, [](T x) { return std::ceil(x); }); return;
       case Op::round: map1(o, a, n, [](T x) { return std::nearbyint(x); }); return;
+      case Op::trunc: map1(o, a, n, [](T x) { return std::trunc(x); }); return;
       default: break;
     }
   } else if constexpr (std::is_same_v<T, u8>) {
@@ -248,7 +266,8 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
       case Op::square:
       case Op::floor:
       case Op::ceil:
-      case Op::round: map1(o, a, n, [](u8 x) { return x; }); return;
+      case Op::round:
+      case Op::trunc: map1(o, a, n, [](u8 x) { return x; }); return;
       case Op::bit_not:
       case Op::logical_not: map1(o, a, n, [](u8 x) -> u8 { return x == 0; }); return;
       default: break;
@@ -261,7 +280,8 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
       case Op::square: map1(o, a, n, [](T x) { return wrap_mul(x, x); }); return;
       case Op::floor:
       case Op::ceil:
-      case Op::round: map1(o, a, n, [](T x) { return x; }); return;
+      case Op::round:
+      case Op::trunc: map1(o, a, n, [](T x) { return x; }); return;
       case Op::bit_not: map1(o, a, n, [](T x) { return static_cast<T>(~x); }); return;
       default: break;
     }
@@ -281,6 +301,10 @@ template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b,
       case Op::pow: map2(o, a, b, n, [](T x, T y) { return std::pow(x, y); }); return;
       case Op::maximum: map2(o, a, b, n, [](T x, T y) { return nan_max(x, y); }); return;
       case Op::minimum: map2(o, a, b, n, [](T x, T y) { return nan_min(x, y); }); return;
+      case Op::atan2: map2(o, a, b, n, [](T x, T y) { return std::atan2(x, y); }); return;
+      case Op::hypot: map2(o, a, b, n, [](T x, T y) { return std::hypot(x, y); }); return;
+      case Op::copysign: map2(o, a, b, n, [](T x, T y) { return std::copysign(x, y); }); return;
+      case Op::nextafter: map2(o, a, b, n, [](T x, T y) { return std::nextafter(x, y); }); return;
       default: break;
     }
   } else if constexpr (std::is_same_v<T, u8>) {
@@ -308,6 +332,8 @@ template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b,
       case Op::bit_and: map2(o, a, b, n, [](T x, T y) { return static_cast<T>(x & y); }); return;
       case Op::bit_or: map2(o, a, b, n, [](T x, T y) { return static_cast<T>(x | y); }); return;
       case Op::bit_xor: map2(o, a, b, n, [](T x, T y) { return static_cast<T>(x ^ y); }); return;
+      case Op::shl: map2(o, a, b, n, [](T x, T y) { return shift_left(x, y); }); return;
+      case Op::shr: map2(o, a, b, n, [](T x, T y) { return shift_right(x, y); }); return;
       default: break;
     }
   }
@@ -333,8 +359,13 @@ template <class T> void run_predicate(Op op, u8* o, const T* a, i64 n) {
       case Op::isnan: map1(o, a, n, [](T x) -> u8 { return x != x; }); return;
       case Op::isinf: map1(o, a, n, [](T x) -> u8 { return std::fabs(x) == std::numeric_limits<T>::infinity(); }); return;
       case Op::isfinite: map1(o, a, n, [](T x) -> u8 { return std::fabs(x) < std::numeric_limits<T>::infinity(); }); return;
+      case Op::signbit: map1(o, a, n, [](T x) -> u8 { return std::signbit(x); }); return;
       default: break;
     }
+  } else if (op == Op::signbit) {
+    if constexpr (std::is_signed_v<T>) map1(o, a, n, [](T x) -> u8 { return x < 0; });
+    else std::fill(o, o + n, u8{0});
+    return;
   } else {
     u8 v = op == Op::isfinite;
     std::fill(o, o + n, v);

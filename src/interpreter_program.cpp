@@ -69,6 +69,10 @@ void check_instruction(const ElementwisePlan& p, int j) {
   if (is_compare(in.op)) return need(t == DType::boolean && a == b, "bool from two operands of one dtype");
   if (is_logical2(in.op)) return need(t == DType::boolean && a == t && b == t, "bool from bool");
   if (is_math(in.op)) return need(is_floating(t) && a == t, "math functions take and give floating dtypes");
+  if (in.op == Op::nextafter)
+    return need((t == DType::float32 || t == DType::float64) && a == t && b == t, "nextafter takes float32 or float64");
+  if (is_math2(in.op)) return need(is_floating(t) && a == t && b == t, "math functions take and give floating dtypes");
+  if (is_shift(in.op)) return need((t == DType::int32 || t == DType::int64) && a == t && b == t, "shifts take integers");
   if (in.op == Op::bit_not) return need(!is_floating(t) && a == t, "integers or bool");
   if (in.op == Op::bit_and || in.op == Op::bit_or || in.op == Op::bit_xor)
     return need(!is_floating(t) && a == t && b == t, "integers or bool");

@@ -17,14 +17,19 @@ inline bool is_math(Op op) {
   switch (op) {
     case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::rsqrt:
     case Op::sin: case Op::cos: case Op::tan: case Op::tanh: case Op::sigmoid: case Op::erf:
+    case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh: case Op::atanh:
+    case Op::sinh: case Op::cosh: case Op::log2: case Op::log10:
       return true;
     default: return false;
   }
 }
+// Binary math: two floating operands of the instruction's dtype.
+inline bool is_math2(Op op) { return op == Op::atan2 || op == Op::hypot || op == Op::copysign || op == Op::nextafter; }
+inline bool is_shift(Op op) { return op == Op::shl || op == Op::shr; }
 inline bool is_unary_same(Op op) {
   switch (op) {
     case Op::neg: case Op::abs: case Op::sign: case Op::square: case Op::floor: case Op::ceil: case Op::round:
-    case Op::bit_not:
+    case Op::trunc: case Op::bit_not:
       return true;
     default: return is_math(op);
   }
@@ -34,11 +39,11 @@ inline bool is_binary_same(Op op) {
     case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::mod: case Op::pow: case Op::maximum:
     case Op::minimum: case Op::bit_and: case Op::bit_or: case Op::bit_xor:
       return true;
-    default: return false;
+    default: return is_math2(op) || is_shift(op);
   }
 }
 inline bool is_compare(Op op) { return op >= Op::eq && op <= Op::ge; }
-inline bool is_predicate(Op op) { return op == Op::isnan || op == Op::isinf || op == Op::isfinite; }
+inline bool is_predicate(Op op) { return op == Op::isnan || op == Op::isinf || op == Op::isfinite || op == Op::signbit; }
 inline bool is_logical2(Op op) { return op == Op::logical_and || op == Op::logical_or || op == Op::logical_xor; }
 inline int arity(Op op) {
   switch (op) {

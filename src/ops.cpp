@@ -85,13 +85,38 @@ Array bitwise(Op op, const char* fname, const Operand& a, const Operand& b) {
 
 NodePtr operand(const Array& a, const char* fname) { return detail::node_of(a, fname); }
 
+// The dtype a math function gives: floating inputs keep theirs, integers give float64, bool
+// float16 (float32 where the device has no float16), as NumPy.
+DType math_dtype(DType t, const Device& d) {
+  DType out = is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64);
+  return out == DType::float16 && !d.supports(out) ? DType::float32 : out;
+}
+
 // Math functions: floating inputs keep their dtype; integers become float64, bool float16 (NumPy).
 Array math(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
-  DType t = n->dtype();
-  DType out = is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64);
-  if (!n->device().supports(out) && out == DType::float16) out = DType::float32;
+  DType out = math_dtype(n->dtype(), n->device());
   return wrap(make_node(op, out, detail::cast(n, out)));
+}
+
+// Math functions of two operands (atan2, hypot...): the promoted dtype, made floating as math()'s.
+detail::Resolved math2_operands(const Operand& a, const Operand& b) {
+  const DType t = detail::result_dtype({&a, &b});
+  auto r = resolve({&a, &b}, is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64));
+  const DType out = math_dtype(t, r.device);
+  return out == r.dtype ? r : resolve({&a, &b}, out);
+}
+
+Array math2(Op op, const Operand& a, const Operand& b) {
+  auto r = math2_operands(a, b);
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array shift(Op op, const char* fname, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  if (r.dtype != DType::int32 && r.dtype != DType::int64)
+    bad_dtype(fname, r.dtype, "integer arrays (bool has no shifts here: NumPy's int8 result is not a porta dtype; use astype(int32))");
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
 }  // namespace
@@ -150,6 +175,8 @@ Array logical_not(const Array& a) {
 Array bitwise_and(const Operand& a, const Operand& b) { return bitwise(Op::bit_and, "bitwise_and", a, b); }
 Array bitwise_or(const Operand& a, const Operand& b) { return bitwise(Op::bit_or, "bitwise_or", a, b); }
 Array bitwise_xor(const Operand& a, const Operand& b) { return bitwise(Op::bit_xor, "bitwise_xor", a, b); }
+Array bitwise_left_shift(const Operand& a, const Operand& b) { return shift(Op::shl, "bitwise_left_shift", a, b); }
+Array bitwise_right_shift(const Operand& a, const Operand& b) { return shift(Op::shr, "bitwise_right_shift", a, b); }
 Array bitwise_not(const Array& a) {
   NodePtr n = operand(a, "bitwise_not");
   if (is_floating(n->dtype())) bad_dtype("bitwise_not", n->dtype(), "a bool or integer array");
@@ -192,6 +219,49 @@ Array tan(const Array& a) { return math(Op::tan, a, "tan"); }
 Array tanh(const Array& a) { return math(Op::tanh, a, "tanh"); }
 Array sigmoid(const Array& a) { return math(Op::sigmoid, a, "sigmoid"); }
 Array erf(const Array& a) { return math(Op::erf, a, "erf"); }
+Array acos(const Array& a) { return math(Op::acos, a, "acos"); }
+Array asin(const Array& a) { return math(Op::asin, a, "asin"); }
+Array atan(const Array& a) { return math(Op::atan, a, "atan"); }
+Array acosh(const Array& a) { return math(Op::acosh, a, "acosh"); }
+Array asinh(const Array& a) { return math(Op::asinh, a, "asinh"); }
+Array atanh(const Array& a) { return math(Op::atanh, a, "atanh"); }
+Array sinh(const Array& a) { return math(Op::sinh, a, "sinh"); }
+Array cosh(const Array& a) { return math(Op::cosh, a, "cosh"); }
+Array log2(const Array& a) { return math(Op::log2, a, "log2"); }
+Array log10(const Array& a) { return math(Op::log10, a, "log10"); }
+
+Array reciprocal(const Array& a) {
+  NodePtr n = operand(a, "reciprocal");
+  if (!is_floating(n->dtype()))
+    throw DTypeError(cat("reciprocal takes floating arrays, not ", name(n->dtype()),
+                         " (NumPy's reciprocal of integers is an integer division, 1 // x); use divide(1, a) for float64, or astype first"));
+  return divide(1, a);
+}
+
+Array atan2(const Operand& a, const Operand& b) { return math2(Op::atan2, a, b); }
+Array hypot(const Operand& a, const Operand& b) { return math2(Op::hypot, a, b); }
+Array copysign(const Operand& a, const Operand& b) { return math2(Op::copysign, a, b); }
+
+Array nextafter(const Operand& a, const Operand& b) {
+  auto r = math2_operands(a, b);
+  if (r.dtype != DType::float32 && r.dtype != DType::float64)
+    bad_dtype("nextafter", r.dtype, "float32 or float64 operands (the 16-bit types' next value is not computed yet; astype(float32) gives float32's)");
+  return wrap(make_node(Op::nextafter, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+// NumPy's logaddexp: log(exp(a) + exp(b)) without overflow; equal operands (infinities
+// included) give a + log(2), and NaN propagates through maximum. The 16-bit types are computed
+// in float32, as NumPy's: log(2) as a float16 scalar is 2e-4 off, which a + log(2) near zero
+// made a 1e-3 error (seen on PoCL).
+Array logaddexp(const Operand& a, const Operand& b) {
+  auto r = math2_operands(a, b);
+  const bool narrow = r.dtype == DType::float16 || r.dtype == DType::bfloat16;
+  const DType ct = narrow ? DType::float32 : r.dtype;
+  const Array x = wrap(detail::cast(r.nodes[0], ct)), y = wrap(detail::cast(r.nodes[1], ct));
+  const Array rest = maximum(x, y) + log1p(exp(-abs(x - y)));
+  const Array out = where(equal(x, y), x + 0.69314718055994530942, rest);
+  return narrow ? out.astype(r.dtype) : out;
+}
 
 namespace {
 // floor/ceil/round leave integers as they are (NumPy 2).
@@ -209,6 +279,8 @@ Array classify(Op op, const Array& a, const char* fname) {
 Array floor(const Array& a) { return rounding(Op::floor, a, "floor"); }
 Array ceil(const Array& a) { return rounding(Op::ceil, a, "ceil"); }
 Array round(const Array& a) { return rounding(Op::round, a, "round"); }
+Array trunc(const Array& a) { return rounding(Op::trunc, a, "trunc"); }
+Array signbit(const Array& a) { return classify(Op::signbit, a, "signbit"); }
 Array isnan(const Array& a) { return classify(Op::isnan, a, "isnan"); }
 Array isinf(const Array& a) { return classify(Op::isinf, a, "isinf"); }
 Array isfinite(const Array& a) { return classify(Op::isfinite, a, "isfinite"); }

@@ -21,7 +21,7 @@ namespace {
 
 using porta::Operand;
 
-enum class Domain { general, positive, tan_range };
+enum class Domain { general, positive, tan_range, unit, above_one };
 
 // Inputs for a unary op: floats in the domain (general: [-3, 3] with half-integers and whole
 // numbers mixed in, to exercise rounding), integers and bool likewise.
@@ -33,6 +33,8 @@ std::vector<double> unary_inputs(TestContext& t, DType dtype, Domain domain, std
     case Domain::general: lo = integral ? -4 : -3; hi = integral ? 4 : 3; break;
     case Domain::positive: lo = integral ? 1 : 0.05; hi = integral ? 12 : 6; break;
     case Domain::tan_range: lo = integral ? -6 : -1.4; hi = integral ? 6 : 1.4; break;
+    case Domain::unit: lo = integral ? -1 : -0.97; hi = integral ? 1 : 0.97; break;  // acos, asin, atanh
+    case Domain::above_one: lo = 1; hi = integral ? 12 : 7; break;                       // acosh
   }
   auto v = t.random_values(n, dtype, lo, hi);
   if (!integral && domain == Domain::general)
@@ -76,22 +78,37 @@ const std::vector<UnaryCase>& unary_cases() {
       {"sqrt", [](const Array& a) { return porta::sqrt(a); }, [](double x, DType) { return std::sqrt(x); }, Accuracy::transcendental, Domain::positive},
       {"rsqrt", [](const Array& a) { return porta::rsqrt(a); }, [](double x, DType) { return 1 / std::sqrt(x); }, Accuracy::transcendental, Domain::positive},
       {"tan", [](const Array& a) { return porta::tan(a); }, [](double x, DType) { return std::tan(x); }, Accuracy::transcendental, Domain::tan_range},
+      {"atan", [](const Array& a) { return porta::atan(a); }, [](double x, DType) { return std::atan(x); }, Accuracy::transcendental, Domain::general},
+      {"asinh", [](const Array& a) { return porta::asinh(a); }, [](double x, DType) { return std::asinh(x); }, Accuracy::transcendental, Domain::general},
+      {"sinh", [](const Array& a) { return porta::sinh(a); }, [](double x, DType) { return std::sinh(x); }, Accuracy::transcendental, Domain::general},
+      {"cosh", [](const Array& a) { return porta::cosh(a); }, [](double x, DType) { return std::cosh(x); }, Accuracy::transcendental, Domain::general},
+      {"trunc", [](const Array& a) { return porta::trunc(a); }, [](double x, DType) { return std::trunc(x); }, Accuracy::simple, Domain::general},
+      {"signbit", [](const Array& a) { return porta::signbit(a); }, [](double x, DType) { return truth(std::signbit(x)); }, Accuracy::exact, Domain::general},
+      {"reciprocal", [](const Array& a) { return porta::reciprocal(a); }, [](double x, DType) { return 1 / x; }, Accuracy::simple, Domain::general},
+      {"log2", [](const Array& a) { return porta::log2(a); }, [](double x, DType) { return std::log2(x); }, Accuracy::transcendental, Domain::positive},
+      {"log10", [](const Array& a) { return porta::log10(a); }, [](double x, DType) { return std::log10(x); }, Accuracy::transcendental, Domain::positive},
+      {"acos", [](const Array& a) { return porta::acos(a); }, [](double x, DType) { return std::acos(x); }, Accuracy::transcendental, Domain::unit},
+      {"asin", [](const Array& a) { return porta::asin(a); }, [](double x, DType) { return std::asin(x); }, Accuracy::transcendental, Domain::unit},
+      {"atanh", [](const Array& a) { return porta::atanh(a); }, [](double x, DType) { return std::atanh(x); }, Accuracy::transcendental, Domain::unit},
+      {"acosh", [](const Array& a) { return porta::acosh(a); }, [](double x, DType) { return std::acosh(x); }, Accuracy::transcendental, Domain::above_one},
   };
   return cases;
 }
 
 // NumPy 2's result dtype of op(x) for x of dtype t; nullopt where porta must throw DTypeError.
 std::optional<DType> unary_result(std::string_view op, DType t, const Device& d) {
-  static const std::set<std::string_view> math = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin",
-                                                  "cos", "tan", "tanh", "sigmoid", "erf"};
+  static const std::set<std::string_view> math = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
+                                                  "tan", "tanh", "sigmoid", "erf", "acos", "asin", "atan", "acosh",
+                                                  "asinh", "atanh", "sinh", "cosh", "log2", "log10"};
   // bool gives float16 (NumPy), float32 where the device has no float16.
   DType from_bool = d.supports(DType::float16) ? DType::float16 : DType::float32;
   if (math.count(op)) return porta::is_floating(t) ? t : t == DType::boolean ? from_bool : DType::float64;
-  if (op == "floor" || op == "ceil" || op == "round") return t == DType::boolean ? from_bool : t;
+  if (op == "floor" || op == "ceil" || op == "round" || op == "trunc") return t == DType::boolean ? from_bool : t;
+  if (op == "reciprocal") return porta::is_floating(t) ? std::optional<DType>(t) : std::nullopt;
   if (op == "negative" || op == "sign") return t == DType::boolean ? std::nullopt : std::optional<DType>(t);
   if (op == "abs" || op == "square") return t;
   if (op == "bitwise_not") return porta::is_floating(t) ? std::nullopt : std::optional<DType>(t);
-  return DType::boolean;  // isnan, isinf, isfinite, logical_not
+  return DType::boolean;  // isnan, isinf, isfinite, signbit, logical_not
 }
 
 using UnaryOps = DeviceDTypeTest;
@@ -102,7 +119,7 @@ TEST_P(UnaryOps, EveryOpMatchesReferenceAndNumPyDType) {
   const DType t = dtype();
   PORTA_REQUIRE_DTYPE(t);
   const std::int64_t n = 1031;
-  for (Domain domain : {Domain::general, Domain::positive, Domain::tan_range}) {
+  for (Domain domain : {Domain::general, Domain::positive, Domain::tan_range, Domain::unit, Domain::above_one}) {
     auto x = unary_inputs(*this, t, domain, n);
     Array xd = upload(x, t, {n}, dev());
     // Accepted ops grouped by result dtype; each group is one fused evaluation.
@@ -143,6 +160,25 @@ TEST_P(UnaryOps, EveryOpMatchesReferenceAndNumPyDType) {
       }
     }
   }
+}
+
+// NumPy's shifts at the result dtype's width: a count outside [0, bits) gives 0, or 0 / -1 for >>.
+double shift_ref(double a, double b, DType t, bool left) {
+  const int bits = t == DType::int32 ? 32 : 64;
+  const auto x = static_cast<std::int64_t>(a), n = static_cast<std::int64_t>(b);
+  if (n < 0 || n >= bits) return left ? 0.0 : (x < 0 ? -1.0 : 0.0);
+  if (!left) return static_cast<double>(x >> n);
+  const auto wide = static_cast<std::uint64_t>(x) << n;
+  return bits == 32 ? static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(wide))) : static_cast<double>(static_cast<std::int64_t>(wide));
+}
+
+// NumPy's logaddexp (npy_logaddexp): equal operands give a + log(2), infinities included.
+double logaddexp_ref(double a, double b, DType) {
+  if (a == b) return a + std::log(2.0);
+  const double d = a - b;
+  if (d > 0) return a + std::log1p(std::exp(-d));
+  if (d <= 0) return b + std::log1p(std::exp(d));
+  return d;  // NaN
 }
 
 struct BinaryCase {
@@ -196,13 +232,34 @@ const std::vector<BinaryCase>& binary_cases() {
       {"bitwise_xor", [](const Operand& a, const Operand& b) { return porta::bitwise_xor(a, b); },
        [](double a, double b, DType) { return static_cast<double>(static_cast<std::int64_t>(a) ^ static_cast<std::int64_t>(b)); },
        Accuracy::exact},
+      {"bitwise_left_shift", [](const Operand& a, const Operand& b) { return porta::bitwise_left_shift(a, b); },
+       [](double a, double b, DType t) { return shift_ref(a, b, t, true); }, Accuracy::exact},
+      {"bitwise_right_shift", [](const Operand& a, const Operand& b) { return porta::bitwise_right_shift(a, b); },
+       [](double a, double b, DType t) { return shift_ref(a, b, t, false); }, Accuracy::exact},
+      {"atan2", [](const Operand& a, const Operand& b) { return porta::atan2(a, b); },
+       [](double a, double b, DType) { return std::atan2(a, b); }, Accuracy::transcendental},
+      {"hypot", [](const Operand& a, const Operand& b) { return porta::hypot(a, b); },
+       [](double a, double b, DType) { return std::hypot(a, b); }, Accuracy::transcendental},
+      {"copysign", [](const Operand& a, const Operand& b) { return porta::copysign(a, b); },
+       [](double a, double b, DType) { return std::copysign(a, b); }, Accuracy::simple},
+      // Exact: a tolerance would pass a itself.
+      {"nextafter", [](const Operand& a, const Operand& b) { return porta::nextafter(a, b); },
+       [](double a, double b, DType t) {
+         return t == DType::float32 ? static_cast<double>(std::nextafter(static_cast<float>(a), static_cast<float>(b))) : std::nextafter(a, b);
+       }, Accuracy::exact},
+      {"logaddexp", [](const Operand& a, const Operand& b) { return porta::logaddexp(a, b); }, logaddexp_ref, Accuracy::transcendental},
   };
   return cases;
 }
 
 // NumPy 2's result dtype of op(a, b) for two arrays of dtype t; nullopt: DTypeError.
-std::optional<DType> binary_result(std::string_view op, DType t) {
+std::optional<DType> binary_result(std::string_view op, DType t, const Device& d) {
   bool fl = porta::is_floating(t);
+  DType from_bool = d.supports(DType::float16) ? DType::float16 : DType::float32;
+  if (op == "atan2" || op == "hypot" || op == "copysign" || op == "logaddexp") return fl ? t : t == DType::boolean ? from_bool : DType::float64;
+  if (op == "nextafter")
+    return t == DType::float32 || t == DType::float64 ? std::optional<DType>(t) : porta::is_integral(t) ? std::optional<DType>(DType::float64) : std::nullopt;
+  if (op.find("shift") != std::string_view::npos) return porta::is_integral(t) ? std::optional<DType>(t) : std::nullopt;
   if (op == "add" || op == "multiply" || op == "maximum" || op == "minimum") return t;
   if (op == "subtract") return t == DType::boolean ? std::nullopt : std::optional<DType>(t);
   if (op == "divide") return fl ? t : DType::float64;
@@ -239,7 +296,7 @@ void check_binary_sweep(TestContext& c, DType t, const std::vector<double>& a, c
   const std::int64_t n = static_cast<std::int64_t>(a.size());
   std::map<DType, std::vector<const BinaryCase*>> groups;
   for (const auto& bc : binary_cases()) {
-    auto expected = binary_result(bc.name, t);
+    auto expected = binary_result(bc.name, t, c.dev());
     if (!expected || !c.dev().supports(*expected)) {
       EXPECT_THROW(apply(bc), porta::DTypeError) << bc.name << form << " of " << porta::name(t);
       continue;
@@ -350,7 +407,9 @@ TEST_P(SingleOps, EachFloatingOpAloneMatchesReference) {
   const std::vector<double> special = {kNaN, kInf, -kInf, 0.0, -0.0, 0.5, -2.5};
   const std::vector<double> exp_range = {88.5, 89, -87.5, -100, -104, -110, 700, 710, -700, -750, 20, -20};
   const std::set<std::string_view> with_special = {"negative", "abs", "square", "floor", "ceil", "round", "exp", "expm1", "log",
-                                                   "log1p", "sqrt", "sin", "tanh", "sigmoid", "erf"};
+                                                   "log1p", "sqrt", "sin", "tanh", "sigmoid", "erf", "trunc",
+                                                   "atan", "asinh", "sinh", "cosh", "reciprocal", "log2", "log10", "acos",
+                                                   "asin", "atanh", "acosh"};
   const std::set<std::string_view> with_range = {"exp", "expm1", "sigmoid", "tanh"};
   for (std::int64_t tail : {std::int64_t{1031}, std::int64_t{5}}) {
     for (const auto& c : unary_cases()) {
@@ -379,7 +438,7 @@ TEST_P(SingleOps, EachFloatingOpAloneMatchesReference) {
     const auto n = static_cast<std::int64_t>(a.size());
     Array ad = upload(a, t, {n}, dev()), bd = upload(b, t, {n}, dev());
     for (const auto& bc : binary_cases()) {
-      if (binary_result(bc.name, t) != t || bc.name == "remainder") continue;
+      if (binary_result(bc.name, t, dev()) != t || bc.name == "remainder") continue;
       std::vector<double> ref(a.size());
       for (std::size_t e = 0; e < a.size(); ++e) ref[e] = bc.ref(a[e], b[e], t);
       EXPECT_TRUE(array_matches(bc.fn(ad, bd), t, {n}, ref, tolerance(t, bc.accuracy)))
@@ -406,8 +465,52 @@ TEST_P(SingleOps, MixedPrecisionAndScalarsMatchReference) {
   EXPECT_TRUE(array_matches(2.5 - xd, t, {n}, ref2, tolerance(t, Accuracy::simple)));
 }
 
+// signbit of the special values: -0.0 and -inf set, NaN as its sign bit says (both signs).
+TEST_P(SingleOps, SignbitOfSpecialValues) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  std::vector<double> x = {0.0, -0.0, kInf, -kInf, kNaN, -kNaN, 1e-300, -1e-300, 2.5, -2.5};
+  auto rest = random_values(1027, t, -3, 3);
+  x.insert(x.end(), rest.begin(), rest.end());
+  std::vector<double> ref(x.size());
+  for (std::size_t e = 0; e < x.size(); ++e) ref[e] = truth(std::signbit(static_cast<double>(round_to(t, x[e]))));
+  const auto n = static_cast<std::int64_t>(x.size());
+  EXPECT_TRUE(array_matches(porta::signbit(upload(x, t, {n}, dev())), DType::boolean, {n}, ref, tolerance(DType::boolean, Accuracy::exact)));
+}
+
 inline constexpr DType kVectorDTypes[] = {DType::float32, DType::float64};
 PORTA_INSTANTIATE_DEVICES_DTYPES(SingleOps, kVectorDTypes);
+
+using ShiftOps = DeviceDTypeTest;
+
+// Shifts by counts inside and outside [0, bits), of values of both signs, array by array and with
+// a count that is a host number, against NumPy's rules (shift_ref).
+TEST_P(ShiftOps, CountsInAndOutOfRangeMatchNumPy) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  const std::int64_t n = 2053;
+  std::vector<double> a, b;
+  Array ad = random_array({n}, t, -2e9, 2e9, &a);
+  Array bd = random_array({n}, t, -70, 70, &b);
+  for (bool left : {true, false}) {
+    std::vector<double> ref(a.size());
+    for (std::size_t e = 0; e < a.size(); ++e) ref[e] = shift_ref(a[e], b[e], t, left);
+    Array got = left ? (ad << bd) : (ad >> bd);
+    EXPECT_TRUE(array_matches(got, t, {n}, ref, tolerance(t, Accuracy::exact))) << (left ? "a << b" : "a >> b");
+    for (int count : {0, 5, 31, 32, 63, 64, -1}) {
+      for (std::size_t e = 0; e < a.size(); ++e) ref[e] = shift_ref(a[e], count, t, left);
+      Array by_number = left ? porta::bitwise_left_shift(ad, count) : porta::bitwise_right_shift(ad, count);
+      EXPECT_TRUE(array_matches(by_number, t, {n}, ref, tolerance(t, Accuracy::exact))) << (left ? "a << " : "a >> ") << count;
+    }
+  }
+  const Array f = porta::full({n}, 1.5, DType::float32, dev()), flags = porta::full({n}, 1, DType::boolean, dev());
+  EXPECT_THROW(porta::bitwise_left_shift(f, 1), porta::DTypeError);
+  EXPECT_THROW(porta::bitwise_right_shift(ad, f), porta::DTypeError);
+  EXPECT_THROW(porta::bitwise_left_shift(flags, flags), porta::DTypeError);
+}
+
+inline constexpr DType kIntegerDTypes[] = {DType::int32, DType::int64};
+PORTA_INSTANTIATE_DEVICES_DTYPES(ShiftOps, kIntegerDTypes);
 
 }  // namespace
 }  // namespace porta_test

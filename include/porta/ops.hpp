@@ -71,6 +71,10 @@ Array bitwise_and(const Operand& a, const Operand& b);
 Array bitwise_or(const Operand& a, const Operand& b);
 Array bitwise_xor(const Operand& a, const Operand& b);
 Array bitwise_not(const Array& a);
+// Shifts of integers (also `<<`, `>>`), NumPy's: a count outside [0, bits) gives 0, or for `>>`
+// of a negative number -1. bool and floating operands are a DTypeError.
+Array bitwise_left_shift(const Operand& a, const Operand& b);
+Array bitwise_right_shift(const Operand& a, const Operand& b);
 
 // Unary math. Integer and bool inputs give float64 where the result is not an integer
 // (exp of int32 is float64, as NumPy); float16 stays float16.
@@ -90,12 +94,32 @@ Array tan(const Array& a);
 Array tanh(const Array& a);
 Array sigmoid(const Array& a);
 Array erf(const Array& a);
+Array acos(const Array& a);
+Array asin(const Array& a);
+Array atan(const Array& a);
+Array acosh(const Array& a);
+Array asinh(const Array& a);
+Array atanh(const Array& a);
+Array sinh(const Array& a);
+Array cosh(const Array& a);
+Array log2(const Array& a);
+Array log10(const Array& a);
+Array reciprocal(const Array& a);  // 1 / a, floating arrays only (NumPy's of integers divides as integers)
 Array floor(const Array& a);  // integers stay integers
 Array ceil(const Array& a);
 Array round(const Array& a);  // half to even
+Array trunc(const Array& a);  // toward zero
 Array isnan(const Array& a);
 Array isinf(const Array& a);
 Array isfinite(const Array& a);
+Array signbit(const Array& a);  // bool: set for negative numbers, -0.0 and NaNs with the sign bit
+
+// Math of two operands, with math()'s dtypes (integers give float64, bool float16).
+Array atan2(const Operand& a, const Operand& b);  // the angle of (b, a), as C's atan2(a, b)
+Array hypot(const Operand& a, const Operand& b);
+Array copysign(const Operand& a, const Operand& b);
+Array nextafter(const Operand& a, const Operand& b);  // float32 and float64 only
+Array logaddexp(const Operand& a, const Operand& b);  // log(exp(a) + exp(b)) without overflow
 Array pow(const Operand& a, const Operand& b);  // power()
 
 #define PORTA_BINARY_OPERATOR(OP, FN)                                                         \
@@ -121,6 +145,8 @@ PORTA_BINARY_OPERATOR(>=, greater_equal)
 PORTA_BINARY_OPERATOR(&, bitwise_and)
 PORTA_BINARY_OPERATOR(|, bitwise_or)
 PORTA_BINARY_OPERATOR(^, bitwise_xor)
+PORTA_BINARY_OPERATOR(<<, bitwise_left_shift)
+PORTA_BINARY_OPERATOR(>>, bitwise_right_shift)
 
 #undef PORTA_BINARY_OPERATOR
 

@@ -33,8 +33,9 @@
 namespace porta::detail {
 
 // Bumped whenever anything in this folder changes layout or meaning (7: the interface folder, the
-// core's services declared in services.hpp; 8: graphs, QueueImpl::begin_capture and graph.hpp).
-inline constexpr int kBackendApiVersion = 8;
+// core's services declared in services.hpp; 8: graphs, QueueImpl::begin_capture and graph.hpp;
+// 9: plan.hpp's new ops, which renumber Op).
+inline constexpr int kBackendApiVersion = 9;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };

@@ -29,10 +29,13 @@ enum class Op : std::uint8_t {
   sign,         // -1, 0, +1 (NaN stays NaN)
   square,
   exp, log, log1p, expm1, sqrt, rsqrt, sin, cos, tan, tanh,
+  acos, asin, atan, acosh, asinh, atanh, sinh, cosh, log2, log10,
   sigmoid,      // 1 / (1 + exp(-a))
   erf, floor, ceil,
   round,        // half to even (rint), as NumPy
+  trunc,        // toward zero
   isnan, isinf, isfinite,  // bool from a floating or integral a
+  signbit,      // bool: the sign bit of a float (-0.0 and -NaN too); a < 0 for integers
   logical_not,  // bool from bool
   bit_not,      // ~a for integers; logical not for bool
   // Binary, operands a and b
@@ -43,9 +46,12 @@ enum class Op : std::uint8_t {
                 // exponent array: ops.cpp refuses one known when building) gives the result
                 // truncated toward zero: 1 for base 1, +-1 for base -1, else 0 (also for base 0)
   maximum, minimum,  // NaN propagates, as NumPy
+  atan2, hypot, copysign,  // C's (floating dtypes)
+  nextafter,    // C's (float32 and float64: the 16-bit types would need their own ulp)
   eq, ne, lt, le, gt, ge,          // bool; operands share a dtype (not the instruction's)
   logical_and, logical_or, logical_xor,  // bool from bool
   bit_and, bit_or, bit_xor,        // integers or bool
+  shl, shr,     // integers, NumPy's: a count outside [0, bits) gives 0 (shl), or 0 / -1 by a's sign (shr)
   // Ternary
   where,        // a (bool) ? b : c
   fma,          // a * b + c rounded once (floating dtypes)

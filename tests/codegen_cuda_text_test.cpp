@@ -1,0 +1,124 @@
+// The CUDA C++ that code generation writes for every elementwise op, compiled by NVRTC on a
+// machine without a GPU (CI's): each (op, dtype) pair the plan rules accept (the block
+// interpreter's check, src/interpreter_program.cpp) becomes one instruction of a kernel per
+// dtype, and NVRTC must accept that kernel. What the code computes is tested on the devices
+// (elementwise_ops_test.cpp, on cuda:0 where there is one); this catches a CUDA spelling that
+// PoCL's and Kokkos's runs cannot see (a math function CUDA names differently, a helper the
+// CUDA prelude lacks) before a GPU run does.
+#include <gtest/gtest.h>
+#include <nvrtc.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen.hpp"
+#include "interpreter_program.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace {
+
+using porta::DType;
+using porta::detail::cat;
+using porta::detail::Dialect;
+using porta::detail::DialectText;
+using porta::detail::ElementwisePlan;
+using porta::detail::Instr;
+using porta::detail::kOpCount;
+using porta::detail::Op;
+
+constexpr DType kDTypes[] = {DType::boolean, DType::int32, DType::int64, DType::float16,
+                             DType::bfloat16, DType::float32, DType::float64};
+
+// A plan of two loads of dtype t and `extra`, checked by the interpreter's rules.
+ElementwisePlan plan_with(DType t, const std::vector<Instr>& extra) {
+  ElementwisePlan p;
+  p.shape = {4};
+  p.inputs.resize(2);
+  for (auto& in : p.inputs) {
+    in.dtype = t;
+    in.strides = {1};
+  }
+  Instr load;
+  load.op = Op::load;
+  load.dtype = t;
+  load.arg = 0;
+  p.code.push_back(load);
+  load.arg = 1;
+  p.code.push_back(load);
+  p.code.insert(p.code.end(), extra.begin(), extra.end());
+  p.result = static_cast<std::int32_t>(p.code.size()) - 1;
+  return p;
+}
+
+bool accepted(const ElementwisePlan& p) {
+  try {
+    porta::detail::interp::compile(p, false);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Every op of operands 0 and 1 (dtype t) the rules accept, with its result dtype (t, or bool for
+// comparisons and predicates, or each dtype for casts).
+std::vector<Instr> accepted_ops(DType t) {
+  std::vector<Instr> out;
+  for (int k = 0; k < kOpCount; ++k) {
+    const Op op = static_cast<Op>(k);
+    if (op == Op::load || op == Op::scalar || op == Op::index || op == Op::uniform || op == Op::normal || op == Op::where ||
+        op == Op::fma)
+      continue;  // leaves and the ops whose operands are not two values of one dtype
+    const int n = porta::detail::interp::arity(op);
+    std::vector<DType> results(std::begin(kDTypes), std::end(kDTypes));
+    for (DType r : results) {
+      Instr in;
+      in.op = op;
+      in.dtype = r;
+      in.a = 0;
+      in.b = n >= 2 ? 1 : -1;
+      if (accepted(plan_with(t, {in}))) out.push_back(in);
+    }
+  }
+  return out;
+}
+
+std::string nvrtc_log(nvrtcProgram p) {
+  std::size_t size = 0;
+  if (nvrtcGetProgramLogSize(p, &size) != NVRTC_SUCCESS) return "(no log)";
+  std::string log(size, '\0');
+  if (nvrtcGetProgramLog(p, log.data()) != NVRTC_SUCCESS) return "(no log)";
+  return log;
+}
+
+class CudaText : public ::testing::TestWithParam<DType> {};
+
+TEST_P(CudaText, EveryAcceptedOpCompilesWithNvrtc) {
+  const DType t = GetParam();
+  const DialectText d{Dialect::cuda};
+  const std::vector<Instr> ops = accepted_ops(t);
+  ASSERT_GE(ops.size(), 10u) << "the rules accepted only " << ops.size() << " ops of " << porta::name(t);
+  // Each op reads the two loads (instructions 0 and 1); offsets move past the loads.
+  ElementwisePlan plan = plan_with(t, ops);
+  std::vector<std::string> reads = {d.load(t, "a", "i"), d.load(t, "b", "i")};
+  std::string src = d.prelude(true, false);
+  src += cat("extern \"C\" __global__ void porta_text_check(const ", d.storage_type(t), "* a, const ", d.storage_type(t),
+             "* b) {\n  const long long i = threadIdx.x;\n");
+  src += porta::detail::emit_instructions(d, plan, reads, "i", "");
+  src += "}\n";
+
+  nvrtcProgram prog = nullptr;
+  ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "porta_text_check.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+  const char* options[] = {"--gpu-architecture=compute_90", "-std=c++17"};
+  const nvrtcResult r = nvrtcCompileProgram(prog, 2, options);
+  const std::string log = nvrtc_log(prog);
+  nvrtcDestroyProgram(&prog);
+  std::vector<std::string> names;
+  for (const Instr& in : ops) names.push_back(cat(porta::detail::interp::op_name(in.op), "->", porta::name(in.dtype)));
+  EXPECT_EQ(r, NVRTC_SUCCESS) << nvrtcGetErrorString(r) << " for " << porta::name(t) << ":\n"
+                              << log << "\nOps: " << porta::detail::join(names, " ") << "\nSource:\n" << src;
+}
+
+INSTANTIATE_TEST_SUITE_P(DTypes, CudaText, ::testing::ValuesIn(kDTypes),
+                         [](const ::testing::TestParamInfo<DType>& p) { return std::string(porta::name(p.param)); });
+
+}  // namespace
