@@ -15,6 +15,9 @@ from ._core import (  # noqa: F401
     bitwise_or, bitwise_xor, bitwise_not, bitwise_invert, invert, negative, abs, absolute, sign, square, exp, log,
     log1p, expm1, sqrt, rsqrt, sin, cos, tan, tanh, sigmoid, erf, floor, ceil, round, around, rint, isnan, isinf,
     isfinite, clip, where, matmul, dot, ElementwiseKernel, Event, get_elapsed_time, Graph, record,
+    acos, arccos, asin, arcsin, atan, arctan, acosh, arccosh, asinh, arcsinh, atanh, arctanh, sinh, cosh, log2,
+    log10, trunc, signbit, reciprocal, atan2, arctan2, hypot, copysign, nextafter, logaddexp, bitwise_left_shift,
+    left_shift, bitwise_right_shift, right_shift,
 )
 from . import _array  # noqa: F401  (adds NumPy's conveniences to ndarray)
 from ._creation import (  # noqa: F401
@@ -28,6 +31,8 @@ from ._arrayapi import (  # noqa: F401
     cumulative_sum, cumulative_prod, diff, sort, argsort, unique, unique_all, unique_counts, unique_inverse,
     unique_values, searchsorted, topk, flip, roll, tile, repeat, pad, split, tril, triu, var, std,
 )
+from ._dtypes import finfo, iinfo, can_cast, result_type, isdtype  # noqa: F401
+from ._compose import meshgrid, broadcast_arrays, moveaxis, vecdot, tensordot  # noqa: F401
 from ._kernel import RawKernel  # noqa: F401
 from ._pool import DevicePool  # noqa: F401
 from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401

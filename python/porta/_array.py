@@ -361,6 +361,7 @@ for _sym, _fn, _dunder in (("+=", "add", "__iadd__"), ("-=", "subtract", "__isub
                            ("/=", "true_divide", "__itruediv__"), ("//=", "floor_divide", "__ifloordiv__"),
                            ("%=", "remainder", "__imod__"), ("**=", "power", "__ipow__"),
                            ("&=", "bitwise_and", "__iand__"), ("|=", "bitwise_or", "__ior__"),
-                           ("^=", "bitwise_xor", "__ixor__"), ("@=", "matmul", "__imatmul__")):
+                           ("^=", "bitwise_xor", "__ixor__"), ("<<=", "bitwise_left_shift", "__ilshift__"),
+                           (">>=", "bitwise_right_shift", "__irshift__"), ("@=", "matmul", "__imatmul__")):
     setattr(ndarray, _dunder, _inplace(_sym, _fn))
 del _sym, _fn, _dunder

@@ -44,6 +44,10 @@ void bind_ops(nb::module_& m) {
       {"greater", porta::greater}, {"greater_equal", porta::greater_equal},
       {"logical_and", porta::logical_and}, {"logical_or", porta::logical_or}, {"logical_xor", porta::logical_xor},
       {"bitwise_and", porta::bitwise_and}, {"bitwise_or", porta::bitwise_or}, {"bitwise_xor", porta::bitwise_xor},
+      {"bitwise_left_shift", porta::bitwise_left_shift}, {"left_shift", porta::bitwise_left_shift},
+      {"bitwise_right_shift", porta::bitwise_right_shift}, {"right_shift", porta::bitwise_right_shift},
+      {"atan2", porta::atan2}, {"arctan2", porta::atan2}, {"hypot", porta::hypot}, {"copysign", porta::copysign},
+      {"nextafter", porta::nextafter}, {"logaddexp", porta::logaddexp},
   };
   for (const auto& [name, fn] : binary)
     m.def(name, [fn = fn](const Operand& a, const Operand& b) { return call(fn, a, b); }, nb::arg("x1"), nb::arg("x2"));
@@ -57,6 +61,11 @@ void bind_ops(nb::module_& m) {
       {"around", porta::round}, {"rint", porta::round}, {"isnan", porta::isnan}, {"isinf", porta::isinf},
       {"isfinite", porta::isfinite}, {"logical_not", porta::logical_not}, {"bitwise_not", porta::bitwise_not},
       {"bitwise_invert", porta::bitwise_not}, {"invert", porta::bitwise_not},
+      {"acos", porta::acos}, {"arccos", porta::acos}, {"asin", porta::asin}, {"arcsin", porta::asin},
+      {"atan", porta::atan}, {"arctan", porta::atan}, {"acosh", porta::acosh}, {"arccosh", porta::acosh},
+      {"asinh", porta::asinh}, {"arcsinh", porta::asinh}, {"atanh", porta::atanh}, {"arctanh", porta::atanh},
+      {"sinh", porta::sinh}, {"cosh", porta::cosh}, {"log2", porta::log2}, {"log10", porta::log10},
+      {"trunc", porta::trunc}, {"signbit", porta::signbit}, {"reciprocal", porta::reciprocal},
   };
   for (const auto& [name, fn] : unary)
     m.def(name, [fn = fn](const Array& a) { return call(fn, a); }, nb::arg("x"));
@@ -78,6 +87,8 @@ void bind_ops(nb::module_& m) {
   def_binary_operator(cls, "__and__", "__rand__", porta::bitwise_and);
   def_binary_operator(cls, "__or__", "__ror__", porta::bitwise_or);
   def_binary_operator(cls, "__xor__", "__rxor__", porta::bitwise_xor);
+  def_binary_operator(cls, "__lshift__", "__rlshift__", porta::bitwise_left_shift);
+  def_binary_operator(cls, "__rshift__", "__rrshift__", porta::bitwise_right_shift);
   def_operator(cls, "__eq__", [](const Array& a, const Operand& b) { return call(porta::equal, a, b); });
   def_operator(cls, "__ne__", [](const Array& a, const Operand& b) { return call(porta::not_equal, a, b); });
   def_operator(cls, "__lt__", [](const Array& a, const Operand& b) { return call(porta::less, a, b); });

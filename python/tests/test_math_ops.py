@@ -1,0 +1,137 @@
+"""The inverse trigonometric and hyperbolic functions, log2/log10, trunc, signbit, reciprocal, the
+math of two operands (atan2, hypot, copysign, nextafter, logaddexp) and the shifts, against NumPy:
+values, result dtypes (integers give float64, as NumPy's), special values, and the refusals."""
+import numpy as np
+import pytest
+
+import porta
+
+# name -> (low, high) of the random inputs: each function's domain.
+UNARY = {
+    "arccos": (-0.97, 0.97), "arcsin": (-0.97, 0.97), "arctan": (-4, 4), "arccosh": (1, 7), "arcsinh": (-4, 4),
+    "arctanh": (-0.97, 0.97), "sinh": (-4, 4), "cosh": (-4, 4), "log2": (0.05, 9), "log10": (0.05, 9),
+    "trunc": (-5, 5),
+}
+BINARY = ("arctan2", "hypot", "copysign", "logaddexp")
+SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5])
+
+
+def _need(device, dtype):
+    if not device.supports(np.dtype(dtype).name):
+        pytest.skip(f"{device.spec} has no {np.dtype(dtype).name}")
+
+
+def _rtol(dtype):
+    return {np.float16: 2e-3, np.float32: 4e-6, np.float64: 1e-12}[np.dtype(dtype).type]
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_unary_matches_numpy(device, rng, name, dtype):
+    _need(device, dtype)
+    lo, hi = UNARY[name]
+    a = np.concatenate([rng.uniform(lo, hi, 301), SPECIAL]).astype(dtype)
+    got = getattr(porta, name)(porta.asarray(a))
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a)
+        wide = getattr(np, name)(a.astype(np.float64)).astype(dtype)  # NumPy's float16 loops are not all correctly rounded
+    assert got.dtype == want.dtype, name
+    ok = np.isclose(got.get(), wide, rtol=_rtol(dtype), atol=0, equal_nan=True)
+    assert ok.all(), (name, a[~ok], got.get()[~ok], wide[~ok])
+
+
+@pytest.mark.parametrize("name", ["arccos", "arcsinh", "log2", "cosh"])
+def test_unary_of_integers_is_float64(device, rng, name):
+    a = rng.integers(1, 2 if name == "arccos" else 50, 97).astype(np.int32)
+    got = getattr(porta, name)(porta.asarray(a))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got.get(), getattr(np, name)(a), rtol=1e-12)
+
+
+def test_trunc_keeps_integers_and_signbit_reads_the_sign_bit(device, rng):
+    i = rng.integers(-1000, 1000, 129).astype(np.int64)
+    np.testing.assert_array_equal(porta.trunc(porta.asarray(i)).get(), np.trunc(i))
+    assert porta.trunc(porta.asarray(i)).dtype == np.int64
+    f = np.concatenate([rng.standard_normal(200), SPECIAL, [-np.nan]])
+    np.testing.assert_array_equal(porta.signbit(porta.asarray(f)).get(), np.signbit(f))
+    np.testing.assert_array_equal(porta.signbit(porta.asarray(i)).get(), np.signbit(i))
+    # A view with a step: the strided path.
+    np.testing.assert_array_equal(porta.signbit(porta.asarray(f)[::3]).get(), np.signbit(f[::3]))
+
+
+def test_reciprocal_of_floats_and_refusal_of_integers(device, rng):
+    a = rng.uniform(0.25, 4, 100) * rng.choice([-1, 1], 100)
+    np.testing.assert_allclose(porta.reciprocal(porta.asarray(a)).get(), np.reciprocal(a), rtol=1e-15)
+    with pytest.raises(porta.DTypeError, match="int32"):
+        porta.reciprocal(porta.asarray(np.arange(1, 5, dtype=np.int32)))
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_binary_math_matches_numpy(device, rng, name, dtype):
+    _need(device, dtype)
+    if np.dtype(dtype).kind == "i":
+        a, b = rng.integers(-9, 9, 257).astype(dtype), rng.integers(-9, 9, 257).astype(dtype)
+    else:
+        a = np.concatenate([rng.uniform(-4, 4, 257), SPECIAL, SPECIAL[::-1]]).astype(dtype)
+        b = np.concatenate([rng.uniform(-4, 4, 257), SPECIAL[::-1], SPECIAL]).astype(dtype)
+        a[::7] = b[::7]  # equal pairs (logaddexp's own case)
+    got = getattr(porta, name)(porta.asarray(a), porta.asarray(b))
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, b)
+        out = want.dtype
+        wide = getattr(np, name)(a.astype(np.float64), b.astype(np.float64)).astype(out)
+    assert got.dtype == out, (name, got.dtype, out)
+    # logaddexp adds log1p(exp(-|a - b|)) to max(a, b): where the two cancel, the error is that of
+    # the terms (NumPy's float32 loop has it too), not of the small result.
+    scale = np.maximum(np.abs(a), np.abs(b)).astype(np.float64) if name == "logaddexp" else 0
+    atol = 4 * np.finfo(out).eps * np.where(np.isfinite(scale), scale, 0)
+    ok = np.isclose(got.get(), wide, rtol=_rtol(out), atol=atol, equal_nan=True)
+    assert ok.all(), (name, a[~ok], b[~ok], got.get()[~ok], wide[~ok])
+
+
+def test_binary_math_with_python_numbers_and_broadcasting(device, rng):
+    a = rng.uniform(-3, 3, (31, 5)).astype(np.float32)
+    b = rng.uniform(-3, 3, 5).astype(np.float32)
+    x, y = porta.asarray(a), porta.asarray(b)
+    np.testing.assert_allclose(porta.arctan2(x, y).get(), np.arctan2(a, b), rtol=4e-6)
+    assert porta.hypot(x, 2.0).dtype == np.float32
+    np.testing.assert_allclose(porta.hypot(x, 2.0).get(), np.hypot(a, np.float32(2.0)), rtol=4e-6)
+    np.testing.assert_array_equal(porta.copysign(1.5, x).get(), np.copysign(np.float32(1.5), a))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nextafter_is_exact(device, rng, dtype):
+    a = np.concatenate([rng.uniform(-4, 4, 300), SPECIAL, [np.inf, 0.0]]).astype(dtype)
+    b = np.concatenate([rng.uniform(-4, 4, 300), SPECIAL[::-1], [0.0, -1.0]]).astype(dtype)
+    got = porta.nextafter(porta.asarray(a), porta.asarray(b)).get()
+    np.testing.assert_array_equal(got, np.nextafter(a, b))
+    if device.supports("float16"):
+        with pytest.raises(porta.DTypeError, match="float16"):
+            porta.nextafter(porta.asarray(a.astype(np.float16)), porta.asarray(b.astype(np.float16)))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_shifts_match_numpy(device, rng, dtype):
+    bits = np.dtype(dtype).itemsize * 8
+    a = rng.integers(-2**30, 2**30, 400).astype(dtype)
+    n = rng.integers(-bits - 5, bits + 5, 400).astype(dtype)
+    x, c = porta.asarray(a), porta.asarray(n)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal((x << c).get(), np.left_shift(a, n))
+        np.testing.assert_array_equal((x >> c).get(), np.right_shift(a, n))
+    np.testing.assert_array_equal(porta.left_shift(x, 3).get(), a << 3)
+    np.testing.assert_array_equal((1 << porta.asarray(n[(n >= 0) & (n < 20)])).get(), 1 << n[(n >= 0) & (n < 20)])
+    y = porta.asarray(a)
+    y <<= 2
+    np.testing.assert_array_equal(y.get(), a << 2)
+    y >>= 5
+    np.testing.assert_array_equal(y.get(), (a << 2) >> 5)
+    with pytest.raises(porta.DTypeError, match="float"):
+        x << porta.asarray(n.astype(np.float32))
+    flags = porta.asarray(a > 0)
+    with pytest.raises(porta.DTypeError, match="bool"):
+        flags << flags
+    # bool with a Python integer is an int64 array, as NumPy's.
+    assert (flags << 1).dtype == np.int64
+    np.testing.assert_array_equal((flags << 1).get(), (a > 0) << 1)
