@@ -115,6 +115,9 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     case Op::mod:
       if (is_floating(t)) return cat("porta_mod_", fsuffix(t), "(", a, ", ", b, ")");
       return cat(t == DType::int64 ? "porta_mod_i64(" : "porta_mod_i32(", a, ", ", b, ")");
+    case Op::floor_div:
+      if (is_floating(t)) return cat("porta_fdiv_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat(t == DType::int64 ? "porta_fdiv_i64(" : "porta_fdiv_i32(", a, ", ", b, ")");
     case Op::pow:
       if (is_floating(t)) return cat(d.math("pow", t), "(", a, ", ", b, ")");
       return cat(t == DType::int64 ? "porta_pow_i64(" : "porta_pow_i32(", a, ", ", b, ")");

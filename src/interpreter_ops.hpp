@@ -200,6 +200,15 @@ template <class T> T float_mod(T a, T b) {  // NumPy remainder
   }
   return m;
 }
+template <class T> T float_floor_div(T a, T b) {  // NumPy floor_divide (npy_floor_divide)
+  if (b == 0) return a / b;
+  const T m = std::fmod(a, b);
+  T d = (a - m) / b;
+  if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+  if (d == 0) return std::copysign(T(0), a / b);
+  T f = std::floor(d);
+  return d - f > T(0.5) ? f + 1 : f;
+}
 template <class T> T nan_max(T a, T b) {
   if constexpr (std::is_floating_point_v<T>)
     return (a > b || a != a) ? a : b;
@@ -298,6 +307,7 @@ template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b,
       case Op::mul: map2(o, a, b, n, [](T x, T y) { return x * y; }); return;
       case Op::div: map2(o, a, b, n, [](T x, T y) { return x / y; }); return;
       case Op::mod: map2(o, a, b, n, [](T x, T y) { return float_mod(x, y); }); return;
+      case Op::floor_div: map2(o, a, b, n, [](T x, T y) { return float_floor_div(x, y); }); return;
       case Op::pow: map2(o, a, b, n, [](T x, T y) { return std::pow(x, y); }); return;
       case Op::maximum: map2(o, a, b, n, [](T x, T y) { return nan_max(x, y); }); return;
       case Op::minimum: map2(o, a, b, n, [](T x, T y) { return nan_min(x, y); }); return;
@@ -326,6 +336,7 @@ template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b,
       case Op::mul: map2(o, a, b, n, [](T x, T y) { return wrap_mul(x, y); }); return;
       case Op::div: map2(o, a, b, n, [](T x, T y) { return int_div(x, y); }); return;
       case Op::mod: map2(o, a, b, n, [](T x, T y) { return int_mod(x, y); }); return;
+      case Op::floor_div: map2(o, a, b, n, [](T x, T y) { return int_div(x, y); }); return;
       case Op::pow: map2(o, a, b, n, [](T x, T y) { return int_pow(x, y); }); return;
       case Op::maximum: map2(o, a, b, n, [](T x, T y) { return nan_max(x, y); }); return;
       case Op::minimum: map2(o, a, b, n, [](T x, T y) { return nan_min(x, y); }); return;

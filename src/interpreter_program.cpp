@@ -76,7 +76,7 @@ void check_instruction(const ElementwisePlan& p, int j) {
   if (in.op == Op::bit_not) return need(!is_floating(t) && a == t, "integers or bool");
   if (in.op == Op::bit_and || in.op == Op::bit_or || in.op == Op::bit_xor)
     return need(!is_floating(t) && a == t && b == t, "integers or bool");
-  if (t == DType::boolean && (in.op == Op::div || in.op == Op::mod || in.op == Op::pow))
+  if (t == DType::boolean && (in.op == Op::div || in.op == Op::mod || in.op == Op::floor_div || in.op == Op::pow))
     need(false, "not defined for bool");
   if (is_unary_same(in.op)) return need(a == t, "the operand has the instruction's dtype");
   if (is_binary_same(in.op)) return need(a == t && b == t, "operands have the instruction's dtype");

@@ -36,7 +36,7 @@ inline bool is_unary_same(Op op) {
 }
 inline bool is_binary_same(Op op) {
   switch (op) {
-    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::mod: case Op::pow: case Op::maximum:
+    case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::mod: case Op::floor_div: case Op::pow: case Op::maximum:
     case Op::minimum: case Op::bit_and: case Op::bit_or: case Op::bit_xor:
       return true;
     default: return is_math2(op) || is_shift(op);

@@ -43,7 +43,7 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
     if (op == Op::add) op = Op::logical_or;
     else if (op == Op::mul) op = Op::logical_and;
     else if (op == Op::sub) throw DTypeError("subtract of two bool arrays is not defined (as NumPy); use logical_xor or astype(int32)");
-    else if (op == Op::mod || op == Op::pow) r = resolve({&a, &b}, DType::int32);
+    else if (op == Op::mod || op == Op::floor_div || op == Op::pow) r = resolve({&a, &b}, DType::int32);
   }
   if (op == Op::pow && !is_floating(r.dtype)) {
     // NumPy raises here; an exponent array is not read back to check (plan.hpp says what a
@@ -125,6 +125,7 @@ Array add(const Operand& a, const Operand& b) { return arithmetic(Op::add, a, b)
 Array subtract(const Operand& a, const Operand& b) { return arithmetic(Op::sub, a, b); }
 Array multiply(const Operand& a, const Operand& b) { return arithmetic(Op::mul, a, b); }
 Array remainder(const Operand& a, const Operand& b) { return arithmetic(Op::mod, a, b); }
+Array floor_divide(const Operand& a, const Operand& b) { return arithmetic(Op::floor_div, a, b); }
 Array power(const Operand& a, const Operand& b) { return arithmetic(Op::pow, a, b); }
 Array pow(const Operand& a, const Operand& b) { return power(a, b); }
 

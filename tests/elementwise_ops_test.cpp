@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -199,6 +200,7 @@ const std::vector<BinaryCase>& binary_cases() {
       {"divide", [](const Operand& a, const Operand& b) { return porta::divide(a, b); }, [](double a, double b, DType) { return a / b; },
        Accuracy::simple},
       {"remainder", [](const Operand& a, const Operand& b) { return porta::remainder(a, b); }, numpy_mod, Accuracy::simple},
+      {"floor_divide", [](const Operand& a, const Operand& b) { return porta::floor_divide(a, b); }, numpy_floordiv, Accuracy::simple},
       {"power", [](const Operand& a, const Operand& b) { return porta::power(a, b); },
        [](double a, double b, DType t) { return porta::is_floating(t) ? std::pow(a, b) : int_pow(a, b); }, Accuracy::transcendental},
       {"maximum", [](const Operand& a, const Operand& b) { return porta::maximum(a, b); },
@@ -264,7 +266,7 @@ std::optional<DType> binary_result(std::string_view op, DType t, const Device& d
   if (op == "subtract") return t == DType::boolean ? std::nullopt : std::optional<DType>(t);
   if (op == "divide") return fl ? t : DType::float64;
   // NumPy gives int8 for bool % bool and bool ** bool; porta has no int8 and uses int32.
-  if (op == "remainder" || op == "power") return t == DType::boolean ? DType::int32 : t;
+  if (op == "remainder" || op == "power" || op == "floor_divide") return t == DType::boolean ? DType::int32 : t;
   if (op.starts_with("bitwise")) return fl ? std::nullopt : std::optional<DType>(t);
   return DType::boolean;
 }
@@ -438,7 +440,7 @@ TEST_P(SingleOps, EachFloatingOpAloneMatchesReference) {
     const auto n = static_cast<std::int64_t>(a.size());
     Array ad = upload(a, t, {n}, dev()), bd = upload(b, t, {n}, dev());
     for (const auto& bc : binary_cases()) {
-      if (binary_result(bc.name, t, dev()) != t || bc.name == "remainder") continue;
+      if (binary_result(bc.name, t, dev()) != t || bc.name == "remainder") continue;  // (remainder: elementwise_special_test)
       std::vector<double> ref(a.size());
       for (std::size_t e = 0; e < a.size(); ++e) ref[e] = bc.ref(a[e], b[e], t);
       EXPECT_TRUE(array_matches(bc.fn(ad, bd), t, {n}, ref, tolerance(t, bc.accuracy)))
@@ -481,11 +483,11 @@ TEST_P(SingleOps, SignbitOfSpecialValues) {
 inline constexpr DType kVectorDTypes[] = {DType::float32, DType::float64};
 PORTA_INSTANTIATE_DEVICES_DTYPES(SingleOps, kVectorDTypes);
 
-using ShiftOps = DeviceDTypeTest;
+using IntegerOps = DeviceDTypeTest;
 
 // Shifts by counts inside and outside [0, bits), of values of both signs, array by array and with
 // a count that is a host number, against NumPy's rules (shift_ref).
-TEST_P(ShiftOps, CountsInAndOutOfRangeMatchNumPy) {
+TEST_P(IntegerOps, ShiftCountsInAndOutOfRangeMatchNumPy) {
   const DType t = dtype();
   PORTA_REQUIRE_DTYPE(t);
   const std::int64_t n = 2053;
@@ -509,8 +511,55 @@ TEST_P(ShiftOps, CountsInAndOutOfRangeMatchNumPy) {
   EXPECT_THROW(porta::bitwise_left_shift(flags, flags), porta::DTypeError);
 }
 
+// Floor division over the whole range: values past 2^53 (which a quotient through float64 would
+// round), division by zero (0, as NumPy) and MIN // -1 (wraps to MIN, as NumPy).
+TEST_P(IntegerOps, FloorDivideIsExactOverTheWholeRange) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  const bool wide = t == DType::int64;
+  const std::int64_t lo = wide ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int32_t>::min();
+  const std::int64_t hi = wide ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int32_t>::max();
+  std::vector<std::int64_t> a = {lo, lo, hi, 7, -7, 0, (std::int64_t{1} << 30) + 1, -((std::int64_t{1} << 30) + 3)};
+  std::vector<std::int64_t> b = {-1, 1, 0, 0, 2, -3, 1, 7};
+  if (wide) {
+    a.insert(a.end(), {(std::int64_t{1} << 62) + 1, -(std::int64_t{1} << 62) - 3, (std::int64_t{1} << 55) + 7});
+    b.insert(b.end(), {1, 2, -5});
+  }
+  for (int k = 0; k < 997; ++k) {
+    a.push_back(random_int(-1000000, 1000000) * (wide ? std::int64_t{1000003} * 1009 : 1));
+    b.push_back(random_int(-50, 50));
+  }
+  std::vector<std::uint8_t> ra(a.size() * porta::itemsize(t)), rb(b.size() * porta::itemsize(t));
+  std::vector<std::int64_t> want(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::int64_t q = 0;
+    if (b[i] == -1) q = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a[i]));  // wraps for MIN
+    else if (b[i] != 0) q = a[i] / b[i] - ((a[i] % b[i] != 0) && ((a[i] < 0) != (b[i] < 0)) ? 1 : 0);
+    if (!wide) q = static_cast<std::int32_t>(static_cast<std::uint32_t>(q));
+    want[i] = q;
+    if (wide) {
+      std::memcpy(ra.data() + 8 * i, &a[i], 8);
+      std::memcpy(rb.data() + 8 * i, &b[i], 8);
+    } else {
+      const auto x = static_cast<std::int32_t>(a[i]), y = static_cast<std::int32_t>(b[i]);
+      std::memcpy(ra.data() + 4 * i, &x, 4);
+      std::memcpy(rb.data() + 4 * i, &y, 4);
+    }
+  }
+  const auto n = static_cast<std::int64_t>(a.size());
+  const Array ad = porta::from_host(ra.data(), t, {n}, dev(), n), bd = porta::from_host(rb.data(), t, {n}, dev(), n);
+  const HostArray got = fetch(porta::floor_divide(ad, bd));
+  ASSERT_EQ(got.dtype, t);
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (got.integer(i) == want[static_cast<std::size_t>(i)]) continue;
+    if (++bad <= 5) ADD_FAILURE() << a[static_cast<std::size_t>(i)] << " // " << b[static_cast<std::size_t>(i)] << ": got " << got.integer(i) << ", expected " << want[static_cast<std::size_t>(i)];
+  }
+  EXPECT_EQ(bad, 0);
+}
+
 inline constexpr DType kIntegerDTypes[] = {DType::int32, DType::int64};
-PORTA_INSTANTIATE_DEVICES_DTYPES(ShiftOps, kIntegerDTypes);
+PORTA_INSTANTIATE_DEVICES_DTYPES(IntegerOps, kIntegerDTypes);
 
 }  // namespace
 }  // namespace porta_test

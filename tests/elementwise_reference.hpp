@@ -33,6 +33,19 @@ inline double numpy_mod(double a, double b, DType t) {
   return m;
 }
 
+// NumPy's floor_divide: integers floor (x // 0 is 0); floats as npy_floor_divide, from the
+// remainder (1.0 // 0.1 is 9), x // 0.0 is x / 0.0.
+inline double numpy_floordiv(double a, double b, DType t) {
+  if (!porta::is_floating(t)) return b == 0 ? 0 : std::floor(a / b);  // |a|, |b| small: exact
+  if (b == 0) return a / b;
+  const double m = std::fmod(a, b);
+  double d = (a - m) / b;
+  if (m != 0 && ((b < 0) != (m < 0))) d -= 1;
+  if (d == 0) return std::copysign(0.0, a / b);
+  const double f = std::floor(d);
+  return d - f > 0.5 ? f + 1 : f;
+}
+
 inline double int_pow(double a, double b) {
   // plan.hpp: a negative exponent gives the power truncated toward zero.
   if (b < 0) return a == 1 ? 1 : a == -1 ? (std::fmod(b, 2) != 0 ? -1 : 1) : 0;

@@ -89,6 +89,18 @@ TEST_P(SpecialValues, NaNInfinityAndZerosFollowNumPy) {
       {"tanh", porta::tanh, [](double x) { return std::tanh(x); }, Accuracy::transcendental},
       {"sigmoid", porta::sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); }, Accuracy::transcendental},
       {"erf", porta::erf, [](double x) { return std::erf(x); }, Accuracy::transcendental},
+      {"trunc", porta::trunc, [](double x) { return std::trunc(x); }, Accuracy::exact},
+      {"signbit", porta::signbit, [](double x) { return truth(std::signbit(x)); }, Accuracy::exact},
+      {"acos", porta::acos, [](double x) { return std::acos(x); }, Accuracy::transcendental},
+      {"asin", porta::asin, [](double x) { return std::asin(x); }, Accuracy::transcendental},
+      {"atan", porta::atan, [](double x) { return std::atan(x); }, Accuracy::transcendental},
+      {"acosh", porta::acosh, [](double x) { return std::acosh(x); }, Accuracy::transcendental},
+      {"asinh", porta::asinh, [](double x) { return std::asinh(x); }, Accuracy::transcendental},
+      {"atanh", porta::atanh, [](double x) { return std::atanh(x); }, Accuracy::transcendental},
+      {"sinh", porta::sinh, [](double x) { return std::sinh(x); }, Accuracy::transcendental},
+      {"cosh", porta::cosh, [](double x) { return std::cosh(x); }, Accuracy::transcendental},
+      {"log2", porta::log2, [](double x) { return std::log2(x); }, Accuracy::transcendental},
+      {"log10", porta::log10, [](double x) { return std::log10(x); }, Accuracy::transcendental},
   };
   using F2 = double (*)(double, double);
   using Op2 = Array (*)(const porta::Operand&, const porta::Operand&);
@@ -103,6 +115,10 @@ TEST_P(SpecialValues, NaNInfinityAndZerosFollowNumPy) {
       {"multiply", porta::multiply, [](double x, double y) { return x * y; }, Accuracy::simple},
       {"divide", porta::divide, [](double x, double y) { return x / y; }, Accuracy::simple},
       {"remainder", porta::remainder, [](double x, double y) { return numpy_mod(x, y, DType::float64); }, Accuracy::simple},
+      {"floor_divide", porta::floor_divide, [](double x, double y) { return numpy_floordiv(x, y, DType::float64); }, Accuracy::simple},
+      {"atan2", porta::atan2, [](double x, double y) { return std::atan2(x, y); }, Accuracy::transcendental},
+      {"hypot", porta::hypot, [](double x, double y) { return std::hypot(x, y); }, Accuracy::transcendental},
+      {"copysign", porta::copysign, [](double x, double y) { return std::copysign(x, y); }, Accuracy::exact},
       {"power", porta::power, [](double x, double y) { return std::pow(x, y); }, Accuracy::transcendental},
   };
   const std::size_t m = sa.size(), count = unary.size() + binary.size();

@@ -48,6 +48,9 @@ Array subtract(const Operand& a, const Operand& b);
 Array multiply(const Operand& a, const Operand& b);
 Array divide(const Operand& a, const Operand& b);
 Array remainder(const Operand& a, const Operand& b);
+// NumPy's floor_divide (Python's //): integers stay integers (x // 0 is 0), floats as NumPy's
+// (1.0 // 0.1 is 9.0, the quotient of a - remainder(a, b)); bool gives int32.
+Array floor_divide(const Operand& a, const Operand& b);
 Array power(const Operand& a, const Operand& b);
 Array maximum(const Operand& a, const Operand& b);  // NaN propagates
 Array minimum(const Operand& a, const Operand& b);

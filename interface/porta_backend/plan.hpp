@@ -42,6 +42,9 @@ enum class Op : std::uint8_t {
   add, sub, mul,
   div,          // true division (floating dtypes)
   mod,          // NumPy remainder: sign of the divisor; integer x % 0 is 0
+  floor_div,    // NumPy floor_divide: integers floor (x // 0 is 0, MIN // -1 wraps); floats as
+                // npy_floor_divide: (a - fmod(a, b)) / b, less 1 where fmod's sign is not b's,
+                // rounded to the nearest whole number (1.0 // 0.1 is 9); x // 0.0 is x / 0.0
   pow,          // integers: exact by squaring, wrapping; a negative exponent (only from an
                 // exponent array: ops.cpp refuses one known when building) gives the result
                 // truncated toward zero: 1 for base 1, +-1 for base -1, else 0 (also for base 0)

@@ -17,12 +17,12 @@ from ._core import (  # noqa: F401
     isfinite, clip, where, matmul, dot, ElementwiseKernel, Event, get_elapsed_time, Graph, record,
     acos, arccos, asin, arcsin, atan, arctan, acosh, arccosh, asinh, arcsinh, atanh, arctanh, sinh, cosh, log2,
     log10, trunc, signbit, reciprocal, atan2, arctan2, hypot, copysign, nextafter, logaddexp, bitwise_left_shift,
-    left_shift, bitwise_right_shift, right_shift,
+    left_shift, bitwise_right_shift, right_shift, floor_divide,
 )
 from . import _array  # noqa: F401  (adds NumPy's conveniences to ndarray)
 from ._creation import (  # noqa: F401
     array, asarray, asnumpy, full, arange, linspace, zeros_like, ones_like, full_like, empty_like, reshape,
-    transpose, expand_dims, squeeze, broadcast_to, floor_divide, float16, float32, float64, int32, int64, bool_,
+    transpose, expand_dims, squeeze, broadcast_to, float16, float32, float64, int32, int64, bool_,
     bfloat16,
 )
 from ._reduce import sum, mean, prod, min, max, amin, amax, argmin, argmax, all, any  # noqa: F401,A004

@@ -288,16 +288,6 @@ def _iter(self):
         yield self._index(i)
 
 
-def _floordiv(self, other):
-    from ._creation import floor_divide
-    return floor_divide(self, other)
-
-
-def _rfloordiv(self, other):
-    from ._creation import floor_divide
-    return floor_divide(other, self)
-
-
 def _method(name):
     def f(self, *args, **kwargs):
         import porta
@@ -318,8 +308,6 @@ ndarray.__array_ufunc__ = None  # numpy_array + porta_array is porta's business 
 ndarray.__array_priority__ = 100
 ndarray.__hash__ = None
 ndarray.__iter__ = _iter
-ndarray.__floordiv__ = _floordiv
-ndarray.__rfloordiv__ = _rfloordiv
 ndarray.__bool__ = lambda self: bool(_item(self))
 ndarray.__float__ = lambda self: float(_item(self))
 ndarray.__int__ = lambda self: int(_item(self))

@@ -119,14 +119,3 @@ def squeeze(a, axis=None):
 
 def broadcast_to(a, shape):
     return a._broadcast_to(tuple(shape))
-
-
-def floor_divide(x1, x2):
-    """x1 // x2 as NumPy: floor of the quotient; integers stay integers (sign of the divisor)."""
-    a = x1 if isinstance(x1, ndarray) else x2
-    if a._dtype_name in ("int32", "int64") and (not isinstance(x2, ndarray) or x2._dtype_name in ("int32", "int64")) \
-            and (not isinstance(x1, ndarray) or x1._dtype_name in ("int32", "int64")):
-        r = _core.subtract(x1, _core.remainder(x1, x2))
-        q = _core.divide(r, x2)
-        return _core.round(q).astype(_core.add(r, x2)._dtype_name)
-    return _core.floor(_core.divide(x1, x2))

@@ -38,7 +38,7 @@ void bind_ops(nb::module_& m) {
   const std::pair<const char*, Binary> binary[] = {
       {"add", porta::add}, {"subtract", porta::subtract}, {"multiply", porta::multiply},
       {"divide", porta::divide}, {"true_divide", porta::divide}, {"remainder", porta::remainder},
-      {"mod", porta::remainder}, {"power", porta::power}, {"pow", porta::power},
+      {"mod", porta::remainder}, {"floor_divide", porta::floor_divide}, {"power", porta::power}, {"pow", porta::power},
       {"maximum", porta::maximum}, {"minimum", porta::minimum}, {"equal", porta::equal},
       {"not_equal", porta::not_equal}, {"less", porta::less}, {"less_equal", porta::less_equal},
       {"greater", porta::greater}, {"greater_equal", porta::greater_equal},
@@ -83,6 +83,7 @@ void bind_ops(nb::module_& m) {
   def_binary_operator(cls, "__mul__", "__rmul__", porta::multiply);
   def_binary_operator(cls, "__truediv__", "__rtruediv__", porta::divide);
   def_binary_operator(cls, "__mod__", "__rmod__", porta::remainder);
+  def_binary_operator(cls, "__floordiv__", "__rfloordiv__", porta::floor_divide);
   def_binary_operator(cls, "__pow__", "__rpow__", porta::power);
   def_binary_operator(cls, "__and__", "__rand__", porta::bitwise_and);
   def_binary_operator(cls, "__or__", "__ror__", porta::bitwise_or);

@@ -135,3 +135,32 @@ def test_shifts_match_numpy(device, rng, dtype):
     # bool with a Python integer is an int64 array, as NumPy's.
     assert (flags << 1).dtype == np.int64
     np.testing.assert_array_equal((flags << 1).get(), (a > 0) << 1)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_floor_divide_of_integers_is_exact(device, rng, dtype):
+    info = np.iinfo(dtype)
+    a = np.concatenate([rng.integers(info.min, info.max, 500, dtype=dtype, endpoint=True),
+                        np.array([info.min, info.min, info.max, 7, -7], dtype=dtype)])
+    b = np.concatenate([rng.integers(-60, 60, 500, dtype=dtype), np.array([-1, 1, 0, 0, 2], dtype=dtype)])
+    with np.errstate(all="ignore"):
+        want = a // b  # x // 0 is 0, MIN // -1 wraps to MIN
+    got = porta.asarray(a) // porta.asarray(b)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.get(), want)
+    np.testing.assert_array_equal((porta.asarray(a) // 7).get(), a // 7)
+    np.testing.assert_array_equal((1000 // porta.asarray(b[b != 0])).get(), 1000 // b[b != 0])
+    y = porta.asarray(a)
+    y //= 3
+    np.testing.assert_array_equal(y.get(), a // 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_floor_divide_of_floats_follows_numpy(device, rng, dtype):
+    a = np.concatenate([rng.uniform(-10, 10, 300), [1.0, -1.0, 5.0, 0.0, -0.0, np.inf, 3.0, np.nan, 4.0]]).astype(dtype)
+    b = np.concatenate([rng.uniform(-3, 3, 300), [0.1, 0.1, 0.0, 0.0, 2.0, 2.0, np.inf, 1.0, -np.inf]]).astype(dtype)
+    with np.errstate(all="ignore"):
+        want = np.floor_divide(a, b)  # 1.0 // 0.1 is 9.0, from the remainder, not floor(1.0 / 0.1)
+    got = porta.floor_divide(porta.asarray(a), porta.asarray(b)).get()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got[np.isfinite(want)]), np.signbit(want[np.isfinite(want)]))
