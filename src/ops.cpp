@@ -190,6 +190,14 @@ Array negative(const Array& a) {
   return wrap(make_node(Op::neg, n->dtype(), n));
 }
 
+// A lazy node of its own, so that a write into the result does not reach `a` (NumPy's +a is a
+// copy); times one keeps every value of every dtype, -0.0 and NaN included, where + 0 would not.
+Array positive(const Array& a) {
+  NodePtr n = operand(a, "positive");
+  if (n->dtype() == DType::boolean) throw DTypeError("positive of a bool array is not defined (as NumPy); use astype(int32)");
+  return multiply(a, 1);
+}
+
 Array abs(const Array& a) {
   NodePtr n = operand(a, "abs");
   if (n->dtype() == DType::boolean) return a;

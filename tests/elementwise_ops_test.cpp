@@ -54,6 +54,7 @@ struct UnaryCase {
 const std::vector<UnaryCase>& unary_cases() {
   static const std::vector<UnaryCase> cases = {
       {"negative", [](const Array& a) { return porta::negative(a); }, [](double x, DType) { return -x; }, Accuracy::simple, Domain::general},
+      {"positive", [](const Array& a) { return porta::positive(a); }, [](double x, DType) { return x; }, Accuracy::exact, Domain::general},
       {"abs", [](const Array& a) { return porta::abs(a); }, [](double x, DType) { return std::fabs(x); }, Accuracy::simple, Domain::general},
       {"sign", [](const Array& a) { return porta::sign(a); }, [](double x, DType) { return sign_of(x); }, Accuracy::simple, Domain::general},
       {"square", [](const Array& a) { return porta::square(a); }, [](double x, DType) { return x * x; }, Accuracy::simple, Domain::general},
@@ -106,7 +107,7 @@ std::optional<DType> unary_result(std::string_view op, DType t, const Device& d)
   if (math.count(op)) return porta::is_floating(t) ? t : t == DType::boolean ? from_bool : DType::float64;
   if (op == "floor" || op == "ceil" || op == "round" || op == "trunc") return t == DType::boolean ? from_bool : t;
   if (op == "reciprocal") return porta::is_floating(t) ? std::optional<DType>(t) : std::nullopt;
-  if (op == "negative" || op == "sign") return t == DType::boolean ? std::nullopt : std::optional<DType>(t);
+  if (op == "negative" || op == "sign" || op == "positive") return t == DType::boolean ? std::nullopt : std::optional<DType>(t);
   if (op == "abs" || op == "square") return t;
   if (op == "bitwise_not") return porta::is_floating(t) ? std::nullopt : std::optional<DType>(t);
   return DType::boolean;  // isnan, isinf, isfinite, signbit, logical_not

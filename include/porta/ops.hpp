@@ -82,6 +82,7 @@ Array bitwise_right_shift(const Operand& a, const Operand& b);
 // Unary math. Integer and bool inputs give float64 where the result is not an integer
 // (exp of int32 is float64, as NumPy); float16 stays float16.
 Array negative(const Array& a);
+Array positive(const Array& a);  // a new array of a's values (NumPy's +a is a copy); not bool
 Array abs(const Array& a);
 Array sign(const Array& a);
 Array square(const Array& a);

@@ -17,7 +17,7 @@ from ._core import (  # noqa: F401
     isfinite, clip, where, matmul, dot, ElementwiseKernel, Event, get_elapsed_time, Graph, record,
     acos, arccos, asin, arcsin, atan, arctan, acosh, arccosh, asinh, arcsinh, atanh, arctanh, sinh, cosh, log2,
     log10, trunc, signbit, reciprocal, atan2, arctan2, hypot, copysign, nextafter, logaddexp, bitwise_left_shift,
-    left_shift, bitwise_right_shift, right_shift, floor_divide,
+    left_shift, bitwise_right_shift, right_shift, floor_divide, positive,
 )
 from . import _array  # noqa: F401  (adds NumPy's conveniences to ndarray)
 from ._creation import (  # noqa: F401

@@ -53,7 +53,7 @@ void bind_ops(nb::module_& m) {
     m.def(name, [fn = fn](const Operand& a, const Operand& b) { return call(fn, a, b); }, nb::arg("x1"), nb::arg("x2"));
 
   const std::pair<const char*, Unary> unary[] = {
-      {"negative", porta::negative}, {"abs", porta::abs}, {"absolute", porta::abs}, {"sign", porta::sign},
+      {"negative", porta::negative}, {"positive", porta::positive}, {"abs", porta::abs}, {"absolute", porta::abs}, {"sign", porta::sign},
       {"square", porta::square}, {"exp", porta::exp}, {"log", porta::log}, {"log1p", porta::log1p},
       {"expm1", porta::expm1}, {"sqrt", porta::sqrt}, {"rsqrt", porta::rsqrt}, {"sin", porta::sin},
       {"cos", porta::cos}, {"tan", porta::tan}, {"tanh", porta::tanh}, {"sigmoid", porta::sigmoid},
@@ -97,7 +97,7 @@ void bind_ops(nb::module_& m) {
   def_operator(cls, "__gt__", [](const Array& a, const Operand& b) { return call(porta::greater, a, b); });
   def_operator(cls, "__ge__", [](const Array& a, const Operand& b) { return call(porta::greater_equal, a, b); });
   def_operator(cls, "__neg__", [](const Array& a) { return call(porta::negative, a); });
-  def_operator(cls, "__pos__", [](const Array& a) { return a; });
+  def_operator(cls, "__pos__", [](const Array& a) { return call(porta::positive, a); });
   def_operator(cls, "__abs__", [](const Array& a) { return call(porta::abs, a); });
   // NumPy's ~ on bool is logical not; porta's bitwise_not follows it.
   def_operator(cls, "__invert__", [](const Array& a) { return call(porta::bitwise_not, a); });

@@ -164,3 +164,16 @@ def test_floor_divide_of_floats_follows_numpy(device, rng, dtype):
     got = porta.floor_divide(porta.asarray(a), porta.asarray(b)).get()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got[np.isfinite(want)]), np.signbit(want[np.isfinite(want)]))
+
+
+def test_positive_is_a_new_array(device, rng):
+    a = rng.standard_normal(64)
+    x = porta.asarray(a)
+    for y in (+x, porta.positive(x)):
+        y[0] = 99.0  # NumPy's +a is a copy: the write must not reach x
+        np.testing.assert_array_equal(x.get(), a)
+        np.testing.assert_array_equal(y.get()[1:], a[1:])
+    np.testing.assert_array_equal((+porta.asarray(np.array([-0.0, np.nan, 3.0]))).get(), np.array([-0.0, np.nan, 3.0]))
+    assert np.signbit((+porta.asarray(np.array([-0.0]))).get()[0])
+    with pytest.raises(porta.DTypeError, match="bool"):
+        +porta.asarray(a > 0)
