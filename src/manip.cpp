@@ -148,6 +148,18 @@ std::vector<Array> split(const Array& a, const std::vector<std::int64_t>& indice
   return out;
 }
 
+std::vector<Array> unstack(const Array& a, int axis) {
+  detail::node_of(a, "unstack");
+  const int ax = axis_of(a, axis, "unstack");
+  std::vector<int> order = {ax};
+  for (int i = 0; i < a.ndim(); ++i)
+    if (i != ax) order.push_back(i);
+  const Array front = a.transpose(order);
+  std::vector<Array> out;
+  for (std::int64_t i = 0; i < a.dim(ax); ++i) out.push_back(front[i]);
+  return out;
+}
+
 namespace {
 
 Array triangle(const Array& a, std::int64_t k, bool lower, const char* what) {

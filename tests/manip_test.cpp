@@ -67,6 +67,16 @@ TEST_P(Manip, PadSplitAndTriangles) {
       for (int j = 0; j < 3; ++j) r.push_back(h.at(i, p * 3 + j));
     EXPECT_TRUE(array_matches(parts[static_cast<std::size_t>(p)], dtype(), {4, 3}, r, {0, 0}));
   }
+  for (int axis : {1, -2}) {  // unstack: views of each slice, the axis dropped
+    auto slices = porta::unstack(a, axis);
+    const bool rows = axis == -2;
+    ASSERT_EQ(slices.size(), rows ? 4u : 9u);
+    for (std::size_t p = 0; p < slices.size(); ++p) {
+      std::vector<double> r;
+      for (std::int64_t q = 0; q < (rows ? 9 : 4); ++q) r.push_back(rows ? h.at(static_cast<std::int64_t>(p), q) : h.at(q, static_cast<std::int64_t>(p)));
+      EXPECT_TRUE(array_matches(slices[p], dtype(), {rows ? 9 : 4}, r, {0, 0})) << "unstack axis " << axis << ", slice " << p;
+    }
+  }
   auto uneven = porta::split(a, std::vector<std::int64_t>{1, 3, 10}, 0);
   ASSERT_EQ(uneven.size(), 4u);
   EXPECT_EQ(uneven[0].shape(), (Shape{1, 9}));

@@ -31,6 +31,8 @@ Array pad(const Array& a, const std::vector<std::pair<std::int64_t, std::int64_t
 // of the parts between the given indices (NumPy's split with a list).
 std::vector<Array> split(const Array& a, std::int64_t sections, int axis = 0);
 std::vector<Array> split(const Array& a, const std::vector<std::int64_t>& indices, int axis = 0);
+// The array API's unstack: views of a's slices along `axis`, each without it (a 0-d array has none).
+std::vector<Array> unstack(const Array& a, int axis = 0);
 // The lower (upper) triangle of the last two axes: elements with column - row <= k (>= k) kept,
 // the others 0. a needs at least two dimensions.
 Array tril(const Array& a, std::int64_t k = 0);

@@ -373,6 +373,12 @@ def split(ary, indices_or_sections, axis=0):
     return list(_core._split_at(ary, [operator.index(i) for i in indices_or_sections], ax))
 
 
+def unstack(x, /, *, axis=0):
+    """The array API's unstack: a tuple of views of x's slices along `axis`, each without it."""
+    _check(x, "unstack")
+    return tuple(_core._unstack(x, _axis(x, axis, "unstack")))
+
+
 def tril(m, k=0):
     _check(m, "tril")
     return _core._tril(m, operator.index(k))

@@ -85,6 +85,7 @@ void bind_array_api(nb::module_& m) {
   m.def("_split_at", [](const Array& a, const std::vector<std::int64_t>& at, int axis) {
     return porta::split(a, at, axis);
   }, nb::arg("a"), nb::arg("indices"), nb::arg("axis"), release_gil());
+  m.def("_unstack", &porta::unstack, nb::arg("a"), nb::arg("axis"), release_gil());
   m.def("_tril", &porta::tril, nb::arg("a"), nb::arg("k"), release_gil());
   m.def("_triu", &porta::triu, nb::arg("a"), nb::arg("k"), release_gil());
 

@@ -72,6 +72,26 @@ def test_pad_constant(device, rng, dtype, shape):
         check(porta.pad(x, w, constant_values=value), np.pad(h, w, constant_values=value))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unstack(device, rng, dtype):
+    need(device, dtype)
+    h = rand(rng, (4, 5, 3), dtype)
+    x = porta.asarray(h)
+    for axis in (0, 1, 2, -1):
+        got, want = porta.unstack(x, axis=axis), tuple(np.moveaxis(h, axis, 0))
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            check(g, w)
+    v = x[:, ::2].T  # a strided view: its slices read the right elements
+    for g, w in zip(porta.unstack(v, axis=1), tuple(np.moveaxis(h[:, ::2].T, 1, 0))):
+        check(g, w)
+    assert porta.unstack(porta.asarray(h[:0]), axis=0) == ()
+    with pytest.raises(porta.InvalidArgument, match="axis 3"):
+        porta.unstack(x, axis=3)
+    with pytest.raises(porta.InvalidArgument, match="0-d"):
+        porta.unstack(x[0, 0, 0])
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float16", "float64"])
 def test_split(device, rng, dtype):
     need(device, dtype)
