@@ -39,3 +39,5 @@ from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401
 from . import random  # noqa: F401
 
 __version__ = "0.1.0"
+# The array API standard's version whose names porta follows (README: which functions it has).
+__array_api_version__ = "2024.12"

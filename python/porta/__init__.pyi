@@ -18,6 +18,7 @@ AxisLike = Union[int, Sequence[int], None]
 ValueLike = Union["ndarray", np.ndarray, Sequence[Any], Scalar]
 
 __version__: str
+__array_api_version__: str
 float16: type
 float32: type
 float64: type
@@ -79,6 +80,7 @@ def get_device(spec: DeviceLike = None) -> Device: ...
 def synchronize(device: DeviceLike = None) -> None: ...
 
 class ndarray:
+    def __array_namespace__(self, *, api_version: Optional[str] = None) -> Any: ...  # the porta module
     shape: Tuple[int, ...]
     ndim: int
     size: int

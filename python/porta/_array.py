@@ -288,6 +288,19 @@ def _iter(self):
         yield self._index(i)
 
 
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+def _array_namespace(self, /, *, api_version=None):
+    """The array API's entry point: the porta module, whose names follow the standard's 2024.12
+    version (README, The Python array API standard: which functions porta has)."""
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise _core.InvalidArgument(f"__array_namespace__: api_version={api_version!r}; porta follows "
+                                    f"{', '.join(_API_VERSIONS)} (None: the newest)")
+    import porta
+    return porta
+
+
 def _method(name):
     def f(self, *args, **kwargs):
         import porta
@@ -308,6 +321,7 @@ ndarray.__array_ufunc__ = None  # numpy_array + porta_array is porta's business 
 ndarray.__array_priority__ = 100
 ndarray.__hash__ = None
 ndarray.__iter__ = _iter
+ndarray.__array_namespace__ = _array_namespace
 ndarray.__bool__ = lambda self: bool(_item(self))
 ndarray.__float__ = lambda self: float(_item(self))
 ndarray.__int__ = lambda self: int(_item(self))

@@ -247,3 +247,15 @@ def test_bad_dtype_arguments(device, rng):
                 numpy_call()
             builtin = ValueError if isinstance(n.value, ValueError) else TypeError
             assert isinstance(n.value, builtin) and isinstance(e.value, builtin), (text, n.value, e.value)
+
+
+def test_array_namespace_is_porta(device, rng):
+    x = make(rng, (3,), "float32")
+    assert x.__array_namespace__() is porta
+    assert x.__array_namespace__(api_version="2024.12") is porta
+    assert porta.__array_api_version__ == "2024.12"
+    with pytest.raises(porta.InvalidArgument, match="'2099.12'"):
+        x.__array_namespace__(api_version="2099.12")
+    # The functions a namespace-generic program reaches give what porta's own names give.
+    xp = x.__array_namespace__()
+    np.testing.assert_array_equal(xp.cumulative_sum(x).get(), np.cumsum(x.get()))
