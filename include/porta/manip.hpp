@@ -33,6 +33,17 @@ std::vector<Array> split(const Array& a, std::int64_t sections, int axis = 0);
 std::vector<Array> split(const Array& a, const std::vector<std::int64_t>& indices, int axis = 0);
 // The array API's unstack: views of a's slices along `axis`, each without it (a 0-d array has none).
 std::vector<Array> unstack(const Array& a, int axis = 0);
+// NumPy's moveaxis: a view with the axes `source` moved to `destination` (as many of each, none
+// named twice), the others in their order.
+Array moveaxis(const Array& a, const std::vector<int>& source, const std::vector<int>& destination);
+// The arrays broadcast to one shape, as views (ShapeError naming two shapes that do not fit).
+std::vector<Array> broadcast_arrays(const std::vector<Array>& arrays);
+// NumPy's meshgrid: coordinate arrays from coordinate vectors (others are flattened). xy: the first
+// two dimensions are (xs[1].size(), xs[0].size()); ij: they follow xs. copy (NumPy's default) gives
+// new arrays, else broadcast views of the inputs; sparse keeps ones in the broadcast dimensions.
+enum class MeshIndexing { xy, ij };
+std::vector<Array> meshgrid(const std::vector<Array>& xs, MeshIndexing indexing = MeshIndexing::xy, bool sparse = false,
+                            bool copy = true);
 // The lower (upper) triangle of the last two axes: elements with column - row <= k (>= k) kept,
 // the others 0. a needs at least two dimensions.
 Array tril(const Array& a, std::int64_t k = 0);

@@ -86,6 +86,11 @@ void bind_array_api(nb::module_& m) {
     return porta::split(a, at, axis);
   }, nb::arg("a"), nb::arg("indices"), nb::arg("axis"), release_gil());
   m.def("_unstack", &porta::unstack, nb::arg("a"), nb::arg("axis"), release_gil());
+  m.def("_moveaxis", &porta::moveaxis, nb::arg("a"), nb::arg("source"), nb::arg("destination"), release_gil());
+  m.def("_broadcast_arrays", &porta::broadcast_arrays, nb::arg("arrays"), release_gil());
+  m.def("_meshgrid", [](const std::vector<Array>& xs, bool ij, bool sparse, bool copy) {
+    return porta::meshgrid(xs, ij ? porta::MeshIndexing::ij : porta::MeshIndexing::xy, sparse, copy);
+  }, nb::arg("xs"), nb::arg("ij"), nb::arg("sparse"), nb::arg("copy"), release_gil());
   m.def("_tril", &porta::tril, nb::arg("a"), nb::arg("k"), release_gil());
   m.def("_triu", &porta::triu, nb::arg("a"), nb::arg("k"), release_gil());
 

@@ -1,0 +1,150 @@
+// moveaxis, broadcast_arrays, meshgrid (manip.hpp), vecdot and tensordot (linalg.hpp): every
+// device and dtype, against host references computed here on random values; their errors.
+#include "test_common.hpp"
+
+#include <porta/linalg.hpp>
+#include <porta/manip.hpp>
+
+#include <numeric>
+
+namespace porta_test {
+namespace {
+
+// Row-major strides of `shape`, in elements.
+std::vector<std::int64_t> strides_of(const Shape& shape) {
+  std::vector<std::int64_t> s(shape.size(), 1);
+  for (std::size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+// The host values of `v` (shape `shape`) with its axes in `order`, as Array::transpose gives them.
+std::vector<double> transposed(const std::vector<double>& v, const Shape& shape, const std::vector<int>& order) {
+  Shape out_shape;
+  for (int ax : order) out_shape.push_back(shape[static_cast<std::size_t>(ax)]);
+  const auto in_strides = strides_of(shape), out_strides = strides_of(out_shape);
+  std::vector<double> out(v.size());
+  for (std::size_t e = 0; e < v.size(); ++e) {
+    std::int64_t src = 0, rest = static_cast<std::int64_t>(e);
+    for (std::size_t d = 0; d < order.size(); ++d) {
+      const std::int64_t idx = rest / out_strides[d];
+      rest %= out_strides[d];
+      src += idx * in_strides[static_cast<std::size_t>(order[d])];
+    }
+    out[e] = v[static_cast<std::size_t>(src)];
+  }
+  return out;
+}
+
+using Compose = DeviceDTypeTest;
+
+TEST_P(Compose, MoveaxisBroadcastArraysAndMeshgrid) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  std::vector<double> v;
+  const Shape shape{2, 3, 4};
+  Array a = random_array(shape, t, -9, 9, &v);
+  EXPECT_TRUE(array_matches(porta::moveaxis(a, {0}, {-1}), t, {3, 4, 2}, transposed(v, shape, {1, 2, 0}), {0, 0}));
+  EXPECT_TRUE(array_matches(porta::moveaxis(a, {0, 1}, {2, 0}), t, {3, 4, 2}, transposed(v, shape, {1, 2, 0}), {0, 0}));
+  EXPECT_TRUE(array_matches(porta::moveaxis(a, {2, 0}, {0, 1}), t, {4, 2, 3}, transposed(v, shape, {2, 0, 1}), {0, 0}));
+
+  std::vector<double> x, y;
+  Array xd = random_array({3, 1}, t, -9, 9, &x), yd = random_array({4}, t, -9, 9, &y);
+  auto both = porta::broadcast_arrays({xd, yd});
+  ASSERT_EQ(both.size(), 2u);
+  std::vector<double> rx, ry;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) {
+      rx.push_back(x[static_cast<std::size_t>(i)]);
+      ry.push_back(y[static_cast<std::size_t>(j)]);
+    }
+  EXPECT_TRUE(array_matches(both[0], t, {3, 4}, rx, {0, 0}));
+  EXPECT_TRUE(array_matches(both[1], t, {3, 4}, ry, {0, 0}));
+
+  // meshgrid of x (3 values, given as 3x1: flattened) and y (4): xy puts y's length first.
+  auto xy = porta::meshgrid({xd, yd});
+  auto ij = porta::meshgrid({xd, yd}, porta::MeshIndexing::ij);
+  std::vector<double> gx, gy;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) {
+      gx.push_back(x[static_cast<std::size_t>(j)]);
+      gy.push_back(y[static_cast<std::size_t>(i)]);
+    }
+  EXPECT_TRUE(array_matches(xy[0], t, {4, 3}, gx, {0, 0}));
+  EXPECT_TRUE(array_matches(xy[1], t, {4, 3}, gy, {0, 0}));
+  EXPECT_TRUE(array_matches(ij[0], t, {3, 4}, rx, {0, 0}));
+  EXPECT_TRUE(array_matches(ij[1], t, {3, 4}, ry, {0, 0}));
+  auto sparse = porta::meshgrid({xd, yd}, porta::MeshIndexing::xy, true);
+  EXPECT_EQ(sparse[0].shape(), (Shape{1, 3}));
+  EXPECT_EQ(sparse[1].shape(), (Shape{4, 1}));
+}
+
+TEST_P(Compose, VecdotAndTensordotMatchHostSums) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  const bool flag = t == DType::boolean;
+  auto combine = [&](double acc, double p, double q) { return flag ? (acc != 0 || (p != 0 && q != 0) ? 1.0 : 0.0) : acc + p * q; };
+  const Tolerance tol = tolerance(t, Accuracy::transcendental);
+  std::vector<double> a, b;
+  Array ad = random_array({3, 5}, t, -3, 3, &a), bd = random_array({5}, t, -3, 3, &b);
+  std::vector<double> ref(3, 0.0);
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 5; ++k) ref[static_cast<std::size_t>(i)] = combine(ref[static_cast<std::size_t>(i)], a[static_cast<std::size_t>(i * 5 + k)], b[static_cast<std::size_t>(k)]);
+  EXPECT_TRUE(array_matches(porta::vecdot(ad, bd), t, {3}, ref, tol)) << "vecdot along the last axis";
+  // Along axis 0 of a (5 x 3) and of b (5 x 1, broadcast).
+  Array at = porta::moveaxis(ad, {0}, {1}).copy();
+  EXPECT_TRUE(array_matches(porta::vecdot(at, bd.reshape({5, 1}), 0), t, {3}, ref, tol)) << "vecdot along axis 0";
+
+  // tensordot over a's axes (1, 2) of (2, 3, 4) and b's axes (1, 0) of (4, 3, 5): a (2, 5) result.
+  std::vector<double> p, q;
+  Array pd = random_array({2, 3, 4}, t, -2, 2, &p), qd = random_array({4, 3, 5}, t, -2, 2, &q);
+  std::vector<double> r2(10, 0.0);
+  for (int i = 0; i < 2; ++i)
+    for (int n = 0; n < 5; ++n)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 4; ++k)
+          r2[static_cast<std::size_t>(i * 5 + n)] = combine(r2[static_cast<std::size_t>(i * 5 + n)], p[static_cast<std::size_t>((i * 3 + j) * 4 + k)],
+                                                            q[static_cast<std::size_t>((k * 3 + j) * 5 + n)]);
+  EXPECT_TRUE(array_matches(porta::tensordot(pd, qd, {1, 2}, {1, 0}), t, {2, 5}, r2, tol)) << "tensordot over two axis pairs";
+  // axes = 1: a matrix product; axes = 0: the outer product.
+  std::vector<double> r1(9, 0.0);  // ad (3 x 5) by at (5 x 3, ad's transpose)
+  for (int i = 0; i < 3; ++i)
+    for (int n = 0; n < 3; ++n)
+      for (int k = 0; k < 5; ++k)
+        r1[static_cast<std::size_t>(i * 3 + n)] = combine(r1[static_cast<std::size_t>(i * 3 + n)], a[static_cast<std::size_t>(i * 5 + k)], a[static_cast<std::size_t>(n * 5 + k)]);
+  EXPECT_TRUE(array_matches(porta::tensordot(ad, at, 1), t, {3, 3}, r1, tol)) << "tensordot, axes = 1";
+  std::vector<double> outer;
+  for (double s : b)
+    for (double u : b) outer.push_back(combine(0, s, u));
+  EXPECT_TRUE(array_matches(porta::tensordot(bd, bd, 0), t, {5, 5}, outer, tol)) << "tensordot, axes = 0";
+}
+
+using ComposeRules = DeviceTest;
+
+TEST_P(ComposeRules, BadArgumentsAreTypedErrorsNamingTheValues) {
+  Array x = porta::zeros({2, 3, 4}, DType::float32, dev()), y = porta::zeros({4, 5}, DType::float64, dev());
+  auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (const porta::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THROW((void)porta::moveaxis(x, {3}, {0}), porta::InvalidArgument);
+  EXPECT_NE(message([&] { (void)porta::moveaxis(x, {1, -2}, {0, 2}); }).find("[1, -2] name an axis more than once"), std::string::npos);
+  EXPECT_NE(message([&] { (void)porta::moveaxis(x, {0, 1}, {2}); }).find("2 source axes [0, 1] and 1 destination axes [2]"), std::string::npos);
+  EXPECT_THROW((void)porta::broadcast_arrays({x, y}), porta::ShapeError);
+  EXPECT_NE(message([&] { (void)porta::vecdot(x, y); }).find("4 elements in x1 of shape (2, 3, 4) and 5 in x2"), std::string::npos);
+  EXPECT_THROW((void)porta::vecdot(x, x, 3), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::vecdot(x[0][0][0], x[0][0][0]), porta::InvalidArgument);
+  EXPECT_NE(message([&] { (void)porta::tensordot(x, y, 2); }).find("axis 1 of a (shape (2, 3, 4)) has 3 elements and axis 0 of b"), std::string::npos);
+  EXPECT_NE(message([&] { (void)porta::tensordot(x, y, 3); }).find("axes=3"), std::string::npos);
+  EXPECT_THROW((void)porta::tensordot(x, y, -1), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::tensordot(x, y, {2}, {0, 1}), porta::InvalidArgument);
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(Compose, kAllDTypes);
+PORTA_INSTANTIATE_DEVICES(ComposeRules);
+
+}  // namespace
+}  // namespace porta_test
