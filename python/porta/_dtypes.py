@@ -13,18 +13,6 @@ _NAMES = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 _KIND = {"bool": "b", "int32": "i", "int64": "i", "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f"}
 _KIND_ORDER = "bif"
 
-# The dtypes each dtype casts to without losing values (NumPy's 'safe'). float16 and bfloat16 do
-# not cast to each other: float16 has more mantissa bits, bfloat16 more exponent range.
-_SAFE = {
-    "bool": set(_NAMES),
-    "int32": {"int32", "int64", "float64"},
-    "int64": {"int64", "float64"},
-    "float16": {"float16", "float32", "float64"},
-    "bfloat16": {"bfloat16", "float32", "float64"},
-    "float32": {"float32", "float64"},
-    "float64": {"float64"},
-}
-
 # A Python scalar is weakly typed (NumPy 2, NEP 50): it takes the array's dtype unless it is of a
 # higher kind than the array, and then the default dtype of its own kind.
 _DEFAULT = {"b": "bool", "i": "int64", "f": "float64"}
@@ -43,8 +31,9 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 def _promote(a, b):
-    """The smallest dtype both a and b cast to safely: porta's promotion of two array dtypes."""
-    return min(_SAFE[a] & _SAFE[b], key=_NAMES.index)
+    """porta's promotion of two array dtypes (C++'s promote_types, NumPy's for the host dtypes;
+    float16 with bfloat16 gives float32: neither holds the other's values)."""
+    return _core._promote_types(a, b)
 
 
 def _name(x, what):
@@ -111,7 +100,7 @@ def can_cast(from_, to, casting="safe"):
     f, t = _name(from_, "can_cast"), _name(to, "can_cast")
     if casting in ("no", "equiv"):
         return f == t
-    if casting == "unsafe" or t in _SAFE[f]:
+    if casting == "unsafe" or _promote(f, t) == t:  # safe: t holds every value of f
         return True
     return casting == "same_kind" and _KIND_ORDER.index(_KIND[f]) <= _KIND_ORDER.index(_KIND[t])
 

@@ -138,6 +138,10 @@ void bind_array(nb::module_& m) {
     nb::gil_scoped_release unlocked;
     return from_host(data, t, std::move(s), std::move(d), count);
   }, nb::arg("host"), nb::arg("dtype"), nb::arg("shape"), nb::arg("device").none());
+  // NumPy's promotion of two dtypes, by name (porta/_dtypes.py: result_type, can_cast).
+  m.def("_promote_types", [](std::string_view a, std::string_view b) {
+    return std::string(name(promote_types(parse_dtype(a), parse_dtype(b))));
+  }, nb::arg("a"), nb::arg("b"));
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     Shape s = to_shape(shape);
     DType t = to_dtype(dtype);
