@@ -17,6 +17,8 @@
 #       cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_CUDA=ON -DPORTA_PYTHON=OFF
 #       -DPORTA_BUILD_TESTS=OFF -DPORTA_BUILD_BENCHMARKS=OFF -DPORTA_BUILD_EXAMPLES=OFF -DPORTA_MPI=OFF &&
 #       ninja -C build porta_opencl) && mkdir -p build/lib_ab && cp /tmp/wt/build/lib/libporta_opencl.so build/lib_ab/
+#   Build build/lib_ab again after any change of kBackendApiVersion (9 since c523772): the core
+#   refuses a plugin of another version.
 #   GPU host (carry .gpu, build/bin, build/lib, build/lib_ab): bash .gpu/setup.sh; bash scripts/dev/gpu_wg_next.sh
 # Written 2026-12-04; not run yet (no machine was lent again that session). Writes under $OUT.
 set -u
