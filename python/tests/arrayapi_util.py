@@ -63,3 +63,17 @@ def check(got, want, dtype=None, scale=1.0):
     else:
         rtol, atol = tol(dtype or g.dtype.name, scale)
         np.testing.assert_allclose(g.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
+
+
+def assert_errors(cases):
+    """Each case (call, error, text, numpy_call): call() raises `error` with the regex `text` in its
+    message; where NumPy has the same call (numpy_call), porta's error is also the builtin exception
+    NumPy's is (ValueError or TypeError)."""
+    for call, error, text, numpy_call in cases:
+        with pytest.raises(error, match=text) as e:
+            call()
+        if numpy_call is not None:
+            with pytest.raises(Exception) as n:
+                numpy_call()
+            builtin = ValueError if isinstance(n.value, ValueError) else TypeError
+            assert isinstance(n.value, builtin) and isinstance(e.value, builtin), (text, n.value, e.value)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import porta
-from arrayapi_util import DTYPES, need, rand
+from arrayapi_util import DTYPES, assert_errors, need, rand
 
 ALL = DTYPES + ["bfloat16"]
 EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
@@ -53,6 +53,32 @@ def close_sums(got, want, magnitude, dtype, terms):
 
 
 LAYOUTS = ["contiguous", "stepped", "transposed"]
+
+
+def result_name(d1, d2):
+    t = porta.result_type(d1, d2)
+    return "bfloat16" if t is porta.bfloat16 else t.name
+
+
+def check_contraction(rng, dtypes, cases, porta_fn, numpy_fn, terms_of):
+    """porta_fn(x1, x2, arg) against numpy_fn on the same values, for each (shape1, shape2, arg) of
+    `cases` in every layout: NumPy's result dtype (where NumPy has the dtypes), and the sums within
+    close_sums' bound of NumPy's float64 ones (terms_of(shape1, arg) products each)."""
+    d1, d2 = dtypes
+    want_name = result_name(d1, d2)
+    for s1, s2, arg in cases:
+        for layout in LAYOUTS:
+            (x1, h1), (x2, h2) = make(rng, s1, d1, layout), make(rng, s2, d2, layout)
+            got = porta_fn(x1, x2, arg)
+            f1, f2 = h1.astype(np.float64), h2.astype(np.float64)
+            want = numpy_fn(f1, f2, arg)
+            if "bfloat16" not in dtypes:
+                assert got.dtype == numpy_fn(h1, h2, arg).dtype  # NumPy's dtype
+                if want_name == "bool":
+                    want = numpy_fn(h1, h2, arg)
+            elif want_name == "bool":
+                want = want != 0
+            close_sums(got, want, numpy_fn(np.abs(f1), np.abs(f2), arg), want_name, terms_of(s1, arg))
 
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
@@ -158,21 +184,8 @@ def test_vecdot_matches_numpy(device, rng, dtypes):
     d1, d2 = dtypes
     need(device, d1)
     need(device, d2)
-    want_dtype = porta.result_type(d1, d2)
-    want_name = "bfloat16" if want_dtype is porta.bfloat16 else want_dtype.name
-    for s1, s2, axis in VECDOT_CASES:
-        for layout in LAYOUTS:
-            (x1, h1), (x2, h2) = make(rng, s1, d1, layout), make(rng, s2, d2, layout)
-            got = porta.vecdot(x1, x2, axis=axis)
-            f1, f2 = h1.astype(np.float64), h2.astype(np.float64)
-            want = np.vecdot(f1, f2, axis=axis)
-            if "bfloat16" not in dtypes:
-                assert got.dtype == np.vecdot(h1, h2, axis=axis).dtype  # NumPy's dtype
-                if want_name == "bool":
-                    want = np.vecdot(h1, h2, axis=axis)
-            elif want_name == "bool":
-                want = want != 0
-            close_sums(got, want, np.vecdot(np.abs(f1), np.abs(f2), axis=axis), want_name, s1[axis])
+    check_contraction(rng, dtypes, VECDOT_CASES, lambda x, y, axis: porta.vecdot(x, y, axis=axis),
+                      lambda x, y, axis: np.vecdot(x, y, axis=axis), lambda s1, axis: s1[axis])
     (x, h), (y, g) = make(rng, (4, 3), d1), make(rng, (4, 3), d2)
     assert porta.vecdot(x, y).shape == np.vecdot(h, g).shape  # axis=-1 by default
 
@@ -189,25 +202,13 @@ def test_tensordot_matches_numpy(device, rng, dtypes):
     d1, d2 = dtypes
     need(device, d1)
     need(device, d2)
-    want_dtype = porta.result_type(d1, d2)
-    want_name = "bfloat16" if want_dtype is porta.bfloat16 else want_dtype.name
-    for s1, s2, axes in TENSORDOT_CASES:
-        for layout in LAYOUTS:
-            (a, ha), (b, hb) = make(rng, s1, d1, layout), make(rng, s2, d2, layout)
-            got = porta.tensordot(a, b, axes=axes)
-            fa, fb = ha.astype(np.float64), hb.astype(np.float64)
-            want = np.tensordot(fa, fb, axes=axes)
-            if "bfloat16" not in dtypes:
-                assert got.dtype == np.tensordot(ha, hb, axes=axes).dtype  # NumPy's dtype
-                if want_name == "bool":
-                    want = np.tensordot(ha, hb, axes=axes)
-            elif want_name == "bool":
-                want = want != 0
-            terms = max(1, int(np.prod([s1[i] for i in _summed(s1, axes)])))
-            close_sums(got, want, np.tensordot(np.abs(fa), np.abs(fb), axes=axes), want_name, terms)
+    check_contraction(rng, dtypes, TENSORDOT_CASES, lambda x, y, axes: porta.tensordot(x, y, axes=axes),
+                      lambda x, y, axes: np.tensordot(x, y, axes=axes),
+                      lambda s1, axes: max(1, int(np.prod([s1[i] for i in _summed(s1, axes)]))))
     (a, ha), (b, hb) = make(rng, (2, 3, 4), d1), make(rng, (3, 4, 2), d2)
     assert porta.tensordot(a, b).shape == np.tensordot(ha, hb).shape  # axes=2 by default
     (c, hc) = make(rng, (4, 2), d2)
+    want_name = result_name(d1, d2)
     close_sums(porta.tensordot(a, c, 1), np.tensordot(ha.astype(np.float64), hc.astype(np.float64), 1)
                if want_name != "bool" else np.tensordot(ha, hc, 1),
                np.tensordot(np.abs(ha.astype(np.float64)), np.abs(hc.astype(np.float64)), 1), want_name, 4)
@@ -270,11 +271,4 @@ def test_bad_composition_arguments(device, rng):
         (lambda: porta.tensordot(x, y, axes=([3], [0])), porta.InvalidArgument, "axis 3", None),
         (lambda: porta.tensordot(x, y, axes="last"), TypeError, "'last'", None),
     ]
-    for call, error, text, numpy_call in cases:
-        with pytest.raises(error, match=text) as e:
-            call()
-        if numpy_call is not None:  # porta's error is also the builtin exception NumPy raises
-            with pytest.raises(Exception) as n:
-                numpy_call()
-            builtin = ValueError if isinstance(n.value, ValueError) else TypeError
-            assert isinstance(n.value, builtin) and isinstance(e.value, builtin), (text, n.value, e.value)
+    assert_errors(cases)
