@@ -99,12 +99,12 @@ Array math(Op op, const Array& a, const char* fname) {
   return wrap(make_node(op, out, detail::cast(n, out)));
 }
 
-// Math functions of two operands (atan2, hypot...): the promoted dtype, made floating as math()'s.
+// Math functions of two operands (atan2, hypot...): the promoted dtype, made floating as math()'s
+// for the device of the first array operand.
 detail::Resolved math2_operands(const Operand& a, const Operand& b) {
-  const DType t = detail::result_dtype({&a, &b});
-  auto r = resolve({&a, &b}, is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64));
-  const DType out = math_dtype(t, r.device);
-  return out == r.dtype ? r : resolve({&a, &b}, out);
+  const Operand& first = a.kind() == Operand::Kind::array ? a : b;
+  const Device d = first.kind() == Operand::Kind::array ? operand(first.array(), "operand")->device() : current_device();
+  return resolve({&a, &b}, math_dtype(detail::result_dtype({&a, &b}), d));
 }
 
 Array math2(Op op, const Operand& a, const Operand& b) {
