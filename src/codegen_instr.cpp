@@ -11,10 +11,44 @@ namespace {
 
 std::string fsuffix(DType t) { return t == DType::float64 ? "f64" : "f32"; }
 
+// The C / OpenCL C function that computes `op` of one floating operand (the scalar and the vector
+// forms, CUDA's with its float suffix); nullptr for the other ops.
+const char* math_function(Op op) {
+  switch (op) {
+    case Op::exp: return "exp";
+    case Op::log: return "log";
+    case Op::log1p: return "log1p";
+    case Op::expm1: return "expm1";
+    case Op::sqrt: return "sqrt";
+    case Op::rsqrt: return "rsqrt";
+    case Op::sin: return "sin";
+    case Op::cos: return "cos";
+    case Op::tan: return "tan";
+    case Op::tanh: return "tanh";
+    case Op::acos: return "acos";
+    case Op::asin: return "asin";
+    case Op::atan: return "atan";
+    case Op::acosh: return "acosh";
+    case Op::asinh: return "asinh";
+    case Op::atanh: return "atanh";
+    case Op::sinh: return "sinh";
+    case Op::cosh: return "cosh";
+    case Op::log2: return "log2";
+    case Op::log10: return "log10";
+    case Op::erf: return "erf";
+    case Op::floor: return "floor";
+    case Op::ceil: return "ceil";
+    case Op::round: return "rint";  // half to even
+    case Op::trunc: return "trunc";
+    default: return nullptr;
+  }
+}
+
 std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a) {
   DType t = in.dtype;
   std::string ct = d.compute_type(t);
   auto fn = [&](const char* f) { return cat(d.math(f, t), "(", a, ")"); };
+  if (const char* f = math_function(in.op)) return fn(f);
   switch (in.op) {
     case Op::cast: {
       if (t == DType::boolean) return is_floating(src) ? cat("((", a, ") != ", d.literal(0, src), ")") : cat("((", a, ") != 0)");
@@ -43,33 +77,8 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
       if (is_floating(t)) return cat("(isnan(", a, ") ? (", a, ") : (", ct, ")(((", a, ") > 0) - ((", a, ") < 0)))");
       return cat("(", ct, ")(((", a, ") > 0) - ((", a, ") < 0))");
     case Op::square: return cat("((", a, ") * (", a, "))");
-    case Op::exp: return fn("exp");
-    case Op::log: return fn("log");
-    case Op::log1p: return fn("log1p");
-    case Op::expm1: return fn("expm1");
-    case Op::sqrt: return fn("sqrt");
-    case Op::rsqrt: return fn("rsqrt");
-    case Op::sin: return fn("sin");
-    case Op::cos: return fn("cos");
-    case Op::tan: return fn("tan");
-    case Op::tanh: return fn("tanh");
-    case Op::acos: return fn("acos");
-    case Op::asin: return fn("asin");
-    case Op::atan: return fn("atan");
-    case Op::acosh: return fn("acosh");
-    case Op::asinh: return fn("asinh");
-    case Op::atanh: return fn("atanh");
-    case Op::sinh: return fn("sinh");
-    case Op::cosh: return fn("cosh");
-    case Op::log2: return fn("log2");
-    case Op::log10: return fn("log10");
     case Op::sigmoid:
       return cat("(", d.literal(1, t), " / (", d.literal(1, t), " + ", d.math("exp", t), "(-(", a, "))))");
-    case Op::erf: return fn("erf");
-    case Op::floor: return fn("floor");
-    case Op::ceil: return fn("ceil");
-    case Op::round: return fn("rint");
-    case Op::trunc: return fn("trunc");
     case Op::isnan: return is_floating(src) ? cat("(isnan(", a, ") != 0)") : "false";
     case Op::isinf: return is_floating(src) ? cat("(", d.cuda() ? "isinf" : "isinf", "(", a, ") != 0)") : "false";
     case Op::isfinite: return is_floating(src) ? cat("(", "isfinite", "(", a, ") != 0)") : "true";
@@ -218,15 +227,12 @@ bool vector_instructions_supported(const ElementwisePlan& plan) {
     if (in.a >= 0 && !vector_dtype(plan.code[static_cast<std::size_t>(in.a)].dtype)) return false;
     switch (in.op) {
       case Op::load: case Op::scalar: case Op::cast: case Op::neg: case Op::abs: case Op::square:
-      case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::rsqrt:
-      case Op::sin: case Op::cos: case Op::tan: case Op::tanh: case Op::sigmoid: case Op::erf:
-      case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh: case Op::atanh:
-      case Op::sinh: case Op::cosh: case Op::log2: case Op::log10: case Op::trunc:
-      case Op::floor: case Op::ceil: case Op::round: case Op::add: case Op::sub: case Op::mul:
-      case Op::div: case Op::pow: case Op::maximum: case Op::minimum: case Op::fma:
+      case Op::sigmoid: case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::pow:
+      case Op::maximum: case Op::minimum: case Op::fma:
       case Op::atan2: case Op::hypot: case Op::copysign: case Op::nextafter:
         break;
-      default: return false;
+      default:
+        if (!math_function(in.op)) return false;  // the math functions have vector forms too
     }
   }
   return true;
@@ -260,32 +266,7 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       case Op::neg: rhs = cat("(-(", v(in.a), "))"); break;
       case Op::abs: rhs = fn("fabs"); break;
       case Op::square: rhs = cat("((", v(in.a), ") * (", v(in.a), "))"); break;
-      case Op::exp: rhs = fn("exp"); break;
-      case Op::log: rhs = fn("log"); break;
-      case Op::log1p: rhs = fn("log1p"); break;
-      case Op::expm1: rhs = fn("expm1"); break;
-      case Op::sqrt: rhs = fn("sqrt"); break;
-      case Op::rsqrt: rhs = fn("rsqrt"); break;
-      case Op::sin: rhs = fn("sin"); break;
-      case Op::cos: rhs = fn("cos"); break;
-      case Op::tan: rhs = fn("tan"); break;
-      case Op::tanh: rhs = fn("tanh"); break;
-      case Op::acos: rhs = fn("acos"); break;
-      case Op::asin: rhs = fn("asin"); break;
-      case Op::atan: rhs = fn("atan"); break;
-      case Op::acosh: rhs = fn("acosh"); break;
-      case Op::asinh: rhs = fn("asinh"); break;
-      case Op::atanh: rhs = fn("atanh"); break;
-      case Op::sinh: rhs = fn("sinh"); break;
-      case Op::cosh: rhs = fn("cosh"); break;
-      case Op::log2: rhs = fn("log2"); break;
-      case Op::log10: rhs = fn("log10"); break;
-      case Op::trunc: rhs = fn("trunc"); break;
       case Op::sigmoid: rhs = cat("(", one, " / (", one, " + exp(-(", v(in.a), "))))"); break;
-      case Op::erf: rhs = fn("erf"); break;
-      case Op::floor: rhs = fn("floor"); break;
-      case Op::ceil: rhs = fn("ceil"); break;
-      case Op::round: rhs = fn("rint"); break;
       case Op::add: rhs = infix("+"); break;
       case Op::sub: rhs = infix("-"); break;
       case Op::mul: rhs = infix("*"); break;
@@ -304,7 +285,12 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
         if (in.a == in.b) { rhs = v(in.a); break; }
         rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " < ", v(in.b), ") | isnan(", v(in.a), "))"); break;
       case Op::fma: rhs = cat("fma(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
-      default: throw std::logic_error("codegen: no vector form for this op");
+      default:
+        if (const char* f = math_function(in.op)) {
+          rhs = fn(f);
+          break;
+        }
+        throw std::logic_error("codegen: no vector form for this op");
     }
     out += cat("    const ", vt, " ", v(static_cast<std::int32_t>(j)), " = ", rhs, ";\n");
   }
