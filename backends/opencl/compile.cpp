@@ -9,6 +9,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <cstring>
+#include <thread>
 
 #include "porta_backend/services.hpp"
 #include "porta_backend/log.hpp"
@@ -17,6 +18,16 @@
 
 namespace porta::opencl {
 namespace {
+
+// PoCL (Debian's 3.1 here) can fail a build while another process writes the same program into
+// its kernel cache, with no compiler diagnostics in the log, only "Device ... failed to build the
+// program" (pocl/pocl#1480, with several MPI ranks; seen here once, 2026-12-05, in the 4-rank
+// mpi_sum example on a cold cache). A failure like that is worth building again; one with a
+// compiler's diagnostics is not.
+bool transient_pocl_failure(const std::string& platform, const std::string& log) {
+  return platform.find("Portable Computing Language") != std::string::npos && log.find("error") == std::string::npos &&
+         log.find("failed to build the program") != std::string::npos;
+}
 
 std::string build_log(cl_program program, cl_device_id device) {
   std::size_t size = 0;
@@ -357,14 +368,21 @@ std::shared_ptr<detail::Kernel> Device::compile(const KernelSource& src) {
   auto t0 = std::chrono::steady_clock::now();
   const char* text = src.source.c_str();
   std::size_t length = src.source.size();
+  const std::string options = detail::join(src.options, " ");
   cl_int status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
-  if (status != CL_SUCCESS)
-    throw_error(status, "clCreateProgramWithSource", detail::cat("compiling '", src.entry, "' for ", label_));
-
-  std::string options = detail::join(src.options, " ");
-  status = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
-  std::string log = build_log(program, device_);
+  cl_program program = nullptr;
+  std::string log;
+  for (int attempt = 0;; ++attempt) {
+    program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
+    if (status != CL_SUCCESS)
+      throw_error(status, "clCreateProgramWithSource", detail::cat("compiling '", src.entry, "' for ", label_));
+    status = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
+    log = build_log(program, device_);
+    if (status != CL_BUILD_PROGRAM_FAILURE || attempt == 2 || !transient_pocl_failure(info_.platform, log)) break;
+    clReleaseProgram(program);
+    PORTA_LOG(info, label_, ": PoCL failed to build '", src.entry, "' without diagnostics (another process writing its kernel cache?); building it again");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 * (attempt + 1)));
+  }
   if (status != CL_SUCCESS) {
     clReleaseProgram(program);
     std::string message = detail::cat(
