@@ -75,6 +75,7 @@ Array full(Shape shape, double value, DType t, Device d) {
 
 Array zeros(Shape shape, DType t, Device d) { return full(std::move(shape), 0.0, t, std::move(d)); }
 Array ones(Shape shape, DType t, Device d) { return full(std::move(shape), 1.0, t, std::move(d)); }
+Array empty_like(const Array& a) { return empty(a.shape(), a.dtype(), a.device()); }
 Array zeros_like(const Array& a) { return zeros(a.shape(), a.dtype(), a.device()); }
 Array ones_like(const Array& a) { return ones(a.shape(), a.dtype(), a.device()); }
 Array full_like(const Array& a, double value) { return full(a.shape(), value, a.dtype(), a.device()); }

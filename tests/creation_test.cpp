@@ -30,6 +30,13 @@ TEST_P(Creation, ZerosOnesFullAndLikes) {
   EXPECT_TRUE(array_matches(porta::zeros_like(like_src), t, {2, 3}, std::vector<double>(6, 0), ex));
   EXPECT_TRUE(array_matches(porta::ones_like(like_src), t, {2, 3}, std::vector<double>(6, 1), ex));
   EXPECT_TRUE(array_matches(porta::full_like(like_src, 1), t, {2, 3}, std::vector<double>(6, 1), ex));
+  Array unset = porta::empty_like(like_src.transpose());
+  EXPECT_EQ(unset.shape(), (Shape{3, 2}));
+  EXPECT_EQ(unset.dtype(), t);
+  EXPECT_EQ(unset.device(), dev());
+  if (porta::is_floating(t)) unset.fill(v);
+  else unset.fill(static_cast<std::int64_t>(v));
+  EXPECT_TRUE(array_matches(unset, t, {3, 2}, std::vector<double>(6, v), ex)) << "empty_like, then written";
   if (porta::is_integral(t)) {
     EXPECT_THROW((void)porta::full({2}, 2.5, t, dev()), porta::InvalidArgument) << "a fraction in an integer array";
     const double limit = t == DType::int32 ? 2147483648.0 : 9223372036854775808.0;

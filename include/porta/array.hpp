@@ -153,6 +153,7 @@ Array empty(Shape shape, DType t = DType::float32, Device d = current_device());
 Array zeros(Shape shape, DType t = DType::float32, Device d = current_device());
 Array ones(Shape shape, DType t = DType::float32, Device d = current_device());
 Array full(Shape shape, double value, DType t = DType::float32, Device d = current_device());
+Array empty_like(const Array& a);  // a's shape, dtype and device; values unset
 Array zeros_like(const Array& a);
 Array ones_like(const Array& a);
 Array full_like(const Array& a, double value);
