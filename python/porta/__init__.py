@@ -29,7 +29,8 @@ from ._reduce import sum, mean, prod, min, max, amin, amax, argmin, argmax, all,
 from ._arrayapi import (  # noqa: F401
     take, take_along_axis, put, scatter_add, compress, nonzero, flatnonzero, count_nonzero, cumsum, cumprod,
     cumulative_sum, cumulative_prod, diff, sort, argsort, unique, unique_all, unique_counts, unique_inverse,
-    unique_values, searchsorted, topk, flip, roll, tile, repeat, pad, split, unstack, tril, triu, var, std,
+    unique_values, searchsorted, topk, flip, roll, tile, repeat, pad, split, unstack, tril, triu, var, std, real,
+    conj, conjugate,
 )
 from ._dtypes import finfo, iinfo, can_cast, result_type, isdtype  # noqa: F401
 from ._compose import meshgrid, broadcast_arrays, moveaxis, vecdot, tensordot  # noqa: F401

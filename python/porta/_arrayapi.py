@@ -164,6 +164,28 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _core._cumulative_prod(x, None if axis is None else _axis(x, axis, "cumulative_prod"), include_initial)
 
 
+def _real_valued(x, what):
+    """A new array of x's values: the array API's real and conj of a real-valued array (2024.12 takes
+    them; porta has no complex dtypes). Numeric arrays only, as the standard says."""
+    _check(x, what)
+    if x._dtype_name == "bool":
+        raise _core.DTypeError(f"{what} takes numeric arrays (the array API's rule), not bool; use astype(int32) first")
+    return _core.positive(x)
+
+
+def real(x, /):
+    """The real part: for porta's real-valued arrays, a new array of x's values."""
+    return _real_valued(x, "real")
+
+
+def conj(x, /):
+    """The complex conjugate: for porta's real-valued arrays, a new array of x's values."""
+    return _real_valued(x, "conj")
+
+
+conjugate = conj
+
+
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """NumPy's diff; prepend/append (numbers or arrays) are joined along the axis first."""
     _check(a, "diff")

@@ -177,3 +177,17 @@ def test_positive_is_a_new_array(device, rng):
     assert np.signbit((+porta.asarray(np.array([-0.0]))).get()[0])
     with pytest.raises(porta.DTypeError, match="bool"):
         +porta.asarray(a > 0)
+
+
+@pytest.mark.parametrize("name", ["real", "conj", "conjugate"])
+def test_real_and_conj_of_real_arrays_are_new_arrays(device, rng, name):
+    strided = porta.asarray(rng.standard_normal((4, 6)))[:, ::2]
+    for x in (porta.asarray(rng.standard_normal(37)), porta.asarray(rng.integers(-50, 50, 37).astype(np.int32)), strided):
+        want = x.get()
+        y = getattr(porta, name)(x)
+        assert y.dtype == x.dtype and y.shape == x.shape
+        np.testing.assert_array_equal(y.get(), getattr(np, name)(want))
+        y[...] = 0  # a new array: the write does not reach x
+        np.testing.assert_array_equal(x.get(), want)
+    with pytest.raises(porta.DTypeError, match=f"{name if name != 'conjugate' else 'conj'} takes numeric arrays"):
+        getattr(porta, name)(porta.asarray(np.array([True, False])))
