@@ -26,16 +26,10 @@ std::string list_text(const std::vector<int>& v) {
   return cat("[", detail::join(parts, ", "), "]");
 }
 
-// `axis` of an array that has at least one dimension, as an index in [0, ndim).
-int axis_in(const Array& a, int axis, const char* what) {
-  if (a.ndim() == 0) throw InvalidArgument(cat(what, ": axis ", axis, " is out of range for an array of 0 dimensions"));
-  return detail::normalize_axis_for(axis, a.ndim(), what);
-}
-
 // Each axis normalised, in the given order; InvalidArgument when one is named twice.
 std::vector<int> distinct_axes(const Array& a, const std::vector<int>& axes, const char* what) {
   std::vector<int> out;
-  for (int x : axes) out.push_back(axis_in(a, x, what));
+  for (int x : axes) out.push_back(detail::axis_of(a, x, what));
   for (std::size_t i = 0; i < out.size(); ++i)
     if (std::count(out.begin(), out.end(), out[i]) > 1)
       throw InvalidArgument(cat(what, ": axes ", list_text(axes), " name an axis more than once"));
@@ -47,11 +41,6 @@ Shape without(const Shape& s, int axis) {
   for (std::size_t i = 0; i < s.size(); ++i)
     if (static_cast<int>(i) != axis) out.push_back(s[i]);
   return out;
-}
-
-DType promoted(const Array& a, const Array& b) {
-  const Operand oa(a), ob(b);
-  return detail::result_dtype({&oa, &ob});
 }
 
 // Sums of products along `axis` of x and y (one shape, or shapes that broadcast), in `t`: bool
@@ -113,7 +102,7 @@ std::vector<Array> meshgrid(const std::vector<Array>& xs, MeshIndexing indexing,
 Array vecdot(const Array& a, const Array& b, int axis) {
   detail::node_of(a, "vecdot");
   detail::node_of(b, "vecdot");
-  const int a1 = axis_in(a, axis, "vecdot (x1)"), a2 = axis_in(b, axis, "vecdot (x2)");
+  const int a1 = detail::axis_of(a, axis, "vecdot (x1)"), a2 = detail::axis_of(b, axis, "vecdot (x2)");
   if (a.dim(a1) != b.dim(a2))
     throw ShapeError(cat("vecdot: axis ", axis, " has ", a.dim(a1), " elements in x1 of shape ", to_string(a.shape()), " and ",
                          b.dim(a2), " in x2 of shape ", to_string(b.shape()), "; they must be equal"));
@@ -123,7 +112,7 @@ Array vecdot(const Array& a, const Array& b, int axis) {
     throw ShapeError(cat("vecdot: x1 of shape ", to_string(a.shape()), " and x2 of shape ", to_string(b.shape()),
                          ": their dimensions other than axis ", axis, " do not broadcast to one shape"));
   }
-  return sum_of_products(moveaxis(a, {a1}, {-1}), moveaxis(b, {a2}, {-1}), -1, promoted(a, b));
+  return sum_of_products(moveaxis(a, {a1}, {-1}), moveaxis(b, {a2}, {-1}), -1, promote_types(a.dtype(), b.dtype()));
 }
 
 Array tensordot(const Array& a, const Array& b, int axes) {
@@ -154,7 +143,7 @@ Array tensordot(const Array& a, const Array& b, const std::vector<int>& a_axes, 
       throw ShapeError(cat("tensordot: axis ", ax_a[i], " of a (shape ", to_string(a.shape()), ") has ", a.dim(ax_a[i]),
                            " elements and axis ", ax_b[i], " of b (shape ", to_string(b.shape()), ") ", b.dim(ax_b[i]),
                            "; summed axes must be equal"));
-  const DType t = promoted(a, b);
+  const DType t = promote_types(a.dtype(), b.dtype());
   std::vector<int> order_a, order_b;
   std::int64_t m = 1, k = 1, n = 1;
   Shape out_shape;

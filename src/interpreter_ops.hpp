@@ -183,12 +183,13 @@ template <class T> T int_pow(T a, T b) {  // exact by squaring, wrapping; plan.h
   }
   return static_cast<T>(r);
 }
-constexpr int kBits = 8;
 template <class T> T shift_left(T a, T b) {  // NumPy's: a count outside [0, bits) gives 0
-  return static_cast<Unsigned<T>>(b) < sizeof(T) * kBits ? static_cast<T>(static_cast<Unsigned<T>>(a) << b) : T(0);
+  constexpr auto bits = std::numeric_limits<Unsigned<T>>::digits;
+  return static_cast<Unsigned<T>>(b) < bits ? static_cast<T>(static_cast<Unsigned<T>>(a) << b) : T(0);
 }
 template <class T> T shift_right(T a, T b) {  // arithmetic; a count outside [0, bits) gives 0 or -1
-  return static_cast<Unsigned<T>>(b) < sizeof(T) * kBits ? static_cast<T>(a >> b) : T(a < 0 ? -1 : 0);
+  constexpr auto bits = std::numeric_limits<Unsigned<T>>::digits;
+  return static_cast<Unsigned<T>>(b) < bits ? static_cast<T>(a >> b) : T(a < 0 ? -1 : 0);
 }
 template <class T> T float_mod(T a, T b) {  // NumPy remainder
   T m = std::fmod(a, b);

@@ -20,12 +20,14 @@ namespace porta {
 
 using detail::cat;
 
+int detail::axis_of(const Array& a, int axis, const char* what) {
+  if (a.ndim() == 0) throw InvalidArgument(cat(what, ": a 0-d array has no axis ", axis));
+  return normalize_axis_for(axis, a.ndim(), what);
+}
+
 namespace {
 
-int axis_of(const Array& a, int axis, const char* what) {
-  if (a.ndim() == 0) throw InvalidArgument(cat(what, ": a 0-d array has no axis ", axis));
-  return detail::normalize_axis_for(axis, a.ndim(), what);
-}
+using detail::axis_of;
 
 // Slices that select `s` on axis `ax` and everything elsewhere.
 std::vector<Slice> on_axis(int ax, Slice s) {
