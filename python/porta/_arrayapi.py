@@ -37,13 +37,18 @@ def _indices(obj, device, what):
     return asarray(host, device=device)
 
 
+def _int(axis, what):
+    """An axis argument as an int (TypeError naming it where it is not an integer)."""
+    try:
+        return operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{what}: axis {axis!r} is not an integer") from None
+
+
 def _axis(a, axis, what):
     """One axis, range-checked (InvalidArgument naming it), as a non-negative int."""
     n = builtins.max(a.ndim, 1)
-    try:
-        x = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{what}: axis {axis!r} is not an integer") from None
+    x = _int(axis, what)
     if not -n <= x < n:
         raise _core.InvalidArgument(f"{what}: axis {x} is out of range for an array of {a.ndim} dimensions {a.shape}")
     return x % n

@@ -4,14 +4,7 @@ and raise porta's errors naming the values."""
 import operator
 
 from . import _core
-from ._arrayapi import _check
-
-
-def _int(axis, what):
-    try:
-        return operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{what}: axis {axis!r} is not an integer") from None
+from ._arrayapi import _check, _int
 
 
 def _ints(axes, what):

@@ -8,6 +8,7 @@ import numpy as np
 from . import _core
 from ._core import ndarray
 from ._array import _NUMPY_DTYPES, bfloat16
+from ._creation import _dtype_name
 
 _NAMES = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 _KIND = {"bool": "b", "int32": "i", "int64": "i", "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f"}
@@ -41,12 +42,10 @@ def _name(x, what):
     porta.bfloat16 or 'bfloat16', or anything numpy.dtype takes that names one of porta's dtypes."""
     if isinstance(x, ndarray):
         return x._dtype_name
-    if x is bfloat16 or (isinstance(x, str) and x in ("bfloat16", "bf16")):
-        return "bfloat16"
     if x is None:  # numpy.dtype(None) is float64; here it is more likely a mistake
         raise _core.DTypeError(f"{what}: None is not a dtype; give a dtype, its name or an array")
     try:
-        name = x.dtype.name if isinstance(x, (np.ndarray, np.generic)) else np.dtype(x).name
+        name = x.dtype.name if isinstance(x, (np.ndarray, np.generic)) else _dtype_name(x)
     except TypeError:
         raise _core.DTypeError(f"{what}: {x!r} is not a dtype, a dtype's name or an array") from None
     if name not in _NAMES:
