@@ -63,14 +63,8 @@ TEST_P(Compose, MoveaxisBroadcastArraysAndMeshgrid) {
   // meshgrid of x (3 values, given as 3x1: flattened) and y (4): xy puts y's length first.
   auto xy = porta::meshgrid({xd, yd});
   auto ij = porta::meshgrid({xd, yd}, porta::MeshIndexing::ij);
-  std::vector<double> gx, gy;
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 3; ++j) {
-      gx.push_back(x[static_cast<std::size_t>(j)]);
-      gy.push_back(y[static_cast<std::size_t>(i)]);
-    }
-  EXPECT_TRUE(array_matches(xy[0], t, {4, 3}, gx, {0, 0}));
-  EXPECT_TRUE(array_matches(xy[1], t, {4, 3}, gy, {0, 0}));
+  EXPECT_TRUE(array_matches(xy[0], t, {4, 3}, transposed(rx, {3, 4}, {1, 0}), {0, 0}));
+  EXPECT_TRUE(array_matches(xy[1], t, {4, 3}, transposed(ry, {3, 4}, {1, 0}), {0, 0}));
   EXPECT_TRUE(array_matches(ij[0], t, {3, 4}, rx, {0, 0}));
   EXPECT_TRUE(array_matches(ij[1], t, {3, 4}, ry, {0, 0}));
   auto sparse = porta::meshgrid({xd, yd}, porta::MeshIndexing::xy, true);
