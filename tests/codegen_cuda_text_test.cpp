@@ -69,8 +69,7 @@ std::vector<Instr> accepted_ops(DType t) {
         op == Op::fma)
       continue;  // leaves and the ops whose operands are not two values of one dtype
     const int n = porta::detail::interp::arity(op);
-    std::vector<DType> results(std::begin(kDTypes), std::end(kDTypes));
-    for (DType r : results) {
+    for (DType r : kDTypes) {
       Instr in;
       in.op = op;
       in.dtype = r;
