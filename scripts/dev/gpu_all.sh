@@ -11,6 +11,7 @@
 #   bash .gpu/setup.sh > /dev/null && PART=a bash scripts/dev/gpu_all.sh
 # Each step has its own time limit; a step that runs over is reported and the next one starts.
 # BUILD=dir: the build directory (default build-gpu); SKIP_BUILD=1: use it as it is.
+# TESTS="a b": only these test programs (LIMIT seconds each, default 120), then pytest.
 # PYBUILD=dir (with SKIP_BUILD, for a build carried from a machine with another Python): builds the
 #   Python module there in the background while the C++ tests run (8 of the 16 cores), for pytest.
 set -u
@@ -47,23 +48,28 @@ if [[ ${PART:-a} == a ]]; then
     PY=$PYBUILD
     (cmake -S . -B "$PY" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_CUDA=ON -DPORTA_PYTHON=ON -DPORTA_MPI=OFF \
        -DPORTA_BUILD_TESTS=OFF -DPORTA_BUILD_BENCHMARKS=OFF -DPORTA_BUILD_EXAMPLES=OFF \
-       -DPython_EXECUTABLE="$(command -v python3)" && cmake --build "$PY" -j 8) > "$O/pybuild.log" 2>&1 &
+       -DPython_EXECUTABLE="$(command -v python3)" && cmake --build "$PY" -j "${PYJOBS:-8}") > "$O/pybuild.log" 2>&1 &
     pyjob=$!
   fi
   "$B/bin/porta-info" > "$O/porta-info.txt" 2>&1; grep -E "^  (cuda|opencl)" "$O/porta-info.txt" | head -6
-  for n in elementwise_fusion elementwise_layout elementwise_ops elementwise_special promotion reduce scan sort index write \
-           creation manip shape graph kernel errors check cache fault selection interop_cuda interop_dlpack interop_memory \
-           interop_native threads; do
-    t "$n" 40 "$F"
-  done
-  # Tests not parameterised by device (they take every device, or pairs of them).
-  for n in check selection pool pool_devices multigpu; do t "$n" 60 '*'; done
-  t random 40 "RandomAcross*:RandomReference*:$F"
-  t matmul 150 "$F"
-  t large 90 "$F"
+  if [ -n "${TESTS:-}" ]; then
+    for n in $TESTS; do t "$n" "${LIMIT:-120}" "$F"; done
+  else
+    for n in elementwise_fusion elementwise_layout elementwise_ops elementwise_special promotion reduce scan sort index write \
+             creation manip shape graph kernel errors check cache fault selection interop_cuda interop_dlpack interop_memory \
+             interop_native threads; do
+      t "$n" 40 "$F"
+    done
+    # Tests not parameterised by device (they take every device, or pairs of them).
+    for n in check selection pool pool_devices multigpu; do t "$n" 60 '*'; done
+    t random 40 "RandomAcross*:RandomReference*:$F"
+    t matmul 150 "$F"
+    t large 90 "$F"
+  fi
   R=$PWD
+  case $PY in /*) PYP=$PY/python ;; *) PYP=$R/$PY/python ;; esac
   if [ -n "${pyjob:-}" ]; then wait "$pyjob"; el "Python module built in $PY: rc=$?"; tail -3 "$O/pybuild.log"; fi
-  (cd /tmp && PYTHONPATH="$R/$PY/python" timeout 120 python3 -m pytest -q -p no:cacheprovider --rootdir="$R/python" \
+  (cd /tmp && PYTHONPATH="$PYP" timeout 120 python3 -m pytest -q -p no:cacheprovider --rootdir="$R/python" \
      -k "cuda or opencl:1" "$R/python/tests" > "$O/pytest.log" 2>&1; echo "rc=$?" >> "$O/pytest.log")
   el "pytest (cuda:0, opencl:1): $(tail -2 "$O/pytest.log" | tr '\n' ' ')"
 fi
