@@ -69,7 +69,7 @@ if [[ ${PART:-a} == a ]]; then
   R=$PWD
   case $PY in /*) PYP=$PY/python ;; *) PYP=$R/$PY/python ;; esac
   if [ -n "${pyjob:-}" ]; then wait "$pyjob"; el "Python module built in $PY: rc=$?"; tail -3 "$O/pybuild.log"; fi
-  (cd /tmp && PYTHONPATH="$PYP" timeout 120 python3 -m pytest -q -p no:cacheprovider --rootdir="$R/python" \
+  (cd /tmp && PYTHONPATH="$PYP" timeout "${PYTEST_LIMIT:-120}" python3 -m pytest -q -p no:cacheprovider --rootdir="$R/python" \
      -k "cuda or opencl:1" "$R/python/tests" > "$O/pytest.log" 2>&1; echo "rc=$?" >> "$O/pytest.log")
   el "pytest (cuda:0, opencl:1): $(tail -2 "$O/pytest.log" | tr '\n' ' ')"
 fi
