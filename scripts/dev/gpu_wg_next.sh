@@ -20,6 +20,7 @@
 #   Build build/lib_ab again after any change of kBackendApiVersion (9 since c523772): the core
 #   refuses a plugin of another version.
 #   GPU host (carry .gpu, build/bin, build/lib, build/lib_ab): bash .gpu/setup.sh; bash scripts/dev/gpu_wg_next.sh
+# ROUNDS= the A/B rounds (default 3).
 # Written 2026-12-04; not run yet (no machine was lent again that session). Writes under $OUT.
 set -u
 out=${OUT:-/tmp/out}
@@ -27,7 +28,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/build/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 SEARCH_TIMEOUT=60
 . scripts/dev/gemm_search_fn.sh
-for i in 1 2 3; do
+for i in $(seq "${ROUNDS:-3}"); do
   for v in lib lib_ab; do
     echo "== build/$v, round $i, $(date +%T)"
     PORTA_PLUGIN_PATH="$PWD/build/$v" PORTA_CACHE_DIR="/tmp/cab_${i}_$v" search "${v}_$i" matmul_f16 "wg128x128x32:g1:s3" |
