@@ -55,7 +55,7 @@ if [[ ${PART:-a} == a ]]; then
   if [ -n "${TESTS:-}" ]; then
     for n in $TESTS; do t "$n" "${LIMIT:-120}" "$F"; done
   else
-    for n in elementwise_fusion elementwise_layout elementwise_ops elementwise_special promotion reduce scan sort index write \
+    for n in elementwise_fusion elementwise_layout elementwise_ops elementwise_special promotion compose reduce scan sort index write \
              creation manip shape graph kernel errors check cache fault selection interop_cuda interop_dlpack interop_memory \
              interop_native threads; do
       t "$n" 40 "$F"
