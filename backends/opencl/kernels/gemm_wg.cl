@@ -236,8 +236,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
      p / (C / 8) of the slice, chunk p % (C / 8) of its C columns, in atom chunk / 8. */
 /* With EDGE the tiles may cross the operands' ends: a piece keeps the bytes before the end of its
    row (R rows of K elements for K-major, K rows of R for MN-major) and zeros after them, and one
-   wholly past the end reads none (its address `src`: the operand's start, or for MN-major the
-   slice's first row, both inside the operand). */
+   wholly past the end reads none (its address the operand's start). */
 #if EDGE
 #define PIECE_AT(dst, src, row, col, rows, cols, ld) do { \
     const int left_ = (row) < (rows) ? min(max((cols) - (col), 0), PIECE) * ESZ : 0; \
@@ -247,11 +246,13 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #endif
 #define K_PIECE(dst, src, ld, r0, k0, p, R) do { const int r_ = (p) / (KB / 16), c_ = (p) % (KB / 16); \
     PIECE_AT((dst) + r_ * KB + ((c_ ^ K_SWZ(r_)) * 16), (src), (r0) + r_, (k0) + c_ * PIECE, (R), K, (ld)); } while (0)
-/* MN-major pieces start from the slice's first row, src + k0 ld (a row of the operand, k0 < K): one
-   product a slice, where (k0 + r) ld took a 64-bit multiply a piece. */
+/* Each MN-major piece computes (k0 + r) ld. Addressing from the slice's first row instead (one
+   k0 ld product a slice; 122 instructions in the main loop instead of 143, 202 registers instead
+   of 212) ran slower: float16 wg128x128x32:g1:s3 431.2-431.6 / 473.9-477.6 TFLOP/s at 4096 / 8192
+   against 447.5-448.5 / 484.0-489.7 with this form (opencl:1, H200, three alternating searches
+   each, 2026-12-05 02:46), so it was reverted. */
 #define MN_PIECE(dst, src, ld, c0, k0, p, C, R) do { const int r_ = (p) / ((C) / 8), c_ = (p) % ((C) / 8); \
-    PIECE_AT((dst) + (c_ / 8) * MN_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), (src) + (long)(k0) * (ld), r_, (c0) + c_ * 8, \
-             K - (k0), (R), (ld)); } while (0)
+    PIECE_AT((dst) + (c_ / 8) * MN_ATOM + r_ * 128 + (((c_ % 8) ^ (r_ % 8)) * 16), (src), (k0) + r_, (c0) + c_ * 8, K, (R), (ld)); } while (0)
 #if TA
 #define A_PIECE(dst, k0, p) MN_PIECE(dst, A, lda, bm0, k0, p, BM, M)
 #else
