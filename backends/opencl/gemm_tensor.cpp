@@ -98,7 +98,7 @@ std::string unfit_device(const TensorConfig& c, DType t, bool emulate, bool wgmm
   if (!r.empty()) return r;
   if (!c.serves(t)) return detail::cat("does not serve ", name(t));
   if (c.wg && !emulate && !wgmma) return "needs wgmma (NVIDIA's OpenCL on a GPU of compute capability 9.0)";
-  const std::size_t local = c.mma ? c.mma->local_bytes(emulate) : c.wg ? c.wg->local_bytes(t, emulate) : c.tc.local_bytes(t, emulate);
+  const std::size_t local = c.mma ? c.mma->local_bytes(emulate) : c.wg ? c.wg->local_bytes(t) : c.tc.local_bytes(t, emulate);
   if (local > local_mem)
     return detail::cat("needs ", detail::format_bytes(local), " of local memory, the device has ", detail::format_bytes(local_mem));
   if (static_cast<std::size_t>(c.threads()) > max_group)

@@ -12,17 +12,16 @@ namespace porta::opencl {
 
 std::string WgParams::text() const {
   return detail::cat("wg", tile_m, "x", tile_n, "x", tile_k, ":g", groups, ":s", stages, overlap ? ":o" : "",
-                     mma_first ? ":m" : "", a_regs ? ":a" : "", regs ? detail::cat(":r", regs) : "");
+                     mma_first ? ":m" : "", regs ? detail::cat(":r", regs) : "");
 }
 
 namespace {
 int elem_bytes(DType t) { return static_cast<int>(itemsize(t)); }
 }  // namespace
 
-std::size_t WgParams::local_bytes(DType t, bool emulate) const {
-  const std::size_t a = static_cast<std::size_t>(tile_m) * tile_k * elem_bytes(t), b = static_cast<std::size_t>(tile_k) * tile_n * elem_bytes(t);
-  if (a_regs) return static_cast<std::size_t>(stages) * b + (emulate ? a : 0);
-  return static_cast<std::size_t>(stages) * (a + b);
+std::size_t WgParams::local_bytes(DType t) const {
+  return static_cast<std::size_t>(stages) * static_cast<std::size_t>(elem_bytes(t)) *
+         (static_cast<std::size_t>(tile_m) * tile_k + static_cast<std::size_t>(tile_k) * tile_n);
 }
 
 std::string WgParams::invalid_reason(DType t) const {
@@ -38,11 +37,9 @@ std::string WgParams::invalid_reason(DType t) const {
   if (stages < 2 || stages > 6) return "2 to 6 stages";
   if (overlap && stages < 3) return "overlapping the MMAs with the next slice's wait takes 3 or more stages";
   if (auto r = register_bound_reason(regs); !r.empty()) return r;
-  if (a_regs && t == DType::float32) return "A from registers (:a) takes float16 and bfloat16";
-  if (a_regs && overlap) return "A from registers (:a) keeps no MMAs in flight across slices (:o)";
   const int piece = 16 / elem_bytes(t);
-  if ((!a_regs && (tile_m * tile_k / piece) % threads()) || (tile_k * tile_n / piece) % threads())
-    return detail::cat("the ", threads(), " work-items must copy the slices in whole 16-byte pieces");
+  if ((tile_m * tile_k / piece) % threads() || (tile_k * tile_n / piece) % threads())
+    return detail::cat("the ", threads(), " work-items must copy the A and B slices in whole 16-byte pieces");
   return {};
 }
 
@@ -58,10 +55,6 @@ std::optional<WgParams> parse_wg_params(const std::string& text) {
   }
   if (rest.starts_with(":m")) {
     p.mma_first = true;
-    rest = rest.substr(2);
-  }
-  if (rest.starts_with(":a")) {
-    p.a_regs = true;
     rest = rest.substr(2);
   }
   p.regs = parse_register_bound(rest);
@@ -151,19 +144,10 @@ std::string wg_prelude(const WgParams& p, DType t) {
   const std::string shape = t == DType::float32 ? detail::cat("m64n", n, "k8.f32.tf32.tf32")
                                                 : detail::cat("m64n", n, "k16.f32.", t == DType::bfloat16 ? "bf16.bf16" : "f16.f16");
   const std::string tail = t == DType::float32 ? "p, 1, 1;\")" : "p, 1, 1, \" STR(IMM_TRANS_A) \", \" STR(IMM_TRANS_B) \";\")";
-  // With a_regs also WGMMA_R: A's four registers (AF[0..3]) in place of its descriptor, and no
-  // imm-trans-a (the register form has none).
-  const std::string with_registers =
-      p.a_regs ? detail::cat("#define WGMMA_R(ACC, AF, DB, SCALE) asm volatile(A90(\"{\") A90(\".reg .pred p;\") ",
-                             "A90(\"setp.ne.b32 p, %", regs + 5, ", 0;\") A90(\"wgmma.mma_async.sync.aligned.", shape, " {", list,
-                             "}, {%", regs, ", %", regs + 1, ", %", regs + 2, ", %", regs + 3, "}, %", regs + 4,
-                             ", p, 1, 1, \" STR(IMM_TRANS_B) \";\") A90(\"}\") : ", operands,
-                             " : \"r\"(AF[0]), \"r\"(AF[1]), \"r\"(AF[2]), \"r\"(AF[3]), \"l\"(DB), \"r\"(SCALE) : \"memory\")\n")
-                 : std::string();
   return detail::cat("#ifndef MMA_EMULATE\n#define WGMMA(ACC, DA, DB, SCALE) asm volatile(A90(\"{\") A90(\".reg .pred p;\") ",
                      "A90(\"setp.ne.b32 p, %", regs + 2, ", 0;\") A90(\"wgmma.mma_async.sync.aligned.", shape, " {", list, "}, %",
                      regs, ", %", regs + 1, ", ", tail, " A90(\"}\") : ", operands,
-                     " : \"l\"(DA), \"l\"(DB), \"r\"(SCALE) : \"memory\")\n", with_registers, "#endif\n#line 1\n");
+                     " : \"l\"(DA), \"l\"(DB), \"r\"(SCALE) : \"memory\")\n#endif\n#line 1\n");
 }
 
 bool wg_whole_tiles(const WgParams& p, const detail::MatmulArgs& g) {
@@ -181,7 +165,6 @@ std::vector<std::string> wg_options(const WgParams& p, DType t, bool trans_a, bo
                                 detail::cat("-DAHEAD=", ahead), detail::cat("-DSTAGES_WAIT=", ahead - 1),
                                 detail::cat("-DOVERLAP=", p.overlap ? 1 : 0),
                                 detail::cat("-DMMA_FIRST=", p.mma_first ? 1 : 0)};
-  if (p.a_regs) o.push_back("-DA_REGS=1");  // only then, so that the other configurations' builds keep their options
   if (emulate) {
     o.push_back("-DMMA_EMULATE");
   } else {

@@ -32,18 +32,16 @@ struct WgParams {
   bool overlap = false;                    // the MMAs of a slice overlap the next one's wait (3+ stages)
   int regs = 0;                            // a register bound (.maxnreg in the PTX), 0 for none
   bool mma_first = false;                  // a slice's MMAs are issued before the next slice's loads
-  bool a_regs = false;                     // A's fragments from global memory into registers (16-bit types)
 
   int threads() const { return groups * 128; }
-  // "wg128x128x32:g2:s3" or "wg128x128x32:g2:s3:o:m:a:r128", the form PORTA_OPENCL_GEMM=mma:... takes.
+  // "wg128x128x32:g2:s3" or "wg128x128x32:g2:s3:o:m:r128", the form PORTA_OPENCL_GEMM=mma:... takes.
   std::string text() const;
-  // The stages of both slices (of B alone with a_regs, whose emulation adds one A slice of scratch).
-  std::size_t local_bytes(DType dtype, bool emulate) const;
+  std::size_t local_bytes(DType dtype) const;  // the stages of both slices (the emulation needs no more)
   std::string invalid_reason(DType dtype) const;  // empty when the parameters compile for `dtype`
   bool operator==(const WgParams&) const = default;
 };
 
-// Parses "wgBMxBNxBK:gG:sS[:o][:m][:a][:rR]"; nullopt when malformed or valid for neither float16 nor TF32.
+// Parses "wgBMxBNxBK:gG:sS[:o][:m][:rR]"; nullopt when malformed or valid for neither float16 nor TF32.
 std::optional<WgParams> parse_wg_params(const std::string& text);
 
 // The configurations of the search for float16 and bfloat16, and for float32 as TF32, fastest

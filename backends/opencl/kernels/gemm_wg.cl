@@ -12,9 +12,7 @@
    accumulators in registers.
 
    BK-deep slices of A and B travel from global to local memory by cp.async (16 bytes each) into
-   STAGES stages, AHEAD slices ahead of the MMAs (below); with A_REGS (":a", 16-bit types) A's
-   fragments come from global memory into registers instead, two slices ahead, and the stages hold
-   B alone (more of B's slices in flight in the same 48 KiB). The MMAs read both operands from local
+   STAGES stages, AHEAD slices ahead of the MMAs (below). The MMAs read both operands from local
    memory through matrix descriptors (PTX ISA, "Matrix Descriptor Format"), so the tiles are laid
    out in the canonical swizzled forms, KB = BK x the element's bytes:
      K-major (A, or B stored transposed; TF32 takes only these): row r of the slice (of M or N) at
@@ -62,18 +60,12 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #ifndef MMA_FIRST
 #define MMA_FIRST 0
 #endif
-#ifndef A_REGS
-#define A_REGS 0
-#endif
-#if A_REGS && ELEM == 32
-#error "A from registers (A_REGS) takes the 16-bit types"
-#endif
 #if ELEM == 32 && (TA || !TB)
 #error "TF32 takes both operands K-major: A row-major, B transposed (N x K)"
 #endif
 /* The instruction's imm-trans-a and imm-trans-b: 1 for an MN-major operand (A stored transposed,
    B stored row-major), as the loads below lay them out. The emulation reads by these too. */
-#if TA && !A_REGS /* A from registers has no transpose: its fragments are loaded as they are */
+#if TA
 #define IMM_TRANS_A 1
 #else
 #define IMM_TRANS_A 0
@@ -101,21 +93,7 @@ typedef float gt;  /* float32, read as TF32 (the low 13 bits of the mantissa ign
 #define A_BYTES (BM * KB)       /* A's slice */
 #define B_BYTES (BN * KB)       /* B's slice */
 #define MN_ATOM (BK * 128)      /* an MN-major atom: 64 columns of 16-bit values by BK rows */
-/* With A_REGS (":a") A's fragments travel from global memory straight into registers (wgmma's
-   register form for A) and the stages hold B alone; the emulation keeps one A slice of scratch
-   after them (A_SCRATCH), where each slice's fragments are laid out as a K-major A slice. */
-#if A_REGS
-#define STAGE_BYTES (B_BYTES)
-#define B_OFF 0
-#else
 #define STAGE_BYTES (A_BYTES + B_BYTES)
-#define B_OFF A_BYTES
-#endif
-#if A_REGS && defined(MMA_EMULATE)
-#define A_SCRATCH A_BYTES
-#else
-#define A_SCRATCH 0
-#endif
 #define A_PIECES (BM * BK / PIECE / THREADS) /* 16-byte pieces a work-item copies a slice */
 #define B_PIECES (BK * BN / PIECE / THREADS)
 #define K_MODE (KB == 128 ? 1ul : KB == 64 ? 2ul : 3ul) /* descriptor swizzle mode: 1 = 128 B, 2 = 64 B, 3 = 32 B */
@@ -212,9 +190,9 @@ inline uint mn_major_at(ulong d, int k, int col) {
 #define A_DESC(st, mt, kk) K_DESC(STAGE_AT(st) + (wg * MT + (mt)) * 64 * KB + (kk) * 32)
 #endif
 #if TB
-#define B_DESC(st, kk) K_DESC(STAGE_AT(st) + B_OFF + (kk) * 32)
+#define B_DESC(st, kk) K_DESC(STAGE_AT(st) + A_BYTES + (kk) * 32)
 #else
-#define B_DESC(st, kk) MN_DESC(STAGE_AT(st) + B_OFF + (kk) * 2048)
+#define B_DESC(st, kk) MN_DESC(STAGE_AT(st) + A_BYTES + (kk) * 2048)
 #endif
 
 /* GEMM_PROLOGUE (gemm_common.cl) asks for a warp tile: 16 rows by BN, which it uses for wm0 and
@@ -227,9 +205,9 @@ void porta_gemm_wg(const int M, const int N, const int K,
                    __global const gt* restrict A, const long a_off, const long lda, const long stride_a,
                    __global const gt* restrict B, const long b_off, const long ldb, const long stride_b,
                    __global gt* restrict C, const long c_off, const long ldc, const long stride_c) {
-  __local uchar sm[STAGES * STAGE_BYTES + A_SCRATCH] __attribute__((aligned(1024)));
+  __local uchar sm[STAGES * STAGE_BYTES] __attribute__((aligned(1024)));
   GEMM_PROLOGUE();  /* gemm_common.cl: z, tid, warp, lane, g, t, bm0, bn0 */
-  const int wg = tid / 128, w4 = warp % 4; /* the warpgroup, and the warp within it */
+  const int wg = tid / 128;
 
   /* Piece p = tid + i THREADS of a slice. K-major (A, or B transposed): row p / (KB / 16) of the
      operand's rows, 16-byte chunk p % (KB / 16) of its k. MN-major (B, or A transposed): k row
@@ -263,50 +241,12 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #else
 #define B_PIECE(dst, k0, p) MN_PIECE(dst, B, ldb, bn0, k0, p, BN, N)
 #endif
-#if A_REGS
-#define ISSUE_A(as_, k0)
-#else
-#define ISSUE_A(as_, k0) _Pragma("unroll") for (int i_ = 0; i_ < A_PIECES; ++i_) A_PIECE(as_, (k0), tid + i_ * THREADS)
-#endif
 #define ISSUE_SLICE(k0, st) do { \
     __local uchar* as_ = sm + (st) * STAGE_BYTES; \
-    __local uchar* bs_ = as_ + B_OFF; \
-    ISSUE_A(as_, (k0)); \
+    __local uchar* bs_ = as_ + A_BYTES; \
+    _Pragma("unroll") for (int i_ = 0; i_ < A_PIECES; ++i_) A_PIECE(as_, (k0), tid + i_ * THREADS); \
     _Pragma("unroll") for (int i_ = 0; i_ < B_PIECES; ++i_) B_PIECE(bs_, (k0), tid + i_ * THREADS); \
   } while (0)
-#if A_REGS
-  /* A's fragments of one slice (PTX ISA, wgmma .m64nNk16 A in registers; as mma.m16n8k16's per
-     warp): register q of m-tile mt, k step kk holds the pair of row 16 w + g + 8 (q % 2), k
-     16 kk + 2 t + 8 (q / 2) and the next k. Row-major A: one 4-byte load (k even, rows 16-byte
-     aligned); A stored transposed: two 2-byte loads; EDGE: each element guarded (0 past an end). */
-#define A_FRAG_ROW(mt, q) ((wg * MT + (mt)) * 64 + 16 * w4 + g + 8 * ((q) % 2)) /* in the block */
-#define A_FRAG_K(kk, q) (16 * (kk) + 2 * t + 8 * ((q) / 2))                    /* in the slice */
-#if TA
-#define A_AT_G(row, k) A[(long)(k) * lda + (row)]
-#else
-#define A_AT_G(row, k) A[(long)(row) * lda + (k)]
-#endif
-#if EDGE
-#define A_ELEM(row, k) ((row) < M && (k) < K ? (uint)A_AT_G(row, k) : 0u)
-#define A_PAIR(row, k) (A_ELEM(row, k) | (A_ELEM(row, (k) + 1) << 16))
-#elif TA
-#define A_PAIR(row, k) ((uint)A_AT_G(row, k) | ((uint)A_AT_G(row, (k) + 1) << 16))
-#else
-#define A_PAIR(row, k) (*(__global const uint*)&A_AT_G(row, k))
-#endif
-#define LOAD_A(F, k0) do { \
-    _Pragma("unroll") for (int mt_ = 0; mt_ < MT; ++mt_) \
-    _Pragma("unroll") for (int kk_ = 0; kk_ < KB / 32; ++kk_) \
-    _Pragma("unroll") for (int q_ = 0; q_ < 4; ++q_) { \
-      F[mt_][kk_][q_] = A_PAIR(bm0 + A_FRAG_ROW(mt_, q_), (k0) + A_FRAG_K(kk_, q_)); \
-    } } while (0)
-  /* Two slices ahead: slice kt's fragments in a_buf[kt % 3], slice kt + 2's loaded into
-     a_buf[(kt + 2) % 3] while slice kt's MMAs run. The main loop takes three slices an iteration
-     (unrolled, so every index is a constant and the buffers stay registers, with no moves between
-     them: a move of a register whose load is in flight would wait for it). */
-  uint a_buf[3][MT][KB / 32][4];
-#define A_CUR a_buf[j3]
-#endif
 
   const int slices = (K + BK - 1) / BK;
   float acc[MT][BN / 2];
@@ -339,23 +279,7 @@ void porta_gemm_wg(const int M, const int N, const int K,
     if (s < slices) ISSUE_SLICE(s * BK, s);
     CP_COMMIT();
   }
-#if A_REGS
-  LOAD_A(a_buf[0], 0);
-  LOAD_A(a_buf[1], min(1, slices - 1) * BK);
-  /* Three slices an iteration, the inner loop unrolled natively, so that each slice's buffer is a
-     constant index (clang refused a partial unroll of the loop itself, with its barriers). */
-  for (int kt0 = 0; kt0 < slices; kt0 += 3) {
-#ifdef MMA_EMULATE
-#pragma unroll 1 /* the same indices, a third of the code for PoCL to compile */
-#else
-#pragma unroll
-#endif
-  for (int j3 = 0; j3 < 3; ++j3) {
-  const int kt = kt0 + j3;
-  if (kt < slices) {
-#else
   for (int kt = 0; kt < slices; ++kt) {
-#endif
     CP_WAIT();
     FENCE_ASYNC();
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -364,39 +288,13 @@ void porta_gemm_wg(const int M, const int N, const int K,
     CP_COMMIT();
 #endif
     const int st = kt % STAGES;
-#if A_REGS && defined(MMA_EMULATE)
-    /* The emulation: this slice's fragments laid out as a K-major A slice (gemm_wg.cl's layout,
-       K_PIECE's) in the scratch, for the descriptor-reading MMA below. */
-    _Pragma("unroll") for (int mt_ = 0; mt_ < MT; ++mt_)
-    _Pragma("unroll") for (int kk_ = 0; kk_ < KB / 32; ++kk_)
-    _Pragma("unroll") for (int q_ = 0; q_ < 4; ++q_) {
-      const int r_ = A_FRAG_ROW(mt_, q_), byte_ = 2 * A_FRAG_K(kk_, q_);
-      *(__local uint*)(sm + STAGES * STAGE_BYTES + r_ * KB + (((byte_ / 16) ^ K_SWZ(r_)) * 16) + byte_ % 16) = A_CUR[mt_][kk_][q_];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
     WG_ARRIVE();
 #pragma unroll
     for (int kk = 0; kk < KB / 32; ++kk) {
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-#if A_REGS && !defined(MMA_EMULATE)
-        WGMMA_R(acc[mt], A_CUR[mt][kk], B_DESC(st, kk), FIRST_SCALE);
-#elif A_REGS
-        WGMMA(acc[mt], K_DESC(LOCAL_ADDRESS(sm) + STAGES * STAGE_BYTES + (wg * MT + mt) * 64 * KB + kk * 32), B_DESC(st, kk),
-              FIRST_SCALE);
-#else
-        WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), FIRST_SCALE);
-#endif
-      }
+      for (int mt = 0; mt < MT; ++mt) WGMMA(acc[mt], A_DESC(st, mt, kk), B_DESC(st, kk), FIRST_SCALE);
     }
     WG_COMMIT();
-#if A_REGS
-    /* A of slice kt + 2 while this one's MMAs run, into the buffer of slice kt - 1, whose MMAs are
-       done; past the end the last slice again, unconditionally (a load under a test left moves of
-       the loaded registers at the test's end, which waited for the loads, in clang's build). */
-    LOAD_A(a_buf[(j3 + 2) % 3], min(kt + 2, slices - 1) * BK);
-#endif
 #if MMA_FIRST
     /* The loads of slice kt + AHEAD while this slice's MMAs run: their stage held slice kt - 1
        (kt - 2 with OVERLAP), whose MMAs every warpgroup finished before the barrier above. */
@@ -408,17 +306,11 @@ void porta_gemm_wg(const int M, const int N, const int K,
 #else
     WG_WAIT();
 #endif
-#if A_REGS && defined(MMA_EMULATE)
-    barrier(CLK_LOCAL_MEM_FENCE); /* the scratch is written again next slice */
-#endif
-#if A_REGS
-  }
-  }
-#endif
   }
   WG_WAIT();
 
   /* C: element 4 j + e of m-tile mt at row 16 w + g + 8 (e / 2), columns 8 j + 2 t and the next. */
+  const int w4 = warp % 4;
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
