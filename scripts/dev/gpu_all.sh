@@ -13,7 +13,7 @@
 # BUILD=dir: the build directory (default build-gpu); SKIP_BUILD=1: use it as it is.
 # TESTS="a b": only these test programs (LIMIT seconds each, default 120), then pytest.
 # PYBUILD=dir (with SKIP_BUILD, for a build carried from a machine with another Python): builds the
-#   Python module there in the background while the C++ tests run (8 of the 16 cores), for pytest.
+#   Python module there in the background while the C++ tests run (PYJOBS cores, default 8), for pytest.
 set -u
 export PYTHONUNBUFFERED=1 LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 O=/tmp/gpu_all; mkdir -p "$O"; t0=$(date +%s)
