@@ -44,6 +44,17 @@ const char* math_function(Op op) {
   }
 }
 
+// The same for the math functions of two floating operands.
+const char* math_function2(Op op) {
+  switch (op) {
+    case Op::atan2: return "atan2";
+    case Op::hypot: return "hypot";
+    case Op::copysign: return "copysign";
+    case Op::nextafter: return "nextafter";
+    default: return nullptr;
+  }
+}
+
 std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a) {
   DType t = in.dtype;
   std::string ct = d.compute_type(t);
@@ -116,6 +127,7 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     if (!same.empty()) return same;
   }
   auto infix = [&](const char* op) { return cat("((", a, ") ", op, " (", b, "))"); };
+  if (const char* f = math_function2(in.op)) return cat(d.math(f, t), "(", a, ", ", b, ")");
   switch (in.op) {
     case Op::add: return infix("+");
     case Op::sub: return infix("-");
@@ -136,10 +148,6 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     case Op::minimum:
       if (is_floating(t)) return cat("porta_min_", fsuffix(t), "(", a, ", ", b, ")");
       return cat("((", a, ") < (", b, ") ? (", a, ") : (", b, "))");
-    case Op::atan2: return cat(d.math("atan2", t), "(", a, ", ", b, ")");
-    case Op::hypot: return cat(d.math("hypot", t), "(", a, ", ", b, ")");
-    case Op::copysign: return cat(d.math("copysign", t), "(", a, ", ", b, ")");
-    case Op::nextafter: return cat(d.math("nextafter", t), "(", a, ", ", b, ")");
     case Op::eq: return infix("==");
     case Op::ne: return infix("!=");
     case Op::lt: return infix("<");
@@ -229,10 +237,9 @@ bool vector_instructions_supported(const ElementwisePlan& plan) {
       case Op::load: case Op::scalar: case Op::cast: case Op::neg: case Op::abs: case Op::square:
       case Op::sigmoid: case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::pow:
       case Op::maximum: case Op::minimum: case Op::fma:
-      case Op::atan2: case Op::hypot: case Op::copysign: case Op::nextafter:
         break;
       default:
-        if (!math_function(in.op)) return false;  // the math functions have vector forms too
+        if (!math_function(in.op) && !math_function2(in.op)) return false;  // the math functions have vector forms too
     }
   }
   return true;
@@ -272,10 +279,6 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       case Op::mul: rhs = infix("*"); break;
       case Op::div: rhs = infix("/"); break;
       case Op::pow: rhs = cat("pow(", v(in.a), ", ", v(in.b), ")"); break;
-      case Op::atan2: rhs = cat("atan2(", v(in.a), ", ", v(in.b), ")"); break;
-      case Op::hypot: rhs = cat("hypot(", v(in.a), ", ", v(in.b), ")"); break;
-      case Op::copysign: rhs = cat("copysign(", v(in.a), ", ", v(in.b), ")"); break;
-      case Op::nextafter: rhs = cat("nextafter(", v(in.a), ", ", v(in.b), ")"); break;
       // porta_max_f32's rule lane by lane: a where a > b or a is NaN, else b (select takes the
       // second operand where the mask's sign bit is set).
       case Op::maximum:
@@ -288,6 +291,10 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
       default:
         if (const char* f = math_function(in.op)) {
           rhs = fn(f);
+          break;
+        }
+        if (const char* f = math_function2(in.op)) {
+          rhs = cat(f, "(", v(in.a), ", ", v(in.b), ")");
           break;
         }
         throw std::logic_error("codegen: no vector form for this op");
