@@ -10,9 +10,11 @@ NUMERIC = ["int32", "int64", "float16", "float32", "float64"]
 FLOATS = ["float16", "float32", "float64"]
 
 
-def need(device, dtype):
-    if not device.supports(dtype):
-        pytest.skip(f"{device.spec} has no {dtype}")
+def need(device, *dtypes):
+    """Skips the test where the device lacks one of the dtypes."""
+    for dtype in dtypes:
+        if not device.supports(dtype):
+            pytest.skip(f"{device.spec} has no {dtype}")
 
 
 def rand(rng, shape, dtype, low=-40, high=40):

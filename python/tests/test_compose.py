@@ -182,8 +182,7 @@ VECDOT_CASES = [((3,), (3,), -1), ((4, 3), (3,), -1), ((2, 1, 5), (4, 5), -1), (
                                                              ("bool", "int64"), ("int32", "int64")], ids=str)
 def test_vecdot_matches_numpy(device, rng, dtypes):
     d1, d2 = dtypes
-    need(device, d1)
-    need(device, d2)
+    need(device, d1, d2)
     check_contraction(rng, dtypes, VECDOT_CASES, lambda x, y, axis: porta.vecdot(x, y, axis=axis),
                       lambda x, y, axis: np.vecdot(x, y, axis=axis), lambda s1, axis: s1[axis])
     (x, h), (y, g) = make(rng, (4, 3), d1), make(rng, (4, 3), d2)
@@ -200,8 +199,7 @@ TENSORDOT_CASES = [((3, 4, 5), (4, 5, 2), 2), ((3, 4), (4, 2), 1), ((2, 3), (4, 
                                                              ("bool", "int64"), ("float32", "float64")], ids=str)
 def test_tensordot_matches_numpy(device, rng, dtypes):
     d1, d2 = dtypes
-    need(device, d1)
-    need(device, d2)
+    need(device, d1, d2)
     check_contraction(rng, dtypes, TENSORDOT_CASES, lambda x, y, axes: porta.tensordot(x, y, axes=axes),
                       lambda x, y, axes: np.tensordot(x, y, axes=axes),
                       lambda s1, axes: max(1, int(np.prod([s1[i] for i in _summed(s1, axes)]))))

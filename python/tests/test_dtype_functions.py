@@ -37,8 +37,7 @@ def forms(x):
 @pytest.mark.parametrize("b", ALL)
 @pytest.mark.parametrize("a", ALL)
 def test_result_type_is_the_dtype_of_porta_operations(device, rng, a, b, shape):
-    need(device, a)
-    need(device, b)
+    need(device, a, b)
     s = (2, 3) if shape == "strided" else shape
     x, y = make(rng, s, a, shape == "strided"), make(rng, s, b, shape == "strided")
     for op in (porta.add, porta.multiply, porta.maximum):
@@ -86,8 +85,7 @@ def test_result_type_weak_python_scalars(device, rng, dtype):
 @pytest.mark.parametrize("to", ALL)
 @pytest.mark.parametrize("from_", ALL)
 def test_can_cast(device, rng, from_, to, casting):
-    need(device, from_)
-    need(device, to)
+    need(device, from_, to)
     x, y = make(rng, (3,), from_), make(rng, (3,), to)
     got = porta.can_cast(x, to, casting)
     for f, t in itertools.product(forms(x), forms(y)):
@@ -119,8 +117,7 @@ FLOATS_ALL = ["float16", "bfloat16", "float32", "float64"]
 def test_safe_float_casts_keep_every_value(device, from_, to):
     """A safe cast between floating dtypes keeps the largest, the smallest normal and 1 + eps of
     the source; an unsafe one loses one of them (on the device, bfloat16 included)."""
-    need(device, from_)
-    need(device, to)
+    need(device, from_, to)
     fi = porta.finfo(from_)
     values = [float(fi.max), float(fi.min), float(fi.smallest_normal), 1.0 + float(fi.eps)]
     x = porta.asarray(np.array(values), dtype=from_)
