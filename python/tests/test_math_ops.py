@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import porta
+from arrayapi_util import need
 
 # name -> (low, high) of the random inputs: each function's domain.
 UNARY = {
@@ -16,11 +17,6 @@ BINARY = ("arctan2", "hypot", "copysign", "logaddexp")
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5])
 
 
-def _need(device, dtype):
-    if not device.supports(np.dtype(dtype).name):
-        pytest.skip(f"{device.spec} has no {np.dtype(dtype).name}")
-
-
 def _rtol(dtype):
     return {np.float16: 2e-3, np.float32: 4e-6, np.float64: 1e-12}[np.dtype(dtype).type]
 
@@ -28,7 +24,7 @@ def _rtol(dtype):
 @pytest.mark.parametrize("name", sorted(UNARY))
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_unary_matches_numpy(device, rng, name, dtype):
-    _need(device, dtype)
+    need(device, np.dtype(dtype).name)
     lo, hi = UNARY[name]
     a = np.concatenate([rng.uniform(lo, hi, 301), SPECIAL]).astype(dtype)
     got = getattr(porta, name)(porta.asarray(a))
@@ -69,7 +65,7 @@ def test_reciprocal_of_floats_and_refusal_of_integers(device, rng):
 @pytest.mark.parametrize("name", BINARY)
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
 def test_binary_math_matches_numpy(device, rng, name, dtype):
-    _need(device, dtype)
+    need(device, np.dtype(dtype).name)
     if np.dtype(dtype).kind == "i":
         a, b = rng.integers(-9, 9, 257).astype(dtype), rng.integers(-9, 9, 257).astype(dtype)
     else:
