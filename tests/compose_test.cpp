@@ -74,9 +74,11 @@ TEST_P(Compose, MoveaxisBroadcastArraysAndMeshgrid) {
 }
 
 // Sums of products on the host: ref[o] (or, for bool, any(p && q)) and bound[o], the rounding a
-// device may add: 2 (n + 2) eps sum |p q| over the n terms, eps the dtype's unit roundoff, as for
-// any dot product. A relative tolerance alone fails where the terms cancel (a 0.012 sum of terms
-// of size 4 lost 2e-5 of itself in float32 on PoCL and Kokkos, seed 4823230271781489101).
+// device may add over the n terms: 2 (n + 2) eps sum |p q|, eps the accumulator's unit roundoff
+// (float32 for the 16-bit types), as for any dot product, and where the dtype is narrower than
+// that, each product's rounding to it, (u - eps) sum |p q|. A relative tolerance alone fails where
+// the terms cancel (a 0.012 sum of terms of size 4 lost 2e-5 of itself in float32 on PoCL and
+// Kokkos, seed 4823230271781489101).
 struct HostDots {
   DType t;
   std::vector<double> ref, bound;
@@ -93,9 +95,9 @@ struct HostDots {
   }
   ::testing::AssertionResult matches(const Array& got, const Shape& shape) const {
     if (got.dtype() != t || got.shape() != shape) return array_matches(got, t, shape, ref, {0, 0});
-    const double eps = t == DType::float64 ? 0x1p-53 : t == DType::float32 ? 0x1p-24 : t == DType::float16 ? 0x1p-11 : 0x1p-8;
+    const double eps = accumulation_roundoff(t), narrower = unit_roundoff(t) - eps;
     std::vector<double> extra(bound.size());
-    for (std::size_t o = 0; o < bound.size(); ++o) extra[o] = porta::is_floating(t) ? 2.0 * (terms[o] + 2) * eps * bound[o] : 0.0;
+    for (std::size_t o = 0; o < bound.size(); ++o) extra[o] = (2.0 * (terms[o] + 2) * eps + narrower) * bound[o];
     return values_match(fetch(got), ref, tolerance(t, Accuracy::simple), nullptr, {}, &extra);
   }
 };

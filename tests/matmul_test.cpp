@@ -27,7 +27,7 @@ struct HostMatrix {
 void host_matmul(const HostMatrix& a, const HostMatrix& b, DType t, std::vector<double>& c, std::vector<double>& bound,
                  bool tf32 = false) {
   std::int64_t batch = std::max(a.batch, b.batch);
-  double eps = tf32 ? 0x1p-11 : t == DType::float64 ? 0x1p-53 : 0x1p-24;
+  double eps = tf32 ? 0x1p-11 : accumulation_roundoff(t);
   c.assign(static_cast<std::size_t>(batch * a.rows * b.cols), 0);
   bound.assign(c.size(), 0);
   for (std::int64_t p = 0; p < batch; ++p)

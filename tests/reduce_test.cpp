@@ -140,7 +140,7 @@ double reference(Op op, const std::vector<double>& m) {
 // float32, float64 in float64, in an order the device chooses.
 double accumulation_bound(Op op, DType t, const std::vector<double>& m, double ref) {
   if (!porta::is_floating(t)) return 0;
-  double eps = t == DType::float64 ? 0x1p-53 : 0x1p-24;
+  double eps = accumulation_roundoff(t);
   double n = static_cast<double>(m.size());
   double mag = 0;
   for (double x : m) mag += std::fabs(x);

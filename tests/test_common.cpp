@@ -157,6 +157,18 @@ double round_binary(double v, int mantissa, int emin, double max) {
 
 }  // namespace
 
+double unit_roundoff(DType t) {
+  switch (t) {
+    case DType::float16: return 0x1p-11;
+    case DType::bfloat16: return 0x1p-8;
+    case DType::float32: return 0x1p-24;
+    case DType::float64: return 0x1p-53;
+    default: return 0;
+  }
+}
+
+double accumulation_roundoff(DType t) { return porta::is_floating(t) ? unit_roundoff(t == DType::float64 ? t : DType::float32) : 0; }
+
 double max_finite(DType t) {
   switch (t) {
     case DType::boolean: return 1;

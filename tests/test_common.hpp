@@ -146,6 +146,10 @@ Array upload(const std::vector<double>& values, DType t, const Shape& shape, con
 // The value of dtype t nearest to v (ties to even; overflow to infinity; integers truncate).
 double round_to(DType t, double v);
 double max_finite(DType t);
+// 2^-p for floating dtype t of a p-bit significand (0 for the others), and the same for the type
+// porta accumulates t's sums and products in: float32 for the 16-bit types, float64 for float64.
+double unit_roundoff(DType t);
+double accumulation_roundoff(DType t);
 
 // How close a device result must be to the double-precision reference.
 enum class Accuracy { exact, simple, transcendental };
