@@ -40,7 +40,7 @@ function(porta_add_backend name)
   set_property(GLOBAL APPEND PROPERTY PORTA_BACKEND_TARGETS ${target})
 endfunction()
 
-# porta_write_backend_table(TARGET): the registry's table (src/registry.cpp), one entry per
+# porta_write_backend_table(TARGET): the registry's table (src/plugin/registry.cpp), one entry per
 # porta_add_backend call, written to <build>/generated/porta_backend_table.inc and put on
 # TARGET's include path. A build that did not make a backend still lists it, with the option
 # that would, so that backends() can say so.

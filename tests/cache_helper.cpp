@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "device_state.hpp"
+#include "runtime/device_state.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace {

@@ -66,7 +66,7 @@ unsigned mode_of(const std::string& path) {
   return st.st_mode & 07777;
 }
 
-// The file format of src/disk_cache.cpp, written out again here so that the test notices when
+// The file format of src/runtime/disk_cache.cpp, written out again here so that the test notices when
 // the cache writes something else: "PORTAKC1", u32 key bytes, u32 reserved, u64 payload bytes,
 // u64 FNV-1a 64 of key then payload; then the key and the payload. The file is named after the
 // FNV-1a 64 of the key.

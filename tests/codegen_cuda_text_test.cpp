@@ -1,6 +1,6 @@
 // The CUDA C++ that code generation writes for every elementwise op, compiled by NVRTC on a
 // machine without a GPU (CI's): each (op, dtype) pair the plan rules accept (the block
-// interpreter's check, src/interpreter_program.cpp) becomes one instruction of a kernel per
+// interpreter's check, src/interpreter/program.cpp) becomes one instruction of a kernel per
 // dtype, and NVRTC must accept that kernel. What the code computes is tested on the devices
 // (elementwise_ops_test.cpp, on cuda:0 where there is one); this catches a CUDA spelling that
 // PoCL's and Kokkos's runs cannot see (a math function CUDA names differently, a helper the
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen.hpp"
-#include "interpreter_program.hpp"
+#include "codegen/codegen.hpp"
+#include "interpreter/program.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 
 #include <porta/index.hpp>
 
-#include "index_kernels.hpp"
+#include "primitives/primitives.hpp"
 
 namespace porta_test {
 namespace {
@@ -182,7 +182,7 @@ TEST_P(IndexRules, MaskOverManyTiles) {
 }
 
 TEST_P(IndexRules, MaskTileCountsTakeAFreshCountsArrayOnly) {
-  // The count kernels write from element 0 of the counts' buffer (src/index_kernels.hpp): a view
+  // The count kernels write from element 0 of the counts' buffer (src/primitives/primitives.hpp): a view
   // further in is refused before any kernel runs; the buffer's own view gets each tile's count.
   const std::int64_t n = 5000, tiles = porta::detail::mask_tiles(n);
   std::vector<double> u;

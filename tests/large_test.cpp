@@ -13,7 +13,7 @@
 #include <cstring>
 #include <functional>
 
-#include "philox.hpp"
+#include "base/philox.hpp"
 
 namespace porta_test {
 namespace {

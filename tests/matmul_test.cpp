@@ -330,7 +330,7 @@ TEST_P(Matmul, EveryOpenCLGemmPath) {
   EXPECT_NE(msg.find("fastest"), std::string::npos) << msg;
 }
 
-// The ranking search (backends/opencl/gemm_search.hpp) on a CPU device, where it runs only when
+// The ranking search (backends/opencl/gemm/search.hpp) on a CPU device, where it runs only when
 // PORTA_OPENCL_GEMM_SEARCH is set: every tiled candidate timed and checked on a 128^2 product, then
 // the winner's products match the reference (whole tiles and edges). On GPUs the first matmul of
 // a dtype searches whether or not this test runs.
@@ -342,7 +342,7 @@ TEST_P(Matmul, OpenCLSearchRanksCheckedCandidates) {
   check(DType::float32, 1, 1, 67, 93, 51, Layout::row_major, Layout::transposed, true, true, "searched, edges, b.T");
 }
 
-// float64 products of the shapes of the FP64 tensor-core kernel (backends/opencl/gemm_mma.hpp):
+// float64 products of the shapes of the FP64 tensor-core kernel (backends/opencl/gemm/mma.hpp):
 // whole tiles, batches, a broadcast operand, an even offset; and products that fit no tile, that
 // are transposed or at an odd offset, which take the other kernels. On NVIDIA's OpenCL with
 // compute capability 9.0 the fitting ones run on the tensor cores; elsewhere, and under

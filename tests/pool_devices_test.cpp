@@ -1,5 +1,5 @@
 // Which devices a DevicePool takes: bad device lists are refused; all_gpus() takes each physical
-// GPU once; one GPU listed twice (through two APIs: grouped by PCI bus id, src/pool_groups.hpp) has
+// GPU once; one GPU listed twice (through two APIs: grouped by PCI bus id, src/api/device_pool_groups.hpp) has
 // its shared tasks served by the preferred device.
 #include "pool_common.hpp"
 #include "test_common.hpp"
@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "pool_groups.hpp"
+#include "api/device_pool_groups.hpp"
 
 namespace porta_test {
 namespace {

@@ -1,4 +1,4 @@
-// The PTX edits of backends/opencl/ptx_edit.hpp on text shaped as NVIDIA's OpenCL compiler emits
+// The PTX edits of backends/opencl/gemm/ptx_edit.hpp on text shaped as NVIDIA's OpenCL compiler emits
 // it for gemm_wg.cl (the excerpts follow the PTX of the H200's driver 580, 2026-12-04). Plain text:
 // no device, so these are TESTs, not TEST_Ps over porta::devices().
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "opencl/ptx_edit.hpp"
+#include "opencl/gemm/ptx_edit.hpp"
 
 namespace {
 

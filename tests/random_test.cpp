@@ -1,11 +1,11 @@
 // Counter-based random numbers: uniform gives the same bits on every device and matches the
-// host reference (src/philox.hpp); normal agrees to ~1e-6; scaling, dtypes, streams, statistics.
+// host reference (src/base/philox.hpp); normal agrees to ~1e-6; scaling, dtypes, streams, statistics.
 #include "test_common.hpp"
 
 #include <cmath>
 #include <cstring>
 
-#include "philox.hpp"
+#include "base/philox.hpp"
 
 namespace porta_test {
 namespace {

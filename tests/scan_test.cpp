@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-#include "index_kernels.hpp"
+#include "primitives/primitives.hpp"
 
 namespace porta_test {
 namespace {
@@ -262,9 +262,9 @@ TEST_P(ScanRules, LongFloatScansAreAccurateAndTheSameOnEveryRun) {
 }
 
 TEST_P(ScanRules, LookBackTileFitsTheDevicesLocalMemory) {
-  // The long-row scan's tile (src/index_kernels.hpp): on this device, the largest of 32, 16, ...
+  // The long-row scan's tile (src/primitives/primitives.hpp): on this device, the largest of 32, 16, ...
   // values a work-item whose kernels' local memory fits what the device reports; launched as a GPU
-  // with 48, 32 or 16 KiB of local memory, 32, 16 or 8 (the arrays: index_kernels_scan.cpp), and a
+  // with 48, 32 or 16 KiB of local memory, 32, 16 or 8 (the arrays: primitives/scan.cpp), and a
   // PORTA_SCAN_ITEMS that does not fit is refused with the sizes and what fits.
   namespace pd = porta::detail;
   const pd::DeviceInfo& info = dev().impl().info();

@@ -219,7 +219,7 @@ std::shared_ptr<Module> Device::build(const std::string& source, const std::stri
     throw CompileError(message, log, source);
   }
   if (!log.empty()) PORTA_LOG(debug, "NVRTC messages for ", entry, " on ", label(), ":\n", log);
-  static std::once_flag first_build;  // see exit_guard.hpp
+  static std::once_flag first_build;  // see base/exit_guard.hpp
   std::call_once(first_build, [] { detail::watch_exit(); });
 
   // A cubin when compiled for a real architecture (sm_XY), else PTX (compute_XY).

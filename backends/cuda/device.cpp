@@ -97,7 +97,7 @@ Device::Device(CUdevice device, int index, int driver_version)
   info_.memory_bytes = memory;
   info_.max_alloc_bytes = memory;
   info_.max_local_bytes = static_cast<std::uint64_t>(attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, where));
-  static std::once_flag setup;  // after cuInit: see exit_guard.hpp
+  static std::once_flag setup;  // after cuInit: see base/exit_guard.hpp
   std::call_once(setup, [] { detail::watch_exit(); });
   info_.compute_units = sms;
   info_.dtypes.fill(true);  // bfloat16 is stored and converted with bit operations: any GPU

@@ -1,9 +1,9 @@
 // Matrix products on OpenCL devices, by one of these paths (PORTA_OPENCL_GEMM, read at each call):
 //  host    - the host's BLAS on mapped buffers: CPU devices, where the memory is the host's;
-//  tiled   - porta's own tiled GEMM kernel (gemm_tiled.cpp), with parameters chosen per device;
+//  tiled   - porta's own tiled GEMM kernel (gemm/tiled.cpp), with parameters chosen per device;
 //  clblast - CLBlast's Gemm / GemmStridedBatched, when porta was built with CLBlast;
 //  mma     - float16, bfloat16, float64 and (with TF32 allowed) float32 products go to the
-//            tensor-core kernels (gemm_tensor.cpp) on any device, emulated where the device lacks
+//            tensor-core kernels (gemm/tensor.cpp) on any device, emulated where the device lacks
 //            the instructions (a test of their indexing), and everything else to tiled;
 //            mma:CONFIG uses that configuration only (a product of its dtypes it does not fit is
 //            an error).
@@ -21,9 +21,9 @@
 
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
-#include "opencl/gemm_mma.hpp"
-#include "opencl/gemm_tc.hpp"
-#include "opencl/gemm_wg.hpp"
+#include "opencl/gemm/mma.hpp"
+#include "opencl/gemm/tc.hpp"
+#include "opencl/gemm/wg.hpp"
 #include "opencl/opencl.hpp"
 
 #ifdef PORTA_HAVE_HOST_BLAS

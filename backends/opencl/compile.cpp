@@ -14,7 +14,7 @@
 #include "porta_backend/services.hpp"
 #include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
-#include "opencl/ptx_edit.hpp"
+#include "opencl/gemm/ptx_edit.hpp"
 
 namespace porta::opencl {
 namespace {
@@ -70,7 +70,7 @@ std::string program_ptx(cl_program program, cl_int* status) {
 }
 
 // Edits `ptx`: with `sm90a` the kSm90aMark comments become instructions, `.target sm_90`
-// becomes sm_90a and the MMAs' final waits move up (ptx_edit.hpp's hoist_wgmma_waits); with
+// becomes sm_90a and the MMAs' final waits move up (gemm/ptx_edit.hpp's hoist_wgmma_waits); with
 // maxnreg > 0 a `.maxnreg` directive follows each kernel's parameters.
 // `why` says what was missing when it returns false.
 bool edit_ptx(std::string& ptx, bool sm90a, int maxnreg, std::string& why) {

@@ -9,9 +9,9 @@
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
 #endif
-#include "opencl/gemm_mma.hpp"
-#include "opencl/gemm_tc.hpp"
-#include "opencl/gemm_wg.hpp"
+#include "opencl/gemm/mma.hpp"
+#include "opencl/gemm/tc.hpp"
+#include "opencl/gemm/wg.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {

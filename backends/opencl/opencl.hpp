@@ -28,15 +28,15 @@ namespace porta::opencl {
 // written as comments that start with kSm90aMark (kernels/gemm_wg.cl): Device::compile builds the
 // source, removes the marks from the program's PTX, retargets it from sm_90 (what NVIDIA's OpenCL
 // C compiler emits) to sm_90a and builds that as the program's binary. Its value is the edit's
-// version, part of the disk cache's key (2: the MMAs' final waits hoisted, ptx_edit.hpp).
+// version, part of the disk cache's key (2: the MMAs' final waits hoisted, gemm/ptx_edit.hpp).
 inline constexpr const char* kSm90aPtxOption = "-DPORTA_SM90A_PTX=2";
 inline constexpr const char* kSm90aMark = "// @sm90a ";
 // "-DPORTA_PTX_MAXNREG=N" bounds each kernel of the program's PTX, retargeted or not, to N
 // registers (a .maxnreg directive; NVIDIA's OpenCL refuses -cl-nv-maxrregcount); where the edited
 // PTX does not build, the program keeps its first build (PORTA_LOG=info says so).
 inline constexpr const char* kPtxMaxnregOption = "-DPORTA_PTX_MAXNREG=";
-// A tensor-core configuration's register bound, ":rR" at the end of its text (gemm_tc.hpp,
-// gemm_wg.hpp): R where `rest` is ":r" and one to three digits, else 0.
+// A tensor-core configuration's register bound, ":rR" at the end of its text (gemm/tc.hpp,
+// gemm/wg.hpp): R where `rest` is ":r" and one to three digits, else 0.
 inline int parse_register_bound(const std::string& rest) {
   if (!rest.starts_with(":r") || rest.size() <= 2 || rest.size() > 5 || rest.find_first_not_of("0123456789", 2) != std::string::npos)
     return 0;
@@ -58,8 +58,8 @@ using detail::MatmulArgs;
 using detail::QueueImpl;
 
 class Device;
-struct GemmParams;  // gemm_kernel.hpp
-struct MmaParams;   // gemm_mma.hpp
+struct GemmParams;  // gemm/kernel.hpp
+struct MmaParams;   // gemm/mma.hpp
 
 // A marker in an in-order queue (queue.cpp).
 class Event final : public EventImpl {
@@ -159,7 +159,7 @@ class Queue final : public QueueImpl {
   detail::QueueRecorder* recording() { return recorder_.active() ? &recorder_ : nullptr; }
 
   // A device buffer of at least `bytes` for commands of this queue to use until they are done
-  // (TF32's transposed B, gemm_tensor.cpp): the queue runs its commands in order, so the next
+  // (TF32's transposed B, gemm/tensor.cpp): the queue runs its commands in order, so the next
   // user's commands come after the last one's. Kept, grown when asked for more, released with
   // the queue.
   Handle scratch(std::size_t bytes);
@@ -258,7 +258,7 @@ std::uint64_t memory_generation() noexcept;
 void note_memory_released() noexcept;
 
 // One OpenCL device with its own cl_context. Methods live in the file of their concern:
-// device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp, gemm_tiled.cpp.
+// device.cpp (info, queues), memory.cpp, compile.cpp, launch.cpp, blas.cpp, gemm/tiled.cpp.
 class Device final : public detail::DeviceImpl {
  public:
   // Takes ownership of `context`.
@@ -321,19 +321,19 @@ class Device final : public detail::DeviceImpl {
   // (queue_of, compile) throws a DeviceError that says so, instead of an error in unrelated places.
   void note_failure(cl_int status, const std::string& what) const;
   void check_usable() const;
-  // BackendUnavailable for a compile asked for after exit() began (exit_guard.hpp says why);
+  // BackendUnavailable for a compile asked for after exit() began (base/exit_guard.hpp says why);
   // else a lock the build holds so that exit waits for it.
   std::shared_lock<std::shared_mutex> check_compile_allowed(const std::string& entry) const;
   void watch_exit() const;  // registers that exit handler; the constructor calls it
 
  private:
-  // gemm_tiled.cpp: porta's GEMM kernel and the parameters chosen for this device (per dtype,
+  // gemm/tiled.cpp: porta's GEMM kernel and the parameters chosen for this device (per dtype,
   // searched on first use on GPUs and kept in the disk cache).
   struct GemmTuning;
   GemmTuning& gemm_tuning();
   GemmParams gemm_choose(QueueImpl& q, DType dtype, bool small, std::uint64_t local_mem, std::size_t max_group);
   void matmul_tiled(QueueImpl& q, const MatmulArgs& args);
-  // gemm_tensor.cpp: the tensor-core kernels (gemm_mma.hpp, gemm_tc.hpp). Runs the product and
+  // gemm/tensor.cpp: the tensor-core kernels (gemm/mma.hpp, gemm/tc.hpp). Runs the product and
   // returns true when a configuration takes it, false (nothing done) otherwise. Where the device
   // has the instructions, the configurations are ranked by a search on first use; `forced`
   // (PORTA_OPENCL_GEMM=mma) takes the path on any device, emulated where the instructions are
@@ -360,7 +360,7 @@ class Device final : public detail::DeviceImpl {
   std::mutex map_m_;
 
   std::once_flag gemm_once_;
-  std::shared_ptr<GemmTuning> gemm_;  // shared_ptr: GemmTuning is complete only in gemm_search.hpp
+  std::shared_ptr<GemmTuning> gemm_;  // shared_ptr: GemmTuning is complete only in gemm/search.hpp
 };
 
 // device.cpp: one clGetDeviceInfo / clGetPlatformInfo answer as text or as a value.

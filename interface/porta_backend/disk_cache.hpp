@@ -12,7 +12,7 @@
 // is refused; an ancestor that others can write without the sticky bit is warned about once.
 //
 // PORTA_CACHE_DIR sets the directory (default $XDG_CACHE_HOME/porta, else ~/.cache/porta);
-// PORTA_CACHE=off turns the disk cache off. Implemented in src/disk_cache.cpp.
+// PORTA_CACHE=off turns the disk cache off. Implemented in src/runtime/disk_cache.cpp.
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@ namespace porta::detail {
 
 using Handle = void*;
 
-// Operand rules: the expression builder (src/expr.cpp, resolve() and cast()) inserts casts so that the operands of an
+// Operand rules: the expression builder (src/lazy/expr.cpp, resolve() and cast()) inserts casts so that the operands of an
 // arithmetic instruction have the instruction's dtype, except where noted. float16 and
 // bfloat16 values are computed in float32 and rounded when stored.
 enum class Op : std::uint8_t {
@@ -24,7 +24,7 @@ enum class Op : std::uint8_t {
   // Unary, operand a. Math functions take and give floating dtypes.
   cast,         // a converted to dtype: C rules; to bool: a != 0 (NaN gives true); float -> int:
                 // toward zero, saturated at the dtype's limits, NaN gives 0 (cvt.rzi.sat,
-                // convert_*_sat; src/float_to_int.hpp on the host); int -> int wraps
+                // convert_*_sat; src/base/float_to_int.hpp on the host); int -> int wraps
   neg, abs,
   sign,         // -1, 0, +1 (NaN stays NaN)
   square,
@@ -58,7 +58,7 @@ enum class Op : std::uint8_t {
   // Ternary
   where,        // a (bool) ? b : c
   fma,          // a * b + c rounded once (floating dtypes)
-  // Counter-based random numbers, Philox4x32-10 (host reference: src/philox.hpp). a = index
+  // Counter-based random numbers, Philox4x32-10 (host reference: src/base/philox.hpp). a = index
   // instruction (element i); scalars[arg] is the 64-bit key (seed), scalars[arg + 1] the 64-bit
   // stream. One call's four words x0..x3 serve consecutive elements: counter c = i / 4 for
   // float32, i / 2 for float64; counter words = (c lo, c hi, stream lo, stream hi), key = (seed

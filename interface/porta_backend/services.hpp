@@ -31,7 +31,7 @@
 
 namespace porta::detail {
 
-// The kernel the core's per-device cache (src/kernel_cache.hpp) holds for `key`, compiled from
+// The kernel the core's per-device cache (src/runtime/kernel_cache.hpp) holds for `key`, compiled from
 // `make_source()` on a miss (memory, then disk cache, then device.compile). A compile error is
 // remembered for the key and thrown again on later requests, as for generated kernels.
 std::shared_ptr<Kernel> cached_kernel(DeviceImpl& device, const std::string& key,
@@ -44,7 +44,7 @@ std::shared_ptr<Kernel> cached_kernel(DeviceImpl& device, const std::string& key
 // before retrying a launch that failed for memory. Never throws.
 void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
 
-// The exit guard (src/exit_guard.hpp says why it exists). watch_exit() registers its exit handler
+// The exit guard (src/base/exit_guard.hpp says why it exists). watch_exit() registers its exit handler
 // again after a run-time compiler may have registered its own teardown: when a backend's devices
 // are made and after the plugin's first build. enter_build() is held around every build so that
 // exit waits for it; once exit() began it throws BackendUnavailable ("<where>: kernel '<entry>'
@@ -52,7 +52,7 @@ void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
 void watch_exit();
 std::shared_lock<std::shared_mutex> enter_build(const std::string& where, const std::string& entry);
 
-// The block interpreter (src/interpreter*.cpp), for backends without a run-time compiler: runs a
+// The block interpreter (src/interpreter/), for backends without a run-time compiler: runs a
 // plan on the host, the plan's handles being host pointers, with the semantics of plan.hpp.
 // Thread-safe: callers split the range across threads, ideally in multiples of kInterpreterBlock.
 inline constexpr std::int64_t kInterpreterBlock = 4096;

@@ -1,5 +1,5 @@
 """meshgrid, broadcast_arrays, moveaxis, vecdot and tensordot with NumPy's arguments, over porta's
-C++ functions of those names (src/compose.cpp), which check every argument before any device work
+C++ functions of those names (src/api/compose.cpp), which check every argument before any device work
 and raise porta's errors naming the values."""
 import operator
 

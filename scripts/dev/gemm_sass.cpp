@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "opencl/gemm_mma.hpp"
-#include "opencl/gemm_tc.hpp"
-#include "opencl/gemm_wg.hpp"
+#include "opencl/gemm/mma.hpp"
+#include "opencl/gemm/tc.hpp"
+#include "opencl/gemm/wg.hpp"
 #include "opencl/opencl.hpp"
-#include "opencl/ptx_edit.hpp"
+#include "opencl/gemm/ptx_edit.hpp"
 
 namespace {
 std::string file(const char* path) {
@@ -45,19 +45,19 @@ int main(int argc, char** argv) {
                              : t == "float64" ? porta::DType::float64
                                               : porta::DType::float16;
   auto flag = [&](int i) { return argc > i && std::string(argv[i]) == "1"; };
-  const std::string common = file("backends/opencl/kernels/gemm_common.cl");
+  const std::string common = file("backends/opencl/gemm/kernels/gemm_common.cl");
   std::string source, why;
   std::vector<std::string> options;
   if (auto w = cl::parse_wg_params(argv[1])) {
     why = w->invalid_reason(dtype);
-    source = common + cl::wg_prelude(*w, dtype) + file("backends/opencl/kernels/gemm_wg.cl");
+    source = common + cl::wg_prelude(*w, dtype) + file("backends/opencl/gemm/kernels/gemm_wg.cl");
     options = cl::wg_options(*w, dtype, flag(3), flag(4), flag(5), false);
   } else if (auto m = cl::parse_mma_params(argv[1])) {
-    source = common + file("backends/opencl/kernels/gemm_mma.cl");
+    source = common + file("backends/opencl/gemm/kernels/gemm_mma.cl");
     options = cl::mma_options(*m, false);
   } else if (auto p = cl::parse_tc_params(argv[1])) {
     why = p->invalid_reason(dtype);
-    source = common + file("backends/opencl/kernels/gemm_tc.cl");
+    source = common + file("backends/opencl/gemm/kernels/gemm_tc.cl");
     options = cl::tc_options(*p, dtype, !flag(5), false);
   } else {
     why = "not a configuration";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The SASS of porta's tensor-core GEMMs through OpenCL (backends/opencl/kernels/gemm_wg.cl, gemm_tc.cl,
+# The SASS of porta's tensor-core GEMMs through OpenCL (backends/opencl/gemm/kernels/gemm_wg.cl, gemm_tc.cl,
 # gemm_mma.cl) for one configuration, without a GPU: the plugin's source and options
 # (gemm_sass.cpp), OpenCL C -> PTX by clang 15
 # (nvptx64-nvidia-nvcl; a few OpenCL builtins mapped to NVVM's below), the plugin's PTX edits
@@ -28,7 +28,7 @@ if [ -z "$nvdisasm" ]; then
   chmod +x "$nvdisasm"
 fi
 g++ -std=c++20 -O1 -DCL_TARGET_OPENCL_VERSION=300 -Iinterface -Iinclude -Ibackends scripts/dev/gemm_sass.cpp \
-  backends/opencl/gemm_wg.cpp backends/opencl/gemm_tc.cpp backends/opencl/gemm_mma.cpp backends/opencl/ptx_edit.cpp \
+  backends/opencl/gemm/wg.cpp backends/opencl/gemm/tc.cpp backends/opencl/gemm/mma.cpp backends/opencl/gemm/ptx_edit.cpp \
   -L"$build/lib" -lporta -Wl,-rpath,"$PWD/$build/lib" -o "$work/gemm_sass"
 "$work/gemm_sass" "$cfg" "$dtype" "${3:-0}" "${4:-0}" "${5:-0}" > "$work/kernel.cl" 2> "$work/options"
 cat > "$work/shim.h" <<'SHIM'

@@ -54,7 +54,7 @@ if part probe && [ -n "$probe" ] && [ -x "$probe" ]; then
   grep -E "^device|^===|ptx|error" "$out/probe_ptx.log" | cut -c1-240 | head -60
   # Registers and spills of a few kernels, as ptxas reports them (-cl-nv-verbose).
   cl="$out/gemm_tc_built.cl"  # as gemm_tensor.cpp builds it: the shared prologue, then the kernel
-  cat "$src/backends/opencl/kernels/gemm_common.cl" "$src/backends/opencl/kernels/gemm_tc.cl" > "$cl"
+  cat "$src/backends/opencl/gemm/kernels/gemm_common.cl" "$src/backends/opencl/gemm/kernels/gemm_tc.cl" > "$cl"
   for opts in "-DELEM=16 -DFAST=1 -DLDSM=1 -DBM=128 -DBN=128 -DBK=32 -DWM=64 -DWN=64 -DSWZ=0" \
               "-DELEM=16 -DFAST=1 -DLDSM=1 -DBM=128 -DBN=128 -DBK=32 -DWM=64 -DWN=64 -DSWZ=1 -DSTAGES=3 -DSTAGES_WAIT=1" \
               "-DELEM=16 -DFAST=1 -DLDSM=1 -DBM=128 -DBN=256 -DBK=16 -DWM=64 -DWN=64 -DSWZ=1 -DSTAGES=4 -DSTAGES_WAIT=2" \

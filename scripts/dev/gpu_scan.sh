@@ -39,7 +39,7 @@ timeout 500 "$B/bin/porta-bench" --devices cuda:0,opencl:1 --filter "$rows" --pe
   --json "$O/bench.json" --markdown "$O/bench.md" --svg "$O/bench.svg" > "$O/bench.out" 2> "$O/bench.err"
 echo "porta-bench rc=$?"; cat "$O/bench.md" 2>/dev/null || tail -30 "$O/bench.err"
 
-# 4. The scan's tile and look-back window (src/index_kernels_scan.cpp's PORTA_SCAN_ITEMS and
+# 4. The scan's tile and look-back window (src/primitives/scan.cpp's PORTA_SCAN_ITEMS and
 # PORTA_SCAN_WINDOW; defaults 32 and 64): cumsum float32 at 2^28 on both views of the GPU.
 # Four settings beside the default (measured above), two repetitions each: about a minute.
 for setting in 16,64 32,32 32,128 32,256; do

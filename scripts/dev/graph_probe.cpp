@@ -35,7 +35,7 @@ void check(CUresult r, const char* what) {
 
 const char* kSource = R"(
 struct __align__(16) f4 { float v[4]; };
-// porta's shape: a grid-stride loop over float4, then a tail loop (codegen_elementwise.cpp).
+// porta's shape: a grid-stride loop over float4, then a tail loop (codegen/elementwise.cpp).
 extern "C" __global__ void porta_like(const float* in0, const int off0, const float* in1, const int off1, float* out,
                                       const int off_out, const int n) {
   const int gid = blockIdx.x * blockDim.x + threadIdx.x, gsz = gridDim.x * blockDim.x;

@@ -5,7 +5,7 @@
 //   /tmp/normal_probe cuda:0 opencl:1        (--log2n=K first: 2^K float32, default 2^28)
 // Each variant draws the values of porta's random::normal (the same Philox words, the same pairs:
 // element 4t + 2p + s takes r(x[2p]) times cos (s = 0) or sin (s = 1) of 2 pi u(x[2p + 1])) and
-// reports its worst error against the host reference (src/philox.hpp) in units of the random
+// reports its worst error against the host reference (src/base/philox.hpp) in units of the random
 // test's tolerance (2e-6 absolute + 2e-6 relative): above 1 would fail that test.
 // Variants: `lanes` (each lane its own radius and sin or cos, as porta's kernel is written), `sincos`
 // (one radius a pair, one sincos), `sincospi` (the angle as 2 u, reduced exactly), `log2` (the
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "event_timing.hpp"
-#include "philox.hpp"
+#include "base/philox.hpp"
 
 namespace {
 
@@ -81,7 +81,7 @@ FN float u01(u32 x) { return (float)(x >> 8) * 5.9604644775390625e-08f; }
                   "  const i64 gid = blockIdx.x * (i64)blockDim.x + threadIdx.x, gsz = (i64)gridDim.x * blockDim.x;\n"
             : "__kernel void probe(__global float* restrict out, i64 n, u64 seed, u64 stream) {\n"
               "  const i64 gid = get_global_id(0), gsz = get_global_size(0);\n";
-  // Two vectors an iteration, as porta's random loops (codegen_random.cpp).
+  // Two vectors an iteration, as porta's random loops (codegen/random.cpp).
   s += "  const i64 nv = n / 4;\n  i64 t = gid;\n  for (; t + gsz < nv; t += 2 * gsz) { one(out, t, stream, seed); one(out, t + gsz, stream, seed); }\n"
        "  if (t < nv) one(out, t, stream, seed);\n}\n";
   return s;

@@ -31,14 +31,14 @@
 //
 // Build (build machine: -L/usr/local/cuda/lib64/stubs; links libporta for ptx_edit's helpers):
 //   g++ -O2 -std=c++20 -Iinclude -Ibackends -I/usr/local/cuda/include scripts/dev/tma_gemm_probe.cpp
-//     backends/opencl/ptx_edit.cpp -o /tmp/tma_gemm_probe -Lbuild/lib -lporta -L/usr/local/cuda/lib64
+//     backends/opencl/gemm/ptx_edit.cpp -o /tmp/tma_gemm_probe -Lbuild/lib -lporta -L/usr/local/cuda/lib64
 //     -lcuda -lOpenCL -Wl,-rpath,$PWD/build/lib
 // Run:   /tmp/tma_gemm_probe 4096,8192 128x128x16:g1:s5 128x256x16:g2:s3
 //        /tmp/tma_gemm_probe --source 128x128x16:g1:s5     (the kernel's text with its options)
 #include <cuda.h>
 
 #include "nvidia_cl.hpp"
-#include "opencl/ptx_edit.hpp"
+#include "opencl/gemm/ptx_edit.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
 // Fixture: a plugin header that reaches into the core past the interface.
 #pragma once
-#include "internal.hpp"
+#include "base/internal.hpp"
 #include "porta_backend/backend.hpp"

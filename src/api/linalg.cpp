@@ -1,0 +1,143 @@
+// matmul and dot: shapes and dtypes checked here, operands passed to the backend as row-major
+// or transposed views (no copy when a view already has unit stride in one of its two axes).
+#include <porta/linalg.hpp>
+#include <porta/error.hpp>
+
+#include <algorithm>
+
+#include "runtime/device_state.hpp"
+#include "porta_backend/env.hpp"
+#include "lazy/expr.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta {
+
+using detail::cat;
+
+namespace {
+
+bool tf32_from_env() {
+  static const bool tf32 = [] {
+    auto v = detail::env("PORTA_MATMUL");
+    if (!v || detail::lower(*v) == "exact") return false;
+    if (detail::lower(*v) == "tf32") return true;
+    PORTA_LOG(warn, "PORTA_MATMUL=", *v, " is not 'exact' or 'tf32'; using exact");
+    return false;
+  }();
+  return tf32;
+}
+
+// One operand as (batch, rows, cols) with how the backend reads it.
+struct Operand3 {
+  detail::View view;
+  std::int64_t batch, rows, cols;
+  std::int64_t ld = 0, batch_stride = 0;
+  bool trans = false;
+};
+
+Operand3 prepare(Array x, std::int64_t batch, std::int64_t rows, std::int64_t cols) {
+  // x has shape (rows, cols) or (b, rows, cols) with b in {1, batch}.
+  auto layout = [&](const detail::View& v, Operand3& o) {
+    std::size_t r = v.strides.size() == 3 ? 1 : 0;
+    std::int64_t sr = v.strides[r], sc = v.strides[r + 1];
+    if ((sc == 1 || cols == 1) && sr >= std::max<std::int64_t>(cols, 1)) {
+      o.trans = false;
+      o.ld = std::max<std::int64_t>(sr, std::max<std::int64_t>(cols, 1));
+      if (rows == 1) o.ld = std::max<std::int64_t>(cols, 1);
+      return true;
+    }
+    if ((sr == 1 || rows == 1) && sc >= std::max<std::int64_t>(rows, 1)) {
+      o.trans = true;
+      o.ld = std::max<std::int64_t>(sc, std::max<std::int64_t>(rows, 1));
+      if (cols == 1) o.ld = std::max<std::int64_t>(rows, 1);
+      return true;
+    }
+    return false;
+  };
+  Operand3 o{detail::evaluate(x.node()), batch, rows, cols};
+  if (!layout(o.view, o)) {
+    x = x.copy();
+    o.view = detail::evaluate(x.node());
+    layout(o.view, o);
+  }
+  o.batch_stride = (o.view.strides.size() == 3 && x.shape()[0] != 1) ? o.view.strides[0] : 0;
+  return o;
+}
+
+}  // namespace
+
+Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
+  auto an = detail::node_of(a_in, "matmul");
+  auto bn = detail::node_of(b_in, "matmul");
+  detail::check_same_device(an, bn, "matmul");
+  const Device& device = an->device();
+  Shape as = an->shape(), bs = bn->shape();
+  if (as.empty() || bs.empty()) throw ShapeError("matmul: operands must have at least one dimension (use multiply for scalars)");
+  if (as.size() > 3 || bs.size() > 3)
+    throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": porta multiplies 1-D, 2-D and 3-D (batched) operands"));
+  DType t = promote_types(an->dtype(), bn->dtype());
+  if (!is_floating(t))
+    throw DTypeError(cat("matmul of ", name(an->dtype()), " and ", name(bn->dtype()),
+                         ": porta multiplies float32, float64, float16 and bfloat16; use astype(float32)"));
+  detail::check_dtype(device, t);
+  bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  Array a = a_in.astype(t), b = b_in.astype(t);
+  if (a_vec) a = a.reshape({1, as[0]});
+  if (b_vec) b = b.reshape({bs[0], 1});
+  Shape sa = a.shape(), sb = b.shape();
+  std::int64_t m = sa[sa.size() - 2], k = sa[sa.size() - 1], k2 = sb[sb.size() - 2], n = sb[sb.size() - 1];
+  if (k != k2)
+    throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": the inner dimensions ", k, " and ", k2, " differ"));
+  std::int64_t ba = sa.size() == 3 ? sa[0] : 1, bb = sb.size() == 3 ? sb[0] : 1;
+  if (ba != bb && ba != 1 && bb != 1)
+    throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": batch sizes ", ba, " and ", bb,
+                         " differ (one of them may be 1)"));
+  std::int64_t batch = std::max(ba, bb);
+  bool batched = sa.size() == 3 || sb.size() == 3;
+
+  Shape out_shape;
+  if (batched) out_shape.push_back(batch);
+  if (!a_vec) out_shape.push_back(m);
+  if (!b_vec) out_shape.push_back(n);
+  if (batch * m * n == 0) return empty(out_shape, t, device);
+  if (k == 0) return zeros(out_shape, t, device).copy();
+
+  Operand3 pa = prepare(a, batch, m, k), pb = prepare(b, batch, k, n);
+  auto c = detail::make_buffer_node({batch, m, n}, t, device);
+  detail::MatmulArgs g;
+  g.dtype = t;
+  g.batch = batch;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = pa.view.buffer->handle();
+  g.b = pb.view.buffer->handle();
+  g.c = c->view().buffer->handle();
+  g.a_offset = pa.view.offset;
+  g.b_offset = pb.view.offset;
+  g.lda = pa.ld;
+  g.ldb = pb.ld;
+  g.ldc = n;
+  g.trans_a = pa.trans;
+  g.trans_b = pb.trans;
+  g.stride_a = pa.batch_stride;
+  g.stride_b = pb.batch_stride;
+  g.stride_c = m * n;
+  g.allow_tf32 = precision == MatmulPrecision::tf32 || (precision == MatmulPrecision::from_env && tf32_from_env());
+  const auto& q = detail::thread_queue_shared(device);
+  pa.view.buffer->before_read(q);
+  pb.view.buffer->before_read(q);
+  device.impl().matmul(*q, g);
+  c->view().buffer->after_write(q);
+  return Array(c).reshape(out_shape);
+}
+
+Array dot(const Array& a, const Array& b) {
+  if (a.ndim() != 1 || b.ndim() != 1)
+    throw ShapeError(cat("dot takes two 1-D arrays; got shapes ", to_string(a.shape()), " and ", to_string(b.shape()),
+                         " (use matmul for matrices)"));
+  return matmul(a, b);
+}
+
+}  // namespace porta

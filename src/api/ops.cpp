@@ -1,0 +1,305 @@
+// The public elementwise operations: NumPy's result dtypes, then one lazy node each.
+#include <porta/ops.hpp>
+
+#include <porta/error.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "lazy/expr.hpp"
+#include "lazy/node.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta {
+
+using detail::cat;
+using detail::make_node;
+using detail::NodePtr;
+using detail::Op;
+using detail::resolve;
+
+namespace {
+
+Array wrap(NodePtr n) { return Array(std::move(n)); }
+
+[[noreturn]] void bad_dtype(const char* op, DType t, const char* need) {
+  throw DTypeError(cat(op, " does not take ", name(t), " operands: it needs ", need));
+}
+
+// The value of an integer or bool exponent known when the expression is built: a host number,
+// or an array that is a lazy scalar (full, ones, a folded cast).
+std::optional<std::int64_t> known_integer(const Operand& o) {
+  if (o.kind() == Operand::Kind::integer || o.kind() == Operand::Kind::boolean) return o.integer();
+  if (o.kind() != Operand::Kind::array || !o.array().valid()) return std::nullopt;
+  auto snap = o.array().node()->snapshot();
+  if (snap.evaluated || snap.expr.op != Op::scalar || is_floating(snap.expr.scalar.dtype)) return std::nullopt;
+  return snap.expr.scalar.i;
+}
+
+Array arithmetic(Op op, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  if (r.dtype == DType::boolean) {
+    if (op == Op::add) op = Op::logical_or;
+    else if (op == Op::mul) op = Op::logical_and;
+    else if (op == Op::sub) throw DTypeError("subtract of two bool arrays is not defined (as NumPy); use logical_xor or astype(int32)");
+    else if (op == Op::mod || op == Op::floor_div || op == Op::pow) r = resolve({&a, &b}, DType::int32);
+  }
+  if (op == Op::pow && !is_floating(r.dtype)) {
+    // NumPy raises here; an exponent array is not read back to check (plan.hpp says what a
+    // negative element gives).
+    auto e = known_integer(b);
+    if (e && *e < 0)
+      throw InvalidArgument(cat("power: integers to negative integer powers are not allowed (exponent ", *e,
+                                ", result dtype ", name(r.dtype), "), as in NumPy; make the base floating, e.g. astype(float64)"));
+  }
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+bool outside_int32(const Operand& o) {
+  return o.kind() == Operand::Kind::integer &&
+         (o.integer() > std::numeric_limits<std::int32_t>::max() || o.integer() < std::numeric_limits<std::int32_t>::min());
+}
+
+Array comparison(Op op, const Operand& a, const Operand& b) {
+  // int32_array < 2**40 is all true in NumPy 2: a host integer int32 cannot hold is compared
+  // in int64 rather than refused (arithmetic with it still is).
+  if (detail::result_dtype({&a, &b}) == DType::int32 && (outside_int32(a) || outside_int32(b))) {
+    auto r = resolve({&a, &b}, DType::int64);
+    return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+  }
+  auto r = resolve({&a, &b});
+  return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+}
+
+Array logical(Op op, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b}, DType::boolean);
+  return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+}
+
+Array bitwise(Op op, const char* fname, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  if (is_floating(r.dtype)) bad_dtype(fname, r.dtype, "bool or integer arrays");
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+NodePtr operand(const Array& a, const char* fname) { return detail::node_of(a, fname); }
+
+// The dtype a math function gives: floating inputs keep theirs, integers give float64, bool
+// float16 (float32 where the device has no float16), as NumPy.
+DType math_dtype(DType t, const Device& d) {
+  DType out = is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64);
+  return out == DType::float16 && !d.supports(out) ? DType::float32 : out;
+}
+
+// Math functions: floating inputs keep their dtype; integers become float64, bool float16 (NumPy).
+Array math(Op op, const Array& a, const char* fname) {
+  NodePtr n = operand(a, fname);
+  DType out = math_dtype(n->dtype(), n->device());
+  return wrap(make_node(op, out, detail::cast(n, out)));
+}
+
+// Math functions of two operands (atan2, hypot...): the promoted dtype, made floating as math()'s
+// for the device of the first array operand.
+detail::Resolved math2_operands(const Operand& a, const Operand& b) {
+  const Operand& first = a.kind() == Operand::Kind::array ? a : b;
+  const Device d = first.kind() == Operand::Kind::array ? operand(first.array(), "operand")->device() : current_device();
+  return resolve({&a, &b}, math_dtype(detail::result_dtype({&a, &b}), d));
+}
+
+Array math2(Op op, const Operand& a, const Operand& b) {
+  auto r = math2_operands(a, b);
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array shift(Op op, const char* fname, const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  if (r.dtype != DType::int32 && r.dtype != DType::int64)
+    bad_dtype(fname, r.dtype, "integer arrays (bool has no shifts here: NumPy's int8 result is not a porta dtype; use astype(int32))");
+  return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+}  // namespace
+
+Array add(const Operand& a, const Operand& b) { return arithmetic(Op::add, a, b); }
+Array subtract(const Operand& a, const Operand& b) { return arithmetic(Op::sub, a, b); }
+Array multiply(const Operand& a, const Operand& b) { return arithmetic(Op::mul, a, b); }
+Array remainder(const Operand& a, const Operand& b) { return arithmetic(Op::mod, a, b); }
+Array floor_divide(const Operand& a, const Operand& b) { return arithmetic(Op::floor_div, a, b); }
+Array power(const Operand& a, const Operand& b) { return arithmetic(Op::pow, a, b); }
+Array pow(const Operand& a, const Operand& b) { return power(a, b); }
+
+Array divide(const Operand& a, const Operand& b) {
+  DType t = detail::result_dtype({&a, &b});
+  auto r = resolve({&a, &b}, is_floating(t) ? t : DType::float64);
+  return wrap(make_node(Op::div, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array maximum(const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  return wrap(make_node(r.dtype == DType::boolean ? Op::logical_or : Op::maximum, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array minimum(const Operand& a, const Operand& b) {
+  auto r = resolve({&a, &b});
+  return wrap(make_node(r.dtype == DType::boolean ? Op::logical_and : Op::minimum, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+Array clip(const Operand& a, const Operand& lo, const Operand& hi) {
+  auto r = resolve({&a, &lo, &hi});
+  if (r.dtype == DType::boolean) throw DTypeError("clip does not take bool arrays; use astype(int32) first");
+  NodePtr m = make_node(Op::maximum, r.dtype, r.nodes[0], r.nodes[1]);
+  return wrap(make_node(Op::minimum, r.dtype, m, r.nodes[2]));
+}
+
+Array where(const Operand& cond, const Operand& x, const Operand& y) {
+  DType t = detail::result_dtype({&x, &y});
+  auto r = resolve({&cond, &x, &y}, t);
+  // The condition is tested as bool, whatever its dtype.
+  auto c = resolve({&cond, &x, &y}, DType::boolean);
+  return wrap(make_node(Op::where, t, c.nodes[0], r.nodes[1], r.nodes[2]));
+}
+
+Array equal(const Operand& a, const Operand& b) { return comparison(Op::eq, a, b); }
+Array not_equal(const Operand& a, const Operand& b) { return comparison(Op::ne, a, b); }
+Array less(const Operand& a, const Operand& b) { return comparison(Op::lt, a, b); }
+Array less_equal(const Operand& a, const Operand& b) { return comparison(Op::le, a, b); }
+Array greater(const Operand& a, const Operand& b) { return comparison(Op::gt, a, b); }
+Array greater_equal(const Operand& a, const Operand& b) { return comparison(Op::ge, a, b); }
+
+Array logical_and(const Operand& a, const Operand& b) { return logical(Op::logical_and, a, b); }
+Array logical_or(const Operand& a, const Operand& b) { return logical(Op::logical_or, a, b); }
+Array logical_xor(const Operand& a, const Operand& b) { return logical(Op::logical_xor, a, b); }
+Array logical_not(const Array& a) {
+  return wrap(make_node(Op::logical_not, DType::boolean, detail::cast(operand(a, "logical_not"), DType::boolean)));
+}
+Array bitwise_and(const Operand& a, const Operand& b) { return bitwise(Op::bit_and, "bitwise_and", a, b); }
+Array bitwise_or(const Operand& a, const Operand& b) { return bitwise(Op::bit_or, "bitwise_or", a, b); }
+Array bitwise_xor(const Operand& a, const Operand& b) { return bitwise(Op::bit_xor, "bitwise_xor", a, b); }
+Array bitwise_left_shift(const Operand& a, const Operand& b) { return shift(Op::shl, "bitwise_left_shift", a, b); }
+Array bitwise_right_shift(const Operand& a, const Operand& b) { return shift(Op::shr, "bitwise_right_shift", a, b); }
+Array bitwise_not(const Array& a) {
+  NodePtr n = operand(a, "bitwise_not");
+  if (is_floating(n->dtype())) bad_dtype("bitwise_not", n->dtype(), "a bool or integer array");
+  return wrap(make_node(Op::bit_not, n->dtype(), n));
+}
+
+Array negative(const Array& a) {
+  NodePtr n = operand(a, "negative");
+  if (n->dtype() == DType::boolean) throw DTypeError("negative of a bool array is not defined (as NumPy); use logical_not");
+  return wrap(make_node(Op::neg, n->dtype(), n));
+}
+
+// A lazy node of its own, so that a write into the result does not reach `a` (NumPy's +a is a
+// copy); times one keeps every value of every dtype, -0.0 and NaN included, where + 0 would not.
+Array positive(const Array& a) {
+  NodePtr n = operand(a, "positive");
+  if (n->dtype() == DType::boolean) throw DTypeError("positive of a bool array is not defined (as NumPy); use astype(int32)");
+  return multiply(a, 1);
+}
+
+Array abs(const Array& a) {
+  NodePtr n = operand(a, "abs");
+  if (n->dtype() == DType::boolean) return a;
+  return wrap(make_node(Op::abs, n->dtype(), n));
+}
+
+Array sign(const Array& a) {
+  NodePtr n = operand(a, "sign");
+  if (n->dtype() == DType::boolean) throw DTypeError("sign of a bool array is not defined (as NumPy); use astype(int32)");
+  return wrap(make_node(Op::sign, n->dtype(), n));
+}
+
+Array square(const Array& a) {
+  NodePtr n = operand(a, "square");
+  if (n->dtype() == DType::boolean) return a;
+  return wrap(make_node(Op::square, n->dtype(), n));
+}
+
+Array exp(const Array& a) { return math(Op::exp, a, "exp"); }
+Array log(const Array& a) { return math(Op::log, a, "log"); }
+Array log1p(const Array& a) { return math(Op::log1p, a, "log1p"); }
+Array expm1(const Array& a) { return math(Op::expm1, a, "expm1"); }
+Array sqrt(const Array& a) { return math(Op::sqrt, a, "sqrt"); }
+Array rsqrt(const Array& a) { return math(Op::rsqrt, a, "rsqrt"); }
+Array sin(const Array& a) { return math(Op::sin, a, "sin"); }
+Array cos(const Array& a) { return math(Op::cos, a, "cos"); }
+Array tan(const Array& a) { return math(Op::tan, a, "tan"); }
+Array tanh(const Array& a) { return math(Op::tanh, a, "tanh"); }
+Array sigmoid(const Array& a) { return math(Op::sigmoid, a, "sigmoid"); }
+Array erf(const Array& a) { return math(Op::erf, a, "erf"); }
+Array acos(const Array& a) { return math(Op::acos, a, "acos"); }
+Array asin(const Array& a) { return math(Op::asin, a, "asin"); }
+Array atan(const Array& a) { return math(Op::atan, a, "atan"); }
+Array acosh(const Array& a) { return math(Op::acosh, a, "acosh"); }
+Array asinh(const Array& a) { return math(Op::asinh, a, "asinh"); }
+Array atanh(const Array& a) { return math(Op::atanh, a, "atanh"); }
+Array sinh(const Array& a) { return math(Op::sinh, a, "sinh"); }
+Array cosh(const Array& a) { return math(Op::cosh, a, "cosh"); }
+Array log2(const Array& a) { return math(Op::log2, a, "log2"); }
+Array log10(const Array& a) { return math(Op::log10, a, "log10"); }
+
+Array reciprocal(const Array& a) {
+  NodePtr n = operand(a, "reciprocal");
+  if (!is_floating(n->dtype()))
+    throw DTypeError(cat("reciprocal takes floating arrays, not ", name(n->dtype()),
+                         " (NumPy's reciprocal of integers is an integer division, 1 // x); use divide(1, a) for float64, or astype first"));
+  return divide(1, a);
+}
+
+Array atan2(const Operand& a, const Operand& b) { return math2(Op::atan2, a, b); }
+Array hypot(const Operand& a, const Operand& b) { return math2(Op::hypot, a, b); }
+Array copysign(const Operand& a, const Operand& b) { return math2(Op::copysign, a, b); }
+
+Array nextafter(const Operand& a, const Operand& b) {
+  auto r = math2_operands(a, b);
+  if (r.dtype != DType::float32 && r.dtype != DType::float64)
+    bad_dtype("nextafter", r.dtype, "float32 or float64 operands (the 16-bit types' next value is not computed yet; astype(float32) gives float32's)");
+  return wrap(make_node(Op::nextafter, r.dtype, r.nodes[0], r.nodes[1]));
+}
+
+// NumPy's logaddexp: log(exp(a) + exp(b)) without overflow; equal operands (infinities
+// included) give a + log(2), and NaN propagates through maximum. The 16-bit types are computed
+// in float32, as NumPy's: log(2) as a float16 scalar is 2e-4 off, which a + log(2) near zero
+// made a 1e-3 error (seen on PoCL).
+Array logaddexp(const Operand& a, const Operand& b) {
+  auto r = math2_operands(a, b);
+  const bool narrow = r.dtype == DType::float16 || r.dtype == DType::bfloat16;
+  const DType ct = narrow ? DType::float32 : r.dtype;
+  const Array x = wrap(detail::cast(r.nodes[0], ct)), y = wrap(detail::cast(r.nodes[1], ct));
+  const Array rest = maximum(x, y) + log1p(exp(-abs(x - y)));
+  const Array out = where(equal(x, y), x + 0.69314718055994530942, rest);
+  return narrow ? out.astype(r.dtype) : out;
+}
+
+namespace {
+// floor/ceil/round leave integers as they are (NumPy 2).
+Array rounding(Op op, const Array& a, const char* fname) {
+  NodePtr n = operand(a, fname);
+  if (is_integral(n->dtype())) return a;
+  return math(op, a, fname);
+}
+Array classify(Op op, const Array& a, const char* fname) {
+  NodePtr n = operand(a, fname);
+  return wrap(make_node(op, DType::boolean, n));
+}
+}  // namespace
+
+Array floor(const Array& a) { return rounding(Op::floor, a, "floor"); }
+Array ceil(const Array& a) { return rounding(Op::ceil, a, "ceil"); }
+Array round(const Array& a) { return rounding(Op::round, a, "round"); }
+Array trunc(const Array& a) { return rounding(Op::trunc, a, "trunc"); }
+Array signbit(const Array& a) { return classify(Op::signbit, a, "signbit"); }
+Array isnan(const Array& a) { return classify(Op::isnan, a, "isnan"); }
+Array isinf(const Array& a) { return classify(Op::isinf, a, "isinf"); }
+Array isfinite(const Array& a) { return classify(Op::isfinite, a, "isfinite"); }
+
+Array Array::operator-() const { return negative(*this); }
+Array Array::operator!() const { return logical_not(*this); }
+Array Array::operator~() const { return bitwise_not(*this); }
+Array& Array::operator+=(const Array& b) { return *this = add(*this, b); }
+Array& Array::operator-=(const Array& b) { return *this = subtract(*this, b); }
+Array& Array::operator*=(const Array& b) { return *this = multiply(*this, b); }
+Array& Array::operator/=(const Array& b) { return *this = divide(*this, b); }
+
+}  // namespace porta

@@ -1,0 +1,337 @@
+// Instructions to source text: one statement per instruction, with the semantics of plan.hpp.
+#include <cstdint>
+#include <stdexcept>
+
+#include "codegen/codegen.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::detail {
+namespace {
+
+
+std::string fsuffix(DType t) { return t == DType::float64 ? "f64" : "f32"; }
+
+// The C / OpenCL C function that computes `op` of one floating operand (the scalar and the vector
+// forms, CUDA's with its float suffix); nullptr for the other ops.
+const char* math_function(Op op) {
+  switch (op) {
+    case Op::exp: return "exp";
+    case Op::log: return "log";
+    case Op::log1p: return "log1p";
+    case Op::expm1: return "expm1";
+    case Op::sqrt: return "sqrt";
+    case Op::rsqrt: return "rsqrt";
+    case Op::sin: return "sin";
+    case Op::cos: return "cos";
+    case Op::tan: return "tan";
+    case Op::tanh: return "tanh";
+    case Op::acos: return "acos";
+    case Op::asin: return "asin";
+    case Op::atan: return "atan";
+    case Op::acosh: return "acosh";
+    case Op::asinh: return "asinh";
+    case Op::atanh: return "atanh";
+    case Op::sinh: return "sinh";
+    case Op::cosh: return "cosh";
+    case Op::log2: return "log2";
+    case Op::log10: return "log10";
+    case Op::erf: return "erf";
+    case Op::floor: return "floor";
+    case Op::ceil: return "ceil";
+    case Op::round: return "rint";  // half to even
+    case Op::trunc: return "trunc";
+    default: return nullptr;
+  }
+}
+
+// The same for the math functions of two floating operands.
+const char* math_function2(Op op) {
+  switch (op) {
+    case Op::atan2: return "atan2";
+    case Op::hypot: return "hypot";
+    case Op::copysign: return "copysign";
+    case Op::nextafter: return "nextafter";
+    default: return nullptr;
+  }
+}
+
+std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a) {
+  DType t = in.dtype;
+  std::string ct = d.compute_type(t);
+  auto fn = [&](const char* f) { return cat(d.math(f, t), "(", a, ")"); };
+  if (const char* f = math_function(in.op)) return fn(f);
+  switch (in.op) {
+    case Op::cast: {
+      if (t == DType::boolean) return is_floating(src) ? cat("((", a, ") != ", d.literal(0, src), ")") : cat("((", a, ") != 0)");
+      // float -> integer saturates, NaN giving 0 (plan.hpp): a C cast leaves that undefined
+      // (x86's cvttss2si gives INT_MIN for all of them), so say it in each dialect's own words.
+      if (is_floating(src) && (t == DType::int32 || t == DType::int64)) {
+        if (d.cuda()) {
+          const char* from = src == DType::float64 ? "double" : "float";
+          // cvt.rzi saturates, but gives INT64_MIN for NaN from float64 or into int64 (PTX ISA).
+          return cat("(isnan(", a, ") ? 0 : __", from, t == DType::int32 ? "2int_rz(" : "2ll_rz(", a, "))");
+        }
+        // OpenCL's _sat conversions give 0 for NaN by the spec, but NVIDIA's driver gives the
+        // minimum (seen on the H200, driver 580): test NaN explicitly there too.
+        return cat("(isnan(", a, ") ? 0 : ", t == DType::int32 ? "convert_int_sat(" : "convert_long_sat(", a, "))");
+      }
+      std::string v = cat("(", ct, ")(", a, ")");
+      // From float64, round to odd in float32 first so that the value is rounded only once.
+      if ((t == DType::float16 || t == DType::bfloat16) && src == DType::float64) v = cat("porta_odd_f32(", a, ")");
+      if (t == DType::float16) return cat("porta_round_h(", v, ")");
+      if (t == DType::bfloat16) return cat("porta_round_bf(", v, ")");
+      return v;
+    }
+    case Op::neg: return cat("(-(", a, "))");
+    case Op::abs: return is_floating(t) ? fn("fabs") : cat("((", a, ") < 0 ? -(", a, ") : (", a, "))");
+    case Op::sign:
+      if (is_floating(t)) return cat("(isnan(", a, ") ? (", a, ") : (", ct, ")(((", a, ") > 0) - ((", a, ") < 0)))");
+      return cat("(", ct, ")(((", a, ") > 0) - ((", a, ") < 0))");
+    case Op::square: return cat("((", a, ") * (", a, "))");
+    case Op::sigmoid:
+      return cat("(", d.literal(1, t), " / (", d.literal(1, t), " + ", d.math("exp", t), "(-(", a, "))))");
+    case Op::isnan: return is_floating(src) ? cat("(isnan(", a, ") != 0)") : "false";
+    case Op::isinf: return is_floating(src) ? cat("(", d.cuda() ? "isinf" : "isinf", "(", a, ") != 0)") : "false";
+    case Op::isfinite: return is_floating(src) ? cat("(", "isfinite", "(", a, ") != 0)") : "true";
+    case Op::signbit:
+      if (is_floating(src)) return cat("(signbit(", a, ") != 0)");
+      return src == DType::boolean ? "false" : cat("((", a, ") < 0)");
+    case Op::logical_not: return cat("(!(", a, "))");
+    case Op::bit_not: return t == DType::boolean ? cat("(!(", a, "))") : cat("(~(", a, "))");
+    default: break;
+  }
+  throw std::logic_error("codegen: not a unary op");
+}
+
+// An op of a value with itself (clip(x, x, hi), x == x): the answer without comparing the value
+// with itself, which compilers warn about ("self-comparison always evaluates to false"); floats
+// keep NaN's answers. Empty where the general form has no such comparison.
+std::string self_binary(Op op, DType src, const std::string& a) {
+  const bool fl = is_floating(src);
+  const std::string nan = cat("(isnan(", a, ") != 0)"), number = cat("(isnan(", a, ") == 0)");
+  switch (op) {
+    case Op::maximum: case Op::minimum: return a;  // NaN stays NaN
+    case Op::eq: case Op::le: case Op::ge: return fl ? number : "true";
+    case Op::ne: return fl ? nan : "false";
+    case Op::lt: case Op::gt: return "false";
+    case Op::logical_xor: return "false";
+    case Op::bit_xor: return src == DType::boolean ? "false" : "";
+    default: return "";
+  }
+}
+
+std::string binary(const DialectText& d, const Instr& in, DType src, const std::string& a, const std::string& b) {
+  DType t = in.dtype;
+  if (a == b) {
+    std::string same = self_binary(in.op, src, a);
+    if (!same.empty()) return same;
+  }
+  auto infix = [&](const char* op) { return cat("((", a, ") ", op, " (", b, "))"); };
+  if (const char* f = math_function2(in.op)) return cat(d.math(f, t), "(", a, ", ", b, ")");
+  switch (in.op) {
+    case Op::add: return infix("+");
+    case Op::sub: return infix("-");
+    case Op::mul: return infix("*");
+    case Op::div: return infix("/");
+    case Op::mod:
+      if (is_floating(t)) return cat("porta_mod_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat(t == DType::int64 ? "porta_mod_i64(" : "porta_mod_i32(", a, ", ", b, ")");
+    case Op::floor_div:
+      if (is_floating(t)) return cat("porta_fdiv_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat(t == DType::int64 ? "porta_fdiv_i64(" : "porta_fdiv_i32(", a, ", ", b, ")");
+    case Op::pow:
+      if (is_floating(t)) return cat(d.math("pow", t), "(", a, ", ", b, ")");
+      return cat(t == DType::int64 ? "porta_pow_i64(" : "porta_pow_i32(", a, ", ", b, ")");
+    case Op::maximum:
+      if (is_floating(t)) return cat("porta_max_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat("((", a, ") > (", b, ") ? (", a, ") : (", b, "))");
+    case Op::minimum:
+      if (is_floating(t)) return cat("porta_min_", fsuffix(t), "(", a, ", ", b, ")");
+      return cat("((", a, ") < (", b, ") ? (", a, ") : (", b, "))");
+    case Op::eq: return infix("==");
+    case Op::ne: return infix("!=");
+    case Op::lt: return infix("<");
+    case Op::le: return infix("<=");
+    case Op::gt: return infix(">");
+    case Op::ge: return infix(">=");
+    case Op::logical_and: return infix("&&");
+    case Op::logical_or: return infix("||");
+    case Op::logical_xor: return infix("!=");
+    case Op::bit_and: return t == DType::boolean ? infix("&&") : infix("&");
+    case Op::bit_or: return t == DType::boolean ? infix("||") : infix("|");
+    case Op::bit_xor: return t == DType::boolean ? infix("!=") : infix("^");
+    case Op::shl: return cat(t == DType::int64 ? "porta_shl_i64(" : "porta_shl_i32(", a, ", ", b, ")");
+    case Op::shr: return cat(t == DType::int64 ? "porta_shr_i64(" : "porta_shr_i32(", a, ", ", b, ")");
+    default: break;
+  }
+  (void)src;
+  throw std::logic_error("codegen: not a binary op");
+}
+
+}  // namespace
+
+std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
+                              const std::vector<std::string>& input_exprs, const std::string& index_expr,
+                              const std::string& suffix, const std::vector<std::string>* random_words) {
+  std::string out;
+  auto v = [&](int j) { return cat("v", j, suffix); };
+  for (std::size_t j = 0; j < plan.code.size(); ++j) {
+    const Instr& in = plan.code[j];
+    std::string rhs;
+    switch (in.op) {
+      case Op::load: rhs = input_exprs.at(static_cast<std::size_t>(in.arg)); break;
+      case Op::scalar:
+        // float16/bfloat16 scalars arrive already rounded to their dtype (the builder does it).
+        rhs = in.dtype == DType::boolean ? cat("(s", in.arg, " != 0)") : cat("s", in.arg);
+        break;
+      case Op::index: rhs = cat("(", d.compute_type(DType::int64), ")(", index_expr, ")"); break;
+      case Op::where: rhs = cat("((", v(in.a), ") ? (", v(in.b), ") : (", v(in.c), "))"); break;
+      case Op::fma: rhs = cat(d.math("fma", in.dtype), "(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
+      case Op::uniform:
+      case Op::normal: {
+        if (random_words && !(*random_words)[j].empty()) {
+          rhs = (*random_words)[j];
+        } else {
+          std::string fn = cat(in.op == Op::uniform ? "porta_uniform_" : "porta_normal_", fsuffix(in.dtype));
+          rhs = cat(fn, "((porta_u64)", v(in.a), ", (porta_u64)s", in.arg + 1, ", (porta_u64)s", in.arg, ")");
+        }
+        if (in.dtype == DType::float16) rhs = cat("porta_round_h(", rhs, ")");
+        if (in.dtype == DType::bfloat16) rhs = cat("porta_round_bf(", rhs, ")");
+        break;
+      }
+      default:
+        if (in.b < 0) {
+          DType src = plan.code[static_cast<std::size_t>(in.a)].dtype;
+          rhs = unary(d, in, src, v(in.a));
+        } else {
+          DType src = plan.code[static_cast<std::size_t>(in.a)].dtype;
+          rhs = binary(d, in, src, v(in.a), v(in.b));
+        }
+    }
+    out += cat("    const ", d.compute_type(in.dtype), " ", v(static_cast<int>(j)), " = ", rhs, ";\n");
+  }
+  return out;
+}
+
+namespace {
+
+bool vector_dtype(DType t) { return t == DType::float32 || t == DType::float64; }
+
+}  // namespace
+
+bool vector_instructions_supported(const ElementwisePlan& plan) {
+  for (const Instr& in : plan.code) {
+    if (in.op == Op::uniform || in.op == Op::normal) {
+      if (!vector_dtype(in.dtype)) return false;
+      continue;
+    }
+    if (in.op == Op::index) {  // only as the counter of random numbers (emit_random_blocks)
+      const auto j = static_cast<std::int32_t>(&in - plan.code.data());
+      for (const Instr& user : plan.code)
+        if ((user.a == j && user.op != Op::uniform && user.op != Op::normal) || user.b == j || user.c == j) return false;
+      continue;
+    }
+    if (!vector_dtype(in.dtype)) return false;
+    if (in.a >= 0 && !vector_dtype(plan.code[static_cast<std::size_t>(in.a)].dtype)) return false;
+    switch (in.op) {
+      case Op::load: case Op::scalar: case Op::cast: case Op::neg: case Op::abs: case Op::square:
+      case Op::sigmoid: case Op::add: case Op::sub: case Op::mul: case Op::div: case Op::pow:
+      case Op::maximum: case Op::minimum: case Op::fma:
+        break;
+      default:
+        if (!math_function(in.op) && !math_function2(in.op)) return false;  // the math functions have vector forms too
+    }
+  }
+  return true;
+}
+
+std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
+                                     const std::vector<std::string>& input_exprs, int lanes,
+                                     const std::vector<std::vector<std::string>>& random_words) {
+  std::string out;
+  auto v = [](std::int32_t j) { return cat("v", j); };
+  for (std::size_t j = 0; j < plan.code.size(); ++j) {
+    const Instr& in = plan.code[j];
+    if (in.op == Op::index) continue;  // read only through random_words
+    if (in.op == Op::uniform || in.op == Op::normal) {
+      std::vector<std::string> ls;
+      for (int ln = 0; ln < lanes; ++ln) ls.push_back(random_words.at(static_cast<std::size_t>(ln)).at(j));
+      out += cat("    const ", d.compute_type(in.dtype), lanes, " v", j, " = (", d.compute_type(in.dtype), lanes, ")(", join(ls, ", "), ");\n");
+      continue;
+    }
+    const std::string vt = cat(d.compute_type(in.dtype), lanes);
+    const std::string one = cat("(", vt, ")(", d.literal(1, in.dtype), ")");
+    auto fn = [&](const char* f) { return cat(f, "(", v(in.a), ")"); };
+    auto infix = [&](const char* op) { return cat("((", v(in.a), ") ", op, " (", v(in.b), "))"); };
+    std::string rhs;
+    switch (in.op) {
+      case Op::load: rhs = input_exprs.at(static_cast<std::size_t>(in.arg)); break;
+      case Op::scalar: rhs = cat("(", vt, ")(s", in.arg, ")"); break;
+      case Op::cast:
+        rhs = plan.code[static_cast<std::size_t>(in.a)].dtype == in.dtype ? v(in.a) : cat("convert_", vt, "(", v(in.a), ")");
+        break;
+      case Op::neg: rhs = cat("(-(", v(in.a), "))"); break;
+      case Op::abs: rhs = fn("fabs"); break;
+      case Op::square: rhs = cat("((", v(in.a), ") * (", v(in.a), "))"); break;
+      case Op::sigmoid: rhs = cat("(", one, " / (", one, " + exp(-(", v(in.a), "))))"); break;
+      case Op::add: rhs = infix("+"); break;
+      case Op::sub: rhs = infix("-"); break;
+      case Op::mul: rhs = infix("*"); break;
+      case Op::div: rhs = infix("/"); break;
+      case Op::pow: rhs = cat("pow(", v(in.a), ", ", v(in.b), ")"); break;
+      // porta_max_f32's rule lane by lane: a where a > b or a is NaN, else b (select takes the
+      // second operand where the mask's sign bit is set).
+      case Op::maximum:
+        if (in.a == in.b) { rhs = v(in.a); break; }
+        rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " > ", v(in.b), ") | isnan(", v(in.a), "))"); break;
+      case Op::minimum:
+        if (in.a == in.b) { rhs = v(in.a); break; }
+        rhs = cat("select(", v(in.b), ", ", v(in.a), ", (", v(in.a), " < ", v(in.b), ") | isnan(", v(in.a), "))"); break;
+      case Op::fma: rhs = cat("fma(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
+      default:
+        if (const char* f = math_function(in.op)) {
+          rhs = fn(f);
+          break;
+        }
+        if (const char* f = math_function2(in.op)) {
+          rhs = cat(f, "(", v(in.a), ", ", v(in.b), ")");
+          break;
+        }
+        throw std::logic_error("codegen: no vector form for this op");
+    }
+    out += cat("    const ", vt, " ", v(static_cast<std::int32_t>(j)), " = ", rhs, ";\n");
+  }
+  return out;
+}
+
+void append_instruction_key(std::string& k, const ElementwisePlan& plan) {
+  // Raw bytes, fixed widths, each list led by its length: unambiguous, and several times
+  // cheaper than printing the numbers (it runs on every evaluation).
+  auto raw = [&k](auto v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  k.reserve(k.size() + 12 + plan.code.size() * 18 + plan.scalars.size() + plan.inputs.size());
+  raw(static_cast<std::uint32_t>(plan.code.size()));
+  for (const Instr& in : plan.code) {
+    raw(static_cast<std::uint8_t>(in.op));
+    raw(static_cast<std::uint8_t>(in.dtype));
+    raw(in.a);
+    raw(in.b);
+    raw(in.c);
+    raw(in.arg);
+  }
+  raw(static_cast<std::uint32_t>(plan.scalars.size()));
+  for (auto& s : plan.scalars) raw(static_cast<std::uint8_t>(s.dtype));
+  raw(static_cast<std::uint32_t>(plan.inputs.size()));
+  for (auto& in : plan.inputs) raw(static_cast<std::uint8_t>(in.dtype));
+}
+
+bool plan_uses_fp64(const ElementwisePlan& plan) {
+  for (auto& in : plan.code)
+    if (in.dtype == DType::float64) return true;
+  for (auto& s : plan.scalars)
+    if (s.dtype == DType::float64) return true;
+  for (auto& i : plan.inputs)
+    if (i.dtype == DType::float64) return true;
+  return plan.output.dtype == DType::float64;
+}
+
+}  // namespace porta::detail

@@ -1,0 +1,62 @@
+// Evaluation of lazy trees on the device of their root, on this thread's queue.
+#include "lazy/evaluate.hpp"
+
+#include <cstring>
+
+#include "codegen/codegen.hpp"
+#include "runtime/device_state.hpp"
+#include "lazy/plan_builder.hpp"
+
+namespace porta::detail {
+
+void scalar_storage(const ScalarValue& v, DType t, void* out) {
+  switch (t) {
+    case DType::boolean: { std::uint8_t b = v.i != 0 || v.f != 0; std::memcpy(out, &b, 1); return; }
+    case DType::int32: { auto x = static_cast<std::int32_t>(v.i); std::memcpy(out, &x, 4); return; }
+    case DType::int64: std::memcpy(out, &v.i, 8); return;
+    case DType::float16: { half h(v.f); std::memcpy(out, &h.bits, 2); return; }
+    case DType::bfloat16: { bfloat16 h(v.f); std::memcpy(out, &h.bits, 2); return; }
+    case DType::float32: { auto x = static_cast<float>(v.f); std::memcpy(out, &x, 4); return; }
+    case DType::float64: std::memcpy(out, &v.f, 8); return;
+  }
+}
+
+const View& evaluate(const NodePtr& node) {
+  if (node->evaluated()) return node->view();
+  std::lock_guard lock(node->lock());
+  if (node->evaluated()) return node->view();
+  const Device& device = node->device();
+  const auto& q = thread_queue_shared(device);
+  const Expr& expr = node->expr_locked();
+  std::size_t bytes = static_cast<std::size_t>(node->size()) * itemsize(node->dtype());
+  auto buffer = std::make_shared<Buffer>(device, bytes);
+  if (expr.op == Op::scalar) {
+    // full(), zeros(), ones(): the driver's fill.
+    std::uint8_t pattern[8];
+    scalar_storage(expr.scalar, node->dtype(), pattern);
+    if (bytes) device.impl().fill(*q, buffer->handle(), 0, pattern, itemsize(node->dtype()), bytes);
+  } else {
+    PlanBuilder builder(node->shape());
+    int result = builder.add_root(*node, expr);
+    ElementwisePlan plan = builder.finish(result, PlanOutput{node->dtype(), buffer->handle(), 0, {}});
+    for (auto& in : builder.buffers()) in->before_read(q);
+    run_elementwise(device.impl(), q, plan);
+  }
+  buffer->after_write(q);
+  node->set_result(View{std::move(buffer), 0, contiguous_strides(node->shape())});
+  return node->view();
+}
+
+void evaluate_into(const NodePtr& src, const View& dst) {
+  const Device& device = dst.buffer->device();
+  const auto& q = thread_queue_shared(device);
+  PlanBuilder builder(src->shape());
+  int result = builder.add(src);
+  ElementwisePlan plan = builder.finish(result, PlanOutput{src->dtype(), dst.buffer->handle(), dst.offset, dst.strides});
+  for (auto& in : builder.buffers()) in->before_read(q);
+  dst.buffer->before_write(q);
+  run_elementwise(device.impl(), q, plan);
+  dst.buffer->after_write(q);
+}
+
+}  // namespace porta::detail

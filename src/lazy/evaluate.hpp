@@ -1,0 +1,15 @@
+// Running lazy trees: evaluate() (in node.hpp) makes a node's result buffer; evaluate_into
+// writes a tree into part of an existing buffer (concatenate, copies into views).
+#pragma once
+
+#include "lazy/node.hpp"
+
+namespace porta::detail {
+
+// Writes the values of `src` (shape `shape`) into `dst`, a view with that shape.
+void evaluate_into(const NodePtr& src, const View& dst);
+
+// Storage bytes of `v` converted to dtype `t` (a fill pattern), itemsize(t) bytes long.
+void scalar_storage(const ScalarValue& v, DType t, void* out);
+
+}  // namespace porta::detail

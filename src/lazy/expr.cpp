@@ -1,0 +1,212 @@
+// Expression nodes: promotion, broadcasting, and the evaluation rules.
+#include "lazy/expr.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <porta/error.hpp>
+
+#include "base/float_to_int.hpp"
+#include "porta_backend/log.hpp"
+
+namespace porta::detail {
+
+const char* to_string(EvalReason r) {
+  switch (r) {
+    case EvalReason::data_needed: return "data needed";
+    case EvalReason::tree_height: return "tree height";
+    case EvalReason::parameter_count: return "parameter count";
+    case EvalReason::memory_pressure: return "memory pressure";
+    case EvalReason::broadcast: return "broadcast of a lazy operand";
+  }
+  return "?";
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    std::int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1)
+      throw ShapeError(cat("shapes ", porta::to_string(a), " and ", porta::to_string(b),
+                           " cannot be broadcast together: dimension ", i, " is ", da, " against ", db,
+                           " (each pair of trailing dimensions must be equal or one of them 1)"));
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+void check_valid_dtype(DType t, std::string_view what) {
+  if (is_valid(t)) return;
+  throw DTypeError(cat(what, ": DType(", static_cast<int>(t), ") is not a porta dtype; the dtypes are bool, int32, int64, ",
+                       "float16, bfloat16, float32, float64"));
+}
+
+void check_dtype(const Device& d, DType t) {
+  check_valid_dtype(t, "dtype");
+  if (d.supports(t)) return;
+  throw DTypeError(cat(name(t), " is not supported on ", d.spec(), " (", d.name(), ")",
+                       t == DType::float64 ? ": the device has no double precision (cl_khr_fp64); use float32" : "",
+                       ". Use astype() to another dtype or another device"));
+}
+
+void check_same_device(const NodePtr& a, const NodePtr& b, const char* op) {
+  if (a->device() == b->device()) return;
+  throw InvalidArgument(cat(op, ": operands are on different devices, ", a->device().spec(), " and ", b->device().spec(),
+                            "; move one with .to(other.device())"));
+}
+
+NodePtr node_of(const Array& a, const char* what) {
+  if (!a.valid()) throw InvalidArgument(cat(what, ": the array is empty (default-constructed)"));
+  return a.node();
+}
+
+NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device& d) {
+  check_dtype(d, t);
+  Expr e;
+  e.op = Op::scalar;
+  e.scalar.dtype = t;
+  switch (t) {
+    case DType::boolean: e.scalar.i = (i != 0 || f != 0) ? 1 : 0; break;
+    case DType::int32: e.scalar.i = static_cast<std::int32_t>(i); break;  // wraps, as a cast of the array would
+    case DType::int64: e.scalar.i = i; break;
+    case DType::float16: e.scalar.f = static_cast<float>(half(f)); break;
+    case DType::bfloat16: e.scalar.f = static_cast<float>(bfloat16(f)); break;
+    case DType::float32: e.scalar.f = static_cast<float>(f); break;
+    case DType::float64: e.scalar.f = f; break;
+  }
+  e.scalar.f = is_floating(t) ? e.scalar.f : static_cast<double>(e.scalar.i);
+  return std::make_shared<ArrayNode>(std::move(shape), t, d, std::move(e));
+}
+
+NodePtr make_index(Shape shape, const Device& d) {
+  Expr e;
+  e.op = Op::index;
+  return std::make_shared<ArrayNode>(std::move(shape), DType::int64, d, std::move(e));
+}
+
+NodePtr prepare_operand(const NodePtr& a) {
+  if (a->evaluated()) return a;
+  std::optional<EvalReason> why;
+  if (a->height() >= kMaxTreeHeight) why = EvalReason::tree_height;
+  else if (a->leaves() >= kMaxLeaves) why = EvalReason::parameter_count;
+  else if (static_cast<double>(a->held_bytes()) > kMaxHeldFraction * static_cast<double>(a->device().memory_bytes()))
+    why = EvalReason::memory_pressure;
+  if (!why) return a;
+  PORTA_LOG(debug, "evaluating a lazy tree of height ", a->height(), " with ", a->leaves(), " leaves: ", to_string(*why));
+  evaluate(a);
+  return a;
+}
+
+NodePtr make_node(Op op, DType t, NodePtr a, NodePtr b, NodePtr c) {
+  check_dtype(a->device(), t);
+  Expr e;
+  e.op = op;
+  e.args = {prepare_operand(a), b ? prepare_operand(b) : nullptr, c ? prepare_operand(c) : nullptr};
+  Shape shape = a->shape();
+  auto node = std::make_shared<ArrayNode>(std::move(shape), t, a->device(), std::move(e));
+  // Writes into a buffer evaluate its lazy readers first (DESIGN.md section 13).
+  for (const auto& arg : node->expr_locked().args)
+    if (arg) arg->add_lazy_reader(node);
+  return node;
+}
+
+NodePtr cast(const NodePtr& a, DType t) {
+  if (a->dtype() == t) return a;
+  if (!a->evaluated()) {
+    auto snap = a->snapshot();
+    if (!snap.evaluated && snap.expr.op == Op::scalar) {
+      const ScalarValue& s = snap.expr.scalar;
+      double f = is_floating(s.dtype) ? s.f : static_cast<double>(s.i);
+      std::int64_t i = is_floating(s.dtype) ? float_to_int(s.f, t) : s.i;
+      return make_scalar(f, i, t, a->shape(), a->device());
+    }
+  }
+  return make_node(Op::cast, t, a);
+}
+
+NodePtr broadcast_node(const NodePtr& a, const Shape& s) {
+  if (a->shape() == s) return a;
+  Shape check = broadcast_shapes(a->shape(), s);
+  if (check != s)
+    throw ShapeError(cat("cannot broadcast shape ", porta::to_string(a->shape()), " to ", porta::to_string(s)));
+  auto snap = a->snapshot();
+  if (!snap.evaluated) {
+    if (snap.expr.op == Op::scalar) {
+      Expr e = snap.expr;
+      return std::make_shared<ArrayNode>(s, a->dtype(), a->device(), std::move(e));
+    }
+    PORTA_LOG(debug, "evaluating a lazy operand of shape ", porta::to_string(a->shape()), ": ", to_string(EvalReason::broadcast));
+    evaluate(a);
+    snap = a->snapshot();
+  }
+  const View& v = snap.view;
+  std::vector<std::int64_t> strides(s.size(), 0);
+  std::size_t lead = s.size() - a->shape().size();
+  for (std::size_t i = 0; i < a->shape().size(); ++i)
+    strides[lead + i] = (a->shape()[i] == 1 && s[lead + i] != 1) ? 0 : v.strides[i];
+  return std::make_shared<ArrayNode>(s, a->dtype(), a->device(), View{v.buffer, v.offset, std::move(strides)});
+}
+
+DType result_dtype(std::initializer_list<const Operand*> ops) {
+  std::optional<DType> arrays;
+  int scalar_kind = -1;  // 0 bool, 1 int, 2 float
+  for (const Operand* o : ops) {
+    switch (o->kind()) {
+      case Operand::Kind::array: {
+        DType t = o->array().dtype();
+        arrays = arrays ? promote_types(*arrays, t) : t;
+        break;
+      }
+      case Operand::Kind::boolean: scalar_kind = std::max(scalar_kind, 0); break;
+      case Operand::Kind::integer: scalar_kind = std::max(scalar_kind, 1); break;
+      case Operand::Kind::floating: scalar_kind = std::max(scalar_kind, 2); break;
+    }
+  }
+  if (!arrays) return scalar_kind == 2 ? DType::float64 : scalar_kind == 1 ? DType::int64 : DType::boolean;
+  DType a = *arrays;
+  if (scalar_kind == 2 && !is_floating(a)) return DType::float64;
+  if (scalar_kind == 1 && a == DType::boolean) return DType::int64;
+  return a;
+}
+
+Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType> force) {
+  Resolved r;
+  r.nodes.reserve(ops.size());
+  bool have_device = false;
+  bool have_shape = false;
+  NodePtr first;
+  for (const Operand* o : ops) {
+    if (o->kind() != Operand::Kind::array) continue;
+    NodePtr n = node_of(o->array(), "operand");
+    if (!have_device) {
+      r.device = n->device();
+      first = n;
+      have_device = true;
+    } else {
+      check_same_device(first, n, "elementwise operation");
+    }
+    if (!have_shape) r.shape = n->shape();
+    else if (r.shape != n->shape()) r.shape = broadcast_shapes(r.shape, n->shape());
+    have_shape = true;
+  }
+  if (!have_device) r.device = current_device();
+  r.dtype = force ? *force : result_dtype(ops);
+  for (const Operand* o : ops) {
+    if (o->kind() == Operand::Kind::array) {
+      r.nodes.push_back(cast(broadcast_node(o->array().node(), r.shape), r.dtype));
+      continue;
+    }
+    double f = o->kind() == Operand::Kind::floating ? o->floating() : static_cast<double>(o->integer());
+    std::int64_t i = o->kind() == Operand::Kind::floating ? float_to_int(o->floating(), r.dtype) : o->integer();
+    if (r.dtype == DType::int32 && o->kind() == Operand::Kind::integer &&
+        (i > std::numeric_limits<std::int32_t>::max() || i < std::numeric_limits<std::int32_t>::min()))
+      throw InvalidArgument(cat("the number ", i, " does not fit in int32, the dtype of the array it meets; use astype(int64)"));
+    r.nodes.push_back(make_scalar(f, i, r.dtype, r.shape, r.device));
+  }
+  return r;
+}
+
+}  // namespace porta::detail

@@ -1,0 +1,553 @@
+// Row and column scans (primitives/primitives.hpp: scan_rows, scan_columns): generated kernels in both
+// dialects (primitives/work.hpp runs them) and host loops for Kokkos.
+//
+// Long rows: one pass, a chained scan with decoupled look-back (Merrill & Garland 2016). Each
+// work-group takes its tile from an atomic counter (so it only ever waits on tiles that started
+// before it: safe where work-groups run a few at a time, as on PoCL), scans the tile in local
+// memory (each work-item its ITEMS consecutive elements, then a fixed Hillis-Steele tree over the
+// work-items' totals), publishes the tile's aggregate, looks back for its exclusive prefix and
+// publishes its inclusive prefix. The order of accumulation is fixed: the inclusive prefix of
+// tile i is defined as P(i) = P(i-1) + A(i) (P(0) = A(0)), and the look-back, wherever it finds
+// a published P(j), folds the aggregates after it left to right, P(j) + A(j+1) + ... + A(i-1):
+// the same operations in the same order as the chain, so the same bits whichever tile's status
+// was visible when (a reverse fold, as the paper's, would round differently from run to run).
+// Short rows: a work-group loads whole rows of one tile, each work-item scans one row in local
+// memory. Columns (a scan over an axis that is not the last): one work-item per column.
+#include <porta/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "codegen/codegen.hpp"
+#include "primitives/primitives.hpp"
+#include "primitives/work.hpp"
+#include "porta_backend/env.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::detail {
+
+using namespace index_work;
+
+namespace {
+
+// Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them; index_work's env_int reads them):
+// PORTA_SCAN_ITEMS, 4-byte elements a GPU work-item (2 to 32, a power of two; 8-byte values take
+// half; unset: scan_items chooses), and PORTA_SCAN_WINDOW, the look-back's window (1 to 256
+// tiles). Each setting is its own kernel and its own fixed order of accumulation.
+std::optional<int> requested_scan_items() {
+  static const std::optional<int> items = env_int("PORTA_SCAN_ITEMS", 2, kScanMaxItems, true);
+  return items;
+}
+// A tile is 256 work-items' ITEMS values: 32 KiB for every dtype with 32 items (8192 float32), so
+// that 2^28 floats are 32768 tiles and the look-back has few to walk.
+std::int64_t tile_of(DType t, int items) { return std::int64_t{256} * (itemsize(t) >= 8 ? items / 2 : items); }
+// Work-items a tile: 256 on GPUs; one on CPU devices, where a work-group of many work-items runs
+// as a loop between each two barriers (PoCL) and one work-item's plain loop over the tile is the
+// fast way through it. PORTA_SCAN=group or serial forces either on any compiling device, for tests
+// (CI runs the GPU look-back on PoCL so).
+int scan_group(const DeviceInfo& info) {
+  static const std::optional<std::string> forced = env("PORTA_SCAN");
+  if (forced == "group") return 256;
+  if (forced == "serial") return 1;
+  return info.kind == DeviceKind::cpu ? 1 : 256;
+}
+
+// Work-groups of the GPU look-back an SM that its register bound makes room for (CUDA's
+// __launch_bounds__, NVIDIA's OpenCL's .maxnreg; PORTA_SCAN_BLOCKS, 1 to 8, for tuning), for
+// 4-byte values. Six (40 registers, no spills; 6 x 35 KiB of local memory) ran cumsum of 2^28
+// float32 at 3171-3176 / 3120-3139 GB/s on cuda:0 / opencl:1, five 3077 / 3048, four 2967 / 2948,
+// against 3064-3088 / 3025-3056 for the kernel before, which kept a work-item's values in
+// registers (55 of them: four groups an SM; H200, 2026-12-04, alternating runs). Tiles loaded by
+// cp.async straight into local memory (39 registers, no value in flight held in one) ran slower:
+// 2966 / 2952 against 3197 / 3114 in the same call (2026-12-04 21:27; five groups 2937 / 2983);
+// so did 16 items with six to eight groups an SM (1833-1899; with a window of 128, 2683 /
+// 2706) and a window of 128 with 32 items (3124 / 3048).
+int scan_blocks() {
+  static const int blocks = env_int("PORTA_SCAN_BLOCKS", 1, 8, false).value_or(6);
+  return blocks;
+}
+// Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
+// trip of a look-back (a status read, two barriers, a fence): at 2^28 floats on the H200 tiles
+// start some 50 a microsecond, and 32 a round did not keep up (2165 GB/s); past 64 each round's
+// reads and atomics cost more than the reach gains (lookback_source's figures).
+int scan_window() {
+  static const int window = env_int("PORTA_SCAN_WINDOW", 1, 256, false).value_or(64);
+  return window;
+}
+
+// The scans' starting value: 1 for products; for float sums -0.0, which adds to any x as x does,
+// so that a row of -0.0 scans to -0.0 as NumPy's (which starts from the first element) and not to
+// +0.0 (+0.0 + -0.0 is +0.0); 0 for integers.
+const char* sum_identity(DType t, bool product) {
+  if (product) return "((T)1)";
+  return t == DType::float32 ? "((T)-0.0f)" : t == DType::float64 ? "((T)-0.0)" : "((T)0)";
+}
+template <class T> T host_identity(bool product) {
+  if (product) return T(1);
+  if constexpr (std::is_floating_point_v<T>) return T(-0.0);
+  return T(0);
+}
+
+std::string scan_defs(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
+  return cat(d.prelude(t == DType::float64, false), "\n", "typedef ", d.storage_type(t), " T;\n#define OP(a, b) ",
+             product ? "((a) * (b))" : "((a) + (b))", "\n#define IDENT ", sum_identity(t, product), "\n#define GROUP ", group,
+             "\n#define ITEMS ", tile / group, "\n#define TILE ", tile, "\n#define WINDOW ", scan_window(),
+             "\n#define PAD(e) ((e) + ((e) >> 5))\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(),
+             ")\n#define BARRIER ", d.barrier(), "\n#define FENCE ", d.cuda() ? "__threadfence();" : "mem_fence(CLK_GLOBAL_MEM_FENCE);",
+             "\n#define TAKE_TILE(p) ", d.cuda() ? "atomicAdd((int*)(p), 1)" : "atomic_add((p), 1)",
+             "\n#define LOCAL_MIN(p, v) ", d.cuda() ? "atomicMin((p), (v))" : "atomic_min((p), (v))", "\n");
+}
+
+// Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
+// place there (no registers held for them, so that six groups fit an SM: scan_blocks) and leaves
+// the Hillis-Steele inclusive scan of the work-items' totals in sums.
+const char* kTileScan =
+    "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
+    "  BARRIER\n"
+    "  T run = IDENT;\n"
+    "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
+    "  sums[lid] = run;\n  BARRIER\n"
+    "  for (int off = 1; off < GROUP; off <<= 1) {\n"
+    "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
+    "    if (lid >= off) sums[lid] = OP(v, sums[lid]);\n    BARRIER\n  }\n";
+
+// GPUs: a tile's state and value in one 16-byte word (state 0: nothing yet, 1: its aggregate, 2:
+// its inclusive prefix; the value's bits beside it), stored and loaded as one transaction, so that
+// a reader never sees a state with another value (as CUB's tile descriptors). A value and a flag
+// apart, ordered by fences, gave NVIDIA's OpenCL a stale value now and then; and CUDA's
+// __threadfence() on every look-back read was slow. CUDA: relaxed gpu-scope vector accesses;
+// OpenCL: volatile ulong2.
+std::string descriptor_defs(const DialectText& d, DType t) {
+  std::string to_bits, from_bits;
+  if (t == DType::float32) {
+    to_bits = d.cuda() ? "((u64)__float_as_uint(v))" : "((u64)as_uint(v))";
+    from_bits = d.cuda() ? "__uint_as_float((unsigned int)(b))" : "as_float((uint)(b))";
+  } else if (t == DType::float64) {
+    to_bits = d.cuda() ? "((u64)__double_as_longlong(v))" : "as_ulong(v)";
+    from_bits = d.cuda() ? "__longlong_as_double((long long)(b))" : "as_double(b)";
+  } else {
+    to_bits = "((u64)(v))";
+    from_bits = "((T)(b))";
+  }
+  // The state word also carries a hash of the value (TAG): a reader that sees a word torn between
+  // two stores (were a compiler to split the 16-byte access) finds them disagree and reads again.
+  std::string s = cat("#define TO_BITS(v) ", to_bits, "\n#define FROM_BITS(b) ", from_bits, "\n",
+                      "#define TAG(b) ((((b) * (u64)0x9E3779B97F4A7C15) >> 8) << 8)\n",
+                      "#define STATE_OF(w, b) (((w) & ~(u64)0xff) == TAG(b) ? (w) & 0xff : 0)\n");
+  if (d.cuda())
+    return s + "typedef unsigned long long u64;\n"
+               "#define DESC_PTR u64*\n"
+               "__device__ __forceinline__ void desc_store(u64* p, u64 s, u64 v) {\n"
+               "  asm volatile(\"st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};\" :: \"l\"(p), \"l\"(s), \"l\"(v) : \"memory\");\n}\n"
+               "__device__ __forceinline__ void desc_load(const u64* p, u64* s, u64* v) {\n"
+               "  u64 a, b;\n"
+               "  asm volatile(\"ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\" : \"=l\"(a), \"=l\"(b) : \"l\"(p) : \"memory\");\n"
+               "  *s = a; *v = b;\n}\n"
+               "#define DESC_STORE(i, s, v) { u64 b_ = (v); desc_store(desc + 2 * (i), TAG(b_) | (u64)(s), b_); }\n"
+               "#define DESC_LOAD(i, s, v) { u64 w_; desc_load(desc + 2 * (i), &w_, &(v)); (s) = STATE_OF(w_, v); }\n";
+  return s + "typedef ulong u64;\n"
+             "#define DESC_PTR __global volatile ulong2*\n"
+             "#define DESC_STORE(i, s, v) { ulong b_ = (v); desc[i] = (ulong2)(TAG(b_) | (ulong)(s), b_); }\n"
+             "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (v) = w_.y; (s) = STATE_OF(w_.x, w_.y); }\n";
+}
+
+// The fold of a found prefix (win_v[k], the inclusive prefix of tile g - 1 - k) with the
+// aggregates after it, left to right, into shared_t[0]; one work-item; its loads eight at a time
+// ahead of the adds.
+const char* kFold =
+    "          T v = win_v[k];\n"
+    "          int m = k - 1;\n"
+    "          for (; m >= 7; m -= 8) {\n"
+    "            T u0 = win_v[m], u1 = win_v[m - 1], u2 = win_v[m - 2], u3 = win_v[m - 3];\n"
+    "            T u4 = win_v[m - 4], u5 = win_v[m - 5], u6 = win_v[m - 6], u7 = win_v[m - 7];\n"
+    "            v = OP(v, u0); v = OP(v, u1); v = OP(v, u2); v = OP(v, u3);\n"
+    "            v = OP(v, u4); v = OP(v, u5); v = OP(v, u6); v = OP(v, u7);\n"
+    "          }\n"
+    "          for (; m >= 0; --m) v = OP(v, win_v[m]);\n"
+    "          shared_t[0] = v;\n";
+
+// The GPU look-back kernel: scan_local_bytes counts its local arrays (keep the two in step).
+// Every work-item of the group takes part in the look-back's rounds: a round reads the window,
+// one descriptor a work-item, finds the nearest entry that is not an aggregate (shared_i[2], the
+// least such w, through local atomics), and where that is an inclusive prefix one work-item folds
+// forward from it (kFold). Before, one work-item walked the window through local memory entry by
+// entry, which bounded the scan to about one tile per 27 ns on the H200 (2411 GB/s with tiles of
+// 8192 float32, 1235 with half that tile: a rate of tiles, not of bytes); now 3047-3093 GB/s with
+// a window of 64 (2936 with 128, 2835 with 256, 2165 with 32; H200, 2026-12-01). Chunks of WINDOW
+// tiles, each tile's prefix the previous chunk's end (extended by one addition a chunk) plus its
+// chunk-mates' aggregates, which took the serial fold off the prefix's path, ran 2.5% slower on
+// cuda:0 and 1.5% on opencl:1 in alternating runs (3049-3051 against 3120-3131 GB/s; with smaller
+// tiles 2202-2360 at 16 items, 1303-1494 at 8; H200, 2026-12-04): at 32 items the tiles are not
+// waiting on the prefix's pace, and the chunked kernel had more registers (80 on CUDA, 64 bounded).
+// Work-groups that stayed resident and took their next tile before looking back (its loads in
+// flight through the look-back and the writes), with the chunks, ran at 1333 / 1262 GB/s against
+// this kernel's 3087-3092 / 3053-3058 (1856 / 1526 with three groups an SM and no spills; H200,
+// 2026-12-04): a tile taken early publishes its aggregate only once its group has finished the
+// tile before, so the aggregates ahead of the prefix wait on the prefix itself. Nsight Compute
+// (cuda:0, 2026-12-04): 675 us for 2^28 float32 (3.15 TB/s, DRAM 65% busy), 50% occupancy (four
+// groups an SM, by registers and local memory alike), warps waiting at barriers for 43% of their
+// cycles; yet the totals scanned in runs of 16 (two barriers where this tree takes 16) ran no
+// faster (3093-3100 / 3018-3032 against 3088-3120 / 3050-3083, alternating). A variant with
+// warp votes and shuffles (warp 0 alone looking back, 32 descriptors a round; the totals scanned
+// with shuffles) measured 2554-2741 and was not kept; nor were register bounds for five or six
+// blocks an SM while each work-item held its values in registers (CUDA's __launch_bounds__: 3029
+// and 2375, against 3065 with NVRTC's 55 registers; scan_blocks says what the bound does now).
+std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
+  const std::string g = d.cuda() ? "" : "__global ";
+  return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
+             "KERNEL ", d.cuda() && itemsize(t) == 4 ? cat("__launch_bounds__(GROUP, ", scan_blocks(), ") ") : std::string(),
+             "porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
+             " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
+             d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
+             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n  ",
+             d.local_array("int", "shared_i", "3"), "\n  ", d.local_array("T", "shared_t", "1"), "\n"
+             "  int lid = LID;\n"
+             "  if (lid == 0) { shared_i[0] = TAKE_TILE(status); shared_i[2] = WINDOW; }\n"
+             "  BARRIER\n"
+             "  i64 g = shared_i[0], row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
+             "  i64 base = row * len + t * TILE;\n"
+             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n",
+             kTileScan,
+             "  T aggregate = sums[GROUP - 1];\n"
+             "  (void)unused;\n"
+             "  if (lid == 0) DESC_STORE(g, t == 0 ? 2 : 1, TO_BITS(aggregate));\n"
+             "  T prefix = IDENT;\n"
+             // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
+             // inside a branch.
+             "  for (;;) {\n"
+             "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
+             "      i64 j = g - 1 - w;\n"
+             "      u64 s = 0, b = 0;\n"
+             "      if (j >= first) DESC_LOAD(j, s, b);\n"
+             "      win_s[w] = (int)s;\n"
+             "      win_v[w] = s != 0 ? FROM_BITS(b) : IDENT;\n"
+             "      if (s != 1) LOCAL_MIN(&shared_i[2], w);\n"
+             "    }\n"
+             "    BARRIER\n"
+             // The nearest published inclusive prefix with every aggregate after it known: fold
+             // forward from it. Otherwise read the window again.
+             "    if (lid == 0) {\n"
+             "      int done = 1;\n"
+             "      if (t > 0) {\n"
+             "        int k = shared_i[2];\n"
+             "        shared_i[2] = WINDOW;\n"
+             "        done = k < WINDOW && win_s[k] == 2;\n"
+             "        if (done) {\n",
+             kFold,
+             "        }\n"
+             "      }\n"
+             "      shared_i[1] = done;\n"
+             "    }\n"
+             "    BARRIER\n"
+             "    if (shared_i[1]) break;\n"
+             "  }\n"
+             "  if (t > 0) {\n"
+             "    prefix = shared_t[0];\n"
+             "    if (lid == 0) { T p = OP(prefix, aggregate); DESC_STORE(g, 2, TO_BITS(p)); }\n"
+             "  }\n"
+             "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
+             "  if (t > 0) before = OP(prefix, before);\n"
+             "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); buf[p] = OP(before, buf[p]); }\n"
+             "  BARRIER\n"
+             "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }\n"
+             "}\n");
+}
+
+// CPU devices: one work-item a tile, straight from global memory (through local memory, PoCL
+// ran 2.7x slower). The tile is kCpuScanParts parts, each folded left to right, the folds
+// interleaved (independent chains of adds where one chain waited on each add: 2^24 float32 on
+// PoCL, 2-core build machine, went from 7.3 to 12.6-14.5 GB/s with four parts; two gave 11-12,
+// eight 8-11): the parts' folds combined in order are the tile's aggregate; after the look-back
+// each part's elements are its prefix (the tile's, combined with the parts before it) combined
+// with the part's fold so far (the tile is in cache by now). The same order every run; a tile's
+// last element and the inclusive value the next tile starts from may differ in rounding. Its
+// local arrays, the window's, are scan_local_bytes' CPU case.
+constexpr int kCpuScanParts = 4;
+
+// The K parts' code of lookback_cpu_source: part j holds [j * q, j * q + n<j>), n0 >= n1 >= ...;
+// `step(j)` is part j's statement for element i. The loops run while every part still has an
+// element, then while one fewer has, and so on.
+std::string cpu_scan_parts(int parts, const std::function<std::string(int)>& step) {
+  std::string s = "  i = 0;\n";
+  for (int live = parts; live >= 1; --live) {
+    s += cat("  for (; i < n", live - 1, "; ++i) {");
+    for (int j = 0; j < live; ++j) s += cat(" ", step(j));
+    s += " }\n";
+  }
+  return s;
+}
+
+std::string lookback_cpu_source(const DialectText& d, DType t, bool product, std::int64_t tile) {
+  constexpr int K = kCpuScanParts;
+  std::string parts = cat("  const int q = (count + ", K - 1, ") / ", K, ";\n  int i;\n");
+  for (int j = 0; j < K; ++j)
+    parts += cat("  const int n", j, " = count - ", j, " * q < 0 ? 0 : count - ", j, " * q < q ? count - ", j, " * q : q;\n",
+                 "  GLOBAL const T* in", j, " = in + ", j, " * q;\n  GLOBAL T* out", j, " = out + ", j, " * q;\n  T s", j,
+                 " = IDENT, r", j, " = IDENT;\n");
+  parts += cpu_scan_parts(K, [](int j) { return cat("s", j, " = OP(s", j, ", in", j, "[i]);"); });
+  std::string aggregate = "s0";
+  for (int j = 1; j < K; ++j) aggregate = cat("OP(", aggregate, ", s", j, ")");
+  std::string prefixes = "  const T p0 = prefix;\n  const T p1 = t > 0 ? OP(prefix, s0) : s0;\n";
+  for (int j = 2; j < K; ++j) prefixes += cat("  const T p", j, " = OP(p", j - 1, ", s", j - 1, ");\n");
+  const std::string outputs = cpu_scan_parts(K, [](int j) {
+    return cat("r", j, " = OP(r", j, ", in", j, "[i]); out", j, "[i] = ", j == 0 ? "t > 0 ? OP(p0, r0) : r0" : cat("OP(p", j, ", r", j, ")"), ";");
+  });
+  return cat(scan_defs(d, t, product, 1, tile),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg,"
+             " __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
+             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n"
+             "  i64 g = TAKE_TILE(status), row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
+             "  i64 base = row * len + t * TILE;\n"
+             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n"
+             "  GLOBAL const T* in = x + x_off + base;\n"
+             "  GLOBAL T* out = y + y_off + base;\n",
+             parts, "  T aggregate = ", aggregate, ";\n"
+             "  if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
+             "  else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
+             "  T prefix = IDENT;\n"
+             "  if (t > 0) {\n"
+             "    for (;;) {\n"
+             "      for (int w = 0; w < WINDOW; ++w) {\n"
+             "        i64 j = g - 1 - w;\n"
+             "        int s = j >= first ? status[1 + j] : 0;\n"
+             "        FENCE\n"
+             "        win_s[w] = s;\n"
+             "        win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
+             "        if (s != 1) break;\n"
+             "      }\n"
+             "      int k = 0;\n"
+             "      while (k < WINDOW && win_s[k] == 1) ++k;\n"
+             "      if (k < WINDOW && win_s[k] == 2) {\n"
+             "        prefix = win_v[k];\n"
+             "        for (int m = k - 1; m >= 0; --m) prefix = OP(prefix, win_v[m]);\n"
+             "        break;\n"
+             "      }\n"
+             "    }\n"
+             "    incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2;\n"
+             "  }\n",
+             prefixes, outputs, "}\n");
+}
+
+// Whole rows of one tile a work-group; work-item r scans row r left to right in local memory.
+std::string short_rows_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
+  if (group == 1)  // CPU devices: straight from global memory, row after row
+    return cat(scan_defs(d, t, product, 1, tile),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n"
+               "  i64 r0 = GROUP_ID * rows_per, r1 = r0 + rows_per < outer ? r0 + rows_per : outer;\n"
+               "  for (i64 p = r0 * len; p < r1 * len; p += len) {\n"
+               "    T run = IDENT;\n"
+               "    for (i64 k = 0; k < len; ++k) { run = OP(run, x[x_off + p + k]); y[y_off + p + k] = run; }\n"
+               "  }\n}\n");
+  return cat(scan_defs(d, t, product, group, tile),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n  ",
+             d.local_array("T", "buf", "TILE + TILE / 32"), "\n"
+             "  int lid = LID;\n"
+             "  i64 r0 = GROUP_ID * rows_per;\n"
+             "  int rows = outer - r0 < rows_per ? (int)(outer - r0) : (int)rows_per, n = rows * (int)len;\n"
+             "  i64 base = r0 * len;\n"
+             "  for (int e = lid; e < n; e += GROUP) buf[PAD(e)] = x[x_off + base + e];\n"
+             "  BARRIER\n"
+             "  for (int r = lid; r < rows; r += GROUP) {\n"
+             "    T run = IDENT;\n"
+             "    for (int k = 0; k < (int)len; ++k) { int p = PAD(r * (int)len + k); run = OP(run, buf[p]); buf[p] = run; }\n"
+             "  }\n"
+             "  BARRIER\n"
+             "  for (int e = lid; e < n; e += GROUP) y[y_off + base + e] = buf[PAD(e)];\n"
+             "}\n");
+}
+
+// The host loops: left to right, integers wrapping as the devices' int64.
+template <class T> T host_op(T acc, T v, bool product) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(product ? static_cast<U>(acc) * static_cast<U>(v) : static_cast<U>(acc) + static_cast<U>(v));
+  } else {
+    return product ? acc * v : acc + v;
+  }
+}
+
+template <class F> void by_dtype(DType t, F&& f) {
+  if (t == DType::int64) f(std::int64_t{0});
+  else if (t == DType::float32) f(0.0f);
+  else f(0.0);
+}
+
+void check_scan_dtype(DType t, const char* what) {
+  if (t != DType::int64 && t != DType::float32 && t != DType::float64)
+    throw DTypeError(cat(what, ": scans run on int64, float32 and float64, not ", name(t), " (cast first)"));
+}
+
+}  // namespace
+
+std::uint64_t scan_local_bytes(const DeviceInfo& info, DType t, int items, int window) {
+  // The look-back kernels' local arrays (lookback_source, lookback_cpu_source), each rounded up to
+  // 16 bytes for the compiler's alignment.
+  auto array = [](std::uint64_t count, std::uint64_t size) { return (count * size + 15) / 16 * 16; };
+  const std::uint64_t v = itemsize(t), w = static_cast<std::uint64_t>(window);
+  const auto group = static_cast<std::uint64_t>(scan_group(info));
+  if (group == 1) return array(w, v) + array(w, 4);
+  const auto tile = static_cast<std::uint64_t>(tile_of(t, items));
+  return array(tile + tile / 32, v) + array(group, v) + array(w, v) + array(w, 4) + array(3, 4) + array(1, v);
+}
+
+std::uint64_t scan_local_limit(const DeviceInfo& info) {
+  // CUDA: the kernels' arrays are static __shared__ memory, of which a block may have 48 KiB
+  // whatever the opt-in maximum that max_local_bytes reports (that one is for dynamic memory).
+  constexpr std::uint64_t kCudaStatic = 48 * 1024;
+  return info.dialect == Dialect::cuda && info.max_local_bytes > kCudaStatic ? kCudaStatic : info.max_local_bytes;
+}
+
+int scan_items(const DeviceInfo& info, DType t, std::optional<int> requested, int window) {
+  const std::uint64_t limit = scan_local_limit(info);
+  auto fits = [&](int items) { return limit == 0 || scan_local_bytes(info, t, items, window) <= limit; };
+  int best = kScanMaxItems;
+  while (best > 2 && !fits(best)) best /= 2;
+  const int items = requested.value_or(best);
+  if (fits(items)) return items;
+  const std::string what = requested ? cat("PORTA_SCAN_ITEMS=", items, ": the scan's") : "the scan's smallest";
+  const std::string fix = fits(best) ? cat("set PORTA_SCAN_ITEMS to ", best, " or less, or unset it and porta chooses")
+                                     : "set PORTA_SCAN_WINDOW lower";
+  throw InvalidArgument(cat(what, " tiles of ", tile_of(t, items), " ", name(t), " take ", scan_local_bytes(info, t, items, window),
+                            " bytes of local memory a work-group (PORTA_SCAN_WINDOW=", window, "), and ", info.name, " has ", limit,
+                            "; ", fix));
+}
+
+void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product) {
+  check_scan_dtype(t, "scan_rows");
+  if (outer * len == 0) return;
+  DeviceImpl& dev = x.buffer->device().impl();
+  if (dev.info().dialect == Dialect::none) {
+    Work w;
+    w.reads = {&x};
+    w.write = &y;
+    w.items = outer * len;
+    w.host = [&](const std::vector<std::uint8_t*>& p) {
+      by_dtype(t, [&](auto zero) {
+        using T = decltype(zero);
+        const T* in = reinterpret_cast<const T*>(p[0]) + x.offset;
+        T* out = reinterpret_cast<T*>(p[1]) + y.offset;
+        for (std::int64_t o = 0; o < outer; ++o) {
+          T acc = host_identity<T>(product);
+          for (std::int64_t i = 0; i < len; ++i) out[o * len + i] = acc = host_op(acc, in[o * len + i], product);
+        }
+      });
+    };
+    run(w, t);
+    return;
+  }
+  const std::int64_t tile = tile_of(t, scan_items(dev.info(), t, requested_scan_items(), scan_window()));
+  const int group = scan_group(dev.info());
+  if (len <= tile / 8) {
+    const std::int64_t rows_per = tile / len;
+    Work w;
+    w.reads = {&x};
+    w.write = &y;
+    w.items = outer * len;
+    w.groups = static_cast<std::size_t>((outer + rows_per - 1) / rows_per);
+    w.group = static_cast<std::size_t>(group);
+    w.key = cat("scan_short|", static_cast<int>(t), "|", product, "|", group, "|", tile);
+    w.source = [t, product, group, tile](const DialectText& d) { return short_rows_source(d, t, product, group, tile); };
+    w.args = [&](std::vector<KernelArg>& g) {
+      g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(rows_per)};
+    };
+    run(w, t);
+    return;
+  }
+  const std::int64_t row_tiles = (len + tile - 1) / tile, tiles = outer * row_tiles;
+  if (tiles >= (std::int64_t{1} << 31) - 1)
+    throw InvalidArgument(cat("scan: ", outer, " rows of ", len, " elements are more tiles (", tiles,
+                              ") than the look-back's 32-bit tile counter holds"));
+  const Device& device = x.buffer->device();
+  // status: [0] the tile counter; CPU devices: [1 + g] tile g's state (0: nothing yet, 1: aggregate,
+  // 2: inclusive).
+  // CPU devices: agg and incl, a value each a tile, beside status (x86 orders the stores). GPUs:
+  // agg holds the tiles' 16-byte descriptors (two int64 a tile, zeroed); incl is not read.
+  auto status = make_buffer_node({tiles + 1}, DType::int32, device);
+  NodePtr agg, incl;
+  if (group == 1) {
+    agg = make_buffer_node({tiles}, t, device);
+    incl = make_buffer_node({tiles}, t, device);
+  } else {
+    agg = make_buffer_node({2 * tiles}, DType::int64, device);
+    incl = agg;
+    zero_fill(agg->view(), 8, static_cast<std::size_t>(2 * tiles));
+  }
+  zero_fill(status->view(), 4, static_cast<std::size_t>(group == 1 ? tiles + 1 : 1));
+  Work w;
+  w.reads = {&x, &status->view(), &agg->view(), &incl->view()};
+  w.write = &y;
+  w.items = outer * len;
+  w.groups = static_cast<std::size_t>(tiles);
+  w.group = static_cast<std::size_t>(group);
+  w.key = cat("scan_lookback2|", static_cast<int>(t), "|", product, "|", group, "|", tile, "|", scan_window(), "|", scan_blocks());
+  w.source = [t, product, group, tile](const DialectText& d) {
+    return group == 1 ? lookback_cpu_source(d, t, product, tile) : lookback_source(d, t, product, group, tile);
+  };
+  // NVIDIA's OpenCL gave the float32 look-back kernel 72 registers a work-item (three groups of
+  // 256 an SM) where NVRTC gave CUDA's 55 (four): cumsum of 2^28 float32 ran at 0.70x copy on
+  // opencl:1 against 0.78x on cuda:0 (H200, 2026-12-01). Its .maxnreg (in the PTX, ignored
+  // elsewhere) is now what scan_blocks() groups an SM leave, as CUDA's __launch_bounds__.
+  if (group > 1 && itemsize(t) == 4) w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (group * scan_blocks()) / 8 * 8))};
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
+         i64(row_tiles)};
+  };
+  run(w, t);
+}
+
+void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner,
+                  bool product) {
+  check_scan_dtype(t, "scan_columns");
+  if (outer * len * inner == 0) return;
+  Work w;
+  w.reads = {&x};
+  w.write = &y;
+  w.items = outer * inner;
+  w.key = cat("scan_columns|", static_cast<int>(t), "|", product);
+  // The column kernel reads neither TILE nor ITEMS (nor local memory): its text keeps the
+  // requested or default tile whatever the device.
+  const std::int64_t tile = tile_of(t, requested_scan_items().value_or(kScanMaxItems));
+  w.source = [t, product, tile](const DialectText& d) {
+    return cat(scan_defs(d, t, product, 1, tile),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
+               "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
+               "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
+               "    T run = IDENT;\n"
+               "    i64 k = 0;\n"
+               // Eight rows loaded before any is stored (y is not restrict): eight reads in flight
+               // a work-item where there are few columns for the whole GPU.
+               "    for (; k + 8 <= len; k += 8, p += 8 * inner) {\n"
+               "      T v[8];\n"
+               "      for (int u = 0; u < 8; ++u) v[u] = x[x_off + p + u * inner];\n"
+               "      for (int u = 0; u < 8; ++u) { run = OP(run, v[u]); y[y_off + p + u * inner] = run; }\n"
+               "    }\n"
+               "    for (; k < len; ++k, p += inner) { run = OP(run, x[x_off + p]); y[y_off + p] = run; }\n"
+               "  }\n}\n");
+  };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(inner)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    by_dtype(t, [&](auto zero) {
+      using T = decltype(zero);
+      const T* in = reinterpret_cast<const T*>(p[0]) + x.offset;
+      T* out = reinterpret_cast<T*>(p[1]) + y.offset;
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+          T acc = host_identity<T>(product);
+          for (std::int64_t k = 0; k < len; ++k) {
+            std::int64_t q = (o * len + k) * inner + i;
+            out[q] = acc = host_op(acc, in[q], product);
+          }
+        }
+    });
+  };
+  run(w, t);
+}
+
+}  // namespace porta::detail

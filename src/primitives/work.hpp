@@ -1,0 +1,67 @@
+// What the device primitives of indexing, scans and sorting share (primitives/indexing.cpp: gathers,
+// scatters, compaction, search; primitives/scan.cpp: scans;
+// primitives/radix_sort.cpp: the radix sort): a primitive's
+// description (Work) and the one function that runs it, as a generated kernel on compiling devices
+// or as a host loop on devices whose memory the host addresses (Kokkos), and host-side helpers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.hpp"
+#include "primitives/primitives.hpp"
+#include "porta_backend/backend.hpp"
+
+namespace porta::detail::index_work {
+
+// The definitions every generated primitive starts with (i64, KERNEL, GLOBAL, GID, GSIZE).
+std::string common_prelude(const DialectText& d);
+// The unsigned type of `bytes` bytes: gathers and scatters move elements without looking at them.
+std::string bits_type(const DialectText& d, std::size_t bytes);
+// A tuning variable's whole number in [lo, hi] (a power of two where asked); nullopt when unset;
+// anything else is an InvalidArgument naming the variable, its value and the range.
+std::optional<int> env_int(const char* name, int lo, int hi, bool power_of_two);
+
+// What one primitive needs to run: its buffers (reads and the one write), kernel source and
+// arguments for compiling devices, and a host loop for the others.
+struct Work {
+  std::vector<const View*> reads;
+  const View* write = nullptr;
+  const View* write2 = nullptr;  // a second output (radix passes: keys and indices)
+  std::string key;
+  std::function<std::string(const DialectText&)> source;  // defines the kernel "porta_k"
+  std::vector<std::string> options;                       // build options (KernelSource::options)
+  std::function<void(std::vector<KernelArg>&)> args;       // after the pointers, in order
+  std::int64_t items = 0;                                  // loop length
+  std::size_t groups = 0, group = 0;                       // an exact launch of `groups` x `group` (scans)
+  std::function<void(const std::vector<std::uint8_t*>&)> host;  // pointers: reads..., write
+};
+
+// Runs w on its write's device, on this thread's queue, ordered after the pending writes of what it
+// reads (and before later reads of what it writes).
+void run(const Work& w, DType t_write);
+std::uint8_t* host_pointer(DeviceImpl& dev, const View& v);
+// Zeroes the first `count` elements of `item` bytes of v (the driver's fill, on this thread's
+// queue, ordered as a write).
+void zero_fill(const View& v, std::size_t item, std::size_t count);
+KernelArg mem(const View& v);
+KernelArg i64(std::int64_t x);
+
+// Host values of dtype t as double / int64, for the loops that compute.
+double host_load(DType t, const std::uint8_t* p, std::int64_t i);
+std::int64_t host_load_int(const std::uint8_t* p, std::int64_t i);
+std::int64_t wrap(std::int64_t k, std::int64_t len);
+
+// Scans, radix passes and compaction work in tiles of GROUP x ITEMS elements, one work-group each.
+inline constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
+
+// The order-preserving unsigned key of one element's bits, on the host (primitives/radix_sort.cpp).
+std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending);
+
+// "x < y" as device text, with NaNs last.
+std::string compute_lt(DType t);
+
+}  // namespace porta::detail::index_work

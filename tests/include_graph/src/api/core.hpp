@@ -1,0 +1,2 @@
+// Fixture: a header of the api layer.
+#pragma once
