@@ -76,14 +76,38 @@ CollectingReporter::CollectingReporter() : ConsoleReporter(OO_None) {
   SetErrorStream(&std::cerr);
 }
 
+namespace {
+
+// Whether a run was skipped with an error, and its message. Google Benchmark 1.8 renamed
+// Run::error_occurred / error_message to skipped / skip_message (1.7 is Debian 12's, 1.8 Ubuntu
+// 24.04's, Fedora's and conda's): both are read, whichever the installed headers have.
+template <class R>
+bool run_failed(const R& run) {
+  if constexpr (requires { run.skipped; })
+    return static_cast<int>(run.skipped) != 0;
+  else
+    return run.error_occurred;
+}
+
+template <class R>
+const std::string& run_message(const R& run) {
+  if constexpr (requires { run.skip_message; })
+    return run.skip_message;
+  else
+    return run.error_message;
+}
+
+}  // namespace
+
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   ConsoleReporter::ReportRuns(runs);
   for (const Run& run : runs) {
     const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
     if (run.run_type == Run::RT_Aggregate && !median) continue;
     const std::string& name = run.run_name.function_name;
-    if (!median && !run.error_occurred && from_median_[name]) continue;
-    if (!median && results_.count(name) && results_[name].error.empty() && !run.error_occurred) continue;  // first run wins
+    const bool failed = run_failed(run);
+    if (!median && !failed && from_median_[name]) continue;
+    if (!median && results_.count(name) && results_[name].error.empty() && !failed) continue;  // first run wins
     Result r;
     std::vector<std::string> parts;
     std::stringstream ss(name);
@@ -94,7 +118,7 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
     if (parts.size() > 3) r.detail = parts[3];
     for (auto& [k, c] : run.counters) r.counters[k] = c.value;
     r.label = run.report_label;
-    if (run.error_occurred) r.error = run.error_message.empty() ? "skipped" : run.error_message;
+    if (failed) r.error = run_message(run).empty() ? "skipped" : run_message(run);
     results_[name] = std::move(r);
     from_median_[name] = median;
   }
