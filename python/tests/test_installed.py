@@ -4,6 +4,7 @@ build, found through rpaths with no environment variable, and its libporta is th
 
 Runs when PORTA_TEST_INSTALLED_FROM names the porta build that pip built against (CTest sets it);
 skipped on the build tree's package (PYTHONPATH), which these checks are not about."""
+import importlib.metadata
 import os
 import pathlib
 import struct
@@ -45,6 +46,13 @@ def test_the_package_is_the_installed_one_in_site_packages():
     for var in ("PYTHONPATH", "PORTA_PLUGIN_PATH"):
         assert var not in os.environ, f"{var} is set ({os.environ[var]}): the package must need neither"
     assert (PKG / "__init__.pyi").is_file() and (PKG / "random.pyi").is_file() and (PKG / "py.typed").is_file()
+
+
+def test_the_package_carries_the_license_and_declares_it():
+    root_license = pathlib.Path(__file__).resolve().parents[2] / "LICENSE"
+    assert (PKG / "LICENSE").read_bytes() == root_license.read_bytes()
+    meta = importlib.metadata.metadata("porta")
+    assert "Apache-2.0" in (meta.get("License-Expression") or meta.get("License") or ""), dict(meta)
 
 
 def test_libporta_is_loaded_from_the_package_and_is_this_builds():
