@@ -13,8 +13,9 @@ porta_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 porta_build_dir=${PORTA_BUILD_DIR:-$porta_root/build}
 porta_jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
-# DESIGN.md section 9, plus ninja. The CUDA toolkit is not a Debian package here: the CUDA backend
-# is built when /usr/local/cuda (or CUDAToolkit_ROOT) has it, and runs where an NVIDIA driver is.
+# docs/design/README.md#dependencies-and-how-they-arrive, plus ninja. The CUDA toolkit is not a
+# Debian package here: the CUDA backend is built when /usr/local/cuda (or CUDAToolkit_ROOT) has it,
+# and runs where an NVIDIA driver is.
 porta_packages=(cmake g++ ninja-build ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
                 libclblast-dev libopenblas-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev
                 libopenmpi-dev openmpi-bin python3-dev python3-venv nlohmann-json3-dev libcli11-dev)

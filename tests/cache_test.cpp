@@ -1,8 +1,9 @@
-// The compiled-kernel caches (DESIGN.md section 7): the disk cache shared by processes and the
+// The compiled-kernel caches (docs/design/caches.md#disk-cache and
+// docs/design/caches.md#kernel-cache-in-memory): the disk cache shared by processes and the
 // in-memory cache shared by threads. Each test gets a fresh PORTA_CACHE_DIR and runs
-// porta_cache_helper in subprocesses with it (the disk cache reads its settings once per
-// process); the helper checks every result against a host reference on random inputs and
-// prints its kernel-cache counters, and PORTA_LOG=info says what was compiled, loaded or refused.
+// porta_cache_helper in subprocesses with it (the disk cache reads its settings once per process);
+// the helper checks every result against a host reference on random inputs and prints its
+// kernel-cache counters, and PORTA_LOG=info says what was compiled, loaded or refused.
 #include "test_common.hpp"
 
 #include <fcntl.h>

@@ -77,9 +77,9 @@ TEST_P(Fusion, DeepAndWideTreesAreSplitCorrectly) {
   EXPECT_TRUE(array_matches(total, DType::float64, {n}, sum, {1e-12, 1e-12})) << "40 leaves";
 }
 
-// A long chain is evaluated only where a limit says so (DESIGN.md section 3: one kernel per
-// evaluated tree): once a subtree has been evaluated it counts as one leaf, so the chain after it
-// fuses again instead of evaluating at every step.
+// A long chain is evaluated only where a limit says so (docs/design/evaluation.md#fusion: one
+// kernel per evaluated tree): once a subtree has been evaluated it counts as one leaf, so the chain
+// after it fuses again instead of evaluating at every step.
 TEST_P(Fusion, LongChainsStayFusedAfterAForcedEvaluation) {
   const std::int64_t n = 64;
   std::vector<Array> steps;

@@ -42,8 +42,9 @@ bool backend_has_devices(porta::Backend b) {
   return false;
 }
 
-// The default device of one backend (DESIGN.md section 5): its first GPU, else its first device.
-// On the GPU machine opencl:0 is PoCL's CPU device and opencl:1 the H200, so that is opencl:1.
+// The default device of one backend (docs/design/plugins.md#choosing-a-backend-and-a-device): its
+// first GPU, else its first device. On the GPU machine opencl:0 is PoCL's CPU device and opencl:1
+// the H200, so that is opencl:1.
 std::string first_spec(porta::Backend b) {
   for (const auto& d : porta::devices())
     if (d.backend() == b && d.kind() == porta::DeviceKind::gpu) return d.spec();

@@ -1,5 +1,6 @@
 // Writes into arrays and views: Array::assign, Array::fill, porta::assign with a mask; the rule
-// that lazy expressions made before a write see the values from before it (DESIGN.md section 13).
+// that lazy expressions made before a write see the values from before it
+// (docs/design/threading.md#writes-and-lazy-readers).
 #include "test_common.hpp"
 
 #include <optional>

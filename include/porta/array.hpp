@@ -104,11 +104,11 @@ class Array {
   Array copy() const;                // a new buffer of this array's data
   Array contiguous() const;          // *this when already contiguous, else a copy
 
-  // Writes (DESIGN.md section 13). Views share memory, as NumPy's: a write into this array
-  // (a slice, a transpose, a row) changes the memory every array sharing it sees. `src` is
-  // broadcast to this array's shape and converted to its dtype (as NumPy's `a[...] = src`);
-  // a lazy expression made before the write computes with the values from before it. A broadcast
-  // view cannot be written (InvalidArgument). Returns *this: `a.slice({s}).assign(b)`.
+  // Writes (docs/design/threading.md#writes-and-lazy-readers). Views share memory, as NumPy's: a
+  // write into this array (a slice, a transpose, a row) changes the memory every array sharing it
+  // sees. `src` is broadcast to this array's shape and converted to its dtype (as NumPy's
+  // `a[...] = src`); a lazy expression made before the write computes with the values from before
+  // it. A broadcast view cannot be written (InvalidArgument). Returns *this: `a.slice({s}).assign(b)`.
   const Array& assign(const Array& src) const;
   template <class T>
     requires std::is_arithmetic_v<T>

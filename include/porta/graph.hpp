@@ -1,5 +1,6 @@
-// Graphs (DESIGN.md section 13): a sequence of porta calls on this thread's queue, recorded once
-// and replayed with one launch, as torch.cuda.CUDAGraph and CuPy's stream capture do.
+// Graphs (docs/design/threading.md#graphs-record-and-replay): a sequence of porta calls on this
+// thread's queue, recorded once and replayed with one launch, as torch.cuda.CUDAGraph and CuPy's
+// stream capture do.
 //
 //   Array x = ..., y = ..., out = porta::empty({n});
 //   porta::Graph g = porta::record({x, y}, {out}, [&] { out.assign(porta::exp(x) * y + 1); });

@@ -1,5 +1,6 @@
-// Writes into arrays, and indexing: assignment of numbers and arrays into views, with or without
-// a boolean mask (DESIGN.md section 13 says how writes order with lazy expressions).
+// Writes into arrays, and indexing: assignment of numbers and arrays into views, with or without a
+// boolean mask (docs/design/threading.md#writes-and-lazy-readers says how writes order with lazy
+// expressions).
 #pragma once
 
 #include <optional>

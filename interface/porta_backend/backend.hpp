@@ -102,11 +102,11 @@ class QueueImpl {
   virtual void synchronize() = 0;
   virtual void* native_handle() = 0;  // CUstream, cl_command_queue, nullptr (each backend's Queue::native() is typed)
 
-  // Graphs (graph.hpp, DESIGN.md section 13). From begin_capture() until end_capture() the work
-  // queued here by this thread is recorded, not run; work a graph cannot hold (a read to the host,
-  // a map, a synchronize) throws InvalidArgument instead. `rebindable`: memory each launch of the
-  // graph names anew (GraphImpl::launch). abort_capture() drops what was recorded. The defaults:
-  // the backend cannot record (InvalidArgument).
+  // Graphs (graph.hpp, docs/design/threading.md#graphs-record-and-replay). From begin_capture()
+  // until end_capture() the work queued here by this thread is recorded, not run; work a graph
+  // cannot hold (a read to the host, a map, a synchronize) throws InvalidArgument instead.
+  // `rebindable`: memory each launch of the graph names anew (GraphImpl::launch). abort_capture()
+  // drops what was recorded. The defaults: the backend cannot record (InvalidArgument).
   virtual void begin_capture();
   virtual std::unique_ptr<GraphImpl> end_capture(std::span<const MemoryRange> rebindable);
   virtual void abort_capture() noexcept {}

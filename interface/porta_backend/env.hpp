@@ -1,4 +1,4 @@
-// Reading porta's environment variables (DESIGN.md section 5).
+// Reading porta's environment variables (docs/design/README.md#settings).
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
-// Graphs, as the backends see them (DESIGN.md section 13): between QueueImpl::begin_capture() and
-// end_capture() a queue records the work queued on it instead of running it; the GraphImpl that
-// end_capture() returns queues all of it again with one call, the memory named rebindable at the
-// end replaced by other memory of the same size.
+// Graphs, as the backends see them (docs/design/threading.md#graphs-record-and-replay): between
+// QueueImpl::begin_capture() and end_capture() a queue records the work queued on it instead of
+// running it; the GraphImpl that end_capture() returns queues all of it again with one call, the
+// memory named rebindable at the end replaced by other memory of the same size.
 //
 // CUDA records into a CUDA graph (stream capture). Backends without graphs record each call as a
 // step (LaunchReplay below): the kernel, its launch size and its arguments as they were built,

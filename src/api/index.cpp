@@ -132,7 +132,8 @@ const Array& scatter_common(const Array& a, const Array& indices, const Operand&
   if (view_of(idx).buffer == buffer) idx = idx.copy();
   if (view_of(vals).buffer == buffer) vals = vals.copy();
   if (a.is_contiguous()) {
-    // Lazy readers of a's memory see the values from before the write (DESIGN.md section 13).
+    // Lazy readers of a's memory see the values from before the write
+    // (docs/design/threading.md#writes-and-lazy-readers).
     detail::settle_pending_readers(*buffer);
     op(a, idx, vals);
   } else {

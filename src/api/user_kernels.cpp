@@ -432,7 +432,8 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
     buffers.push_back(v.buffer);
   }
   // The kernel may read and write every array it gets: lazy expressions over them are evaluated
-  // first (DESIGN.md section 13), then the kernel is ordered as a write.
+  // first (docs/design/threading.md#writes-and-lazy-readers), then the kernel is ordered as a
+  // write.
   for (auto& b : buffers) detail::settle_pending_readers(*b);
   for (auto& b : buffers) b->before_write(q);
   detail::LaunchDims dims;

@@ -1,5 +1,6 @@
-// Writes into existing arrays (DESIGN.md section 13): the rule that a lazy expression made before
-// a write computes with the values from before it, and the one place writes are queued.
+// Writes into existing arrays (docs/design/threading.md#writes-and-lazy-readers): the rule that a
+// lazy expression made before a write computes with the values from before it, and the one place
+// writes are queued.
 #pragma once
 
 #include <porta/ops.hpp>

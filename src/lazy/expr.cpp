@@ -107,7 +107,8 @@ NodePtr make_node(Op op, DType t, NodePtr a, NodePtr b, NodePtr c) {
   e.args = {prepare_operand(a), b ? prepare_operand(b) : nullptr, c ? prepare_operand(c) : nullptr};
   Shape shape = a->shape();
   auto node = std::make_shared<ArrayNode>(std::move(shape), t, a->device(), std::move(e));
-  // Writes into a buffer evaluate its lazy readers first (DESIGN.md section 13).
+  // Writes into a buffer evaluate its lazy readers first
+  // (docs/design/threading.md#writes-and-lazy-readers).
   for (const auto& arg : node->expr_locked().args)
     if (arg) arg->add_lazy_reader(node);
   return node;

@@ -61,8 +61,9 @@ class ArrayNode {
   };
   Snapshot snapshot() const;
 
-  // Replaces the expression by its result. Call with lock() held. The lazy nodes that read this
-  // one (add_lazy_reader) become pending readers of the result's buffer (DESIGN.md section 13).
+  // Replaces the expression by its result. Call with lock() held. The lazy nodes that read this one
+  // (add_lazy_reader) become pending readers of the result's buffer
+  // (docs/design/threading.md#writes-and-lazy-readers).
   void set_result(View v);
   // `reader`, a lazy node, reads this one: once this node is evaluated, a write into its buffer
   // evaluates `reader` first. Registers with the buffer at once when this node is evaluated.

@@ -1,8 +1,8 @@
-// A device allocation shared by the arrays that view it, with the bookkeeping that orders work
-// on it across queues (DESIGN.md section 6): the queue that last wrote it, and the queues
-// that have read it since. A queue that reads after another queue's write first waits on an
-// event recorded on the writer's queue; a write waits for the earlier readers and writer.
-// Events are recorded only when a second queue appears, so one thread's work pays nothing.
+// A device allocation shared by the arrays that view it, with the bookkeeping that orders work on
+// it across queues (docs/design/threading.md#ordering-buffers-across-queues): the queue that last
+// wrote it, and the queues that have read it since. A queue that reads after another queue's write
+// first waits on an event recorded on the writer's queue; a write waits for the earlier readers and
+// writer. Events are recorded only when a second queue appears, so one thread's work pays nothing.
 #pragma once
 
 #include <functional>
@@ -43,8 +43,9 @@ class Buffer : public std::enable_shared_from_this<Buffer> {
   // since (interop: a foreign queue that is to use the memory waits for all of them).
   std::vector<std::shared_ptr<QueueImpl>> users();
 
-  // Lazy expressions that read this buffer directly (DESIGN.md section 13): a write into the
-  // buffer evaluates them first, so that they compute with the values from before it.
+  // Lazy expressions that read this buffer directly
+  // (docs/design/threading.md#writes-and-lazy-readers): a write into the buffer evaluates them
+  // first, so that they compute with the values from before it.
   void add_pending_reader(const std::shared_ptr<ArrayNode>& node);
   // The pending readers still alive and not yet evaluated; the list is emptied.
   std::vector<std::shared_ptr<ArrayNode>> take_pending_readers();

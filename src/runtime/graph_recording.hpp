@@ -1,7 +1,8 @@
-// The core's side of recording a graph (graph.cpp, DESIGN.md section 13): while a thread records,
-// every buffer the recorded work touches is noted (Buffer's hooks), so the graph keeps it, and
-// memory freed on the device in the meantime (release_memory: a buffer, a reduction's partials)
-// is kept too: a replay must never find it handed to someone else.
+// The core's side of recording a graph (api/graph_capture.cpp,
+// docs/design/threading.md#graphs-record-and-replay): while a thread records, every buffer the
+// recorded work touches is noted (Buffer's hooks), so the graph keeps it, and memory freed on the
+// device in the meantime (release_memory: a buffer, a reduction's partials) is kept too: a replay
+// must never find it handed to someone else.
 #pragma once
 
 #include <memory>
