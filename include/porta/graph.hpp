@@ -19,9 +19,10 @@
 // an output). What a graph cannot hold throws InvalidArgument from record(): reading to the host
 // (to_vector, item), from_host inside the function, synchronize(), a DevicePool.
 //
-// CUDA records a CUDA graph (stream capture) and a replay is one cuGraphLaunch; OpenCL and Kokkos
-// replay the recorded launches (the kernels, launch sizes and arguments kept; only buffer arguments
-// rebound), with no planning, code generation or cache lookup.
+// CUDA records a CUDA graph (stream capture) and a replay is one cuGraphLaunch; OpenCL replays one
+// cl_khr_command_buffer where the driver has it (PoCL), and otherwise, as Kokkos does, the recorded
+// launches (the kernels, launch sizes and arguments kept; only buffer arguments rebound), with no
+// planning, code generation or cache lookup.
 #pragma once
 
 #include <cstddef>

@@ -64,7 +64,7 @@ struct DeviceInfo {
   Dialect dialect = Dialect::none;
   LaunchStyle launch;
   bool host_memory = false;     // device memory is host-addressable (CPU devices): see map()
-  bool caching_allocator = true;  // false: the backend pools memory itself (CUDA stream-ordered)
+  bool caching_allocator = true;  // false: the backend pools memory itself (none does today)
   std::string matmul;           // how matmul runs here, for porta-info ("cuBLAS", "host BLAS (OpenBLAS) ...")
 };
 

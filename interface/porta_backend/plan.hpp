@@ -1,6 +1,6 @@
 // What the core hands a device to compute: an elementwise tree flattened to a list of
-// instructions over one shape, optionally reduced along one axis. Code generation (src/codegen*)
-// turns a plan into CUDA C++ or OpenCL C; the block interpreter (src/interpreter_*) runs it on
+// instructions over one shape, optionally reduced along one axis. Code generation (src/codegen/)
+// turns a plan into CUDA C++ or OpenCL C; the block interpreter (src/interpreter/) runs it on
 // the host for backends without a run-time compiler. Both follow the semantics written here.
 #pragma once
 

@@ -163,7 +163,7 @@ Device current_device() {
 }
 
 namespace detail {
-// Whether this thread's current device is one a DeviceScope set (graph.cpp: a replay must run there).
+// Whether this thread's current device is one a DeviceScope set (graph_capture.cpp: a replay must run there).
 bool thread_device_set() { return !t_thread_device_gone && thread_device().set; }
 }  // namespace detail
 

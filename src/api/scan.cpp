@@ -1,6 +1,6 @@
 // Scans (include/porta/scan.hpp): along the last axis, or along another where there are enough
 // columns to give each its own work-item (scan_columns), the operand made contiguous (a copy only
-// where it is not already); otherwise the scanned axis is moved last first. index_kernels' scans
+// where it is not already); otherwise the scanned axis is moved last first. primitives/scan.cpp's scans
 // write a fresh buffer.
 #include <porta/scan.hpp>
 

@@ -1,5 +1,5 @@
 // Sorting (include/porta/sort.hpp): the sorted axis is moved last and made contiguous, then sorted
-// by sort_rows (radix passes of index_kernels on devices that compile, a host sort on Kokkos);
+// by sort_rows (radix passes of primitives/radix_sort.cpp on devices that compile, a host sort on Kokkos);
 // unique, searchsorted and topk build on it.
 #include <porta/sort.hpp>
 

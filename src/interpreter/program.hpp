@@ -1,4 +1,4 @@
-// The block interpreter's program (the counterpart of src/codegen_layout.*): a plan checked and
+// The block interpreter's program (the counterpart of src/codegen/layout.*): a plan checked and
 // laid out before it runs: which instructions the result needs, which are the same for every
 // element (evaluated once per call), which inputs are read in place, and which register each
 // instruction writes.

@@ -1,5 +1,6 @@
-// The backend registry: opens each plugin once (std::call_once), records why a plugin is
-// absent, and lists devices in preference order. Safe to read from any thread.
+// The backend registry: opens each plugin once (a function-local static, which C++ initialises
+// once even when threads race), records why a plugin is absent, and lists devices in preference
+// order. Safe to read from any thread.
 #pragma once
 
 #include <optional>

@@ -26,7 +26,7 @@ Handle allocate_memory(DeviceImpl& device, std::size_t bytes, QueueImpl& q) {
 
 void release_memory(DeviceImpl& device, Handle h, std::size_t bytes, const std::shared_ptr<QueueImpl>& last) {
   // While this thread records a graph, memory freed on the device may be used by the graph (a
-  // reduction's partial sums): it stays the graph's until the graph goes (graph.cpp).
+  // reduction's partial sums): it stays the graph's until the graph goes (api/graph_capture.cpp).
   if (GraphRecording* r = t_graph_recording; r && r->device == &device) {
     r->freed.push_back({h, bytes});
     return;
