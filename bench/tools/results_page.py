@@ -31,8 +31,8 @@ def load(results_dir):
             if key not in run:
                 raise SystemExit(f"{path}: no '{key}'")
         runs.append(run)
-    # newest first; within a day, by file name (stable)
-    runs.sort(key=lambda r: (r["date"], r["file"]), reverse=True)
+    # newest first; within a day, by the time written, then the file name
+    runs.sort(key=lambda r: (r["date"], r.get("time", ""), r["file"]), reverse=True)
     return runs
 
 
