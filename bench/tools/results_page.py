@@ -87,7 +87,8 @@ def headline(runs):
     parts = []
     for run in runs:
         if run.get("headline") and "porta_summary" in run:
-            parts.append(f"**{run['card']}, {run['date']}.** {run.get('headline_caption', run['title'])}:\n\n"
+            card = run["card"][:1].upper() + run["card"][1:]
+            parts.append(f"**{card}, {run['date']}.** {run.get('headline_caption', run['title'])}:\n\n"
                          + summary_table(run))
     return "\n\n".join(parts) + "\n"
 
