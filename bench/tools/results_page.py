@@ -4,7 +4,7 @@
 Each file under bench/results/ is one run: when (date, time), on what (card, host, software), how
 (commands), where the figures were first written (source), and the figures, either as porta-bench's
 own `porta_summary` (`series` and `chart` rows: id, label, unit, higher_is_better, values, one value a
-series) or as `items`, tables and notes in the order they were measured. A run with "headline": true
+series; porta-bench --from-json draws its chart) or as `items`, tables and notes in the order they were measured. A run with "headline": true
 also gives a table to README.md, between the markers below.
 
     results_page.py                       print the page
@@ -98,7 +98,8 @@ def page(runs):
            "Made by `bench/tools/results_page.py` from the runs under [`bench/results/`](../../bench/results), one",
            "JSON file a run; CTest's `docs.results_page` fails when this page differs from what the data",
            "gives. To add a run, add its file (porta-bench's `porta_summary` where porta-bench measured it)",
-           "and run `python3 bench/tools/results_page.py --write`.",
+           "and run `python3 bench/tools/results_page.py --write`. `porta-bench --from-json=FILE --svg=chart.svg`",
+           "draws the chart of a run that has a `porta_summary`.",
            "",
            "Bandwidths count bytes read plus bytes written once (saxpy and the fused expression: 12 bytes an",
            "element), medians of device-event times; ratios are from one run. Newest first. How porta-bench",
