@@ -5,7 +5,8 @@ Each file under bench/results/ is one run: when (date, time), on what (card, hos
 (commands), where the figures were first written (source), and the figures, either as porta-bench's
 own `porta_summary` (`series` and `chart` rows: id, label, unit, higher_is_better, values, one value a
 series; porta-bench --from-json draws its chart) or as `items`, tables and notes in the order they were measured. A run with "headline": true
-also gives a table to README.md, between the markers below.
+also gives a table to README.md, between the markers below (its "readme_rows" only, where named),
+and to the page's Headline section (every row).
 
     results_page.py                       print the page
     results_page.py --write               rewrite docs/guide/results.md and README.md's headline
@@ -68,14 +69,16 @@ def ratio_to_best_peer(row, series):
     return f"{r:.2f}x"
 
 
-def summary_table(run, ratio=True):
+def summary_table(run, ratio=True, only=None):
     s = run["porta_summary"]
     series = s["series"]
     columns = ["work"] + [f"porta `{x}`" if ":" in x else x for x in series]
     if ratio:
-        columns.append("porta / best peer")
+        columns.append("first porta column / best peer")
     rows = []
     for row in s["chart"]:
+        if only is not None and row["id"] not in only:
+            continue
         r = [f"{row['label']}, {row['unit']}"] + [number(v) for v in row["values"]]
         if ratio:
             r.append(ratio_to_best_peer(row, series))
@@ -83,13 +86,14 @@ def summary_table(run, ratio=True):
     return table(columns, rows)
 
 
-def headline(runs):
+def headline(runs, readme=False):
+    """The headline runs' tables; in the README only each run's readme_rows, where it names them."""
     parts = []
     for run in runs:
         if run.get("headline") and "porta_summary" in run:
             card = run["card"][:1].upper() + run["card"][1:]
             parts.append(f"**{card}, {run['date']}.** {run.get('headline_caption', run['title'])}:\n\n"
-                         + summary_table(run))
+                         + summary_table(run, only=run.get("readme_rows") if readme else None))
     return "\n\n".join(parts) + "\n"
 
 
@@ -134,7 +138,7 @@ def with_headline(readme_text, runs):
         raise SystemExit(f"README.md has no headline markers ({BEGIN!r} ... {END!r})")
     a = readme_text.index(BEGIN) + len(BEGIN)
     b = readme_text.index(END)
-    return readme_text[:a] + "\n" + headline(runs) + readme_text[b:]
+    return readme_text[:a] + "\n" + headline(runs, readme=True) + readme_text[b:]
 
 
 def main():
