@@ -46,12 +46,16 @@ def number(v):
 
 
 def cell(text):
-    return str(text).replace("|", "\\|") if "`" not in str(text) else str(text)
+    # GitHub splits a table row at every bare |, inside code spans too; \| is a | in either.
+    return str(text).replace("|", "\\|")
 
 
 def table(columns, rows):
+    def numeric(i):  # right-align a column whose filled cells mostly start with a figure
+        filled = [str(r[i]) for r in rows if i < len(r) and str(r[i])]
+        return i > 0 and filled and sum(c[:1].isdigit() for c in filled) * 2 >= len(filled)
     out = ["| " + " | ".join(cell(c) for c in columns) + " |",
-           "|---|" + "---:|" * (len(columns) - 1)]
+           "|" + "".join("---:|" if numeric(i) else "---|" for i in range(len(columns)))]
     for r in rows:
         r = list(r) + [""] * (len(columns) - len(r))
         out.append("| " + " | ".join(cell(c) for c in r) + " |")
