@@ -1,5 +1,5 @@
 # Checks that porta-bench's chart stays readable at an H200's scales (cmake -P): draws
-# testdata/h200_chart.json (the chart rows of a run like the README's H200 results: copy
+# testdata/h200_chart.json (the chart rows of a run like the H200 runs of bench/results/: copy
 # 3951 GB/s, HGEMM 647 TFLOP/s, 1100% of the float32 FMA peak) with --from-json and fails unless
 # a bar at 100% of copy and the largest GEMM each take most of their panel's width: on one axis
 # for both, the copy bar was a twelfth of it.

@@ -1,5 +1,5 @@
 # Writes h200_chart.json beside this file: a porta-bench JSON (porta_summary's series and chart
-# only) with the H200 figures of the README's results table and shared/GPU.md (2026-12-01), for
+# only) with the H200 figures of the results table the README had (now bench/results/2026-11-29-h200.json) and shared/GPU.md (2026-12-01), for
 # bench.svg_scales, which checks the chart's layout at those scales. The FMA-chain peaks (58.5 and
 # 33.5 TFLOP/s) are round stand-ins; they only set the shares in brackets.
 import json, os

@@ -5,7 +5,7 @@
 // input's device; before any data moves, the ranks exchange a small descriptor of what each
 // passed (the collective, shape, dtype, op, root), so a mismatch is the same porta error on every
 // rank instead of a hang or a corrupt result. Data goes through host memory with MPI (CPU
-// devices, and CUDA arrays where NCCL is not available); see README "Many machines".
+// devices, and CUDA arrays where NCCL is not available); see docs/guide/mpi.md.
 #pragma once
 
 #include <mpi.h>

@@ -20,7 +20,7 @@
 
 The "flat" object (also --flat-out, numbers only) uses bench/peers/peers.py's key style, porta as
 "porta_py", so that porta-bench --peers=FILE can read it beside peers.json. PORTA_GIL_HOLD_US
-(README, Python: the GIL) is recorded as gil_hold_us; run once with PORTA_GIL_HOLD_US=0 to compare.
+(docs/guide/python.md, The GIL) is recorded as gil_hold_us; run once with PORTA_GIL_HOLD_US=0 to compare.
 """
 import argparse
 import json

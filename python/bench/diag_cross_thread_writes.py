@@ -2,7 +2,7 @@
 
 A worker thread writes x[0] = row, then x.T[0] = 7 (the column over it), five times, and ends
 without porta.synchronize(); the main thread then reads x. porta orders writes into the same memory
-from any thread (README, Thread safety), so x[0, 0] must be 7. Each variant runs TRIALS times on
+from any thread (docs/guide/threads.md), so x[0, 0] must be 7. Each variant runs TRIALS times on
 each device given (default: every device) and prints how many reads were wrong:
 
   same        everything on the main thread

@@ -1,4 +1,4 @@
-"""The GIL policy (README, "Python: the GIL"): which eval() calls keep the GIL and which release it."""
+"""The GIL policy (docs/guide/python.md, "The GIL"): which eval() calls keep the GIL and which release it."""
 import os
 import subprocess
 import sys

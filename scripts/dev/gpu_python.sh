@@ -40,7 +40,7 @@ py() {  # py ROUND
 }
 
 echo "gpu_python: $device, $(date -u +%FT%TZ), $($python --version 2>&1)"
-# A GPU's clocks drop over the first second of load (README: a cold H200's HGEMM ran 1.19x its
+# A GPU's clocks drop over the first second of load (bench/results/2026-11-29-h200.json: a cold H200's HGEMM ran 1.19x its
 # warm speed): one discarded SGEMM run first (12 x 4 products: about 1 s at 8192), so that round 1
 # does not start cold.
 timeout 20 "$build/bin/porta-bench" --devices="$device" --filter='^matmul_f32/' --matmul="$matmul" --repetitions=1 --iterations=12 \

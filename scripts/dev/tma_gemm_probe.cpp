@@ -27,7 +27,7 @@
 // 128x128x16:g1:s5 325.8 / 311.2, :c 292.3 / 313.6; 128x128x16:g2:s5 336.1 / 309.5, :c 228.3 /
 // 247.5; 128x256x16:g2:s3 317.2 / 328.2, :c 225.8 / 241.4; 128x128x32:g1:s2 316.1 / 331.3. porta's
 // wg128x128x32:g1:s3 (cp.async, a barrier a slice) ran 433.4 / 483.9 in that day's search: the
-// loads' issuer is not what holds the GEMM back in 48 KiB (README, the 20:30-21:42 runs).
+// loads' issuer is not what holds the GEMM back in 48 KiB (bench/results/2026-12-04-h200-gemm-scan.json).
 //
 // Build (build machine: -L/usr/local/cuda/lib64/stubs; links libporta for ptx_edit's helpers):
 //   g++ -O2 -std=c++20 -Iinclude -Ibackends -I/usr/local/cuda/include scripts/dev/tma_gemm_probe.cpp
