@@ -10,6 +10,8 @@ from ._core import ndarray
 from ._creation import _indices, _value, arange
 from ._helpers import dtype_object, to_numpy
 
+__all__ = []
+
 
 def _dtype(self):
     return dtype_object(self._dtype_name)

@@ -13,6 +13,11 @@ from ._core import ndarray
 from ._creation import _indices, _value, asarray, broadcast_to
 from ._helpers import axes_list, axis_index, check_array, dtype_name
 
+__all__ = ["take", "take_along_axis", "put", "scatter_add", "compress", "nonzero", "flatnonzero", "count_nonzero",
+           "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "diff", "sort", "argsort", "unique", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values", "searchsorted", "topk", "flip", "roll", "tile",
+           "repeat", "pad", "split", "unstack", "tril", "triu", "var", "std", "real", "conj", "conjugate"]
+
 UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])

@@ -6,6 +6,8 @@ import operator
 from . import _core
 from ._helpers import as_int, check_array
 
+__all__ = ["meshgrid", "broadcast_arrays", "moveaxis", "vecdot", "tensordot"]
+
 
 def _ints(axes, what):
     """An int or a sequence of ints, as a list (TypeError naming what is not an integer)."""

@@ -10,6 +10,10 @@ from ._core import ndarray
 from ._helpers import HOST_DTYPES, bfloat16, dtype_name, to_numpy
 from ._interop import from_cuda_array_interface, from_dlpack
 
+__all__ = ["array", "asarray", "asnumpy", "full", "arange", "linspace", "zeros_like", "ones_like", "full_like",
+           "empty_like", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "float16", "float32",
+           "float64", "int32", "int64", "bool_", "bfloat16"]
+
 float16, float32, float64 = np.float16, np.float32, np.float64
 int32, int64, bool_ = np.int32, np.int64, np.bool_
 

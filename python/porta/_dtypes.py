@@ -9,6 +9,8 @@ from . import _core
 from ._core import ndarray
 from ._helpers import bfloat16, dtype_name, dtype_object
 
+__all__ = ["finfo", "iinfo", "can_cast", "result_type", "isdtype"]
+
 _NAMES = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 _KIND = {"bool": "b", "int32": "i", "int64": "i", "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f"}
 _KIND_ORDER = "bif"

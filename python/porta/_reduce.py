@@ -4,6 +4,8 @@ import builtins
 from . import _core
 from ._helpers import dtype_name
 
+__all__ = ["sum", "mean", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "all", "any"]
+
 
 def _normalize_axes(a, axis):
     if axis is None:

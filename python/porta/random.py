@@ -2,6 +2,8 @@
 from . import _core
 from ._helpers import dtype_name as _dtype_name  # (underscored: porta.random's public names are its own)
 
+__all__ = ["seed", "uniform", "normal", "random", "random_sample", "rand", "randn"]
+
 
 def _shape(size):
     return () if size is None else (size,) if isinstance(size, int) else tuple(size)
