@@ -4,7 +4,8 @@ porta works without the GIL wherever it may wait or work for long (README, Pytho
 Python threads drive devices in parallel. An operation makes a new array; elementwise work is lazy and fused.
 Writes (a[...] = b, a[idx] = v, a[mask] = v, fill, put, scatter_add) change the memory every view of it sees.
 """
-from . import _core
+# (_array exports no names: importing it adds NumPy's conveniences to ndarray.)
+from . import _array, _arrayapi, _compose, _core, _creation, _dtypes, _interop, _kernel, _pool, _reduce  # noqa: F401
 from ._core import (  # noqa: F401
     Error, BackendUnavailable, DeviceError, ShapeError, DTypeError, InvalidArgument, Cancelled, CompileError,
     OutOfMemory,
@@ -19,7 +20,6 @@ from ._core import (  # noqa: F401
     log10, trunc, signbit, reciprocal, atan2, arctan2, hypot, copysign, nextafter, logaddexp, bitwise_left_shift,
     left_shift, bitwise_right_shift, right_shift, floor_divide, positive,
 )
-from . import _array  # noqa: F401  (adds NumPy's conveniences to ndarray)
 from ._creation import (  # noqa: F401
     array, asarray, asnumpy, full, arange, linspace, zeros_like, ones_like, full_like, empty_like, reshape,
     transpose, expand_dims, squeeze, broadcast_to, float16, float32, float64, int32, int64, bool_,
@@ -38,6 +38,33 @@ from ._kernel import RawKernel  # noqa: F401
 from ._pool import DevicePool  # noqa: F401
 from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401
 from . import random  # noqa: F401
+
+# What `from porta import *` gives: _core's names imported above, then each module's __all__.
+__all__ = [
+    "Error", "BackendUnavailable", "DeviceError", "ShapeError", "DTypeError", "InvalidArgument", "Cancelled",
+    "CompileError", "OutOfMemory",
+    "Device", "BackendStatus", "devices", "backends", "default_device", "current_device", "get_device", "synchronize",
+    "ndarray", "empty", "zeros", "ones", "eye", "concatenate", "stack",
+    "add", "subtract", "multiply", "divide", "true_divide", "remainder", "mod", "power", "pow", "maximum", "minimum",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
+    "invert", "negative", "abs", "absolute", "sign", "square", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin",
+    "cos", "tan", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "around", "rint", "isnan", "isinf",
+    "isfinite", "clip", "where", "matmul", "dot", "ElementwiseKernel", "Event", "get_elapsed_time", "Graph", "record",
+    "acos", "arccos", "asin", "arcsin", "atan", "arctan", "acosh", "arccosh", "asinh", "arcsinh", "atanh", "arctanh",
+    "sinh", "cosh", "log2", "log10", "trunc", "signbit", "reciprocal", "atan2", "arctan2", "hypot", "copysign",
+    "nextafter", "logaddexp", "bitwise_left_shift", "left_shift", "bitwise_right_shift", "right_shift",
+    "floor_divide", "positive",
+    "random",
+]
+__all__ += _creation.__all__
+__all__ += _reduce.__all__
+__all__ += _arrayapi.__all__
+__all__ += _dtypes.__all__
+__all__ += _compose.__all__
+__all__ += _kernel.__all__
+__all__ += _pool.__all__
+__all__ += _interop.__all__
 
 __version__ = "0.1.0"
 # The array API standard's version whose names porta follows (README: which functions it has).

@@ -1,35 +1,20 @@
-"""NumPy's spellings on porta.ndarray: dtype objects, indexing, host copies, methods."""
+"""NumPy's spellings on porta.ndarray: dtype objects, indexing, host copies, methods. Importing it
+sets them on the class; it exports no names of its own."""
+import builtins
+import sys
+
 import numpy as np
 
-from . import _core
+from . import _arrayapi, _core, _reduce
 from ._core import ndarray
+from ._creation import _indices, _value, arange
+from ._helpers import dtype_object, to_numpy
 
-_NUMPY_DTYPES = {n: np.dtype(n) for n in ("bool", "int32", "int64", "float16", "float32", "float64")}
-
-
-class _BFloat16:
-    """Stands for bfloat16, which NumPy has no dtype for."""
-    name = "bfloat16"
-    itemsize = 2
-
-    def __repr__(self):
-        return "porta.bfloat16"
-
-
-bfloat16 = _BFloat16()
+__all__ = []
 
 
 def _dtype(self):
-    n = self._dtype_name
-    return _NUMPY_DTYPES[n] if n != "bfloat16" else bfloat16
-
-
-def _to_numpy(a, dtype=None):
-    if a._dtype_name == "bfloat16":
-        a = a.astype("float32")
-    out = np.empty(a.shape, dtype=_NUMPY_DTYPES[a._dtype_name])
-    a._to_host(out.reshape(-1) if out.ndim != 1 else out)
-    return out if dtype is None else out.astype(dtype, copy=False)
+    return dtype_object(self._dtype_name)
 
 
 def _is_advanced(k):
@@ -43,7 +28,7 @@ def _normalize_index(a, key):
     n_real = len([k for k in key if k is not None and k is not Ellipsis])
     if n_real > a.ndim:
         raise IndexError(f"too many indices: {n_real} for an array of {a.ndim} dimensions {a.shape}")
-    if builtin_sum(1 for k in key if k is Ellipsis) > 1:
+    if builtins.sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single Ellipsis ('...')")
     expanded = []
     for k in key:
@@ -54,9 +39,6 @@ def _normalize_index(a, key):
     if Ellipsis not in key:
         expanded.extend([slice(None)] * (a.ndim - n_real))
     return expanded
-
-
-builtin_sum = sum
 
 
 def _basic(self, key):
@@ -99,7 +81,6 @@ def _advanced(self, key):
     if len(where) > 1:
         raise IndexError("porta indexes with one integer array or bool mask at a time (with ints, slices, None "
                          "and ... beside it); index twice instead")
-    from ._arrayapi import _indices
     try:
         idx = _indices(keys[where[0]], self.device, "indexing")
     except _core.DTypeError as e:
@@ -199,7 +180,6 @@ def _setitem(self, key, value):
     the memory sees it); an integer array writes the indexed elements (put); a bool mask those where
     it is true. Bad indices raise IndexError, a value that does not broadcast ShapeError (a ValueError),
     before anything is written."""
-    from ._arrayapi import _value
     value = _value(value, self)
     keys, pos, idx = _advanced(self, key)
     if keys is None:
@@ -234,7 +214,6 @@ def _setitem(self, key, value):
     for d in moved.shape[1:]:
         inner *= d
     rows = _core.where(_core.less(idx, 0), _core.add(idx, n), idx).reshape(-1, 1)
-    from ._creation import arange
     flat = _core.add(_core.multiply(rows, inner), arange(inner, device=self.device).reshape(1, -1))
     if isinstance(value, ndarray) and value.ndim:
         q = idx.ndim
@@ -250,8 +229,7 @@ def _setitem(self, key, value):
 
 def _sort_in_place(self, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     """numpy.ndarray.sort: sorts the array in place (porta.sort returns a sorted copy)."""
-    from ._arrayapi import sort
-    _core._assign(self, sort(self, axis, kind, order, descending=descending, stable=stable))
+    _core._assign(self, _arrayapi.sort(self, axis, kind, order, descending=descending, stable=stable))
 
 
 def _fill(self, value):
@@ -267,18 +245,18 @@ def _fill(self, value):
 
 
 def _repr(self):
-    body = np.array2string(_to_numpy(self), separator=", ", prefix="array(")
+    body = np.array2string(to_numpy(self), separator=", ", prefix="array(")
     return f"array({body}, dtype={self._dtype_name}, device={self.device.spec})"
 
 
 def _array_protocol(self, dtype=None, copy=None):
-    return _to_numpy(self, dtype)
+    return to_numpy(self, dtype)
 
 
 def _item(self):
     if self.size != 1:
         raise ValueError(f"item() needs an array of one element, this one has shape {self.shape}")
-    return _to_numpy(self).reshape(-1)[0].item()
+    return to_numpy(self).reshape(-1)[0].item()
 
 
 def _iter(self):
@@ -297,14 +275,12 @@ def _array_namespace(self, /, *, api_version=None):
     if api_version is not None and api_version not in _API_VERSIONS:
         raise _core.InvalidArgument(f"__array_namespace__: api_version={api_version!r}; porta follows "
                                     f"{', '.join(_API_VERSIONS)} (None: the newest)")
-    import porta
-    return porta
+    return sys.modules[__package__]  # the package: importing porta._array imported it first
 
 
-def _method(name):
+def _method(name, fn):
     def f(self, *args, **kwargs):
-        import porta
-        return getattr(porta, name)(self, *args, **kwargs)
+        return fn(self, *args, **kwargs)
     f.__name__ = name
     return f
 
@@ -315,7 +291,7 @@ ndarray.__setitem__ = _setitem
 ndarray.fill = _fill
 ndarray.sort = _sort_in_place
 ndarray.__repr__ = _repr
-ndarray.__str__ = lambda self: str(_to_numpy(self))
+ndarray.__str__ = lambda self: str(to_numpy(self))
 ndarray.__array__ = _array_protocol
 ndarray.__array_ufunc__ = None  # numpy_array + porta_array is porta's business (and refused), not NumPy's
 ndarray.__array_priority__ = 100
@@ -326,13 +302,17 @@ ndarray.__bool__ = lambda self: bool(_item(self))
 ndarray.__float__ = lambda self: float(_item(self))
 ndarray.__int__ = lambda self: int(_item(self))
 ndarray.__index__ = lambda self: _item(self).__index__()
-ndarray.get = lambda self: _to_numpy(self)
+ndarray.get = lambda self: to_numpy(self)
 ndarray.item = _item
-ndarray.tolist = lambda self: _to_numpy(self).tolist()
-for _name in ("sum", "mean", "prod", "min", "max", "argmin", "argmax", "all", "any", "clip", "round", "dot",
-              "take", "put", "nonzero", "cumsum", "cumprod", "argsort", "searchsorted", "repeat", "var", "std"):
-    setattr(ndarray, _name, _method(_name))
-del _name
+ndarray.tolist = lambda self: to_numpy(self).tolist()
+# Methods that call porta's function of their name, as NumPy's methods do.
+for _module, _names in ((_reduce, ("sum", "mean", "prod", "min", "max", "argmin", "argmax", "all", "any")),
+                        (_core, ("clip", "round", "dot")),
+                        (_arrayapi, ("take", "put", "nonzero", "cumsum", "cumprod", "argsort", "searchsorted",
+                                     "repeat", "var", "std"))):
+    for _name in _names:
+        setattr(ndarray, _name, _method(_name, getattr(_module, _name)))
+del _module, _names, _name
 
 
 # In-place operators write the result into the array's memory, as NumPy's and CuPy's do (a view's
@@ -343,9 +323,10 @@ _KIND = {"bool": 0, "int32": 1, "int64": 1, "float16": 2, "bfloat16": 2, "float3
 
 
 def _inplace(symbol, fn_name):
+    fn = getattr(_core, fn_name)
+
     def f(self, other):
-        import porta
-        r = getattr(porta, fn_name)(self, other)
+        r = fn(self, other)
         if tuple(r.shape) != tuple(self.shape):
             raise _core.ShapeError(f"'{symbol}' on an array of shape {tuple(self.shape)}: the result has shape "
                                    f"{tuple(r.shape)}, which does not fit in it")

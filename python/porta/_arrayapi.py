@@ -10,59 +10,19 @@ import numpy as np
 
 from . import _core
 from ._core import ndarray
+from ._creation import _indices, _value, asarray, broadcast_to
+from ._helpers import axes_list, axis_index, check_array, dtype_name
+
+__all__ = ["take", "take_along_axis", "put", "scatter_add", "compress", "nonzero", "flatnonzero", "count_nonzero",
+           "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "diff", "sort", "argsort", "unique", "unique_all",
+           "unique_counts", "unique_inverse", "unique_values", "searchsorted", "topk", "flip", "roll", "tile",
+           "repeat", "pad", "split", "unstack", "tril", "triu", "var", "std", "real", "conj", "conjugate"]
 
 UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 TopkResult = collections.namedtuple("TopkResult", ["values", "indices"])
-
-
-def _check(a, what):
-    if not isinstance(a, ndarray):
-        raise TypeError(f"{what}: {type(a).__name__} is not a porta.ndarray (porta.asarray makes one)")
-
-
-def _indices(obj, device, what):
-    """Indices (or a mask) as a porta array on `device`: porta arrays as they are, lists, tuples,
-    NumPy arrays and integers copied there (an empty list is int64)."""
-    if isinstance(obj, ndarray):
-        return obj
-    from ._creation import asarray
-    host = np.asarray(obj)
-    if host.size == 0 and host.dtype.kind == "f":
-        host = host.astype(np.int64)
-    if host.dtype.kind not in "biu":
-        raise _core.DTypeError(f"{what}: indices of NumPy dtype {host.dtype.name}; they must be integers "
-                               f"(int32 or int64) or a bool mask")
-    return asarray(host, device=device)
-
-
-def _int(axis, what):
-    """An axis argument as an int (TypeError naming it where it is not an integer)."""
-    try:
-        return operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{what}: axis {axis!r} is not an integer") from None
-
-
-def _axis(a, axis, what):
-    """One axis, range-checked (InvalidArgument naming it), as a non-negative int."""
-    n = builtins.max(a.ndim, 1)
-    x = _int(axis, what)
-    if not -n <= x < n:
-        raise _core.InvalidArgument(f"{what}: axis {x} is out of range for an array of {a.ndim} dimensions {a.shape}")
-    return x % n
-
-
-def _axes(a, axis, what):
-    """None, an int or a tuple of ints, as a sorted list of distinct non-negative axes (None: None)."""
-    if axis is None:
-        return None
-    items = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
-    out = [_axis(a, x, what) for x in items]
-    if len(set(out)) != len(out):
-        raise _core.InvalidArgument(f"{what}: axis {axis!r} names an axis more than once")
-    return sorted(out)
+# (The result types come with the functions' results; porta exports the functions only.)
 
 
 # Indexing.
@@ -70,26 +30,26 @@ def _axes(a, axis, what):
 def take(a, indices, axis=None, out=None, mode="raise"):
     """NumPy's take: elements of `a` (flattened without an axis) at integer `indices`; an index
     outside [-n, n) raises InvalidArgument."""
-    _check(a, "take")
+    check_array(a, "take")
     if out is not None or mode != "raise":
         raise _core.InvalidArgument("take: porta has no out= and only mode='raise'")
     idx = _indices(indices, a.device, "take")
-    return _core._take(a, idx, None if axis is None else _axis(a, axis, "take"))
+    return _core._take(a, idx, None if axis is None else axis_index(a, axis, "take"))
 
 
 def take_along_axis(arr, indices, axis=-1):
     """NumPy's take_along_axis; axis=None indexes the flattened array with 1-D indices."""
-    _check(arr, "take_along_axis")
+    check_array(arr, "take_along_axis")
     idx = _indices(indices, arr.device, "take_along_axis")
     if axis is None:
         return _core._take_along_axis(arr.reshape(-1), idx, 0)
-    return _core._take_along_axis(arr, idx, _axis(arr, axis, "take_along_axis"))
+    return _core._take_along_axis(arr, idx, axis_index(arr, axis, "take_along_axis"))
 
 
 def put(a, ind, v, mode="raise"):
     """NumPy's put, in place: a.flat[ind] = v (v broadcast to ind's shape). Where an index repeats,
     one of its values lands (which is unspecified, as CuPy's)."""
-    _check(a, "put")
+    check_array(a, "put")
     if mode != "raise":
         raise _core.InvalidArgument("put: porta has only mode='raise'")
     _core._put(a, _indices(ind, a.device, "put"), _value(v, a))
@@ -98,31 +58,31 @@ def put(a, ind, v, mode="raise"):
 def scatter_add(a, indices, values):
     """a.flat[indices] += values in place, every repeated index counted (NumPy's np.add.at over the
     flattened array); the order of the additions is fixed, so the result never depends on timing."""
-    _check(a, "scatter_add")
+    check_array(a, "scatter_add")
     _core._scatter_add(a, _indices(indices, a.device, "scatter_add"), _value(values, a))
 
 
 def compress(condition, a, axis=None):
     """a[condition] for a bool mask of a's shape (or 1-D over the flattened array), as a 1-D array."""
-    _check(a, "compress")
+    check_array(a, "compress")
     if axis is not None:
         raise _core.InvalidArgument("compress: porta's compress has no axis (it takes a mask of the array's shape)")
     return _core._compress(_indices(condition, a.device, "compress"), a)
 
 
 def nonzero(a):
-    _check(a, "nonzero")
+    check_array(a, "nonzero")
     return tuple(_core._nonzero(a))
 
 
 def flatnonzero(a):
-    _check(a, "flatnonzero")
+    check_array(a, "flatnonzero")
     return _core._flatnonzero(a)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
-    _check(a, "count_nonzero")
-    axes = _axes(a, axis, "count_nonzero")
+    check_array(a, "count_nonzero")
+    axes = axes_list(a, axis, "count_nonzero")
     if axes is not None and len(axes) == 1:
         return _core._count_nonzero(a, axes[0], keepdims)
     if axes is None and not keepdims:
@@ -130,49 +90,38 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return _core._sum_axes(_core.not_equal(a, 0), axes, keepdims)
 
 
-def _value(v, like):
-    """A value to write: porta arrays and numbers as they are, NumPy arrays and lists copied to
-    `like`'s device."""
-    if isinstance(v, (ndarray, bool, int, float)) or (isinstance(v, np.generic)):
-        return v
-    from ._creation import asarray
-    if isinstance(v, np.ndarray) and v.ndim == 0:
-        return v.item()
-    return asarray(v, device=like.device)
-
-
 # Scans.
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """NumPy's cumsum: over the flattened array without an axis; integers and bool give int64."""
-    _check(a, "cumsum")
+    check_array(a, "cumsum")
     a = _cast(a, dtype, out, "cumsum")
-    return _core._cumsum(a, None if axis is None else _axis(a, axis, "cumsum"))
+    return _core._cumsum(a, None if axis is None else axis_index(a, axis, "cumsum"))
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    _check(a, "cumprod")
+    check_array(a, "cumprod")
     a = _cast(a, dtype, out, "cumprod")
-    return _core._cumprod(a, None if axis is None else _axis(a, axis, "cumprod"))
+    return _core._cumprod(a, None if axis is None else axis_index(a, axis, "cumprod"))
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """The array API's cumulative_sum: axis required unless x is 1-D; include_initial puts 0 first."""
-    _check(x, "cumulative_sum")
+    check_array(x, "cumulative_sum")
     x = _cast(x, dtype, None, "cumulative_sum")
-    return _core._cumulative_sum(x, None if axis is None else _axis(x, axis, "cumulative_sum"), include_initial)
+    return _core._cumulative_sum(x, None if axis is None else axis_index(x, axis, "cumulative_sum"), include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    _check(x, "cumulative_prod")
+    check_array(x, "cumulative_prod")
     x = _cast(x, dtype, None, "cumulative_prod")
-    return _core._cumulative_prod(x, None if axis is None else _axis(x, axis, "cumulative_prod"), include_initial)
+    return _core._cumulative_prod(x, None if axis is None else axis_index(x, axis, "cumulative_prod"), include_initial)
 
 
 def _real_valued(x, what):
     """A new array of x's values: the array API's real and conj of a real-valued array (2024.12 takes
     them; porta has no complex dtypes). Numeric arrays only, as the standard says."""
-    _check(x, what)
+    check_array(x, what)
     if x._dtype_name == "bool":
         raise _core.DTypeError(f"{what} takes numeric arrays (the array API's rule), not bool; use astype(int32) first")
     return _core.positive(x)
@@ -193,16 +142,13 @@ conjugate = conj
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """NumPy's diff; prepend/append (numbers or arrays) are joined along the axis first."""
-    _check(a, "diff")
-    ax = _axis(a, axis, "diff")
+    check_array(a, "diff")
+    ax = axis_index(a, axis, "diff")
     if a.ndim == 0:
         raise _core.InvalidArgument("diff: a 0-d array has no axis to take differences along")
     if operator.index(n) < 0:
         raise _core.InvalidArgument(f"diff: order n={n} must be non-negative")
     if prepend is not None or append is not None:
-        from ._core import concatenate
-        from ._creation import asarray, broadcast_to
-
         def edge(v):
             e = v if isinstance(v, ndarray) else asarray(v, dtype=None if isinstance(v, np.ndarray) else a._dtype_name,
                                                          device=a.device)
@@ -212,7 +158,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
                 e = broadcast_to(e.astype(a._dtype_name), tuple(shape))
             return e
         parts = ([edge(prepend)] if prepend is not None else []) + [a] + ([edge(append)] if append is not None else [])
-        a = concatenate(parts, axis=ax)
+        a = _core.concatenate(parts, axis=ax)
     return _core._diff(a, int(n), ax)
 
 
@@ -221,58 +167,57 @@ def _cast(a, dtype, out, what):
         raise _core.InvalidArgument(f"{what}: porta has no out= (the result is a new array)")
     if dtype is None:
         return a
-    from ._creation import _dtype_name
-    return a.astype(_dtype_name(dtype), copy=False)
+    return a.astype(dtype_name(dtype), copy=False)
 
 
 # Sorting and search.
 
 def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     """A stable sort along `axis` (None: the flattened array), NaNs last (first when descending)."""
-    _check(a, "sort")
+    check_array(a, "sort")
     if order is not None:
         raise _core.InvalidArgument("sort: porta has no structured dtypes (order=)")
     if axis is None:
         return _core._sort(a.reshape(-1), 0, descending)
-    return _core._sort(a, _axis(a, axis, "sort"), descending)
+    return _core._sort(a, axis_index(a, axis, "sort"), descending)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     """The int64 indices that sort `a` stably along `axis` (None: the flattened array)."""
-    _check(a, "argsort")
+    check_array(a, "argsort")
     if order is not None:
         raise _core.InvalidArgument("argsort: porta has no structured dtypes (order=)")
     if axis is None:
         return _core._argsort(a.reshape(-1), 0, descending)
-    return _core._argsort(a, _axis(a, axis, "argsort"), descending)
+    return _core._argsort(a, axis_index(a, axis, "argsort"), descending)
 
 
 def unique_all(x):
     """The array API's unique_all: values, first indices, inverse (x's shape) and counts."""
-    _check(x, "unique_all")
+    check_array(x, "unique_all")
     return UniqueAllResult(*_core._unique_all(x))
 
 
 def unique_counts(x):
-    _check(x, "unique_counts")
+    check_array(x, "unique_counts")
     v, _, _, c = _core._unique_all(x)
     return UniqueCountsResult(v, c)
 
 
 def unique_inverse(x):
-    _check(x, "unique_inverse")
+    check_array(x, "unique_inverse")
     v, _, inv, _ = _core._unique_all(x)
     return UniqueInverseResult(v, inv)
 
 
 def unique_values(x):
-    _check(x, "unique_values")
+    check_array(x, "unique_values")
     return _core._unique_values(x)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
     """NumPy's unique over the flattened array (NaNs count as one value: equal_nan=True)."""
-    _check(ar, "unique")
+    check_array(ar, "unique")
     if axis is not None:
         raise _core.InvalidArgument("unique: porta has no axis= (it takes the distinct values of the whole array)")
     if not equal_nan:
@@ -292,13 +237,12 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def searchsorted(a, v, side="left", sorter=None):
     """Where v's elements go in the sorted 1-D array `a` (int64, v's shape; a number gives a 0-d array)."""
-    _check(a, "searchsorted")
+    check_array(a, "searchsorted")
     if side not in ("left", "right"):
         raise _core.InvalidArgument(f"searchsorted: side={side!r}; use 'left' or 'right'")
     if sorter is not None:
         a = take(a, sorter)
     if not isinstance(v, ndarray):
-        from ._creation import asarray
         # Python numbers and lists take a's dtype, unless they hold fractions and a holds integers
         # (NumPy compares 2.5 with integers as 2.5, not as 2); NumPy arrays keep theirs.
         host = np.asarray(v)
@@ -310,20 +254,20 @@ def searchsorted(a, v, side="left", sorter=None):
 def topk(a, k, axis=-1, largest=True):
     """The k largest (largest=False: smallest) elements along `axis` in order, and their int64 indices
     (torch.topk's values, indices); NaNs count as the largest, ties keep their order."""
-    _check(a, "topk")
+    check_array(a, "topk")
     k = operator.index(k)
-    return TopkResult(*_core._topk(a, k, _axis(a, axis, "topk"), largest))
+    return TopkResult(*_core._topk(a, k, axis_index(a, axis, "topk"), largest))
 
 
 # Rearranging.
 
 def flip(m, axis=None):
     """A view with the axes (every axis without one; an int or a tuple) reversed."""
-    _check(m, "flip")
+    check_array(m, "flip")
     if axis is None:
         return _core._flip(m, None)
     r = m
-    for x in _axes(m, axis, "flip"):
+    for x in axes_list(m, axis, "flip"):
         r = _core._flip(r, x)
     return r
 
@@ -331,7 +275,7 @@ def flip(m, axis=None):
 def roll(a, shift, axis=None):
     """Elements shifted by `shift` along `axis` (without one: the flattened array), wrapping round;
     shift and axis may be tuples (each shift along its axis)."""
-    _check(a, "roll")
+    check_array(a, "roll")
     if axis is None:
         if isinstance(shift, (tuple, list)):
             shift = builtins.sum(operator.index(s) for s in shift)
@@ -346,20 +290,20 @@ def roll(a, shift, axis=None):
         raise _core.ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} axes; give one shift per axis")
     r = a
     for s, x in zip(shifts, axes):
-        r = _core._roll(r, operator.index(s), _axis(a, x, "roll"))
+        r = _core._roll(r, operator.index(s), axis_index(a, x, "roll"))
     return r
 
 
 def tile(A, reps):
-    _check(A, "tile")
+    check_array(A, "tile")
     reps = [operator.index(reps)] if not isinstance(reps, (tuple, list)) else [operator.index(r) for r in reps]
     return _core._tile(A, reps)
 
 
 def repeat(a, repeats, axis=None):
     """Each element repeated `repeats` times (an int, or one count per element of the axis)."""
-    _check(a, "repeat")
-    ax = None if axis is None else _axis(a, axis, "repeat")
+    check_array(a, "repeat")
+    ax = None if axis is None else axis_index(a, axis, "repeat")
     if isinstance(repeats, (int, np.integer)):
         return _core._repeat(a, int(repeats), ax)
     r = _indices(repeats, a.device, "repeat")
@@ -370,7 +314,7 @@ def repeat(a, repeats, axis=None):
 
 def pad(array, pad_width, mode="constant", constant_values=0):
     """NumPy's pad in mode 'constant': pad_width an int, (before, after) or one pair per axis."""
-    _check(array, "pad")
+    check_array(array, "pad")
     if mode != "constant":
         raise _core.InvalidArgument(f"pad: mode {mode!r}; porta pads with mode='constant' only")
     if not isinstance(constant_values, (bool, int, float, np.generic)):
@@ -391,8 +335,8 @@ def pad(array, pad_width, mode="constant", constant_values=0):
 def split(ary, indices_or_sections, axis=0):
     """Views of equal sections along `axis` (an int that divides it), or of the parts between the
     given indices (a list)."""
-    _check(ary, "split")
-    ax = _axis(ary, axis, "split")
+    check_array(ary, "split")
+    ax = axis_index(ary, axis, "split")
     if isinstance(indices_or_sections, (int, np.integer)):
         if indices_or_sections <= 0:
             raise _core.InvalidArgument(f"split: {indices_or_sections} sections; give a positive number")
@@ -402,17 +346,17 @@ def split(ary, indices_or_sections, axis=0):
 
 def unstack(x, /, *, axis=0):
     """The array API's unstack: a tuple of views of x's slices along `axis`, each without it."""
-    _check(x, "unstack")
-    return tuple(_core._unstack(x, _axis(x, axis, "unstack")))
+    check_array(x, "unstack")
+    return tuple(_core._unstack(x, axis_index(x, axis, "unstack")))
 
 
 def tril(m, k=0):
-    _check(m, "tril")
+    check_array(m, "tril")
     return _core._tril(m, operator.index(k))
 
 
 def triu(m, k=0):
-    _check(m, "triu")
+    check_array(m, "triu")
     return _core._triu(m, operator.index(k))
 
 
@@ -428,16 +372,16 @@ def _ddof(ddof, correction, what):
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
     """sum((a - mean)^2) / (N - ddof) (the array API's correction is ddof); integers give float64."""
-    _check(a, "var")
+    check_array(a, "var")
     a = _cast(a, dtype, out, "var")
-    axes = _axes(a, axis, "var")
+    axes = axes_list(a, axis, "var")
     return _core._var(a, axes if axes is not None or not keepdims else list(range(a.ndim)),
                       _ddof(ddof, correction, "var"), keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
-    _check(a, "std")
+    check_array(a, "std")
     a = _cast(a, dtype, out, "std")
-    axes = _axes(a, axis, "std")
+    axes = axes_list(a, axis, "std")
     return _core._std(a, axes if axes is not None or not keepdims else list(range(a.ndim)),
                       _ddof(ddof, correction, "std"), keepdims)

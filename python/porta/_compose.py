@@ -4,12 +4,14 @@ and raise porta's errors naming the values."""
 import operator
 
 from . import _core
-from ._arrayapi import _check, _int
+from ._helpers import as_int, check_array
+
+__all__ = ["meshgrid", "broadcast_arrays", "moveaxis", "vecdot", "tensordot"]
 
 
 def _ints(axes, what):
     """An int or a sequence of ints, as a list (TypeError naming what is not an integer)."""
-    return [_int(x, what) for x in (axes if isinstance(axes, (tuple, list)) else [axes])]
+    return [as_int(x, what) for x in (axes if isinstance(axes, (tuple, list)) else [axes])]
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -21,7 +23,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise _core.InvalidArgument(f"meshgrid: indexing={indexing!r}; use 'xy' or 'ij'")
     for x in xi:
-        _check(x, "meshgrid")
+        check_array(x, "meshgrid")
     return tuple(_core._meshgrid(list(xi), indexing == "ij", bool(sparse), bool(copy)))
 
 
@@ -29,14 +31,14 @@ def broadcast_arrays(*args):
     """The arrays broadcast to one shape, as views of them (a write into one reaches its input and
     every element that shares its memory), in a tuple as NumPy 2's."""
     for a in args:
-        _check(a, "broadcast_arrays")
+        check_array(a, "broadcast_arrays")
     return tuple(_core._broadcast_arrays(list(args)))
 
 
 def moveaxis(a, source, destination):
     """A view of `a` with the axes `source` (an int or a sequence) moved to `destination`, the
     others in their order."""
-    _check(a, "moveaxis")
+    check_array(a, "moveaxis")
     return _core._moveaxis(a, _ints(source, "moveaxis"), _ints(destination, "moveaxis"))
 
 
@@ -44,9 +46,9 @@ def vecdot(x1, x2, /, *, axis=-1):
     """The dot products of x1's and x2's vectors along `axis` (of each array, as NumPy's vecdot;
     the sizes there must be equal), the other dimensions broadcast: sum(x1 * x2) along it, in
     result_type(x1, x2) (bool: whether any pair is true in both, as NumPy's)."""
-    _check(x1, "vecdot")
-    _check(x2, "vecdot")
-    return _core._vecdot(x1, x2, _int(axis, "vecdot"))
+    check_array(x1, "vecdot")
+    check_array(x2, "vecdot")
+    return _core._vecdot(x1, x2, as_int(axis, "vecdot"))
 
 
 def tensordot(a, b, axes=2):
@@ -54,8 +56,8 @@ def tensordot(a, b, axes=2):
     of sequences (a's axes, b's axes, matched in order); the result has a's other axes, then b's.
     Floats go through porta's matmul; integers and bool are summed as products, so their work and
     memory grow with the product of all three sizes."""
-    _check(a, "tensordot")
-    _check(b, "tensordot")
+    check_array(a, "tensordot")
+    check_array(b, "tensordot")
     if isinstance(axes, (tuple, list)):
         if len(axes) != 2:
             raise _core.InvalidArgument(f"tensordot: axes={axes!r}; give an int or a pair (a's axes, b's axes)")

@@ -7,8 +7,9 @@ import numpy as np
 
 from . import _core
 from ._core import ndarray
-from ._array import _NUMPY_DTYPES, bfloat16
-from ._creation import _dtype_name
+from ._helpers import bfloat16, dtype_name, dtype_object
+
+__all__ = ["finfo", "iinfo", "can_cast", "result_type", "isdtype"]
 
 _NAMES = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 _KIND = {"bool": "b", "int32": "i", "int64": "i", "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f"}
@@ -45,16 +46,12 @@ def _name(x, what):
     if x is None:  # numpy.dtype(None) is float64; here it is more likely a mistake
         raise _core.DTypeError(f"{what}: None is not a dtype; give a dtype, its name or an array")
     try:
-        name = x.dtype.name if isinstance(x, (np.ndarray, np.generic)) else _dtype_name(x)
+        name = x.dtype.name if isinstance(x, (np.ndarray, np.generic)) else dtype_name(x)
     except TypeError:
         raise _core.DTypeError(f"{what}: {x!r} is not a dtype, a dtype's name or an array") from None
     if name not in _NAMES:
         raise _core.DTypeError(f"{what}: porta has no dtype {name} (from {x!r}); its dtypes are {', '.join(_NAMES)}")
     return name
-
-
-def _dtype(name):
-    return bfloat16 if name == "bfloat16" else _NUMPY_DTYPES[name]
 
 
 def _result_name(args, what):
@@ -83,7 +80,7 @@ def result_type(*arrays_and_dtypes):
     """The dtype porta's operations give for these arrays, dtypes and Python scalars (NumPy 2's
     promotion; Python scalars weakly typed). bfloat16 with float16 gives float32, bfloat16 with
     an integer float64, as float16 does."""
-    return _dtype(_result_name(arrays_and_dtypes, "result_type"))
+    return dtype_object(_result_name(arrays_and_dtypes, "result_type"))
 
 
 def can_cast(from_, to, casting="safe"):

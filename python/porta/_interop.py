@@ -1,6 +1,8 @@
 """Zero-copy exchange with NumPy, CuPy, PyTorch, JAX...: porta.from_dlpack and the CUDA Array Interface."""
 from . import _core
 
+__all__ = ["from_dlpack", "from_cuda_array_interface"]
+
 _KDL_CUDA = 2
 
 

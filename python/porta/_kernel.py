@@ -1,6 +1,8 @@
 """porta.RawKernel: CuPy's RawKernel(code, name, options=()) in CUDA C++ or OpenCL C."""
 from . import _core
 
+__all__ = ["RawKernel"]
+
 
 class RawKernel(_core._RawKernel):
     """RawKernel(code, name, options=(), backend=None): backend 'cuda' or 'opencl'; by default

@@ -10,6 +10,8 @@ import weakref
 
 from . import _core
 
+__all__ = ["DevicePool"]
+
 _live_pools = weakref.WeakSet()
 
 

@@ -2,6 +2,9 @@
 import builtins
 
 from . import _core
+from ._helpers import dtype_name
+
+__all__ = ["sum", "mean", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "all", "any"]
 
 
 def _normalize_axes(a, axis):
@@ -18,8 +21,7 @@ def _normalize_axes(a, axis):
 
 def _reduce(fn, a, axis, keepdims, dtype=None, single_axis=False):
     if dtype is not None:
-        from ._creation import _dtype_name
-        a = a.astype(_dtype_name(dtype))
+        a = a.astype(dtype_name(dtype))
     axes = _normalize_axes(a, axis)
     if single_axis:
         if axes is not None and len(axes) != 1:

@@ -1,6 +1,8 @@
 """porta.random: Philox draws (the same bits on every device for a seed), with cupy.random's names."""
 from . import _core
-from ._creation import _dtype_name
+from ._helpers import dtype_name as _dtype_name  # (underscored: porta.random's public names are its own)
+
+__all__ = ["seed", "uniform", "normal", "random", "random_sample", "rand", "randn"]
 
 
 def _shape(size):
