@@ -36,7 +36,7 @@ std::vector<SettingInfo> settings();
 // Typed reads, each checked against the table; a name the table lacks is an InvalidArgument (a
 // programming error). A value that is unset or empty is the default.
 //
-// The variable's text, trimmed (any type); nullopt when unset or empty.
+// The variable's text (any type), trimmed of white space but for a path; nullopt when unset or empty.
 std::optional<std::string> setting_text(std::string_view name);
 // A choice setting: the value in lower case, one of the table's values, or the default.
 std::string setting_choice(std::string_view name);

@@ -314,7 +314,7 @@ std::vector<SettingInfo> settings() {
 std::optional<std::string> setting_text(std::string_view name) {
   const Spec& s = detail::spec_of(name);
   auto v = detail::raw(s);
-  if (!v) return std::nullopt;
+  if (!v || s.type == Type::path) return v;  // a path is taken as it is, spaces and all
   std::string t = detail::trim(*v);
   if (t.empty()) return std::nullopt;
   return t;
