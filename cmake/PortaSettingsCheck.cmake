@@ -7,7 +7,10 @@
 #   - a file of src/, backends/, interface/, mpi/, python/src/ or tools/ reads a PORTA_* variable
 #     with getenv or detail::env instead of the table's getters;
 #   - a getter (setting_text, setting_choice, setting_flag, setting_int, setting_number,
-#     bad_setting) names a variable the table lacks (it would throw when run).
+#     bad_setting) names a variable the table lacks (it would throw when run);
+#   - a script, a CTest entry or a Python test sets a PORTA_* variable (NAME=value, outside
+#     comments) that is neither in the table nor one of the scripts' and test programs' own
+#     (not_settings below): a setting nothing reads, as PORTA_SCAN_LOAD was.
 cmake_policy(SET CMP0007 NEW)
 if(NOT PORTA_ROOT OR NOT PORTA_INFO)
   message(FATAL_ERROR "PortaSettingsCheck.cmake: set -DPORTA_ROOT=<source tree> and -DPORTA_INFO=<porta-info>")
@@ -90,6 +93,38 @@ foreach(part src backends interface mpi python/src tools)
           list(APPEND problems "${f}: reads ${name}, which the settings table (src/base/settings.cpp) lacks")
         endif()
       endforeach()
+    endforeach()
+  endforeach()
+endforeach()
+
+# 4. What the scripts, CTest entries and Python tests set.
+set(not_settings PORTA_CMAKE_ARGS PORTA_BUILD_DIR PORTA_INSTALL_DEPS PORTA_PYTHON_VENV PORTA_MPI_EXPECT_NCCL
+                 PORTA_TEST_SEED PORTA_TEST_LARGE PORTA_TEST_UNFUSED PORTA_TEST_KEEP_CACHE PORTA_TEST_INSTALLED_FROM)
+set(setters "")
+foreach(pattern scripts/*.sh .ci/* python/*.py python/*.sh tests/*.py CMakeLists.txt)
+  file(GLOB_RECURSE found RELATIVE ${PORTA_ROOT} ${PORTA_ROOT}/${pattern})
+  list(APPEND setters ${found})
+endforeach()
+foreach(f IN LISTS setters)
+  if(IS_DIRECTORY ${PORTA_ROOT}/${f} OR f MATCHES "(^|/)build[^/]*/")
+    continue()
+  endif()
+  file(STRINGS ${PORTA_ROOT}/${f} lines REGEX "PORTA_[A-Z0-9_]+=")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[ \t]*#" OR (f MATCHES "CMakeLists.txt$" AND NOT line MATCHES "ENVIRONMENT"))
+      continue()  # comments; in CMake, only a test's environment (not compile definitions)
+    endif()
+    string(REGEX MATCHALL "(^|[^-A-Za-z0-9_])PORTA_[A-Z0-9_]+=" sets "${line}")
+    foreach(set IN LISTS sets)
+      string(REGEX REPLACE ".*(PORTA_[A-Z0-9_]+)=" "\\1" name "${set}")
+      if(name STREQUAL "")
+        continue()  # the ';' before a match, which splits the list
+      endif()
+      list(FIND names ${name} at)
+      list(FIND not_settings ${name} other)
+      if(at LESS 0 AND other LESS 0)
+        list(APPEND problems "${f}: sets ${name}, which the settings table (src/base/settings.cpp) lacks")
+      endif()
     endforeach()
   endforeach()
 endforeach()
