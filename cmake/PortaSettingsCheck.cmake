@@ -4,8 +4,8 @@
 #   - the generated part of the page (docs/guide/settings.md, between its two markers) is not what
 #     `porta-info --settings-markdown` prints now: regenerate it with
 #     scripts/dev/settings_doc.sh (or by hand, as the message says);
-#   - a file of src/, backends/, interface/, mpi/, python/src/ or tools/ reads a PORTA_* variable
-#     with getenv or detail::env instead of the table's getters;
+#   - a file of src/, backends/, interface/, mpi/, python/src/, tools/, examples/ or bench/
+#     reads a PORTA_* variable with getenv or detail::env instead of the table's getters;
 #   - a getter (setting_text, setting_choice, setting_flag, setting_int, setting_number,
 #     bad_setting) names a variable the table lacks (it would throw when run);
 #   - a script, a CTest entry or a Python test sets a PORTA_* variable (NAME=value, outside
@@ -72,7 +72,7 @@ endif()
 string(REGEX MATCHALL "`PORTA_[A-Z0-9_]+`" names "${generated}")
 string(REPLACE "`" "" names "${names}")
 set(checked 0)
-foreach(part src backends interface mpi python/src tools)
+foreach(part src backends interface mpi python/src tools examples bench)
   file(GLOB_RECURSE files RELATIVE ${PORTA_ROOT} ${PORTA_ROOT}/${part}/*.cpp ${PORTA_ROOT}/${part}/*.hpp
                                                  ${PORTA_ROOT}/${part}/*.h)
   foreach(f IN LISTS files)

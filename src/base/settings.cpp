@@ -14,7 +14,8 @@
 // list) report a bad value through bad_setting(), which applies the same policy.
 //
 // To add a setting: a row below, read it with the typed getters (never getenv), and regenerate
-// docs/guide/settings.md with `porta-info --settings-markdown` (CTest's settings.doc checks it).
+// docs/guide/settings.md with scripts/dev/settings_doc.sh (porta-info --settings-markdown; CTest's
+// settings.check fails until then).
 #include "porta_backend/settings.hpp"
 
 #include <charconv>
