@@ -108,8 +108,10 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
       detail::bad_setting("PORTA_OPENCL_GEMM_SHAPE", *v,
                           "not TMxTNxTK:WMxWN or TMxTNxTK:WMxWN:vV (such as 128x128x8:8x8:v4) with TM a multiple of WM, "
                           "TN of WN, WM, WN and TK of V, and whole vectors per work-item");
-    else if (auto r = unfit_reason(*forced, tt, local_mem, max_group); !r.empty())
+    else if (auto r = unfit_reason(*forced, tt, local_mem, max_group); !r.empty()) {
       detail::bad_setting("PORTA_OPENCL_GEMM_SHAPE", *v, detail::cat("does not fit ", label_, ": it ", r));
+      forced.reset();  // a bad value under a warning policy: searched, as unset
+    }
   }
   if (forced) {
     p = *forced;
