@@ -27,6 +27,12 @@ std::string dtypes_of(const porta::Device& d) {
   return porta::detail::join(names, " ");
 }
 
+// The table's words without Markdown's backticks, for the terminal.
+std::string plain(std::string text) {
+  std::erase(text, '`');
+  return text;
+}
+
 void print_settings() {
   auto all = porta::settings();
   for (const char* audience : {"user", "tuning"}) {
@@ -34,8 +40,8 @@ void print_settings() {
                                                       : "\nTuning settings, for porta's own tests, benchmarks and probes:\n");
     for (const auto& s : all) {
       if (s.audience != audience) continue;
-      std::printf("  %-29s %-12s %s\n", s.name.c_str(), s.source.c_str(), s.value.c_str());
-      if (!s.problem.empty()) std::printf("  %-29s bad value: %s\n", "", s.problem.c_str());
+      std::printf("  %-29s %-12s %s\n", s.name.c_str(), s.source.c_str(), plain(s.value).c_str());
+      if (!s.problem.empty()) std::printf("  %-29s bad value: %s\n", "", plain(s.problem).c_str());
     }
   }
 }

@@ -41,8 +41,8 @@ enum class OnBad { warn, error, unchecked };
 struct Spec {
   const char* name;
   Type type;
-  // choice: the values, separated by spaces (an alias as "alias=value"); integer and number:
-  // unused (lo, hi); text, path, list: the form, in words.
+  // choice: the values, separated by spaces (an alias as "alias=value"); integer: unused (lo,
+  // hi); number: its unit; text, path, list: the form, in words (Markdown: `code` in backticks).
   const char* values;
   double lo, hi;
   bool power_of_two;
@@ -60,26 +60,26 @@ struct Spec {
 constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 constexpr const char* kWrongDevice = "the program would run on a device it did not ask for";
 constexpr const char* kWrongKernel =
-    "a test or tuning run would check or time another kernel than the one it names, under that one's name";
+    "a test or tuning run would check or time another kernel than the one it names";
 constexpr const char* kWrongPath =
     "a forced path is asked for its own kernels and rounding: another path's results would pass for its";
 
 // The table. Its order is porta-info's and the page's: what users set first, then the knobs for
 // porta's own tests, benchmarks and probes.
 constexpr Spec kTable[] = {
-    {"PORTA_BACKEND", Type::list, "cuda, opencl, kokkos, separated by commas", 0, 0, false, "",
-     "every backend built, in the order cuda, opencl, kokkos", "once, when the backends load", Audience::user,
+    {"PORTA_BACKEND", Type::list, "`cuda`, `opencl`, `kokkos`, separated by commas", 0, 0, false, "",
+     "every backend built, in the order `cuda,opencl,kokkos`", "once, when the backends load", Audience::user,
      OnBad::error, "the program would run on a backend it excluded",
      "The backends to load, in order of preference; the others are not loaded. A name that is no backend, or "
      "backends without devices, is an error at first use that lists what exists."},
-    {"PORTA_DEVICE", Type::text, "a device (cuda:0, opencl:1, kokkos) or a kind (gpu, cpu)", 0, 0, false, "",
+    {"PORTA_DEVICE", Type::text, "a device (`cuda:0`, `opencl:1`, `kokkos`) or a kind (`gpu`, `cpu`)", 0, 0, false, "",
      "the first GPU in the backends' order, else the first device", "once, at the first use of the default device",
      Audience::user, OnBad::error, kWrongDevice,
-     "The default device; a device that does not exist is a DeviceError that lists those that do."},
-    {"PORTA_PLUGIN_PATH", Type::path, "directories separated by ':'", 0, 0, false, "", "libporta's own directory only",
+     "The default device; a device that does not exist is a `DeviceError` that lists those that do."},
+    {"PORTA_PLUGIN_PATH", Type::path, "directories separated by `:`", 0, 0, false, "", "libporta's own directory only",
      "once, when the backends load", Audience::user, OnBad::unchecked, "",
      "Directories searched for the backend plugins before libporta's own; a plugin that is missing or fails to "
-     "load is reported with the reason (porta-info, PORTA_LOG=info)."},
+     "load is reported with the reason (`porta-info`, `PORTA_LOG=info`)."},
     {"PORTA_LOG", Type::choice, "error warn info debug warning=warn", 0, 0, false, "warn", "",
      "once, at the first message", Audience::user, OnBad::warn, "",
      "What porta writes to stderr: plugin loading, device choice, compiles, cache use."},
@@ -93,49 +93,49 @@ constexpr Spec kTable[] = {
     {"PORTA_LAUNCH", Type::choice, "auto thread sync", 0, 0, false, "auto", "", "once, at the first launch",
      Audience::user, OnBad::warn, "",
      "Whether launches go through each queue's launch thread; auto: on GPUs of hosts with 4 or more hardware "
-     "threads. sync reports a driver's launch error at the launch, as CUDA_LAUNCH_BLOCKING does."},
+     "threads. sync reports a driver's launch error at the launch, as `CUDA_LAUNCH_BLOCKING` does."},
     {"PORTA_CACHE", Type::flag, "", 0, 0, false, "on", "", "once, at the first compile", Audience::user,
      OnBad::warn, "", "off: no compiled-kernel cache on disk."},
-    {"PORTA_CACHE_DIR", Type::path, "a directory; created 0700, refused when others can write it", 0, 0, false, "",
-     "$XDG_CACHE_HOME/porta, else ~/.cache/porta", "once, at the first compile", Audience::user, OnBad::warn, "",
+    {"PORTA_CACHE_DIR", Type::path, "a directory; created `0700`, refused when others can write it", 0, 0, false, "",
+     "`$XDG_CACHE_HOME/porta`, else `~/.cache/porta`", "once, at the first compile", Audience::user, OnBad::warn, "",
      "The compiled-kernel cache on disk (CUDA cubins, OpenCL binaries), checksummed and keyed by device, driver "
      "and source; one it cannot make or trust is off, with a warning."},
-    {"PORTA_OPENCL_GEMM", Type::text, "auto, tiled, clblast, host, mma, mma:CONFIG", 0, 0, false, "auto", "",
-     "each matmul", Audience::user, OnBad::error, kWrongPath,
+    {"PORTA_OPENCL_GEMM", Type::text, "`auto`, `tiled`, `clblast`, `host`, `mma`, `mma:CONFIG`", 0, 0, false, "auto", "",
+     "each matmul on an OpenCL device", Audience::user, OnBad::error, kWrongPath,
      "The OpenCL matmul path. auto: tensor cores where the device has them, OpenBLAS on CPU devices, else tiled; "
      "mma forces the tensor-core kernels (emulated where the device lacks them), mma:CONFIG one configuration."},
     {"PORTA_OPENCL_COMMAND_BUFFER", Type::flag, "", 0, 0, false, "on", "", "once a device, at its first graph",
      Audience::user, OnBad::warn, "",
-     "off: OpenCL graphs (porta::record) replay their recorded launches instead of a cl_khr_command_buffer."},
-    {"PORTA_GIL_HOLD_US", Type::number, "", 0, kNoLimit, false, "8", "", "once, when the Python module is imported",
+     "off: OpenCL graphs (`porta::record`) replay their recorded launches instead of a `cl_khr_command_buffer`."},
+    {"PORTA_GIL_HOLD_US", Type::number, "microseconds", 0, kNoLimit, false, "8", "", "once, when the Python module is imported",
      Audience::user, OnBad::warn, "",
-     "Python: how short (microseconds) a repeated evaluation must have been for eval() to keep the GIL; 0 "
+     "Python: how short a repeated evaluation must have been for `eval()` to keep the GIL; 0 "
      "releases it around every call."},
     {"PORTA_MPI_NCCL_SHARED_GPU", Type::flag, "", 0, 0, false, "off", "",
      "once a communicator, at its first NCCL transfer", Audience::tuning, OnBad::warn, "",
      "porta_mpi: on: ranks that share a GPU still use NCCL, each an NCCL host of its own over sockets on the "
      "loopback: the NCCL path end to end on a one-GPU host, at socket speed."},
-    {"PORTA_OPENCL_GEMM_SHAPE", Type::text, "TMxTNxTK:WMxWN[:vV], such as 128x128x8:8x8:v4", 0, 0, false, "",
-     "searched per device and dtype", "each matmul", Audience::tuning, OnBad::error, kWrongKernel,
+    {"PORTA_OPENCL_GEMM_SHAPE", Type::text, "`TMxTNxTK:WMxWN[:vV]`, such as `128x128x8:8x8:v4`", 0, 0, false, "",
+     "searched per device and dtype", "each matmul on an OpenCL device", Audience::tuning, OnBad::error, kWrongKernel,
      "Forces the OpenCL tiled GEMM's tile, k-slice, registers per work-item and vector width (and keeps auto off "
      "the tensor cores); a shape that does not fit the device is an error."},
-    {"PORTA_OPENCL_GEMM_SEARCH", Type::list, "off, or square sizes from 64 to 32768 separated by commas", 0, 0,
-     false, "", "1024 for products of at most 1536^2 elements of C, 2048 for larger ones",
+    {"PORTA_OPENCL_GEMM_SEARCH", Type::list, "`off`, or square sizes from 64 to 32768 separated by commas (`4096,8192`)", 0, 0,
+     false, "", "1024 for products of at most 1536 x 1536 elements of C, 2048 for larger ones",
      "at each search (a device's first matmul of a dtype)", Audience::tuning, OnBad::error, kWrongKernel,
      "The sizes the OpenCL GEMM's search times its candidates at (off: their given order); set, it also "
      "searches on CPU devices. The ranking is kept in the disk cache."},
     {"PORTA_OPENCL_GEMM_CANDIDATES", Type::list,
-     "tensor-core configurations separated by commas or spaces: tcBMxBNxBK:wWMxWN[:ldsm][:xor][:sS][:rR], "
-     "wgBMxBNxBK:gG:sS[:o][:m][:rR], mma16x8xK:BMxBNxBK:wWMxWN",
+     "tensor-core configurations separated by commas or spaces: `tcBMxBNxBK:wWMxWN[:ldsm][:xor][:sS][:rR]`, "
+     "`wgBMxBNxBK:gG:sS[:o][:m][:rR]`, `mma16x8xK:BMxBNxBK:wWMxWN`",
      0, 0, false, "", "porta's own candidates", "at each search", Audience::tuning, OnBad::error, kWrongKernel,
-     "Replaces the tensor-core configurations the OpenCL GEMM's search ranks (scripts/dev/gemm_sweep.sh)."},
+     "Replaces the tensor-core configurations the OpenCL GEMM's search ranks (`scripts/dev/gemm_sweep.sh`)."},
     {"PORTA_RADIX", Type::choice, "auto serial tiled ballot", 0, 0, false, "auto", "", "each sort",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How sort and argsort rank a tile of keys: serial chunks, local memory (tiled) or the warp votes emulated in "
      "local memory (ballot), on any compiling device; auto: the device's own."},
     {"PORTA_RADIX_BLOCKS", Type::integer, "", 1, 8, false, "4", "", "once, at the first sort", Audience::tuning,
      OnBad::error, kWrongKernel,
-     "The blocks an SM is to hold in CUDA's downsweep of sorts without indices (its __launch_bounds__)."},
+     "The blocks an SM is to hold in CUDA's downsweep of sorts without indices (its `__launch_bounds__`)."},
     {"PORTA_SCAN", Type::choice, "auto group serial", 0, 0, false, "auto", "", "once, at the first scan",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How a long row is scanned: group (the GPU look-back, a work-group of 256 a tile) or serial (a work-item a "
@@ -149,8 +149,8 @@ constexpr Spec kTable[] = {
      OnBad::error, kWrongKernel, "The tiles a step of the GPU scan's look-back reads at once."},
     {"PORTA_SCAN_BLOCKS", Type::integer, "", 1, 8, false, "6", "", "once, at the first scan", Audience::tuning,
      OnBad::error, kWrongKernel,
-     "The work-groups of 256 an SM that the GPU scan's register bound leaves room for (CUDA's __launch_bounds__, "
-     "NVIDIA OpenCL's .maxnreg), for 4-byte values."},
+     "The work-groups of 256 an SM that the GPU scan's register bound leaves room for (CUDA's `__launch_bounds__`, "
+     "NVIDIA OpenCL's `.maxnreg`), for 4-byte values."},
 };
 
 const Spec& spec_of(std::string_view name) {
@@ -202,8 +202,8 @@ std::string values_words(const Spec& s) {
     case Type::integer:
       return cat(s.power_of_two ? "a power of two from " : "", number_text(s.lo), " to ", number_text(s.hi));
     case Type::number:
-      return std::isinf(s.hi) ? cat("a number, ", number_text(s.lo), " or more")
-                              : cat("a number from ", number_text(s.lo), " to ", number_text(s.hi));
+      return cat(std::isinf(s.hi) ? cat(number_text(s.lo), " or more") : cat(number_text(s.lo), " to ", number_text(s.hi)),
+                 *s.values ? cat(" (", s.values, ")") : "");
     default: return s.values;
   }
 }
