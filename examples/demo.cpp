@@ -131,8 +131,7 @@ Row run(const porta::Device& d) {
     porta::Array c;
     double ms = median_ms(d, [&] { c = porta::matmul(a, b).eval(); });
     const auto ah = a.to_vector<float>(), bh = b.to_vector<float>(), ch = c.to_vector<float>();
-    const char* precision = std::getenv("PORTA_MATMUL");
-    const double tol = precision && std::string(precision) == "tf32" ? 2e-3 : 1e-5;
+    const double tol = porta::setting_choice("PORTA_MATMUL") == "tf32" ? 2e-3 : 1e-5;
     for (std::int64_t i : {std::int64_t{0}, m / 2, m - 1})
       for (std::int64_t j : {std::int64_t{0}, m - 1}) {
         double want = 0, scale = 0;
@@ -155,7 +154,7 @@ Row run(const porta::Device& d) {
 int main() try {
   const porta::Device def = porta::default_device();
   std::vector<porta::Device> devices;
-  if (std::getenv("PORTA_DEVICE") != nullptr)
+  if (porta::setting_text("PORTA_DEVICE"))
     devices.push_back(def);
   else
     devices = porta::devices();

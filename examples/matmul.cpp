@@ -38,8 +38,7 @@ int main() try {
               static_cast<long long>(n), median_ms, kRuns, 2.0 * n * n * n / (median_ms * 1e6));
 
   // TF32 (PORTA_MATMUL=tf32, CUDA) keeps 10 bits of mantissa; float32 keeps 23.
-  const char* precision = std::getenv("PORTA_MATMUL");
-  const double tolerance = precision && std::string_view(precision) == "tf32" ? 2e-3 : 1e-5;
+  const double tolerance = porta::setting_choice("PORTA_MATMUL") == "tf32" ? 2e-3 : 1e-5;
   const auto ah = a.to_vector<float>(), bh = b.to_vector<float>(), ch = c.to_vector<float>();
   const std::int64_t rows[] = {0, 1, 499, 998, 999};
   const std::int64_t cols[] = {0, 3, 500, 999};

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include <porta/settings.hpp>
+
 namespace porta::mpi {
 
 Communicator::Impl::Impl(MPI_Comm c, bool user_visible) {
@@ -51,8 +53,7 @@ int Communicator::local_size() const { return impl_->local_size; }
 
 Device Communicator::device() const {
   std::call_once(impl_->device_once, [&] {
-    const char* spec = std::getenv("PORTA_DEVICE");
-    if (spec && *spec) {
+    if (porta::setting_text("PORTA_DEVICE")) {
       impl_->device = default_device();
       return;
     }

@@ -15,6 +15,7 @@
 #include <nccl.h>
 
 #include <porta/native/cuda.hpp>
+#include <porta/settings.hpp>
 #elif defined(PORTA_MPI_NCCL)
 #include <nccl.h>
 #endif
@@ -98,8 +99,7 @@ bool nccl_usable(Communicator::Impl& c, const std::vector<Descriptor>& all, cons
   if (c.nccl_tried) return c.nccl_comm != nullptr;
   c.nccl_tried = true;
   // PORTA_MPI_NCCL_SHARED_GPU=1 asks NCCL anyway (a failed init still falls back on every rank).
-  const char* force = std::getenv("PORTA_MPI_NCCL_SHARED_GPU");
-  const bool ask_anyway = force && std::strcmp(force, "1") == 0;
+  const bool ask_anyway = porta::setting_flag("PORTA_MPI_NCCL_SHARED_GPU");
   if (!gpus_distinct(c.comm, c.size, d)) {
     if (!ask_anyway) {
       if (c.rank == 0)

@@ -1,6 +1,8 @@
 // porta-info: what porta sees on this machine, in the spirit of clinfo and nvidia-smi: every
-// backend (built? loaded? why not), every device, and the default device. Exits with status 2
-// and the message when PORTA_BACKEND or PORTA_DEVICE names something that does not exist.
+// backend (built? loaded? why not), every setting with its value and where it came from, every
+// device, and the default device. Exits with status 2 and the message when PORTA_BACKEND or
+// PORTA_DEVICE names something that does not exist. --settings-markdown prints the table of
+// docs/guide/settings.md (CTest's settings.doc compares the two).
 #include <porta/porta.hpp>
 
 #include <algorithm>
@@ -25,9 +27,50 @@ std::string dtypes_of(const porta::Device& d) {
   return porta::detail::join(names, " ");
 }
 
-void print_env(const char* var) {
-  const char* v = std::getenv(var);
-  std::printf("  %-18s %s\n", var, v && *v ? v : "(unset)");
+// The table's words without Markdown's backticks, for the terminal.
+std::string plain(std::string text) {
+  std::erase(text, '`');
+  return text;
+}
+
+void print_settings() {
+  auto all = porta::settings();
+  for (const char* audience : {"user", "tuning"}) {
+    std::printf("%s", std::string(audience) == "user" ? "\nSettings (docs/guide/settings.md):\n"
+                                                      : "\nTuning settings, for porta's own tests, benchmarks and probes:\n");
+    for (const auto& s : all) {
+      if (s.audience != audience) continue;
+      std::printf("  %-29s %-12s %s\n", s.name.c_str(), s.source.c_str(), plain(s.value).c_str());
+      if (!s.problem.empty()) std::printf("  %-29s bad value: %s\n", "", plain(s.problem).c_str());
+    }
+  }
+}
+
+// A table cell: no line breaks, and '|' escaped.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+// The tables of docs/guide/settings.md, from porta's settings table (src/base/settings.cpp).
+void print_settings_markdown() {
+  auto all = porta::settings();
+  for (const char* audience : {"user", "tuning"}) {
+    bool user = std::string(audience) == "user";
+    std::printf("%s", user ? "### For users\n\n" : "\n### Tuning: for porta's own tests, benchmarks and probes\n\n");
+    std::printf("| variable | values | default | read | bad value | meaning |\n|---|---|---|---|---|---|\n");
+    for (const auto& s : all) {
+      if (s.audience != audience) continue;
+      std::string bad = s.bad_value == "error" ? "error: " + s.why_error : s.bad_value;
+      std::printf("| `%s` | %s: %s | %s | %s | %s | %s |\n", s.name.c_str(), s.type.c_str(), cell(s.values).c_str(),
+                  cell(s.default_value).c_str(), cell(s.read).c_str(), cell(bad).c_str(), cell(s.meaning).c_str());
+    }
+  }
 }
 
 }  // namespace
@@ -36,9 +79,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
-      std::printf("usage: porta-info\nLists porta's backends, devices and default device. Environment: PORTA_BACKEND, "
-                  "PORTA_DEVICE, PORTA_PLUGIN_PATH, PORTA_LOG,\nPORTA_CACHE_DIR, PORTA_CACHE (the kernel disk cache: its directory, "
-                  "its file count and size are shown).\n");
+      std::printf("usage: porta-info [--settings-markdown]\nLists porta's backends, the kernel disk cache, every setting "
+                  "(PORTA_* environment variables) with its value and source,\ndevices and the default device.\n"
+                  "--settings-markdown prints the settings' table as Markdown (docs/guide/settings.md) and nothing else.\n");
+      return 0;
+    }
+    if (a == "--settings-markdown") {
+      print_settings_markdown();
       return 0;
     }
     std::fprintf(stderr, "porta-info: unknown argument '%s' (try --help)\n", a.c_str());
@@ -66,10 +113,7 @@ int main(int argc, char** argv) {
   } else {
     std::printf("\nKernel cache: off (%s)\n", cache.why_disabled().c_str());
   }
-  std::printf("\nEnvironment:\n");
-  for (const char* v : {"PORTA_BACKEND", "PORTA_DEVICE", "PORTA_PLUGIN_PATH", "PORTA_LOG", "PORTA_CACHE_DIR", "PORTA_CACHE",
-                        "PORTA_MATMUL", "PORTA_ALLOC", "PORTA_LAUNCH", "PORTA_OPENCL_GEMM"})
-    print_env(v);
+  print_settings();
   try {
     auto devs = porta::devices();
     std::printf("\nDevices:\n");

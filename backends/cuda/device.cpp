@@ -3,7 +3,7 @@
 
 #include "porta_backend/services.hpp"
 #include "cuda/cuda.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -85,7 +85,7 @@ Device::Device(CUdevice device, int index, int driver_version)
   cc_minor_ = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, where);
   int sms = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, where);
   memory_pools_ = attribute(device, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, where) != 0;
-  if (auto alloc = detail::env("PORTA_ALLOC"); alloc && detail::lower(*alloc) == "direct") keep_freed_memory_ = false;
+  if (setting_choice("PORTA_ALLOC") == "direct") keep_freed_memory_ = false;
 
   info_.name = name;
   info_.vendor = "NVIDIA";

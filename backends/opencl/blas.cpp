@@ -19,7 +19,7 @@
 #include <optional>
 #include <vector>
 
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "opencl/gemm/mma.hpp"
 #include "opencl/gemm/tc.hpp"
@@ -44,7 +44,7 @@ struct GemmChoice {
 };
 
 GemmChoice gemm_path() {
-  auto v = detail::env("PORTA_OPENCL_GEMM");
+  auto v = setting_text("PORTA_OPENCL_GEMM");
   if (!v) return {};
   std::string s = detail::lower(detail::trim(*v));
   if (s == "auto") return {};
@@ -55,18 +55,20 @@ GemmChoice gemm_path() {
   if (s.starts_with("mma:")) {
     std::string config = s.substr(4);
     if (!parse_mma_params(config) && !parse_tc_params(config) && !parse_wg_params(config))
-      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM=", *v,
-                                        " does not name a configuration of a tensor-core kernel: "
-                                        "mma:mma16x8xK:BMxBNxBK:wWMxWN (float64), such as mma:",
-                                        gemm_mma_candidates().front().text(),
-                                        ", mma:tcBMxBNxBK:wWMxWN[:ldsm], such as mma:",
-                                        gemm_tc_candidates(DType::float16).front().text(),
-                                        ", or mma:wgBMxBNxBK:gG:sS (float16, bfloat16; Hopper), such as mma:",
-                                        gemm_wg_candidates(DType::float16).front().text()));
-    return {GemmPath::mma, config};
+      detail::bad_setting("PORTA_OPENCL_GEMM", *v,
+                          detail::cat("does not name a configuration of a tensor-core kernel: "
+                                      "mma:mma16x8xK:BMxBNxBK:wWMxWN (float64), such as mma:",
+                                      gemm_mma_candidates().front().text(),
+                                      ", mma:tcBMxBNxBK:wWMxWN[:ldsm], such as mma:",
+                                      gemm_tc_candidates(DType::float16).front().text(),
+                                      ", or mma:wgBMxBNxBK:gG:sS (float16, bfloat16; Hopper), such as mma:",
+                                      gemm_wg_candidates(DType::float16).front().text()));
+    else
+      return {GemmPath::mma, config};
+  } else {
+    detail::bad_setting("PORTA_OPENCL_GEMM", *v, "not a matmul path; use one of auto, tiled, clblast, host, mma, mma:CONFIG");
   }
-  throw InvalidArgument(
-      detail::cat("PORTA_OPENCL_GEMM=", *v, " is not a matmul path; use one of auto, tiled, clblast, host, mma, mma:CONFIG"));
+  return {};  // a bad value under a warning policy: the default
 }
 
 void check_args(const MatmulArgs& g, const std::string& label) {
@@ -167,7 +169,7 @@ void Device::matmul(QueueImpl& q, const MatmulArgs& args) {
   if (path == GemmPath::mma) {
     if (matmul_tensor(q, args, true, choice.config)) return;
     path = GemmPath::tiled;
-  } else if (path == GemmPath::automatic && !detail::env("PORTA_OPENCL_GEMM_SHAPE") &&
+  } else if (path == GemmPath::automatic && !setting_text("PORTA_OPENCL_GEMM_SHAPE") &&
              matmul_tensor(q, args, false, {})) {
     return;
   }

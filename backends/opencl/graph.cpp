@@ -11,7 +11,7 @@
 #include <CL/cl_ext.h>
 
 #include "opencl/opencl.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 
 namespace porta::opencl {
@@ -45,8 +45,7 @@ const CommandBufferApi* command_buffer_api(const Device& d) {
   std::lock_guard lock(m);
   if (auto it = known.find(d.native()); it != known.end()) return it->second ? &*it->second : nullptr;
   std::optional<CommandBufferApi> api;
-  auto off = detail::env("PORTA_OPENCL_COMMAND_BUFFER");
-  if (!(off && detail::lower(*off) == "off") && d.has_extension("cl_khr_command_buffer")) {
+  if (setting_flag("PORTA_OPENCL_COMMAND_BUFFER") && d.has_extension("cl_khr_command_buffer")) {
     std::size_t bytes = 0;
     cl_uint version = 0;
     if (clGetDeviceInfo(d.native(), kExtensionsWithVersion, 0, nullptr, &bytes) == CL_SUCCESS && bytes) {

@@ -16,4 +16,5 @@
 #include <porta/random.hpp>
 #include <porta/reduce.hpp>
 #include <porta/scan.hpp>
+#include <porta/settings.hpp>
 #include <porta/sort.hpp>

@@ -1,4 +1,5 @@
-// Reading porta's environment variables (docs/design/README.md#settings).
+// Environment variables that are not porta's own (HOME, XDG_CACHE_HOME). porta's PORTA_* settings
+// are read through settings.hpp, against the one table of src/base/settings.cpp.
 #pragma once
 
 #include <optional>

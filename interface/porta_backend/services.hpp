@@ -4,7 +4,8 @@
 //
 //   log.hpp         PORTA_LOG, log_enabled, log
 //   strings.hpp     cat, join, split, trim, lower, format_bytes, number_lines, key_cat
-//   env.hpp         env: porta's environment variables
+//   settings.hpp    porta's settings (PORTA_*): typed getters against one table, bad_setting
+//   env.hpp         env: environment variables that are not porta's (HOME, XDG_CACHE_HOME)
 //   disk_cache.hpp  DiskCache: the compiled-kernel disk cache (plugins keep tuned parameters there)
 //   check.hpp       call_name, failure_message, log_failure_message: the error-checking style
 //   below           the kernel cache, freeing the cached memory of a physical GPU, the exit
@@ -27,6 +28,7 @@
 #include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/plan.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {

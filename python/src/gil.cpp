@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include <porta/interop.hpp>
+#include <porta/settings.hpp>
 
 namespace porta::python::gil {
 namespace {
@@ -90,14 +91,8 @@ long long now_ns() {
 }  // namespace
 
 long long hold_limit_ns() {
-  static const long long limit = [] {
-    const char* v = std::getenv("PORTA_GIL_HOLD_US");
-    if (!v || !*v) return 8000LL;
-    char* end = nullptr;
-    double us = std::strtod(v, &end);
-    if (end == v || *end || us < 0) return 8000LL;  // not a number: the default
-    return static_cast<long long>(us * 1000.0);
-  }();
+  // PORTA_GIL_HOLD_US, microseconds (porta's settings table: a bad value warns and gives 8).
+  static const long long limit = static_cast<long long>(porta::setting_number("PORTA_GIL_HOLD_US") * 1000.0);
   return limit;
 }
 

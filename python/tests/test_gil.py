@@ -84,6 +84,17 @@ def test_hold_limit_zero_releases_every_call():
     assert out.stdout.split() == ["0.0", "0", "100"]
 
 
+def test_hold_limit_bad_value_warns_and_keeps_the_default():
+    # porta's settings table: a bad PORTA_GIL_HOLD_US warns (PORTA_LOG), naming the value, and 8 holds.
+    code = "import porta\nprint(porta._core._gil_hold_us)\n"
+    for bad in ("fast", "-1"):
+        env = dict(os.environ, PORTA_GIL_HOLD_US=bad, PORTA_LOG="warn")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["8.0"]
+        assert f"PORTA_GIL_HOLD_US={bad}" in out.stderr and "using 8" in out.stderr, out.stderr
+
+
 def test_operations_keep_the_gil_only_on_evaluated_arrays(device, rng):
     ha = rng.standard_normal(301).astype(np.float32)
     with device:

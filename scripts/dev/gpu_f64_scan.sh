@@ -8,8 +8,9 @@
 #   3. porta-bench's matmul rows, float64 with the sweep's three best, TF32 with both, against
 #      cuBLAS in the same run;
 #   4. cumsum float32 over the scan's knobs not yet crossed: 16 items a work-item (tiles of 4096)
-#      with seven or eight work-groups an SM, the look-back's window at 64 and 128, and tiles loaded
-#      by cp.async (PORTA_SCAN_LOAD=async), whose scan tests run first on cuda:0 and opencl:1.
+#      with seven or eight work-groups an SM, the look-back's window at 64 and 128. (Its runs of
+#      tiles loaded by cp.async (PORTA_SCAN_LOAD set to async) are gone with that kernel: it ran slower,
+#      src/primitives/scan.cpp says by how much, and nothing reads the variable.)
 # Writes search_*.log, bench_matmul.log and scan_*.log under $OUT.
 set -u
 out=${OUT:-/tmp/out}
@@ -34,15 +35,10 @@ scan() {
 }
 timeout 60 build/bin/porta-bench --devices=cuda:0,opencl:1 --filter='^copy/' --repetitions=3 > "$out/scan_copy.log" 2>&1
 echo "copy: $(grep -E 'copy/.*median' "$out/scan_copy.log" | tr -s ' ' | cut -c1-140 | tr '\n' ';')"
-PORTA_SCAN_LOAD=async timeout 200 build/bin/porta_scan_test --gtest_filter='*cuda_0*:*opencl_1*' > "$out/scan_test_async.log" 2>&1
-echo "== scan test async rc $?: $(grep -E '^\[  (PASSED|FAILED)' "$out/scan_test_async.log" | tr '\n' ' ')"
 scan default PORTA_SCAN_BLOCKS=6
-scan async PORTA_SCAN_LOAD=async
 scan i16b6 PORTA_SCAN_ITEMS=16 PORTA_SCAN_BLOCKS=6
 scan i16b7 PORTA_SCAN_ITEMS=16 PORTA_SCAN_BLOCKS=7
 scan i16b8 PORTA_SCAN_ITEMS=16 PORTA_SCAN_BLOCKS=8
 scan i16b8w128 PORTA_SCAN_ITEMS=16 PORTA_SCAN_BLOCKS=8 PORTA_SCAN_WINDOW=128
 scan w128 PORTA_SCAN_WINDOW=128
-scan async2 PORTA_SCAN_LOAD=async
-scan async_b5 PORTA_SCAN_LOAD=async PORTA_SCAN_BLOCKS=5
 scan default2 PORTA_SCAN_BLOCKS=6

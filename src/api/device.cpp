@@ -6,7 +6,7 @@
 
 #include "porta_backend/backend.hpp"
 #include "runtime/device_state.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "plugin/registry.hpp"
 
@@ -101,7 +101,7 @@ Device find_device(std::string_view spec_in) {
 
 Device choose_default() {
   const auto& reg = checked_registry();
-  if (auto spec = detail::env("PORTA_DEVICE")) {
+  if (auto spec = setting_text("PORTA_DEVICE")) {
     try {
       return find_device(*spec);
     } catch (const DeviceError& e) {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "runtime/device_state.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "lazy/expr.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
@@ -18,13 +18,7 @@ using detail::cat;
 namespace {
 
 bool tf32_from_env() {
-  static const bool tf32 = [] {
-    auto v = detail::env("PORTA_MATMUL");
-    if (!v || detail::lower(*v) == "exact") return false;
-    if (detail::lower(*v) == "tf32") return true;
-    PORTA_LOG(warn, "PORTA_MATMUL=", *v, " is not 'exact' or 'tf32'; using exact");
-    return false;
-  }();
+  static const bool tf32 = setting_choice("PORTA_MATMUL") == "tf32";
   return tf32;
 }
 

@@ -4,20 +4,16 @@
 #include <cstdio>
 #include <mutex>
 
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 
 namespace porta::detail {
 namespace {
 
 LogLevel level_from_env() {
-  auto v = env("PORTA_LOG");
-  if (!v) return LogLevel::warn;
-  std::string s = lower(*v);
+  std::string s = setting_choice("PORTA_LOG");  // a bad value warns (bad_setting) and gives warn
   if (s == "error") return LogLevel::error;
-  if (s == "warn" || s == "warning") return LogLevel::warn;
   if (s == "info") return LogLevel::info;
   if (s == "debug") return LogLevel::debug;
-  std::fprintf(stderr, "porta: PORTA_LOG=%s is not one of error, warn, info, debug; using warn\n", v->c_str());
   return LogLevel::warn;
 }
 

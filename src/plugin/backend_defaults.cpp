@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "runtime/device_state.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/launch_thread.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/services.hpp"
@@ -31,13 +31,8 @@ KernelArg KernelArg::local(std::size_t bytes) {
 bool launch_thread_enabled(const DeviceInfo& info) {
   enum class Mode { automatic, thread, sync };
   static const Mode mode = [] {
-    auto v = env("PORTA_LAUNCH");
-    if (!v) return Mode::automatic;
-    std::string m = lower(*v);
-    if (m == "sync") return Mode::sync;
-    if (m == "thread") return Mode::thread;
-    PORTA_LOG(warn, "PORTA_LAUNCH=", *v, " is not 'thread' or 'sync'; choosing by device");
-    return Mode::automatic;
+    std::string m = setting_choice("PORTA_LAUNCH");
+    return m == "sync" ? Mode::sync : m == "thread" ? Mode::thread : Mode::automatic;
   }();
   static const bool many_cores = std::thread::hardware_concurrency() >= 4;
   if (mode != Mode::automatic) return mode == Mode::thread;

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "porta_backend/backend.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 
 namespace porta::detail {
@@ -103,7 +103,7 @@ const Registry& Registry::get() {
 }
 
 Registry::Registry() {
-  if (auto p = env("PORTA_PLUGIN_PATH"))
+  if (auto p = setting_text("PORTA_PLUGIN_PATH"))
     for (auto& d : split(*p, ':'))
       if (!d.empty()) plugin_dirs_.push_back(d);
   if (auto d = libporta_dir(); !d.empty()) plugin_dirs_.push_back(d);
@@ -112,7 +112,7 @@ Registry::Registry() {
   std::vector<Backend> wanted;
   for (const BackendEntry& e : backend_table()) wanted.push_back(e.backend);
   std::string wanted_text;
-  if (auto v = env("PORTA_BACKEND")) {
+  if (auto v = setting_text("PORTA_BACKEND")) {
     wanted.clear();
     wanted_text = *v;
     for (auto& part : split(*v, ',')) {
@@ -179,7 +179,7 @@ Registry::Registry() {
       } else {
         st.reason = cat("cannot open ", path, ": ", error, ". The file itself is damaged or was built for another porta: ",
                         "rebuild and reinstall porta, or remove the file (PORTA_PLUGIN_PATH: ",
-                        env("PORTA_PLUGIN_PATH").value_or("unset"), ")");
+                        setting_text("PORTA_PLUGIN_PATH").value_or("unset"), ")");
         PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
       }
       statuses_.push_back(st);
@@ -230,7 +230,7 @@ Registry::Registry() {
     for (auto& [backend, plugin] : loaded)
       if (backend == b)
         for (auto& d : plugin->backend->devices()) devices_.emplace_back(std::shared_ptr<DeviceImpl>(plugin, d.get()));
-  if (!config_error_ && env("PORTA_BACKEND") && devices_.empty()) {
+  if (!config_error_ && setting_text("PORTA_BACKEND") && devices_.empty()) {
     std::vector<std::string> why;
     for (auto& st : statuses_)
       if (std::find(wanted.begin(), wanted.end(), st.backend) != wanted.end())

@@ -29,7 +29,7 @@
 #include "codegen/codegen.hpp"
 #include "primitives/primitives.hpp"
 #include "primitives/work.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -117,11 +117,10 @@ std::atomic<bool> g_ptx_failed{false};
 
 Rank choose_rank(const DeviceInfo& info) {
   // PORTA_RADIX=serial|tiled|ballot forces a ranking (ballot: the local-memory emulation), for tests.
-  if (auto v = env("PORTA_RADIX")) {
-    if (*v == "serial") return Rank::serial;
-    if (*v == "tiled") return Rank::tiled;
-    if (*v == "ballot") return Rank::ballot_local;
-  }
+  const std::string forced = setting_choice("PORTA_RADIX");
+  if (forced == "serial") return Rank::serial;
+  if (forced == "tiled") return Rank::tiled;
+  if (forced == "ballot") return Rank::ballot_local;
   if (info.kind == DeviceKind::cpu) return Rank::serial;
   if (info.dialect == Dialect::cuda) {
     int cc = 0;
@@ -135,7 +134,7 @@ Rank choose_rank(const DeviceInfo& info) {
 
 // PORTA_RADIX_BLOCKS (1 to 8, for benchmarks): the blocks an SM is to hold in CUDA's downsweep.
 int radix_blocks() {
-  static const int blocks = env_int("PORTA_RADIX_BLOCKS", 1, 8, false).value_or(4);
+  static const int blocks = *setting_int("PORTA_RADIX_BLOCKS");
   return blocks;
 }
 

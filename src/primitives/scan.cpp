@@ -26,7 +26,7 @@
 #include "codegen/codegen.hpp"
 #include "primitives/primitives.hpp"
 #include "primitives/work.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
@@ -35,12 +35,12 @@ using namespace index_work;
 
 namespace {
 
-// Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them; index_work's env_int reads them):
+// Tuning, for benchmarks (scripts/dev/gpu_scan.sh sweeps them; src/base/settings.cpp has their ranges):
 // PORTA_SCAN_ITEMS, 4-byte elements a GPU work-item (2 to 32, a power of two; 8-byte values take
 // half; unset: scan_items chooses), and PORTA_SCAN_WINDOW, the look-back's window (1 to 256
 // tiles). Each setting is its own kernel and its own fixed order of accumulation.
 std::optional<int> requested_scan_items() {
-  static const std::optional<int> items = env_int("PORTA_SCAN_ITEMS", 2, kScanMaxItems, true);
+  static const std::optional<int> items = setting_int("PORTA_SCAN_ITEMS");
   return items;
 }
 // A tile is 256 work-items' ITEMS values: 32 KiB for every dtype with 32 items (8192 float32), so
@@ -51,7 +51,7 @@ std::int64_t tile_of(DType t, int items) { return std::int64_t{256} * (itemsize(
 // fast way through it. PORTA_SCAN=group or serial forces either on any compiling device, for tests
 // (CI runs the GPU look-back on PoCL so).
 int scan_group(const DeviceInfo& info) {
-  static const std::optional<std::string> forced = env("PORTA_SCAN");
+  static const std::string forced = setting_choice("PORTA_SCAN");
   if (forced == "group") return 256;
   if (forced == "serial") return 1;
   return info.kind == DeviceKind::cpu ? 1 : 256;
@@ -68,7 +68,7 @@ int scan_group(const DeviceInfo& info) {
 // so did 16 items with six to eight groups an SM (1833-1899; with a window of 128, 2683 /
 // 2706) and a window of 128 with 32 items (3124 / 3048).
 int scan_blocks() {
-  static const int blocks = env_int("PORTA_SCAN_BLOCKS", 1, 8, false).value_or(6);
+  static const int blocks = *setting_int("PORTA_SCAN_BLOCKS");
   return blocks;
 }
 // Predecessors a look-back step reads at once. A prefix moves on by up to WINDOW tiles each round
@@ -76,7 +76,7 @@ int scan_blocks() {
 // start some 50 a microsecond, and 32 a round did not keep up (2165 GB/s); past 64 each round's
 // reads and atomics cost more than the reach gains (lookback_source's figures).
 int scan_window() {
-  static const int window = env_int("PORTA_SCAN_WINDOW", 1, 256, false).value_or(64);
+  static const int window = *setting_int("PORTA_SCAN_WINDOW");
   return window;
 }
 

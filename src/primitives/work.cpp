@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "runtime/device_state.hpp"
-#include "porta_backend/env.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail::index_work {
@@ -31,20 +30,6 @@ std::string bits_type(const DialectText& d, std::size_t bytes) {
   }
 }
 
-
-std::optional<int> env_int(const char* name, int lo, int hi, bool power_of_two) {
-  auto v = env(name);
-  if (!v) return std::nullopt;
-  int x = 0;
-  try {
-    x = std::stoi(*v);
-  } catch (const std::exception&) {
-    x = -1;
-  }
-  if (x < lo || x > hi || (power_of_two && (x & (x - 1)) != 0))
-    throw InvalidArgument(cat(name, "=", *v, ": must be ", power_of_two ? "a power of two " : "", "from ", lo, " to ", hi));
-  return x;
-}
 
 std::uint8_t* host_pointer(DeviceImpl& dev, const View& v) {
   auto* p = static_cast<std::uint8_t*>(dev.host_address(v.buffer->handle()));

@@ -21,9 +21,6 @@ namespace porta::detail::index_work {
 std::string common_prelude(const DialectText& d);
 // The unsigned type of `bytes` bytes: gathers and scatters move elements without looking at them.
 std::string bits_type(const DialectText& d, std::size_t bytes);
-// A tuning variable's whole number in [lo, hi] (a power of two where asked); nullopt when unset;
-// anything else is an InvalidArgument naming the variable, its value and the range.
-std::optional<int> env_int(const char* name, int lo, int hi, bool power_of_two);
 
 // What one primitive needs to run: its buffers (reads and the one write), kernel source and
 // arguments for compiling devices, and a host loop for the others.

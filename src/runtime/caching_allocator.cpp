@@ -2,7 +2,7 @@
 #include "runtime/caching_allocator.hpp"
 
 #include "runtime/thread_queues.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/services.hpp"
 
@@ -10,13 +10,7 @@ namespace porta::detail {
 namespace {
 
 bool caching_enabled() {
-  static const bool enabled = [] {
-    auto v = env("PORTA_ALLOC");
-    if (!v || lower(*v) == "cached") return true;
-    if (lower(*v) == "direct") return false;
-    PORTA_LOG(warn, "PORTA_ALLOC=", *v, " is not 'cached' or 'direct'; using cached");
-    return true;
-  }();
+  static const bool enabled = setting_choice("PORTA_ALLOC") == "cached";
   return enabled;
 }
 

@@ -15,6 +15,7 @@
 #include <new>
 
 #include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 
 namespace porta::detail {
@@ -118,11 +119,11 @@ const std::string& DiskCache::directory() const { return dir_; }
 const std::string& DiskCache::why_disabled() const { return why_; }
 
 DiskCache::DiskCache() {
-  if (auto v = env("PORTA_CACHE"); v && (lower(*v) == "off" || *v == "0" || lower(*v) == "false")) {
-    why_ = "PORTA_CACHE=" + *v;
+  if (!setting_flag("PORTA_CACHE")) {
+    why_ = "PORTA_CACHE=" + setting_text("PORTA_CACHE").value_or("off");
     return;
   }
-  if (auto d = env("PORTA_CACHE_DIR")) dir_ = *d;
+  if (auto d = setting_text("PORTA_CACHE_DIR")) dir_ = *d;
   else if (auto x = env("XDG_CACHE_HOME")) dir_ = *x + "/porta";
   else if (auto h = env("HOME")) dir_ = *h + "/.cache/porta";
   else {

@@ -11,7 +11,7 @@
 #include <porta/dtype.hpp>
 
 #include "porta_backend/disk_cache.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 
 namespace porta::opencl {
@@ -211,7 +211,7 @@ std::string try_candidate(QueueImpl& q, Run&& run) {
 
 std::vector<std::int64_t> gemm_search_sizes(bool small) {
   std::vector<std::int64_t> sizes;
-  if (auto v = detail::env("PORTA_OPENCL_GEMM_SEARCH")) {
+  if (auto v = setting_text("PORTA_OPENCL_GEMM_SEARCH")) {
     std::string s = detail::lower(detail::trim(*v));
     if (s == "off") return {};
     std::string_view rest = s;
@@ -220,9 +220,11 @@ std::vector<std::int64_t> gemm_search_sizes(bool small) {
       std::string item(rest.substr(0, comma));
       char* end = nullptr;
       long long x = std::strtoll(item.c_str(), &end, 10);
-      if (item.empty() || *end != '\0' || x < 64 || x > 32768)
-        throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_SEARCH=", *v,
-                                          " is not 'off' or a list of square sizes from 64 to 32768 (such as 2048 or 4096,8192)"));
+      if (item.empty() || *end != '\0' || x < 64 || x > 32768) {
+        detail::bad_setting("PORTA_OPENCL_GEMM_SEARCH", *v,
+                            "not 'off' or a list of square sizes from 64 to 32768 (such as 2048 or 4096,8192)");
+        return {small ? 1024 : 2048};  // a bad value under a warning policy: the default
+      }
       sizes.push_back(x);
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);

@@ -23,7 +23,7 @@
 #include <map>
 
 #include "porta_backend/services.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 #include "opencl/gemm/kernel.hpp"
@@ -74,7 +74,7 @@ std::vector<TensorConfig> tensor_candidates(DType t) {
 // (a list of configurations separated by commas or white space, for tuning: the ones that serve `t`
 // are ranked; the ranking's disk-cache key holds the list).
 std::vector<TensorConfig> searched_candidates(DType t) {
-  auto v = detail::env("PORTA_OPENCL_GEMM_CANDIDATES");
+  auto v = setting_text("PORTA_OPENCL_GEMM_CANDIDATES");
   if (!v) return tensor_candidates(t);
   std::string text = *v;
   for (char& ch : text)
@@ -83,9 +83,11 @@ std::vector<TensorConfig> searched_candidates(DType t) {
   for (const std::string& item : detail::split(text, ' ')) {
     if (item.empty()) continue;
     auto c = parse_tensor_config(item);
-    if (!c)
-      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_CANDIDATES: '", item,
-                                        "' names no tensor-core configuration (such as tc128x128x32:w64x64:ldsm:s3)"));
+    if (!c) {
+      detail::bad_setting("PORTA_OPENCL_GEMM_CANDIDATES", *v,
+                          detail::cat("'", item, "' names no tensor-core configuration (such as tc128x128x32:w64x64:ldsm:s3)"));
+      return tensor_candidates(t);  // a bad value under a warning policy: the default
+    }
     if (c->serves(t)) all.push_back(*c);
   }
   return all;

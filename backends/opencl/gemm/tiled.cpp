@@ -15,7 +15,7 @@
 #include <map>
 
 #include "porta_backend/services.hpp"
-#include "porta_backend/env.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/log.hpp"
 #include "opencl/gemm/kernel.hpp"
 #include "opencl/gemm/search.hpp"
@@ -101,16 +101,21 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   const auto local_mem = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
   const auto max_group = device_value<std::size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   GemmParams p;
-  if (auto v = detail::env("PORTA_OPENCL_GEMM_SHAPE")) {
-    auto parsed = parse_gemm_params(detail::trim(*v));
-    if (!parsed)
-      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_SHAPE=", *v,
-                                        " is not TMxTNxTK:WMxWN or TMxTNxTK:WMxWN:vV (such as 128x128x8:8x8:v4) with TM a "
-                                        "multiple of WM, TN of WN, WM, WN and TK of V, and whole vectors per work-item"));
-    p = *parsed;
-    if (auto r = unfit_reason(p, tt, local_mem, max_group); !r.empty())
-      throw InvalidArgument(detail::cat("PORTA_OPENCL_GEMM_SHAPE=", *v, " does not fit ", label_, ": it ", r));
-  } else if (info_.kind == DeviceKind::cpu && !detail::env("PORTA_OPENCL_GEMM_SEARCH")) {
+  std::optional<GemmParams> forced;
+  if (auto v = setting_text("PORTA_OPENCL_GEMM_SHAPE")) {
+    forced = parse_gemm_params(*v);
+    if (!forced)
+      detail::bad_setting("PORTA_OPENCL_GEMM_SHAPE", *v,
+                          "not TMxTNxTK:WMxWN or TMxTNxTK:WMxWN:vV (such as 128x128x8:8x8:v4) with TM a multiple of WM, "
+                          "TN of WN, WM, WN and TK of V, and whole vectors per work-item");
+    else if (auto r = unfit_reason(*forced, tt, local_mem, max_group); !r.empty()) {
+      detail::bad_setting("PORTA_OPENCL_GEMM_SHAPE", *v, detail::cat("does not fit ", label_, ": it ", r));
+      forced.reset();  // a bad value under a warning policy: searched, as unset
+    }
+  }
+  if (forced) {
+    p = *forced;
+  } else if (info_.kind == DeviceKind::cpu && !setting_text("PORTA_OPENCL_GEMM_SEARCH")) {
     p = gemm_cpu_params(tt);
     if (!unfit_reason(p, tt, local_mem, max_group).empty()) p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
   } else {
