@@ -89,7 +89,7 @@ std::string dl_device_name(int type) {
     case kDLROCMHost: return "kDLROCMHost";
     case kDLExtDev: return "kDLExtDev";
     case kDLCUDAManaged: return "kDLCUDAManaged";
-    default: return cat("device type ", type);
+    default: return cat("DLDeviceType ", type);
   }
 }
 
@@ -189,8 +189,9 @@ Device dlpack_device(int type, int id) {
       have.push_back(cat(d.spec(), " (device_id ", native_device(d).ordinal, ")"));
     }
   if (!have.empty())
-    throw DeviceError(cat("from_dlpack: a ", dl_device_name(type), " tensor of device_id ", id, ", but porta has no ", name(backend),
-                          ":", id, " (", dl_device_name(type), " devices here: ", detail::join(have, ", "), ")"));
+    throw DeviceError(cat("from_dlpack: a ", dl_device_name(type), " tensor (device type ", type, ") of device_id ", id,
+                          ", but porta has no ", name(backend), ":", id, " (", dl_device_name(type), " devices here: ",
+                          detail::join(have, ", "), ")"));
   std::vector<std::string> types{"kDLCPU (1)", "kDLCUDAHost (3)"};
   for (const Device& d : devices()) {
     const auto& c = caps_of(d);
@@ -201,8 +202,8 @@ Device dlpack_device(int type, int id) {
       if (t != 0 && std::find(types.begin(), types.end(), text) == types.end()) types.push_back(text);
     }
   }
-  throw DeviceError(cat("from_dlpack: device type ", type, " (", dl_device_name(type), ", device_id ", id,
-                        ") is not one porta's devices here take; they take ", detail::join(types, ", ")));
+  throw DeviceError(cat("from_dlpack: a ", dl_device_name(type), " tensor (device type ", type, ") of device_id ", id,
+                        ", but no device here takes that device type; porta's devices here take ", detail::join(types, ", ")));
 }
 
 // Shared by both forms: `release` calls the producer's deleter, once, whatever happens.
