@@ -11,7 +11,12 @@
 
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -123,23 +128,47 @@ TEST(FakeBackend, RawKernelIsATypedErrorNamingTheBackend) {
   EXPECT_TRUE(contains(msg, "fake:0")) << msg;
 }
 
-// porta-info, in a subprocess that selects the fake backend alone.
-TEST(FakeBackend, PortaInfoPrintsIt) {
-  std::string cmd = std::string("env PORTA_BACKEND=fake '") + PORTA_INFO_PATH + "' 2>&1";
+// porta-info's output and exit status with `env` ("NAME=value ...") added.
+std::pair<std::string, int> porta_info(const std::string& env) {
+  std::string cmd = "env " + env + " '" + PORTA_INFO_PATH + "' 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
+  if (!p) return {"popen failed", -1};
   std::string out;
   char buf[4096];
   std::size_t got;
   while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, got);
   int st = ::pclose(p);
-  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << out;
+  return {out, WIFEXITED(st) ? WEXITSTATUS(st) : -1};
+}
+
+// porta-info, in a subprocess that selects the fake backend alone.
+TEST(FakeBackend, PortaInfoPrintsIt) {
+  auto [out, status] = porta_info("PORTA_BACKEND=fake");
+  EXPECT_EQ(status, 0) << out;
   EXPECT_TRUE(contains(out, "fake    loaded      1 device  fake backend 1.0")) << out;
   EXPECT_TRUE(contains(out, "fake:0    fake host device")) << out;
   EXPECT_TRUE(contains(out, "runs plans through the block interpreter")) << out;
   EXPECT_TRUE(contains(out, "fake backend: a test's plugin of a fourth kind")) << "its notes: " << out;
   EXPECT_TRUE(contains(out, "Default device: fake:0")) << out;
   EXPECT_TRUE(contains(out, "not selected: PORTA_BACKEND=fake")) << "porta's own backends: " << out;
+}
+
+// Files beside the plugins named like one: a library that does not name the entry point (as
+// libporta_mpi.so beside libporta) is no plugin and is passed over in silence; the fake plugin
+// under another name is refused for its name, as a renamed plugin of porta's own is.
+TEST(FakeBackend, FilesThatAreNoPluginOfTheirNameAreTold) {
+  auto dir = std::filesystem::temp_directory_path() / ("porta-fake-backend-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "libporta_junk.so") << "not a shared object";
+  const char* path = std::getenv("PORTA_PLUGIN_PATH");
+  ASSERT_NE(path, nullptr);
+  std::filesystem::copy_file(std::filesystem::path(path) / "libporta_fake.so", dir / "libporta_other.so");
+  auto [out, status] = porta_info("PORTA_PLUGIN_PATH=" + dir.string() + ":" + path);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_FALSE(contains(out, "junk")) << out;
+  EXPECT_TRUE(contains(out, "libporta_other.so is a plugin of the fake backend, not of other")) << out;
+  EXPECT_TRUE(contains(out, "fake:0    fake host device")) << out;
 }
 
 }  // namespace

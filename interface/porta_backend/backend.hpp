@@ -376,6 +376,7 @@ class BackendImpl {
 struct PluginEntry {
   int api_version;
   const char* name;          // "cuda": PORTA_BACKEND's word, device specs' prefix; the file is libporta_<name>.so
+                             // (lowercase letters and digits: other files beside libporta are not plugins)
   const char* install_hint;  // what a machine needs for create() to succeed ("the NVIDIA driver")
   // Creates the backend, whose kind() and devices carry `self`, the value the registry gives it
   // (Backend::cuda for "cuda"). Throws BackendUnavailable with the reason when the driver is

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -46,7 +47,25 @@ struct Candidate {
   bool found = false;  // a plugin of a kind porta's build did not declare, found in a plugin directory
 };
 
-// The plugin files "libporta_<name>.so" in `dirs` (in order, then by name), as {name, file}.
+// Whether the file names the plugin entry point (in its dynamic symbol table's strings): porta's
+// other libraries beside libporta (libporta_mpi.so) are no plugins, and are not opened to find
+// that out (dlopen would load their dependencies, MPI's).
+bool names_entry_point(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  const std::string needle = PORTA_PLUGIN_ENTRY_NAME;
+  std::string chunk(std::size_t{1} << 20, '\0'), carry;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    std::string window = carry + chunk.substr(0, static_cast<std::size_t>(in.gcount()));
+    if (window.find(needle) != std::string::npos) return true;
+    carry = window.size() >= needle.size() ? window.substr(window.size() - needle.size()) : window;
+  }
+  return false;
+}
+
+// The plugin files "libporta_<name>.so" in `dirs` (in order, then by name), as {name, file};
+// files that do not name the entry point are left out.
 std::vector<std::pair<std::string, std::string>> plugin_files(const std::vector<std::string>& dirs) {
   std::vector<std::pair<std::string, std::string>> out;
   const std::string prefix = "libporta_", suffix = ".so";
@@ -63,7 +82,10 @@ std::vector<std::pair<std::string, std::string>> plugin_files(const std::vector<
         here.emplace_back(n, f);
     }
     std::sort(here.begin(), here.end());
-    out.insert(out.end(), here.begin(), here.end());
+    for (auto& [n, f] : here) {
+      const bool known = std::any_of(backend_table().begin(), backend_table().end(), [&](const BackendEntry& e) { return n == e.name; });
+      if (known || names_entry_point(std::filesystem::path(d) / f)) out.emplace_back(n, f);
+    }
   }
   return out;
 }
