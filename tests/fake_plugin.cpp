@@ -6,11 +6,11 @@
 
 namespace {
 
-std::unique_ptr<porta::detail::BackendImpl> create() { return nullptr; }
+std::unique_ptr<porta::detail::BackendImpl> create(porta::Backend) { return nullptr; }
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const porta::detail::PluginEntry* porta_plugin_entry() {
-  static const porta::detail::PluginEntry entry{PORTA_FAKE_API_VERSION, porta::Backend::PORTA_FAKE_BACKEND, &create};
+  static const porta::detail::PluginEntry entry{PORTA_FAKE_API_VERSION, PORTA_FAKE_BACKEND, "nothing: it is a test's fake", &create};
   return &entry;
 }

@@ -153,8 +153,10 @@ TEST_P(Interop, DLPackImportOfBadTensorsIsATypedErrorAndStillDeletes) {
   };
   refused([](HostTensor& h) { h.m.version.major = 2; }, porta::InvalidArgument{""}, "2.0");
   refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLVulkan, 0}; }, porta::DeviceError{""}, "device type 7");
-  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLCUDA, 99}; }, porta::DeviceError{""}, "cuda:99");
-  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLOpenCL, 99}; }, porta::DeviceError{""}, "opencl:99");
+  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLCUDA, 99}; }, porta::DeviceError{""},
+          "kDLCUDA tensor (device type 2) of device_id 99");
+  refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLOpenCL, 99}; }, porta::DeviceError{""},
+          "kDLOpenCL tensor (device type 4) of device_id 99");
   refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLUInt, 8, 1}; }, porta::DTypeError{""}, "code 1 (kDLUInt), bits 8, lanes 1");
   refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLFloat, 32, 4}; }, porta::DTypeError{""}, "lanes 4");
   refused([](HostTensor& h) { h.m.dl_tensor.data = reinterpret_cast<char*>(h.data.data()) + 2; }, porta::InvalidArgument{""},

@@ -129,14 +129,11 @@ int main(int argc, char** argv) {
                   d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
       if (auto m = d.matmul_path(); !m.empty()) std::printf("            matmul: %s\n", m.c_str());
     }
-    if (std::any_of(devs.begin(), devs.end(), [](const porta::Device& d) { return d.backend() == porta::Backend::opencl; }))
-      std::printf("\nOpenCL matmul paths (PORTA_OPENCL_GEMM), where each applies:\n"
-                  "  tensor cores  float16, bfloat16, float64, and float32 with PORTA_MATMUL=tf32: NVIDIA's OpenCL,\n"
-                  "                compute capability 8.0+ (float64 9.0+); auto takes them there (mma forces them,\n"
-                  "                emulated elsewhere: a test, not a fast path)\n"
-                  "  tiled         every dtype on every OpenCL device: GPUs without tensor cores, float32 without TF32\n"
-                  "  host          float32 and float64 on CPU devices with host memory (auto there)\n"
-                  "  clblast       float32 and float64 where porta was built with CLBlast (only when asked for)\n");
+    // What each backend with devices here tells about itself (the OpenCL matmul paths).
+    for (const auto& b : porta::backends())
+      if (b.loaded && !b.notes.empty() &&
+          std::any_of(devs.begin(), devs.end(), [&](const porta::Device& d) { return d.backend() == b.backend; }))
+        std::printf("\n%s", b.notes.c_str());
     auto def = porta::default_device();
     std::printf("\nDefault device: %s (%s)\n", def.spec().c_str(), def.name().c_str());
   } catch (const porta::Error& e) {

@@ -111,6 +111,15 @@ Device::Device(CUdevice device, int index, int driver_version)
   // launch, covers large arrays.
   info_.launch.max_groups = static_cast<std::size_t>(sms) * 32;
   info_.host_memory = false;
+  info_.caps.source_language = "CUDA C++";
+  info_.caps.group_word = "block";
+  info_.caps.local_memory_word = "shared";
+  info_.caps.runtime_group_size = false;
+  info_.caps.local_memory_per_launch = true;  // dynamic shared memory; RawArg::local joins it (launch.cpp)
+  info_.caps.memory_arg_offsets = true;       // added to the CUdeviceptr
+  info_.caps.handles_are_addresses = true;    // CUdeviceptr
+  info_.caps.dlpack_device_type = 2;          // kDLCUDA, device_id the CUdevice ordinal (native_objects)
+  info_.caps.dlpack_import_types = {13};      // kDLCUDAManaged: managed memory is device memory here
   // The core's caching allocator in front of the stream-ordered pool (memory.cpp): a
   // cuMemAllocFromPoolAsync + cuMemFreeAsync pair cost 2.1 us on the H200 from one thread, and
   // the pool serialises threads (4.2 us a pair from 8), which doubled the cost of a small op.

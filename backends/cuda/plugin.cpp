@@ -37,7 +37,8 @@ std::string library_versions(int driver) {
   return detail::cat("CUDA driver ", format_cuda_version(driver), ", NVRTC ", nvrtc_version_text(), ", cuBLAS ", blas);
 }
 
-std::unique_ptr<detail::BackendImpl> create() { return std::make_unique<Backend>(); }
+// `self` is porta::Backend::cuda, the value the public enum names it by (the registry checks kind()).
+std::unique_ptr<detail::BackendImpl> create(porta::Backend /*self*/) { return std::make_unique<Backend>(); }
 
 }  // namespace
 
@@ -66,7 +67,8 @@ Backend::Backend() {
 }  // namespace porta::cuda
 
 extern "C" __attribute__((visibility("default"))) const porta::detail::PluginEntry* porta_plugin_entry() {
-  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, porta::Backend::cuda,
+  // Name and install hint from its porta_add_backend call (cmake/PortaBackends.cmake).
+  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, PORTA_PLUGIN_NAME, PORTA_PLUGIN_INSTALL_HINT,
                                                 &porta::cuda::create};
   return &entry;
 }

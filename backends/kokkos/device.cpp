@@ -49,6 +49,10 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
   info_.dtypes.fill(true);
   info_.dialect = detail::Dialect::none;
   info_.host_memory = true;
+  // No run-time compiler: no source language (RawKernel refuses its source). Memory is host memory
+  // in Kokkos::HostSpace, exported to DLPack as kDLCPU.
+  info_.caps.handles_are_addresses = true;
+  info_.caps.dlpack_device_type = 1;  // kDLCPU
   info_.caching_allocator = true;
 #ifdef PORTA_HAVE_HOST_BLAS
   info_.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on the device's memory (host memory, no copy) for float32 ",

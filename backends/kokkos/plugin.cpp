@@ -75,13 +75,15 @@ std::string Backend::version() const { return detail::cat("Kokkos ", kokkos_vers
 
 namespace {
 
-std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<Backend>(); }
+// `self` is porta::Backend::kokkos, the value the public enum names it by (the registry checks kind()).
+std::unique_ptr<detail::BackendImpl> create_backend(porta::Backend /*self*/) { return std::make_unique<Backend>(); }
 
 }  // namespace
 }  // namespace porta::kokkos
 
 extern "C" __attribute__((visibility("default"))) const porta::detail::PluginEntry* porta_plugin_entry() {
-  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, porta::Backend::kokkos,
+  // Name and install hint from its porta_add_backend call (cmake/PortaBackends.cmake).
+  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, PORTA_PLUGIN_NAME, PORTA_PLUGIN_INSTALL_HINT,
                                                 &porta::kokkos::create_backend};
   return &entry;
 }

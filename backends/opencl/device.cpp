@@ -144,6 +144,17 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
                  .max_groups = static_cast<std::size_t>(std::max(in.compute_units, 1)) * 16};
   }
   in.caching_allocator = true;
+  in.caps.source_language = "OpenCL C";
+  // Programs keep their parameters' kinds and types only when asked: RawKernel checks its
+  // arguments against them (Kernel::params()).
+  in.caps.user_kernel_options = {"-cl-kernel-arg-info"};
+  in.caps.group_word = "work-group";
+  in.caps.local_memory_word = "local";
+  in.caps.runtime_group_size = true;        // a NULL local size
+  in.caps.local_memory_per_launch = false;  // __local pointer parameters
+  in.caps.memory_arg_offsets = false;       // a cl_mem is passed whole
+  in.caps.handles_are_addresses = false;    // cl_mem
+  in.caps.dlpack_device_type = 4;           // kDLOpenCL, device_id the device's index, data the cl_mem
   // What blas.cpp's automatic choice does (PORTA_OPENCL_GEMM changes it per call).
 #ifdef PORTA_HAVE_HOST_BLAS
   if (in.kind == DeviceKind::cpu && in.host_memory)

@@ -82,6 +82,15 @@ class Backend final : public detail::BackendImpl {
   porta::Backend kind() const override { return porta::Backend::opencl; }
   std::string version() const override { return version_; }
   const std::vector<std::shared_ptr<detail::DeviceImpl>>& devices() const override { return devices_; }
+  std::string notes() const override {
+    return "OpenCL matmul paths (PORTA_OPENCL_GEMM), where each applies:\n"
+           "  tensor cores  float16, bfloat16, float64, and float32 with PORTA_MATMUL=tf32: NVIDIA's OpenCL,\n"
+           "                compute capability 8.0+ (float64 9.0+); auto takes them there (mma forces them,\n"
+           "                emulated elsewhere: a test, not a fast path)\n"
+           "  tiled         every dtype on every OpenCL device: GPUs without tensor cores, float32 without TF32\n"
+           "  host          float32 and float64 on CPU devices with host memory (auto there)\n"
+           "  clblast       float32 and float64 where porta was built with CLBlast (only when asked for)\n";
+  }
 
  private:
   // Adds the usable devices of platform `p`; says in `skipped` why any other is left out.
@@ -119,13 +128,15 @@ class Backend final : public detail::BackendImpl {
   std::string version_;
 };
 
-std::unique_ptr<detail::BackendImpl> create_backend() { return std::make_unique<Backend>(); }
+// `self` is porta::Backend::opencl, the value the public enum names it by (the registry checks kind()).
+std::unique_ptr<detail::BackendImpl> create_backend(porta::Backend /*self*/) { return std::make_unique<Backend>(); }
 
 }  // namespace
 }  // namespace porta::opencl
 
 extern "C" __attribute__((visibility("default"))) const porta::detail::PluginEntry* porta_plugin_entry() {
-  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, porta::Backend::opencl,
+  // Name and install hint from its porta_add_backend call (cmake/PortaBackends.cmake).
+  static const porta::detail::PluginEntry entry{porta::detail::kBackendApiVersion, PORTA_PLUGIN_NAME, PORTA_PLUGIN_INSTALL_HINT,
                                                 &porta::opencl::create_backend};
   return &entry;
 }

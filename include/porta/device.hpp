@@ -11,9 +11,18 @@
 
 namespace porta {
 
+// A kind of backend. The enumerators are the backends porta ships, in its default order of
+// preference; they keep their values. A plugin of any other kind (libporta_<name>.so in
+// PORTA_PLUGIN_PATH or beside libporta) is given a value of its own, after these, when porta
+// loads it: name(b) gives the name the plugin declares, device specs use it ("fake:0"), and
+// PORTA_BACKEND takes it. Values are not names: compare with the value of a device or a
+// BackendStatus, never with a number. (Chosen over a name string in place of the enum so that
+// existing code, switch statements and the Python binding's names keep working, and over a
+// registry of fixed numbers so that nobody must hand out values: the plugin declares its name.)
 enum class Backend : std::uint8_t { cuda, opencl, kokkos };
 enum class DeviceKind : std::uint8_t { gpu, cpu, accelerator, other };
 
+// The backend's name as its plugin declares it ("cuda"; "?" for a value no backend has).
 std::string_view name(Backend b);
 std::string_view name(DeviceKind k);
 
@@ -29,6 +38,7 @@ struct BackendStatus {
   std::string plugin_path;   // the file porta tried to open
   std::string reason;        // why it is not loaded (dlerror text, missing driver), else empty
   std::string version;       // driver / runtime version reported by the backend
+  std::string notes;         // what the backend tells about itself for porta-info (OpenCL: its matmul paths); may be empty
 };
 
 // One device of one backend. Cheap to copy; compares equal when it is the same device.

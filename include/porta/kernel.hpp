@@ -93,7 +93,9 @@ class RawKernel {
  public:
   // `backend` says which language `source` is in: Backend::cuda (CUDA C++, compiled by NVRTC
   // for the device's architecture; name the kernel extern "C" or give its mangled name) or
-  // Backend::opencl (OpenCL C). Compiled on first launch on each device, then cached.
+  // Backend::opencl (OpenCL C). Compiled on first launch on each device, then cached. A loaded
+  // backend that compiles no source (Kokkos: its plugin declares no source language) is refused
+  // here with InvalidArgument naming it.
   RawKernel(Backend backend, std::string source, std::string name, std::vector<std::string> options = {});
   ~RawKernel();
   RawKernel(const RawKernel&);

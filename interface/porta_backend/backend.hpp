@@ -34,8 +34,10 @@ namespace porta::detail {
 
 // Bumped whenever anything in this folder changes layout or meaning (7: the interface folder, the
 // core's services declared in services.hpp; 8: graphs, QueueImpl::begin_capture and graph.hpp;
-// 9: plan.hpp's new ops, which renumber Op).
-inline constexpr int kBackendApiVersion = 9;
+// 9: plan.hpp's new ops, which renumber Op; 10: DeviceInfo::caps, BackendImpl::notes, the plugin
+// entry's name and install hint in place of a Backend value, create() given the backend's value,
+// native_objects() giving the device's ordinal by default).
+inline constexpr int kBackendApiVersion = 10;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -46,6 +48,39 @@ struct LaunchStyle {
   int vector_bytes = 16;          // width of vector loads on the contiguous path; 0: scalar only
   std::size_t group_size = 256;   // work-group / block size; 0: let the runtime choose
   std::size_t max_groups = 1024;  // grid cap for grid-stride kernels
+};
+
+// What a device offers beyond the calls every device answers. The core asks these instead of
+// naming backends (DESIGN.md section 14: the plugin boundary grows by capabilities), so that
+// a backend of a new kind changes nothing in src/. The defaults are a device without a run-time
+// compiler whose memory handles are objects and which has no DLPack device type.
+struct Capabilities {
+  // User kernels (RawKernel; dialect != none). The language of the source a RawKernel of this
+  // backend holds, for messages ("CUDA C++", "OpenCL C"); empty: the backend compiles no source.
+  std::string source_language;
+  // Added to a RawKernel's compile options when not given (OpenCL: "-cl-kernel-arg-info", so that
+  // Kernel::params() can list the parameters' types).
+  std::vector<std::string> user_kernel_options;
+  std::string group_word = "work-group";  // the launch's group of threads, in messages: "block", "work-group"
+  std::string local_memory_word = "local";  // the group's memory, in messages: "shared", "local"
+  bool runtime_group_size = false;  // a launch may leave the group size to the runtime (LaunchDims::local all 0)
+  // Local memory is given per launch (CUDA's dynamic shared memory: LaunchDims::dynamic_local_bytes,
+  // and a KernelArg::local joins it and is no kernel parameter) rather than as kernel parameters
+  // (OpenCL's __local pointers, one KernelArg::local each).
+  bool local_memory_per_launch = false;
+  bool memory_arg_offsets = false;  // a memory KernelArg may carry a byte offset (CUDA adds it to the pointer)
+
+  // Memory. A Handle is an address, so byte n of it is Handle + n (CUdeviceptr, a host pointer),
+  // rather than an object that takes offsets beside it (cl_mem). Native memory of this kind
+  // (wrap_memory, DLPack) is a pointer and must be element-aligned.
+  bool handles_are_addresses = false;
+
+  // DLPack: the DLDeviceType (dlpack.h) of its arrays' tensors, with device_id the ordinal
+  // native_objects() gives: kDLCUDA (2), kDLOpenCL (4); kDLCPU (1) for a backend whose memory is
+  // host memory it exports as such (Kokkos). 0: none (to_dlpack then needs to_host).
+  int dlpack_device_type = 0;
+  // Further device types whose tensors it imports as its own memory (CUDA: kDLCUDAManaged, 13).
+  std::vector<int> dlpack_import_types;
 };
 
 struct DeviceInfo {
@@ -66,6 +101,7 @@ struct DeviceInfo {
   bool host_memory = false;     // device memory is host-addressable (CPU devices): see map()
   bool caching_allocator = true;  // false: the backend pools memory itself (none does today)
   std::string matmul;           // how matmul runs here, for porta-info ("cuBLAS", "host BLAS (OpenBLAS) ...")
+  Capabilities caps;
 };
 
 class QueueImpl;
@@ -201,6 +237,8 @@ struct MatmulArgs {
 
 // The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the
 // primary context) and the CUdevice's ordinal; a cl_context, cl_device_id and cl_platform_id.
+// `ordinal` is the device's number in its vendor's own API, which interop and DLPack report
+// (CUDA's ordinal; elsewhere the device's index, the default).
 struct NativeObjects {
   void* context = nullptr;
   void* device = nullptr;
@@ -257,7 +295,11 @@ class DeviceImpl {
   virtual void unmap(QueueImpl& q, Handle h, void* p) { (void)q; (void)h; (void)p; }
 
   // Interop with streams, queues and memory porta does not own (include/porta/interop.hpp).
-  virtual NativeObjects native_objects() { return {}; }
+  virtual NativeObjects native_objects() {
+    NativeObjects o;
+    o.ordinal = index();
+    return o;
+  }
   // The host address of `h`'s first byte when the memory is host memory that needs no map
   // (Kokkos; an OpenCL buffer made over host memory), else null.
   virtual void* host_address(Handle h) { (void)h; return nullptr; }
@@ -318,19 +360,28 @@ DeviceImpl::Imported aligned_import(void* native);
 class BackendImpl {
  public:
   virtual ~BackendImpl() = default;
-  virtual Backend kind() const = 0;
+  virtual Backend kind() const = 0;  // the value create() was given
   virtual std::string version() const = 0;  // driver / runtime version text
+  // What porta-info prints about the backend below its devices, where it has any (OpenCL: its
+  // matmul paths and where each applies); empty for none.
+  virtual std::string notes() const { return {}; }
   // The devices, enumerated when the backend was created; indices match DeviceImpl::index().
   virtual const std::vector<std::shared_ptr<DeviceImpl>>& devices() const = 0;
 };
 
-// What a plugin exports, as `extern "C" const PluginEntry* porta_plugin_entry()`.
+// What a plugin exports, as `extern "C" const PluginEntry* porta_plugin_entry()`. The registry
+// takes the backend's name from here (ggml's registration), so it keeps no list of backends: a
+// plugin of a kind porta does not name is found as libporta_<name>.so in PORTA_PLUGIN_PATH or
+// beside libporta, and given a porta::Backend value of its own (include/porta/device.hpp).
 struct PluginEntry {
   int api_version;
-  Backend backend;
-  // Creates the backend. Throws BackendUnavailable with the reason when the driver is missing
-  // or there is no device.
-  std::unique_ptr<BackendImpl> (*create)();
+  const char* name;          // "cuda": PORTA_BACKEND's word, device specs' prefix; the file is libporta_<name>.so
+                             // (lowercase letters and digits: other files beside libporta are not plugins)
+  const char* install_hint;  // what a machine needs for create() to succeed ("the NVIDIA driver")
+  // Creates the backend, whose kind() and devices carry `self`, the value the registry gives it
+  // (Backend::cuda for "cuda"). Throws BackendUnavailable with the reason when the driver is
+  // missing or there is no device.
+  std::unique_ptr<BackendImpl> (*create)(Backend self);
 };
 
 }  // namespace porta::detail

@@ -2,6 +2,7 @@
 #include <porta/device.hpp>
 #include <porta/error.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 #include "porta_backend/backend.hpp"
@@ -94,9 +95,11 @@ Device find_device(std::string_view spec_in) {
   }
   for (auto& d : all)
     if (name(d.backend()) == backend_name && d.index() == index) return d;
-  bool known = backend_name == "cuda" || backend_name == "opencl" || backend_name == "kokkos";
+  std::vector<std::string> names;
+  for (auto& [value, n] : reg.names()) names.push_back(n);
+  bool known = std::find(names.begin(), names.end(), backend_name) != names.end();
   no_such_device(spec_in, known ? cat(backend_name, ":", index, " does not exist")
-                                : cat("'", backend_name, "' is not a backend (cuda, opencl, kokkos) or a kind (gpu, cpu)"));
+                                : cat("'", backend_name, "' is not a backend (", detail::join(names, ", "), ") or a kind (gpu, cpu)"));
 }
 
 Device choose_default() {
@@ -110,8 +113,8 @@ Device choose_default() {
   }
   const auto& all = reg.devices();
   if (all.empty()) no_such_device("default", "no backend has a device");
-  // The first of: a CUDA GPU, an OpenCL GPU, an OpenCL CPU device, Kokkos; PORTA_BACKEND's
-  // order first when it is set.
+  // In the order of the backends (cuda, opencl, kokkos, then others; PORTA_BACKEND's order when
+  // it is set), each backend's first GPU, else its first device.
   for (Backend b : reg.order()) {
     for (auto& d : all)
       if (d.backend() == b && d.kind() == DeviceKind::gpu) return d;

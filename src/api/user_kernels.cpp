@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <map>
 
 #include "codegen/codegen.hpp"
 #include "codegen/layout.hpp"
@@ -76,6 +77,20 @@ std::vector<std::string> compiling_devices() {
   std::vector<std::string> out;
   for (auto& d : devices())
     if (d.compiles_at_runtime()) out.push_back(d.spec());
+  return out;
+}
+
+// The source language each backend with devices here declares ("" for none), by its first device.
+std::map<Backend, std::string> source_languages() {
+  std::map<Backend, std::string> out;
+  for (auto& d : detail::Registry::get().devices()) out.emplace(d.backend(), d.impl().info().caps.source_language);
+  return out;
+}
+
+// The options each backend with devices here adds to a RawKernel's, by its first device.
+std::map<Backend, std::vector<std::string>> user_kernel_options() {
+  std::map<Backend, std::vector<std::string>> out;
+  for (auto& d : detail::Registry::get().devices()) out.emplace(d.backend(), d.impl().info().caps.user_kernel_options);
   return out;
 }
 
@@ -262,16 +277,26 @@ struct RawKernel::State {
 
 RawKernel::RawKernel(Backend backend, std::string source, std::string name, std::vector<std::string> options)
     : state_(std::make_shared<State>()) {
-  if (backend == Backend::kokkos)
-    throw InvalidArgument("RawKernel takes CUDA C++ (Backend::cuda) or OpenCL C (Backend::opencl) source; Kokkos compiles no source at run time");
+  // A loaded backend that declares no source language compiles none (Kokkos); one not loaded is
+  // refused at compile(), when a device of it is asked for.
+  if (auto languages = source_languages(); languages.count(backend) && languages[backend].empty()) {
+    std::vector<std::string> others;
+    for (auto& [b, language] : languages)
+      if (!language.empty()) others.push_back(cat(porta::name(b), " (", language, ")"));
+    throw InvalidArgument(cat("RawKernel: the ", porta::name(backend), " backend compiles no source at run time (it declares no ",
+                              "source language); RawKernel takes the source of ",
+                              others.empty() ? std::string("a backend that does, and none here does") : detail::join(others, ", ")));
+  }
   if (name.empty()) throw InvalidArgument("RawKernel needs the kernel's name");
   if (detail::trim(source).empty())
     throw InvalidArgument(cat("RawKernel ", name, ": the source is empty; give the ", porta::name(backend),
                               " source that defines the kernel '", name, "'"));
-  // OpenCL programs keep their parameters' kinds and types only when asked: launch checks the
-  // arguments against them.
-  if (backend == Backend::opencl && std::find(options.begin(), options.end(), "-cl-kernel-arg-info") == options.end())
-    options.push_back("-cl-kernel-arg-info");
+  // Options the backend adds to a user's (OpenCL's -cl-kernel-arg-info, so that launch can check
+  // the arguments against the parameters' types): the key and the source compiled carry them.
+  for (auto& [b, added] : user_kernel_options())
+    if (b == backend)
+      for (auto& o : added)
+        if (std::find(options.begin(), options.end(), o) == options.end()) options.push_back(o);
   state_->backend = backend;
   state_->source = std::move(source);
   state_->name = std::move(name);
@@ -324,17 +349,18 @@ void check_args(const std::string& kernel, const Device& d, const detail::Kernel
   const std::vector<detail::KernelParam>* params = k.params();
   if (!params) return;
   using Kind = detail::KernelParam::Kind;
-  // On CUDA local memory is no parameter: it joins the block's dynamic shared memory.
-  const bool cuda = d.backend() == Backend::cuda;
+  // Where local memory is given per launch (CUDA), RawArg::local is no parameter: it joins the
+  // group's dynamic local memory.
+  const bool per_launch = d.impl().info().caps.local_memory_per_launch;
   std::vector<const RawArg*> passed;
   for (auto& a : args)
-    if (!(cuda && a.is_local())) passed.push_back(&a);
+    if (!(per_launch && a.is_local())) passed.push_back(&a);
   if (passed.size() != params->size()) {
     std::vector<std::string> types;
     for (auto& p : *params) types.push_back(p.type.empty() ? cat(p.size, " bytes") : p.type);
     throw InvalidArgument(cat("RawKernel ", kernel, " on ", d.spec(), ": the kernel takes ", params->size(), " parameters (",
                               detail::join(types, ", "), ") but ", passed.size(), " arguments were given",
-                              cuda ? " (RawArg::local arguments do not count on CUDA)" : ""));
+                              per_launch ? cat(" (RawArg::local arguments do not count on ", name(d.backend()), ")") : std::string()));
   }
   for (std::size_t j = 0; j < passed.size(); ++j) {
     const RawArg& a = *passed[j];
@@ -373,10 +399,11 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
       }
     if (!d.valid()) d = current_device();
   }
+  const detail::Capabilities& caps = d.impl().info().caps;
   bool runtime_block = block.x == 0 && block.y == 0 && block.z == 0;
-  if (runtime_block && d.backend() != Backend::opencl)
-    throw InvalidArgument(cat("RawKernel ", st.name, ": block (0, 0, 0) (the runtime chooses) is for OpenCL; ", d.spec(),
-                              " needs a block size"));
+  if (runtime_block && !caps.runtime_group_size)
+    throw InvalidArgument(cat("RawKernel ", st.name, ": block (0, 0, 0) lets the runtime choose the ", caps.group_word, " size, which ",
+                              d.spec(), " does not; give a ", caps.group_word, " size"));
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || (!runtime_block && (block.x == 0 || block.y == 0 || block.z == 0)))
     throw InvalidArgument(cat("RawKernel ", st.name, ": grid (", grid.x, ", ", grid.y, ", ", grid.z, ") and block (", block.x, ", ",
                               block.y, ", ", block.z, ") must be positive"));
@@ -384,18 +411,18 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
     if (args[j].is_empty_array())
       throw InvalidArgument(cat("RawKernel ", st.name, ": argument ", j, " is an empty Array (default-constructed or moved-from); ",
                                 "pass an array that holds data"));
-  if (shared_bytes > 0 && d.backend() == Backend::opencl)
-    throw InvalidArgument(cat("RawKernel ", st.name, ": shared_bytes (", shared_bytes, ") is CUDA's dynamic shared memory; an ",
-                              "OpenCL kernel takes local memory as a __local pointer parameter: pass RawArg::local(", shared_bytes,
-                              ") as that argument instead"));
+  if (shared_bytes > 0 && !caps.local_memory_per_launch)
+    throw InvalidArgument(cat("RawKernel ", st.name, ": shared_bytes (", shared_bytes, ") is dynamic ", caps.local_memory_word,
+                              " memory given with the launch, which ", d.spec(), " does not take: its kernels take ",
+                              caps.local_memory_word, " memory as a pointer parameter (", name(d.backend()),
+                              "): pass RawArg::local(", shared_bytes, ") as that argument instead"));
   std::size_t local_bytes = shared_bytes;
   for (auto& a : args)
     if (a.is_local()) local_bytes += a.size();
   const auto limit = d.impl().info().max_local_bytes;
   if (limit > 0 && local_bytes > limit)
-    throw InvalidArgument(cat("RawKernel ", st.name, ": ", local_bytes, " bytes of ", d.backend() == Backend::cuda ? "shared" : "local",
-                              " memory asked for, but ", d.spec(), " allows at most ", limit, " per ",
-                              d.backend() == Backend::cuda ? "block" : "work-group"));
+    throw InvalidArgument(cat("RawKernel ", st.name, ": ", local_bytes, " bytes of ", caps.local_memory_word,
+                              " memory asked for, but ", d.spec(), " allows at most ", limit, " per ", caps.group_word));
   auto kernel = raw_compile(d, st.backend, st.key, st.source, st.name, st.options);
   check_args(st.name, d, *kernel, args);
   const auto& q = detail::thread_queue_shared(d);
@@ -425,9 +452,9 @@ void RawKernel::launch(Dim3 grid, Dim3 block, const std::vector<RawArg>& args, s
       throw InvalidArgument(cat("RawKernel ", st.name, ": argument ", j, " (shape ", to_string(n->shape()),
                                 ") is a strided view; pass a.copy() so the kernel sees its elements in order"));
     std::size_t offset = static_cast<std::size_t>(v.offset) * itemsize(n->dtype());
-    if (offset != 0 && d.backend() == Backend::opencl)
-      throw InvalidArgument(cat("RawKernel ", st.name, ": argument ", j, " starts ", offset,
-                                " bytes into its buffer, which OpenCL cannot pass; pass a.copy()"));
+    if (offset != 0 && !caps.memory_arg_offsets)
+      throw InvalidArgument(cat("RawKernel ", st.name, ": argument ", j, " starts ", offset, " bytes into its buffer, which ",
+                                name(d.backend()), " cannot pass to a kernel; pass a.copy()"));
     kargs.push_back(detail::KernelArg::memory(v.buffer->handle(), offset));
     buffers.push_back(v.buffer);
   }

@@ -8,6 +8,7 @@
 #include "lazy/node.hpp"
 #include "porta_backend/strings.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
 // DLPack 1.x's layout, which consumers compiled against a 1.x dlpack.h read: the structs
@@ -74,9 +75,35 @@ struct ExportContext {
   DLManagedTensor legacy{};
 };
 
-bool uses_host_memory(const Device& d) {
-  return d.backend() == Backend::kokkos || (d.backend() == Backend::opencl && d.impl().info().host_memory);
+// DLPack's names of its device types (dlpack.h), for messages.
+std::string dl_device_name(int type) {
+  switch (type) {
+    case kDLCPU: return "kDLCPU";
+    case kDLCUDA: return "kDLCUDA";
+    case kDLCUDAHost: return "kDLCUDAHost";
+    case kDLOpenCL: return "kDLOpenCL";
+    case kDLVulkan: return "kDLVulkan";
+    case kDLMetal: return "kDLMetal";
+    case kDLVPI: return "kDLVPI";
+    case kDLROCM: return "kDLROCM";
+    case kDLROCMHost: return "kDLROCMHost";
+    case kDLExtDev: return "kDLExtDev";
+    case kDLCUDAManaged: return "kDLCUDAManaged";
+    default: return cat("DLDeviceType ", type);
+  }
 }
+
+const detail::Capabilities& caps_of(const Device& d) { return d.impl().info().caps; }
+
+// Whether `d` takes tensors of DLPack device type `type` as its own memory (its capabilities).
+bool takes_dlpack_type(const Device& d, int type) {
+  const auto& c = caps_of(d);
+  return c.dlpack_device_type == type ||
+         std::find(c.dlpack_import_types.begin(), c.dlpack_import_types.end(), type) != c.dlpack_import_types.end();
+}
+
+// Arrays of `d` are in host memory used in place (Kokkos, PoCL's CPU device): a host tensor can be one.
+bool uses_host_memory(const Device& d) { return d.impl().info().host_memory; }
 
 // Fills `t` for `a`; returns the DLPack flags.
 std::uint64_t describe(ExportContext& ctx, const Array& a, const DLPackExport& options, DLTensor& t) {
@@ -97,7 +124,11 @@ std::uint64_t describe(ExportContext& ctx, const Array& a, const DLPackExport& o
   t.strides = ctx.strides.empty() ? nullptr : ctx.strides.data();
   t.byte_offset = 0;
   void* host = dev.impl().host_address(v.buffer->handle());
-  if (options.to_host || dev.backend() == Backend::kokkos) {
+  const detail::Capabilities& caps = caps_of(dev);
+  if (!options.to_host && caps.dlpack_device_type == 0)
+    throw DeviceError(cat("to_dlpack: ", dev.spec(), " declares no DLPack device type for its memory; ask for a host tensor ",
+                          "(DLPackExport::to_host)"));
+  if (options.to_host || caps.dlpack_device_type == kDLCPU) {
     t.device = {kDLCPU, 0};
     if (host) {
       t.data = static_cast<char*>(host) + offset;
@@ -112,12 +143,12 @@ std::uint64_t describe(ExportContext& ctx, const Array& a, const DLPackExport& o
     return (flags & ~std::uint64_t{DLPACK_FLAG_BITMASK_READ_ONLY}) | DLPACK_FLAG_BITMASK_IS_COPIED |
            (options.read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0);
   }
-  if (dev.backend() == Backend::cuda) {
-    t.device = {kDLCUDA, native_device(dev).ordinal};
+  // The device type the backend declares, with its native ordinal (CUDA's) as device_id.
+  t.device = {static_cast<DLDeviceType>(caps.dlpack_device_type), native_device(dev).ordinal};
+  if (caps.handles_are_addresses) {
     t.data = static_cast<char*>(v.buffer->handle()) + offset;
   } else {
-    t.device = {kDLOpenCL, dev.index()};
-    t.data = v.buffer->handle();  // the cl_mem
+    t.data = v.buffer->handle();  // an object such as a cl_mem: the offset beside it
     t.byte_offset = offset;
   }
   return flags;
@@ -137,9 +168,9 @@ Device host_device(const DLPackImport& options, DLDeviceType type) {
   if (uses_host_memory(cur)) return cur;
   for (const Device& d : devices())
     if (uses_host_memory(d)) return d;
-  throw DeviceError(cat("from_dlpack: a ", type == kDLCPU ? "kDLCPU" : "kDLCUDAHost",
-                        " tensor needs a device that uses host memory in place (kokkos, an OpenCL CPU device such as "
-                        "PoCL), and there is none; devices here: ",
+  throw DeviceError(cat("from_dlpack: a ", dl_device_name(type),
+                        " tensor needs a device that uses host memory in place (a CPU device whose memory is host memory), "
+                        "and there is none; devices here: ",
                         [] {
                           std::vector<std::string> s;
                           for (const Device& d : devices()) s.push_back(d.spec());
@@ -147,15 +178,32 @@ Device host_device(const DLPackImport& options, DLDeviceType type) {
                         }()));
 }
 
-Device backend_device(Backend b, int id, const char* type) {
-  for (const Device& d : devices())
-    if (d.backend() == b && (b == Backend::cuda ? native_device(d).ordinal : d.index()) == id) return d;
+// The device whose backend declares DLPack device type `type` and whose native ordinal is `id`.
+Device dlpack_device(int type, int id) {
   std::vector<std::string> have;
+  Backend backend{};
   for (const Device& d : devices())
-    if (d.backend() == b) have.push_back(d.spec());
-  throw DeviceError(cat("from_dlpack: a ", type, " tensor of device_id ", id, ", but porta has no ", name(b), ":", id,
-                        " (", have.empty() ? std::string("no ") + std::string(name(b)) + " device" : detail::join(have, ", "),
-                        ")"));
+    if (takes_dlpack_type(d, type)) {
+      if (native_device(d).ordinal == id) return d;
+      if (have.empty()) backend = d.backend();
+      have.push_back(cat(d.spec(), " (device_id ", native_device(d).ordinal, ")"));
+    }
+  if (!have.empty())
+    throw DeviceError(cat("from_dlpack: a ", dl_device_name(type), " tensor (device type ", type, ") of device_id ", id,
+                          ", but porta has no ", name(backend), ":", id, " (", dl_device_name(type), " devices here: ",
+                          detail::join(have, ", "), ")"));
+  std::vector<std::string> types{"kDLCPU (1)", "kDLCUDAHost (3)"};
+  for (const Device& d : devices()) {
+    const auto& c = caps_of(d);
+    std::vector<int> all{c.dlpack_device_type};
+    all.insert(all.end(), c.dlpack_import_types.begin(), c.dlpack_import_types.end());
+    for (int t : all) {
+      std::string text = cat(dl_device_name(t), " (", t, ")");
+      if (t != 0 && std::find(types.begin(), types.end(), text) == types.end()) types.push_back(text);
+    }
+  }
+  throw DeviceError(cat("from_dlpack: a ", dl_device_name(type), " tensor (device type ", type, ") of device_id ", id,
+                        ", but no device here takes that device type; porta's devices here take ", detail::join(types, ", ")));
 }
 
 // Shared by both forms: `release` calls the producer's deleter, once, whatever happens.
@@ -178,24 +226,17 @@ Array import(const DLTensor* t, const DLPackImport& options, std::function<void(
   if (!t->data && !empty) throw InvalidArgument("from_dlpack: the tensor's data pointer is null");
   Device dev;
   ExternalMemory mem{t->data, MemoryKind::device, 0};
-  switch (static_cast<int>(t->device.device_type)) {
-    case kDLCUDA:
-    case kDLCUDAManaged: dev = backend_device(Backend::cuda, t->device.device_id, "kDLCUDA"); break;
-    case kDLCPU:
-    case kDLCUDAHost: {
-      dev = host_device(options, t->device.device_type);
-      mem.kind = MemoryKind::host;
-      break;
-    }
-    case kDLOpenCL: dev = backend_device(Backend::opencl, t->device.device_id, "kDLOpenCL"); break;
-    default:
-      throw DeviceError(cat("from_dlpack: device type ", static_cast<int>(t->device.device_type), " (device_id ",
-                            t->device.device_id,
-                            ") is not one porta has; porta takes kDLCUDA (2), kDLCUDAManaged (13), kDLCPU (1), "
-                            "kDLCUDAHost (3) and kDLOpenCL (4)"));
+  // Host memory (kDLCPU, pinned kDLCUDAHost) goes to a device that uses host memory in place;
+  // any other type to the device whose backend declares it (Capabilities::dlpack_device_type).
+  const int type = static_cast<int>(t->device.device_type);
+  if (type == kDLCPU || type == kDLCUDAHost) {
+    dev = host_device(options, t->device.device_type);
+    mem.kind = MemoryKind::host;
+  } else {
+    dev = dlpack_device(type, t->device.device_id);
   }
   std::size_t offset = static_cast<std::size_t>(t->byte_offset);
-  if (mem.pointer && !empty && (mem.kind == MemoryKind::host || dev.backend() != Backend::opencl)) {
+  if (mem.pointer && !empty && (mem.kind == MemoryKind::host || caps_of(dev).handles_are_addresses)) {
     // A pointer names element (0, 0, ...), not the allocation's start: with negative strides
     // (NumPy's views) elements lie below it. The memory handed to wrap_memory starts at the
     // lowest element; the CUDA driver still checks the whole range against the allocation.

@@ -84,7 +84,9 @@ Array wrap_memory(const ExternalMemory& memory, DType dtype, Shape shape, std::v
     begin = static_cast<std::size_t>(first);
     end = static_cast<std::size_t>(last);
   }
-  bool pointer_kind = memory.kind == MemoryKind::host || device.backend() != Backend::opencl;
+  // A pointer (host memory, or device memory whose handles are addresses) must be element-aligned;
+  // a memory object (cl_mem) is aligned by its driver.
+  bool pointer_kind = memory.kind == MemoryKind::host || device.impl().info().caps.handles_are_addresses;
   if (offset_bytes % static_cast<std::size_t>(isz) != 0 ||
       (pointer_kind && (reinterpret_cast<std::uintptr_t>(memory.pointer) + offset_bytes) % static_cast<std::size_t>(isz) != 0))
     throw InvalidArgument(cat("wrap_memory: the first element (", memory.pointer, " + ", offset_bytes,

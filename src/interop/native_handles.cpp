@@ -27,7 +27,7 @@ NativeDevice native_device(const Device& d) {
   n.context = o.context;
   n.device = o.device;
   n.platform = o.platform;
-  n.ordinal = d.backend() == Backend::cuda ? o.ordinal : d.index();
+  n.ordinal = o.ordinal;  // the vendor's number for the device, as the backend says (its index by default)
   return n;
 }
 

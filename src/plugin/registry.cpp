@@ -4,9 +4,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <array>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "porta_backend/backend.hpp"
 #include "porta_backend/settings.hpp"
@@ -15,10 +18,10 @@
 namespace porta::detail {
 namespace {
 
-// What each backend declared in its porta_add_backend call (cmake/PortaBackends.cmake), in the
-// order of porta::Backend, which is the default preference order.
+// What each of porta's own backends declared in its porta_add_backend call
+// (cmake/PortaBackends.cmake), named backends first in the order of porta::Backend.
 struct BackendEntry {
-  Backend backend;
+  std::optional<Backend> backend;  // its enumerator; nullopt for one porta::Backend does not name
   const char* name;          // "cuda": PORTA_BACKEND's word, the plugin's file name
   const char* file;          // "libporta_cuda.so"
   const char* option;        // "PORTA_CUDA": the CMake option that builds it
@@ -27,14 +30,87 @@ struct BackendEntry {
 };
 
 const std::vector<BackendEntry>& backend_table() {
-  static const std::vector<BackendEntry> table = [] {
-    std::vector<BackendEntry> t{
+  static const std::vector<BackendEntry> table{
 #include "porta_backend_table.inc"
-    };
-    std::sort(t.begin(), t.end(), [](const BackendEntry& a, const BackendEntry& b) { return a.backend < b.backend; });
-    return t;
-  }();
+  };
   return table;
+}
+
+// A backend the registry knows: one of the table's, or a plugin of another kind found as
+// libporta_<name>.so in a plugin directory. Each has its own porta::Backend value: the table's
+// named ones their enumerator, every other the next free value, in the order found (the default
+// preference order is the order of the values).
+struct Candidate {
+  Backend backend{};
+  std::string name, file, option, install_hint;
+  bool built = false;
+  bool found = false;  // a plugin of a kind porta's build did not declare, found in a plugin directory
+};
+
+// Whether the file names the plugin entry point (in its dynamic symbol table's strings): porta's
+// other libraries beside libporta (libporta_mpi.so) are no plugins, and are not opened to find
+// that out (dlopen would load their dependencies, MPI's).
+bool names_entry_point(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  const std::string needle = PORTA_PLUGIN_ENTRY_NAME;
+  std::string chunk(std::size_t{1} << 20, '\0'), carry;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    std::string window = carry + chunk.substr(0, static_cast<std::size_t>(in.gcount()));
+    if (window.find(needle) != std::string::npos) return true;
+    carry = window.size() >= needle.size() ? window.substr(window.size() - needle.size()) : window;
+  }
+  return false;
+}
+
+// The plugin files "libporta_<name>.so" in `dirs` (in order, then by name), as {name, file};
+// files that do not name the entry point are left out.
+std::vector<std::pair<std::string, std::string>> plugin_files(const std::vector<std::string>& dirs) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string prefix = "libporta_", suffix = ".so";
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    std::vector<std::pair<std::string, std::string>> here;
+    for (const auto& e : std::filesystem::directory_iterator(d, ec)) {
+      std::string f = e.path().filename().string();
+      if (f.size() <= prefix.size() + suffix.size() || f.rfind(prefix, 0) != 0 ||
+          f.compare(f.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      std::string n = f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
+      if (std::all_of(n.begin(), n.end(), [](char c) { return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }))
+        here.emplace_back(n, f);
+    }
+    std::sort(here.begin(), here.end());
+    for (auto& [n, f] : here) {
+      const bool known = std::any_of(backend_table().begin(), backend_table().end(), [&](const BackendEntry& e) { return n == e.name; });
+      if (known || names_entry_point(std::filesystem::path(d) / f)) out.emplace_back(n, f);
+    }
+  }
+  return out;
+}
+
+// Every backend, by value: the table's, then the plugins of other kinds in `dirs`.
+std::vector<Candidate> candidates(const std::vector<std::string>& dirs) {
+  std::vector<Candidate> out;
+  int next = 0;
+  for (const BackendEntry& e : backend_table())
+    if (e.backend) next = std::max(next, static_cast<int>(*e.backend) + 1);
+  auto add = [&](std::optional<Backend> value, std::string name, std::string file, std::string option, std::string hint, bool built,
+                 bool found) {
+    if (!value) {
+      if (next > std::numeric_limits<std::underlying_type_t<Backend>>::max()) return;
+      value = static_cast<Backend>(next++);
+    }
+    out.push_back({*value, std::move(name), std::move(file), std::move(option), std::move(hint), built, found});
+  };
+  for (const BackendEntry& e : backend_table()) add(e.backend, e.name, e.file, e.option, e.install_hint, e.built, false);
+  for (auto& [n, f] : plugin_files(dirs)) {
+    bool known = std::any_of(out.begin(), out.end(), [&](const Candidate& c) { return c.name == n; });
+    if (!known) add(std::nullopt, n, f, "", "", true, true);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.backend < b.backend; });
+  return out;
 }
 
 // A plugin's library handle and the backend it made. The backend is destroyed before the
@@ -60,15 +136,15 @@ std::string libporta_dir() {
   return {};
 }
 
-std::optional<Backend> parse_backend(std::string_view s) {
-  for (const BackendEntry& e : backend_table())
-    if (lower(trim(s)) == e.name) return e.backend;
+std::optional<Backend> parse_backend(const std::vector<Candidate>& all, std::string_view s) {
+  for (const Candidate& c : all)
+    if (lower(trim(s)) == c.name) return c.backend;
   return std::nullopt;
 }
 
-std::string known_backends() {
+std::string known_backends(const std::vector<Candidate>& all) {
   std::vector<std::string> names;
-  for (const BackendEntry& e : backend_table()) names.emplace_back(e.name);
+  for (const Candidate& c : all) names.push_back(c.name);
   return join(names, ", ");
 }
 
@@ -86,14 +162,18 @@ bool missing_dependency(const std::string& error, const std::string& path) {
 
 std::vector<Backend> built_backends() {
   std::vector<Backend> out;
-  for (const BackendEntry& e : backend_table())
-    if (e.built) out.push_back(e.backend);
+  for (const BackendStatus& st : Registry::get().statuses())
+    if (st.built) out.push_back(st.backend);
   return out;
 }
 
 std::string_view backend_name(Backend b) {
+  // porta's own backends without the registry (messages while it is being made); the others
+  // from it, which keeps their names for the life of the process.
   for (const BackendEntry& e : backend_table())
     if (e.backend == b) return e.name;
+  for (const auto& [value, n] : Registry::get().names())
+    if (value == b) return n;
   return "?";
 }
 
@@ -108,22 +188,26 @@ Registry::Registry() {
       if (!d.empty()) plugin_dirs_.push_back(d);
   if (auto d = libporta_dir(); !d.empty()) plugin_dirs_.push_back(d);
 
+  // Names are said from the candidates here, never through name(Backend): that asks the registry.
+  const std::vector<Candidate> all = candidates(plugin_dirs_);
+  for (const Candidate& c : all) names_.emplace_back(c.backend, c.name);
+
   std::vector<std::pair<Backend, std::shared_ptr<LoadedPlugin>>> loaded;
   std::vector<Backend> wanted;
-  for (const BackendEntry& e : backend_table()) wanted.push_back(e.backend);
+  for (const Candidate& c : all) wanted.push_back(c.backend);
   std::string wanted_text;
   if (auto v = setting_text("PORTA_BACKEND")) {
     wanted.clear();
     wanted_text = *v;
     for (auto& part : split(*v, ',')) {
       if (trim(part).empty()) continue;
-      auto b = parse_backend(part);
+      auto b = parse_backend(all, part);
       if (!b) {
-        config_error_ = cat("PORTA_BACKEND=", *v, ": '", trim(part),
-                            "' names no backend. porta knows ", known_backends(), "; this build has ",
-                            [&] {
+        config_error_ = cat("PORTA_BACKEND=", *v, ": '", trim(part), "' names no backend. porta knows ", known_backends(all),
+                            "; this build has ", [&] {
                               std::vector<std::string> names;
-                              for (Backend x : built_backends()) names.emplace_back(name(x));
+                              for (const Candidate& c : all)
+                                if (c.built && !c.found) names.push_back(c.name);
                               return names.empty() ? std::string("none") : join(names, ", ");
                             }());
         wanted.clear();
@@ -133,14 +217,20 @@ Registry::Registry() {
     }
   }
   order_ = wanted;
+  auto name_of = [&](Backend b) -> std::string {
+    for (const Candidate& c : all)
+      if (c.backend == b) return c.name;
+    return "?";
+  };
 
-  for (const BackendEntry& declared : backend_table()) {
+  for (const Candidate& declared : all) {
     const Backend b = declared.backend;
+    const std::string& bname = declared.name;
     BackendStatus st;
     st.backend = b;
     st.built = declared.built;
-    const std::string file = declared.file;
-    const char* install_hint = declared.install_hint;
+    const std::string& file = declared.file;
+    std::string install_hint = declared.install_hint;
     bool is_wanted = std::find(wanted.begin(), wanted.end(), b) != wanted.end();
     if (!st.built) {
       st.reason = cat("not built: configure porta with -D", declared.option, "=ON where its SDK is installed");
@@ -174,13 +264,13 @@ Registry::Registry() {
       const char* err = dlerror();
       const std::string error = err ? err : "unknown error";
       if (missing_dependency(error, path)) {
-        st.reason = cat("cannot open ", path, ": ", error, ". It needs ", install_hint);
-        PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
+        st.reason = cat("cannot open ", path, ": ", error, install_hint.empty() ? std::string() : cat(". It needs ", install_hint));
+        PORTA_LOG(info, bname, " backend unavailable: ", st.reason);
       } else {
         st.reason = cat("cannot open ", path, ": ", error, ". The file itself is damaged or was built for another porta: ",
                         "rebuild and reinstall porta, or remove the file (PORTA_PLUGIN_PATH: ",
                         setting_text("PORTA_PLUGIN_PATH").value_or("unset"), ")");
-        PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
+        PORTA_LOG(warn, bname, " backend unavailable: ", st.reason);
       }
       statuses_.push_back(st);
       continue;
@@ -190,42 +280,57 @@ Registry::Registry() {
     const PluginEntry* entry = entry_fn ? entry_fn() : nullptr;
     if (!entry) {
       st.reason = cat(path, " has no ", PORTA_PLUGIN_ENTRY_NAME, " entry point: it is not a porta plugin; remove it or fix PORTA_PLUGIN_PATH");
-      PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
+      PORTA_LOG(warn, bname, " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
     }
+    // The version first: the rest of the entry's layout is that version's.
     if (entry->api_version != kBackendApiVersion) {
       st.reason = cat(path, " was built for backend interface version ", entry->api_version, " but libporta has ",
                       kBackendApiVersion, ": rebuild porta and its plugins together");
-      PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
+      PORTA_LOG(warn, bname, " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
     }
-    if (entry->backend != b) {
-      st.reason = cat(path, " is a plugin of the ", name(entry->backend), " backend, not of ", name(b),
+    const std::string entry_name = entry->name ? entry->name : "";
+    if (entry_name != bname) {
+      st.reason = cat(path, " is a plugin of the ", entry_name.empty() ? std::string("unnamed") : entry_name, " backend, not of ", bname,
                       ": the file was renamed or copied over; reinstall porta's plugins");
-      PORTA_LOG(warn, name(b), " backend unavailable: ", st.reason);
+      PORTA_LOG(warn, bname, " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
     }
+    if (entry->install_hint && *entry->install_hint) install_hint = entry->install_hint;
     try {
-      plugin->backend = entry->create();
+      plugin->backend = entry->create(b);
+      if (!plugin->backend) throw BackendUnavailable(cat(path, " made no backend"));
     } catch (const std::exception& e) {
-      st.reason = cat(e.what(), ". It needs ", install_hint);
-      PORTA_LOG(info, name(b), " backend unavailable: ", st.reason);
+      st.reason = cat(e.what(), install_hint.empty() ? std::string() : cat(". It needs ", install_hint));
+      PORTA_LOG(info, bname, " backend unavailable: ", st.reason);
+      statuses_.push_back(st);
+      continue;
+    }
+    bool consistent = plugin->backend->kind() == b;
+    for (auto& d : plugin->backend->devices()) consistent = consistent && d && d->backend() == b;
+    if (!consistent) {
+      st.reason = cat(path, " made a backend whose kind() or devices are not the value the registry gave it (",
+                      static_cast<int>(b), "): its create() must pass its argument on");
+      PORTA_LOG(warn, bname, " backend unavailable: ", st.reason);
       statuses_.push_back(st);
       continue;
     }
     st.loaded = true;
     st.version = plugin->backend->version();
+    st.notes = plugin->backend->notes();
     st.device_count = static_cast<int>(plugin->backend->devices().size());
     statuses_.push_back(st);
-    PORTA_LOG(info, name(b), " backend loaded from ", path, " with ", st.device_count, " device(s)");
+    PORTA_LOG(info, bname, " backend loaded from ", path, " with ", st.device_count, " device(s)");
     loaded.emplace_back(b, std::move(plugin));
   }
 
-  // Devices in the preference order of PORTA_BACKEND (or cuda, opencl, kokkos). Each Device
-  // keeps its plugin loaded (an aliasing shared_ptr), so arrays may outlive the registry.
+  // Devices in the preference order of PORTA_BACKEND (or the order of the values: cuda, opencl,
+  // kokkos, then others). Each Device keeps its plugin loaded (an aliasing shared_ptr), so arrays
+  // may outlive the registry.
   for (Backend b : wanted)
     for (auto& [backend, plugin] : loaded)
       if (backend == b)
@@ -234,7 +339,7 @@ Registry::Registry() {
     std::vector<std::string> why;
     for (auto& st : statuses_)
       if (std::find(wanted.begin(), wanted.end(), st.backend) != wanted.end())
-        why.push_back(cat(name(st.backend), ": ", st.loaded ? std::string("no devices") : st.reason));
+        why.push_back(cat(name_of(st.backend), ": ", st.loaded ? std::string("no devices") : st.reason));
     config_error_ = cat("PORTA_BACKEND=", wanted_text, " but none of those backends has a device (", join(why, "; "), ")");
   }
 }

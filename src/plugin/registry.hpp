@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <porta/device.hpp>
@@ -23,6 +24,8 @@ class Registry {
   const std::optional<std::string>& config_error() const { return config_error_; }
   const std::vector<Backend>& order() const { return order_; }
   std::vector<std::string> plugin_dirs() const { return plugin_dirs_; }
+  // Every backend's value and name: porta's own and the plugins of other kinds found.
+  const std::vector<std::pair<Backend, std::string>>& names() const { return names_; }
 
  private:
   Registry();
@@ -30,13 +33,14 @@ class Registry {
   std::vector<Device> devices_;
   std::vector<Backend> order_;
   std::vector<std::string> plugin_dirs_;
+  std::vector<std::pair<Backend, std::string>> names_;
   std::optional<std::string> config_error_;
 };
 
 // "cuda, opencl, kokkos" and the like, for messages.
 std::string describe_devices(const std::vector<Device>& devices);
 std::vector<Backend> built_backends();
-// The backend's name as its porta_add_backend call declared it ("cuda"); "?" for none.
+// The backend's name as its plugin declares it ("cuda"); "?" for a value no backend has.
 std::string_view backend_name(Backend b);
 
 }  // namespace porta::detail

@@ -1,0 +1,52 @@
+# cmake -DPORTA_ROOT=<tree> -P PortaBackendNames.cmake: fails when the core (src/) or the tools
+# (tools/) name a backend: Backend::cuda, Backend::opencl, Backend::kokkos anywhere, or "cuda",
+# "opencl", "kokkos" as a string in code (outside // comments). The core asks what a plugin
+# declares instead (interface/porta_backend/backend.hpp: DeviceInfo::caps, PluginEntry's name), so
+# that a backend of a new kind changes nothing there (DESIGN.md section 14).
+if(NOT PORTA_ROOT)
+  message(FATAL_ERROR "PortaBackendNames.cmake: set -DPORTA_ROOT=<source tree>")
+endif()
+set(enumerator "Backend::(cuda|opencl|kokkos)")
+set(quoted "\"(cuda|opencl|kokkos)\"")
+set(found "")
+set(count 0)
+set(checked 0)
+file(GLOB_RECURSE files RELATIVE ${PORTA_ROOT} ${PORTA_ROOT}/src/*.cpp ${PORTA_ROOT}/src/*.hpp ${PORTA_ROOT}/src/*.h
+     ${PORTA_ROOT}/tools/*.cpp ${PORTA_ROOT}/tools/*.hpp)
+foreach(f IN LISTS files)
+  math(EXPR checked "${checked} + 1")
+  # Only files with a candidate are read line by line (for the line numbers).
+  file(STRINGS ${PORTA_ROOT}/${f} hits REGEX "${enumerator}|${quoted}")
+  if(NOT hits)
+    continue()
+  endif()
+  file(READ ${PORTA_ROOT}/${f} text)
+  # One list element a line: characters that mean something in a CMake list are replaced first.
+  string(REPLACE ";" "<sc>" text "${text}")
+  string(REPLACE "[" "<lb>" text "${text}")
+  string(REPLACE "]" "<rb>" text "${text}")
+  string(REPLACE "\\" "<bs>" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(n 0)
+  foreach(line IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    string(REGEX REPLACE "//.*$" "" code "${line}")
+    if(line MATCHES "${enumerator}" OR code MATCHES "${quoted}")
+      string(STRIP "${line}" shown)
+      string(REPLACE "<sc>" ";" shown "${shown}")
+      string(REPLACE "<lb>" "[" shown "${shown}")
+      string(REPLACE "<rb>" "]" shown "${shown}")
+      string(REPLACE "<bs>" "\\" shown "${shown}")
+      string(APPEND found "\n  ${f}:${n}: ${shown}")
+      math(EXPR count "${count} + 1")
+    endif()
+  endforeach()
+endforeach()
+if(checked EQUAL 0)
+  message(FATAL_ERROR "PortaBackendNames.cmake: no source files under ${PORTA_ROOT}/{src,tools}")
+endif()
+if(count GREATER 0)
+  message(FATAL_ERROR "porta backend names: ${count} place(s) name a backend where the core should ask what the "
+                      "plugin declares (DeviceInfo::caps, BackendStatus, name(Backend)):${found}")
+endif()
+message(STATUS "porta backend names: ${checked} files of src/ and tools/, none names a backend")
