@@ -2,7 +2,7 @@
 # (tools/) name a backend: Backend::cuda, Backend::opencl, Backend::kokkos anywhere, or "cuda",
 # "opencl", "kokkos" as a string in code (outside // comments). The core asks what a plugin
 # declares instead (interface/porta_backend/backend.hpp: DeviceInfo::caps, PluginEntry's name), so
-# that a backend of a new kind changes nothing there (DESIGN.md section 14).
+# that a backend of a new kind changes nothing there (docs/design/plugins.md#capabilities).
 if(NOT PORTA_ROOT)
   message(FATAL_ERROR "PortaBackendNames.cmake: set -DPORTA_ROOT=<source tree>")
 endif()

@@ -51,9 +51,9 @@ struct LaunchStyle {
 };
 
 // What a device offers beyond the calls every device answers. The core asks these instead of
-// naming backends (DESIGN.md section 14: the plugin boundary grows by capabilities), so that
-// a backend of a new kind changes nothing in src/. The defaults are a device without a run-time
-// compiler whose memory handles are objects and which has no DLPack device type.
+// naming backends (docs/design/plugins.md#capabilities), so that a backend of a new kind changes
+// nothing in src/. The defaults are a device without a run-time compiler whose memory handles are
+// objects and which has no DLPack device type.
 struct Capabilities {
   // User kernels (RawKernel; dialect != none). The language of the source a RawKernel of this
   // backend holds, for messages ("CUDA C++", "OpenCL C"); empty: the backend compiles no source.
