@@ -1,0 +1,41 @@
+// The prelude of generated OpenCL C kernels: the dialect's half of it (prelude.h holds what both
+// dialects share, random.h the random numbers'). Embedded at build time (src/CMakeLists.txt) and
+// cut into sections at the `//@ name` lines, which DialectText::prelude (codegen/text.cpp) puts
+// together as a kernel needs them; a section is the text between its line and the next one.
+// porta_mulhi: NVIDIA's OpenCL (its extension macros) takes mul_hi, as CUDA takes __umulhi (the
+// shorter code there: ptxas made 3840 bytes of sm_90 code for a Philox uniform kernel with
+// __umulhi and a 32-bit low product, 4480 with one 64-bit product giving both; opencl:1's uniform
+// wrote 0.88x of fill with the 64-bit form); PoCL's mul_hi is slower than a 64-bit product.
+//@ math_names  (kernels with random numbers) Box-Muller's math
+#define SQRTF sqrt
+#define LOGF log
+#define COSF cos
+#define SINF sin
+#define SINCOSF(x, s, c) ((s) = sincos((x), &(c)))
+//@ names  FMODF, COPYSIGNF and FLOORF (OpenCL's are overloaded)
+#define FMODF fmod
+#define COPYSIGNF copysign
+#define FLOORF floor
+//@ fp64  (kernels with float64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+//@ types  integer types, bfloat16 conversions (round to nearest even, NaN kept quiet), float16 rounding, mulhi, qualifiers
+typedef uint porta_u32;
+typedef ulong porta_u64;
+inline float porta_bf2f(ushort b) { return as_float(((uint)b) << 16); }
+inline ushort porta_f2bf(float f) {
+  uint u = as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+inline float porta_round_h(float f) { ushort h; vstore_half_rte(f, 0, (__private half*)&h); return vload_half(0, (__private const half*)&h); }
+inline float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
+#if defined(cl_nv_pragma_unroll) || defined(cl_nv_device_attribute_query) || defined(__NV_CL_C_VERSION)
+inline uint porta_mulhi(uint a, uint b) { return mul_hi(a, b); }
+#else
+inline uint porta_mulhi(uint a, uint b) { return (uint)(((ulong)a * b) >> 32); }
+#endif
+#define PORTA_FN inline
+#define PORTA_I64 long
+//@ odd_f32  float64 -> float32 rounded to odd (truncate, then set the last bit when inexact): a later rounding to float16/bfloat16 is then the correctly rounded one
+PORTA_FN float porta_odd_f32(double d) { float f = convert_float_rtz(d); if ((double)f != d && f == f) f = as_float(as_uint(f) | 1u); return f; }
