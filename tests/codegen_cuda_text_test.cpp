@@ -89,6 +89,37 @@ std::string nvrtc_log(nvrtcProgram p) {
   return log;
 }
 
+// NVRTC's verdict on `src`: empty where it compiles, else the error and the log.
+std::string nvrtc_errors(const std::string& src, const char* name) {
+  nvrtcProgram prog = nullptr;
+  if (nvrtcCreateProgram(&prog, src.c_str(), name, 0, nullptr, nullptr) != NVRTC_SUCCESS) return "nvrtcCreateProgram failed";
+  const char* options[] = {"--gpu-architecture=compute_90", "-std=c++17"};
+  const nvrtcResult r = nvrtcCompileProgram(prog, 2, options);
+  const std::string log = nvrtc_log(prog);
+  nvrtcDestroyProgram(&prog);
+  return r == NVRTC_SUCCESS ? std::string() : cat(nvrtcGetErrorString(r), ":\n", log);
+}
+
+// The prelude alone (codegen/kernels/, base/philox.h), with and without float64 and random
+// numbers, its random functions called so that NVRTC generates their code.
+TEST(CudaPrelude, CompilesWithNvrtc) {
+  const DialectText d{Dialect::cuda};
+  for (bool fp64 : {false, true})
+    for (bool random : {false, true}) {
+      std::string src = d.prelude(fp64, random);
+      src += "extern \"C\" __global__ void porta_prelude_check(float* f, double* g, unsigned long long s) {\n"
+             "  const long long i = threadIdx.x;\n  f[i] = porta_mod_f32(f[i], 3.0f); g[i] = porta_fdiv_f64(g[i], 2.0);\n";
+      if (random)
+        src += "  f[i] += porta_uniform_f32(i, 0, s) + porta_normal_f32(i, 1, s);\n"
+               "  g[i] += porta_uniform_f64(i, 0, s) + porta_normal_f64(i, 1, s);\n"
+               "  float c, sn;\n  porta_bm_pair_f32(porta_philox(i, 2, s).x0, porta_philox(i, 2, s).x1, &c, &sn);\n"
+               "  f[i] += porta_round_h(c) + porta_round_bf(sn);\n";
+      src += "}\n";
+      const std::string errors = nvrtc_errors(src, "porta_prelude_check.cu");
+      EXPECT_TRUE(errors.empty()) << "fp64 " << fp64 << ", random " << random << ": " << errors << "\nSource:\n" << src;
+    }
+}
+
 class CudaText : public ::testing::TestWithParam<DType> {};
 
 TEST_P(CudaText, EveryAcceptedOpCompilesWithNvrtc) {

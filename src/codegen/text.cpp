@@ -127,51 +127,35 @@ std::string_view kernel_section(std::string_view file, std::string_view name) {
 }
 
 // The prelude's text: codegen/kernels/prelude_cuda.cuh, prelude_opencl.cl (a dialect's own),
-// prelude.h (both dialects'), random.h (random numbers), embedded at build time.
+// prelude.h (both dialects'), random.h (random numbers) and base/philox.h, embedded at build time.
 extern const char* const kPreludeCudaSource;
 extern const char* const kPreludeOpenclSource;
 extern const char* const kPreludeSource;
 extern const char* const kRandomSource;
+extern const char* const kPhiloxSource;  // base/philox.h
 
 std::string DialectText::prelude(bool fp64, bool random) const {
-  const std::string_view dialect = cuda() ? kPreludeCudaSource : kPreludeOpenclSource;
+  const std::string_view own = cuda() ? kPreludeCudaSource : kPreludeOpenclSource;  // the dialect's file
   const bool f64 = fp64 || cuda();  // the float64 helpers: CUDA has double everywhere
   std::string p;
-  if (random) p += kernel_section(dialect, "math_names");
-  p += kernel_section(dialect, "names");
-  if (fp64 && !cuda()) p += kernel_section(dialect, "fp64");
-  p += kernel_section(dialect, "types");
+  if (random) p += kernel_section(own, "math_names");
+  p += kernel_section(own, "names");
+  if (fp64 && !cuda()) p += kernel_section(own, "fp64");
+  p += kernel_section(own, "types");
   p += kernel_section(kPreludeSource, "helpers");
   if (f64) {
-    p += kernel_section(dialect, "odd_f32");
+    p += kernel_section(own, "odd_f32");
     p += kernel_section(kPreludeSource, "f64");
   }
   if (random) {
+    // Philox (base/philox.h, the one definition the host reference includes too), then the
+    // normal values on its words; OpenCL's vector blocks last.
+    p += kernel_section(kRandomSource, "philox_fn");
+    if (!f64) p += kernel_section(kRandomSource, "no_f64");
+    p += kPhiloxSource;
     p += kernel_section(kRandomSource, "f32");
     if (f64) p += kernel_section(kRandomSource, "f64");
-    if (!cuda()) {
-      // B consecutive Philox blocks from counter `first` (a multiple of B, so the low words do not
-      // carry) on OpenCL vectors: word w of block b is x<w>.s<b>. PoCL runs these as SIMD code,
-      // 2x the blocks a second of the scalar rounds in one work-item (2^24 float32, 2-core build
-      // machine); the CPU vector path uses them (emit_random_blocks). 16 blocks (uint16, one
-      // AVX-512 register) took 20 ms of CPU time for 2^24 float32 against 44 ms for uint4 and 25
-      // for uint8 on the build machine's PoCL (a probe kernel, medians of 7). The low word as
-      // the 64-bit product's low half, or mul_hi for the high word, cost more (25 and 39 ms).
-      for (int b : {2, 4, 8, 16}) {
-        const std::string u = cat("uint", b), ul = cat("ulong", b);
-        std::string iota;
-        for (int i = 0; i < b; ++i) iota += cat(i ? ", " : "", i);
-        std::string round = cat("{ ", u, " h0 = convert_", u, "((convert_", ul, "(c0) * 0xD2511F53ul) >> 32), l0 = c0 * 0xD2511F53u; ", u,
-                                " h1 = convert_", u, "((convert_", ul, "(c2) * 0xCD9E8D57ul) >> 32), l1 = c2 * 0xCD9E8D57u; c0 = h1 ^ c1 ^ k0; ",
-                                "c1 = l1; c2 = h0 ^ c3 ^ k1; c3 = l0; k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n");
-        p += cat("typedef struct { ", u, " x0, x1, x2, x3; } porta_u32x4_", b, ";\n", "PORTA_FN porta_u32x4_", b, " porta_philox_", b,
-                 "(porta_u64 first, porta_u64 stream, porta_u64 seed) {\n  ", u, " c0 = (", u, ")((porta_u32)first) + (", u, ")(", iota,
-                 "), c1 = (", u, ")((porta_u32)(first >> 32)), c2 = (", u, ")((porta_u32)stream), c3 = (", u,
-                 ")((porta_u32)(stream >> 32));\n  porta_u32 k0 = (porta_u32)seed, k1 = (porta_u32)(seed >> 32);\n");
-        for (int r = 0; r < 10; ++r) p += cat("  ", round);
-        p += cat("  porta_u32x4_", b, " x; x.x0 = c0; x.x1 = c1; x.x2 = c2; x.x3 = c3;\n  return x;\n}\n");
-      }
-    }
+    if (!cuda()) p += kernel_section(own, "philox_vectors");
   }
   return p;
 }
