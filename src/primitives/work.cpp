@@ -4,6 +4,7 @@
 #include <porta/error.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <stdexcept>
 
@@ -20,6 +21,29 @@ std::string common_prelude(const DialectText& d) {
            "#define GSIZE ((long long)gridDim.x * blockDim.x)\n";
   return "typedef long i64;\n#define KERNEL __kernel void\n#define GLOBAL __global\n#define GID ((long)get_global_id(0))\n"
          "#define GSIZE ((long)get_global_size(0))\n";
+}
+
+std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section) {
+  const std::string_view text = kernel_section(file, section);
+  if (!d.cuda()) return std::string(text);
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const bool start = i == 0 || !ident(text[i - 1]);
+    auto word = [&](std::string_view w) {  // the whole word w at i
+      return start && text.substr(i).starts_with(w) && (i + w.size() == text.size() || !ident(text[i + w.size()]));
+    };
+    if (word("__local")) {
+      out += "__shared__";
+      i += 7;
+    } else if (word("__global") && i + 8 < text.size() && text[i + 8] == ' ') {
+      i += 9;  // "__global " and its space
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
 }
 
 std::string bits_type(const DialectText& d, std::size_t bytes) {

@@ -9,16 +9,27 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/codegen.hpp"
 #include "primitives/primitives.hpp"
 #include "porta_backend/backend.hpp"
 
+namespace porta::detail {
+// The primitives' kernel files, embedded at build time (src/CMakeLists.txt).
+extern const char* const kScanSource;      // primitives/kernels/scan.cl
+extern const char* const kScanCudaSource;  // primitives/kernels/scan_cuda.cuh
+}  // namespace porta::detail
+
 namespace porta::detail::index_work {
 
 // The definitions every generated primitive starts with (i64, KERNEL, GLOBAL, GID, GSIZE).
 std::string common_prelude(const DialectText& d);
+// Section `section` of a kernel file of primitives/kernels/ (OpenCL C, with the macros above and
+// each kernel's own), spelled for the dialect: CUDA's text has __local spelled __shared__ and
+// __global dropped, the address spaces the two name differently; the rest is the same in both.
+std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section);
 // The unsigned type of `bytes` bytes: gathers and scatters move elements without looking at them.
 std::string bits_type(const DialectText& d, std::size_t bytes);
 // A tuning variable's whole number in [lo, hi] (a power of two where asked); nullopt when unset;
