@@ -124,14 +124,11 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   w.key = cat("gather|", item, "|", check != nullptr, "|", flat, "|", blocked);
   const bool checked = check != nullptr;
   w.source = [item, checked, flat, blocked, kCpuRun](const DialectText& d) {
-    const std::string head = cat("typedef ", bits_type(d, item), " T;\n",
-               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, GLOBAL i64* bad, i64 a_off, i64 idx_off,"
-               " i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {\n",
-               flat && checked ? "  i64 bad_k = 0;\n  int saw_bad = 0;\n" : "");
-    const std::string bad = checked ? "if (k < -len || k >= len) { bad[bad_off] = 1; bad[bad_off + 1] = k; continue; } " : "";
-    // The four values are loaded before any is stored: out and a are not restrict, and a store
-    // between two gathers would keep the second from being issued before the first returns.
-    if (flat && blocked)
+    auto part = [&](const char* name) { return kernel_text(d, kIndexingSource, name); };
+    auto when = [&](bool on, const char* name) { return on ? part(name) : std::string(); };
+    const std::string head = cat("typedef ", bits_type(d, item), " T;\n", part("gather_head"), when(flat && checked, "gather_bad_vars"));
+    const std::string tail = cat(when(flat && checked, "gather_bad_report"), part("gather_end"));
+    if (flat && blocked)  // CPU devices: a work-group a run of kCpuRun elements
       return cat(head,
                  "  const i64 b = (i64)", d.group_id(), " * ", kCpuRun, ", end = b + ", kCpuRun, " < n ? b + ", kCpuRun, " : n;\n"
                  "  for (i64 e = b; e < end; ++e) {\n"
@@ -140,31 +137,9 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
                  "    if (k < 0) k += len;\n"
                  "    out[out_off + e] = a[a_off + k];\n"
                  "  }\n",
-                 checked ? "  if (saw_bad) { bad[bad_off] = 1; bad[bad_off + 1] = bad_k; }\n" : "", "}\n");
-    if (flat)
-      return cat(head,
-                 "  const i64 step = GSIZE;\n  for (i64 b = GID; b < n; b += 4 * step) {\n",
-                 "    i64 kk[4];\n    T v[4];\n    int ok = 0;\n"
-                 "    for (int u = 0; u < 4; ++u) kk[u] = b + u * step < n ? idx[idx_off + b + u * step] : 0;\n"
-                 "    for (int u = 0; u < 4; ++u) {\n"
-                 "      v[u] = 0;\n"
-                 "      if (b + u * step >= n) continue;\n"
-                 "      i64 k = kk[u];\n",
-                 checked ? "      if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
-                 "      if (k < 0) k += len;\n"
-                 "      v[u] = a[a_off + k];\n"
-                 "      ok |= 1 << u;\n"
-                 "    }\n"
-                 "    for (int u = 0; u < 4; ++u) if ((ok >> u) & 1) out[out_off + b + u * step] = v[u];\n"
-                 "  }\n",
-                 checked ? "  if (saw_bad) { bad[bad_off] = 1; bad[bad_off + 1] = bad_k; }\n" : "", "}\n");
-    return cat(head,
-               "  for (i64 e = GID; e < n; e += GSIZE) {\n"
-               "    i64 i = e % inner, r = e / inner, j = r % m, o = r / m;\n"
-               "    i64 k = idx[idx_off + (along ? e : j)];\n    ", bad, "\n"
-               "    if (k < 0) k += len;\n"
-               "    out[out_off + e] = a[a_off + (o * len + k) * inner + i];\n"
-               "  }\n}\n");
+                 tail);
+    if (flat) return cat(head, part("gather_flat"), when(checked, "gather_flat_check"), part("gather_flat_load"), tail);
+    return cat(head, part("gather_rows"), when(checked, "gather_rows_check"), part("gather_rows_load"));
   };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(a), mem(idx), mem(out), check ? mem(*check) : mem(out), i64(a.offset), i64(idx.offset), i64(out.offset),
@@ -184,14 +159,7 @@ void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_
   w.items = m;
   w.key = cat("scatter|", item);
   w.source = [item](const DialectText& d) {
-    return cat("typedef ", bits_type(d, item), " T;\n",
-               "KERNEL porta_k(GLOBAL const i64* idx, GLOBAL const T* v, GLOBAL T* a, i64 idx_off, i64 v_off, i64 a_off,"
-               " i64 m, i64 len) {\n"
-               "  for (i64 e = GID; e < m; e += GSIZE) {\n"
-               "    i64 k = idx[idx_off + e];\n"
-               "    if (k < 0) k += len;\n"
-               "    a[a_off + k] = v[v_off + e];\n"
-               "  }\n}\n");
+    return cat("typedef ", bits_type(d, item), " T;\n", kernel_text(d, kIndexingSource, "scatter"));
   };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(idx), mem(v), mem(a), i64(idx.offset), i64(v.offset), i64(a.offset), i64(m), i64(len)};
@@ -337,14 +305,7 @@ constexpr int kCountTiles = 8;
 std::string mask_bits_text(const DialectText& d) {
   return cat("#define GROUP ", kScanGroup, "\n#define ITEMS ", kScanItems, "\n#define TILE ", kScanTile, "\n#define BARRIER ",
              d.barrier(), "\n#define PAD(e) ((e) + ((e) >> 5))\ntypedef ", bits_type(d, 8), " W;\n",
-             "#define MASK_BITS \\\n"
-             "  unsigned int mbits = 0; \\\n"
-             "  if (count == TILE && ((mask_off & 7) == 0)) { \\\n"
-             "    W w = *((GLOBAL const W*)(mask + mask_off + t0 + lid * ITEMS)); \\\n"
-             "    for (int k = 0; k < ITEMS; ++k) if ((w >> (8 * k)) & 0xff) mbits |= 1u << k; \\\n"
-             "  } else { \\\n"
-             "    for (int k = 0; k < ITEMS; ++k) { int e = lid * ITEMS + k; if (e < count && mask[mask_off + t0 + e]) mbits |= 1u << k; } \\\n"
-             "  }\n",
+             kernel_text(d, kIndexingSource, "mask_bits"),
              "#define POPCOUNT(x) ", d.cuda() ? "__popc(x)" : "popcount(x)", "\n");
 }
 

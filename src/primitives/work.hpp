@@ -21,6 +21,7 @@ namespace porta::detail {
 extern const char* const kScanSource;      // primitives/kernels/scan.cl
 extern const char* const kScanCudaSource;  // primitives/kernels/scan_cuda.cuh
 extern const char* const kRadixSortSource;  // primitives/kernels/radix_sort.cl
+extern const char* const kIndexingSource;   // primitives/kernels/indexing.cl
 }  // namespace porta::detail
 
 namespace porta::detail::index_work {
