@@ -4,7 +4,9 @@
 // dtype, and NVRTC must accept that kernel. What the code computes is tested on the devices
 // (elementwise_ops_test.cpp, on cuda:0 where there is one); this catches a CUDA spelling that
 // PoCL's and Kokkos's runs cannot see (a math function CUDA names differently, a helper the
-// CUDA prelude lacks) before a GPU run does.
+// CUDA prelude lacks) before a GPU run does. The same for the prelude alone, with and without
+// float64 and random numbers (base/philox.h), and for the primitives' kernels, the CUDA spelling of
+// src/primitives/kernels/*.cl.
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
@@ -13,6 +15,7 @@
 
 #include "codegen/codegen.hpp"
 #include "interpreter/program.hpp"
+#include "primitives/work.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace {
@@ -118,6 +121,23 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
       const std::string errors = nvrtc_errors(src, "porta_prelude_check.cu");
       EXPECT_TRUE(errors.empty()) << "fp64 " << fp64 << ", random " << random << ": " << errors << "\nSource:\n" << src;
     }
+}
+
+// The primitives' kernels as CUDA takes them (primitives/kernels/*.cl through kernel_text, and
+// what their plans generate): the scans, the radix sort's passes for every ranking CUDA can take,
+// keys of 8 to 64 bits with and without indices, the gathers and the scatter.
+TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
+  const DialectText d{Dialect::cuda};
+  namespace iw = porta::detail::index_work;
+  std::size_t compiled = 0;
+  for (const iw::NamedSources& list : {iw::scan_kernel_sources(d), iw::radix_sort_kernel_sources(d), iw::indexing_kernel_sources(d)}) {
+    for (const auto& [what, src] : list) {
+      const std::string errors = nvrtc_errors(src, "porta_primitive.cu");
+      EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
+      ++compiled;
+    }
+  }
+  EXPECT_GE(compiled, 100u);
 }
 
 class CudaText : public ::testing::TestWithParam<DType> {};

@@ -97,6 +97,31 @@ void host_compress(const std::vector<std::uint8_t*>& p, const View& a, const Vie
   }
 }
 
+// CPU devices' flat gather: a work-item a run of kCpuRun elements (gather() says why).
+constexpr std::int64_t kCpuRun = 1024;
+
+std::string gather_source(const DialectText& d, std::size_t item, bool checked, bool flat, bool blocked) {
+  auto part = [&](const char* name) { return kernel_text(d, kIndexingSource, name); };
+  auto when = [&](bool on, const char* name) { return on ? part(name) : std::string(); };
+  const std::string head = cat("typedef ", bits_type(d, item), " T;\n", part("gather_head"), when(flat && checked, "gather_bad_vars"));
+  const std::string tail = cat(when(flat && checked, "gather_bad_report"), part("gather_end"));
+  if (flat && blocked)  // CPU devices: a work-group a run of kCpuRun elements
+    return cat(head,
+               "  const i64 b = (i64)", d.group_id(), " * ", kCpuRun, ", end = b + ", kCpuRun, " < n ? b + ", kCpuRun, " : n;\n"
+               "  for (i64 e = b; e < end; ++e) {\n"
+               "    i64 k = idx[idx_off + e];\n",
+               checked ? "    if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
+               "    if (k < 0) k += len;\n"
+               "    out[out_off + e] = a[a_off + k];\n"
+               "  }\n",
+               tail);
+  if (flat) return cat(head, part("gather_flat"), when(checked, "gather_flat_check"), part("gather_flat_load"), tail);
+  return cat(head, part("gather_rows"), when(checked, "gather_rows_check"), part("gather_rows_load"));
+}
+
+std::string scatter_source(const DialectText& d, std::size_t item) {
+  return cat("typedef ", bits_type(d, item), " T;\n", kernel_text(d, kIndexingSource, "scatter"));
+}
 }  // namespace
 
 void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
@@ -115,7 +140,6 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   // CPU devices: one work-item a run of kCpuRun elements, a plain loop (four elements a
   // work-item a grid apart were four streams a work-item, 3x slower on PoCL; four neighbours a
   // work-item in groups of 256, 2x slower than this).
-  constexpr std::int64_t kCpuRun = 1024;
   const bool blocked = out.buffer->device().impl().info().kind == DeviceKind::cpu;
   if (flat && blocked) {
     w.groups = static_cast<std::size_t>((m + kCpuRun - 1) / kCpuRun);
@@ -123,24 +147,7 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   }
   w.key = cat("gather|", item, "|", check != nullptr, "|", flat, "|", blocked);
   const bool checked = check != nullptr;
-  w.source = [item, checked, flat, blocked, kCpuRun](const DialectText& d) {
-    auto part = [&](const char* name) { return kernel_text(d, kIndexingSource, name); };
-    auto when = [&](bool on, const char* name) { return on ? part(name) : std::string(); };
-    const std::string head = cat("typedef ", bits_type(d, item), " T;\n", part("gather_head"), when(flat && checked, "gather_bad_vars"));
-    const std::string tail = cat(when(flat && checked, "gather_bad_report"), part("gather_end"));
-    if (flat && blocked)  // CPU devices: a work-group a run of kCpuRun elements
-      return cat(head,
-                 "  const i64 b = (i64)", d.group_id(), " * ", kCpuRun, ", end = b + ", kCpuRun, " < n ? b + ", kCpuRun, " : n;\n"
-                 "  for (i64 e = b; e < end; ++e) {\n"
-                 "    i64 k = idx[idx_off + e];\n",
-                 checked ? "    if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
-                 "    if (k < 0) k += len;\n"
-                 "    out[out_off + e] = a[a_off + k];\n"
-                 "  }\n",
-                 tail);
-    if (flat) return cat(head, part("gather_flat"), when(checked, "gather_flat_check"), part("gather_flat_load"), tail);
-    return cat(head, part("gather_rows"), when(checked, "gather_rows_check"), part("gather_rows_load"));
-  };
+  w.source = [item, checked, flat, blocked](const DialectText& d) { return gather_source(d, item, checked, flat, blocked); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(a), mem(idx), mem(out), check ? mem(*check) : mem(out), i64(a.offset), i64(idx.offset), i64(out.offset),
          i64(check ? check->offset : 0), i64(outer * m * inner), i64(m), i64(inner), i64(len), KernelArg::scalar<std::int32_t>(along ? 1 : 0)};
@@ -158,9 +165,7 @@ void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_
   w.write = &a;
   w.items = m;
   w.key = cat("scatter|", item);
-  w.source = [item](const DialectText& d) {
-    return cat("typedef ", bits_type(d, item), " T;\n", kernel_text(d, kIndexingSource, "scatter"));
-  };
+  w.source = [item](const DialectText& d) { return scatter_source(d, item); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(idx), mem(v), mem(a), i64(idx.offset), i64(v.offset), i64(a.offset), i64(m), i64(len)};
   };
@@ -468,5 +473,21 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
   };
   run(w, t);
 }
+
+namespace index_work {
+NamedSources indexing_kernel_sources(const DialectText& d) {
+  NamedSources out;
+  for (std::size_t item : {1, 2, 4, 8}) {
+    for (bool checked : {false, true})
+      for (int kind = 0; kind < 3; ++kind)  // rows, flat (GPUs), flat (CPU devices)
+        out.emplace_back(cat("gather of ", item, "-byte elements, ", kind == 0 ? "rows" : kind == 1 ? "flat" : "flat CPU",
+                             checked ? ", checked" : ""),
+                         gather_source(d, item, checked, kind > 0, kind == 2));
+    out.emplace_back(cat("scatter of ", item, "-byte elements"), scatter_source(d, item));
+  }
+  for (auto& [what, text] : out) text = common_prelude(d) + text;
+  return out;
+}
+}  // namespace index_work
 
 }  // namespace porta::detail

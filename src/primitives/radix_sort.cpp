@@ -449,4 +449,27 @@ void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t ou
   run(w, t);
 }
 
+namespace index_work {
+NamedSources radix_sort_kernel_sources(const DialectText& d) {
+  NamedSources out;
+  const Rank ballot = d.cuda() ? Rank::ballot_cuda : Rank::ballot_ptx;
+  for (Rank rank : {Rank::serial, Rank::tiled, ballot, Rank::ballot_local})
+    for (DType t : {DType::boolean, DType::float16, DType::int32, DType::float64})  // keys of 8, 16, 32 and 64 bits
+      for (int pay : {0, 4, 8}) {
+        RadixPlan s{t, rank};
+        s.pay = pay;
+        s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
+        s.blocks = s.pay ? 0 : radix_blocks();
+        const std::string what = cat(rank_name(rank), " ", name(t), " index bytes ", pay);
+        out.emplace_back(cat("radix upsweep ", what), upsweep_source(d, s));
+        out.emplace_back(cat("radix downsweep ", what), downsweep_source(d, s, false));
+        if (pay == 4) out.emplace_back(cat("radix downsweep (wide last) ", what), downsweep_source(d, s, true));
+      }
+  out.emplace_back("radix digit scan", scan_source(d, kGroup));
+  out.emplace_back("radix digit scan (CPU)", scan_source(d, 1));
+  for (auto& [what, text] : out) text = common_prelude(d) + text;
+  return out;
+}
+}  // namespace index_work
+
 }  // namespace porta::detail

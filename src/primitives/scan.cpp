@@ -239,6 +239,11 @@ std::string short_rows_source(const DialectText& d, DType t, bool product, int g
   return cat(scan_defs(d, t, product, group, tile), kernel_text(d, kScanSource, group == 1 ? "short_rows_cpu" : "short_rows"));
 }
 
+// One work-item a column (scan_columns).
+std::string columns_source(const DialectText& d, DType t, bool product, std::int64_t tile) {
+  return cat(scan_defs(d, t, product, 1, tile), kernel_text(d, kScanSource, "columns"));
+}
+
 // The host loops: left to right, integers wrapping as the devices' int64.
 template <class T> T host_op(T acc, T v, bool product) {
   if constexpr (std::is_integral_v<T>) {
@@ -390,9 +395,7 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   // The column kernel reads neither TILE nor ITEMS (nor local memory): its text keeps the
   // requested or default tile whatever the device.
   const std::int64_t tile = tile_of(t, requested_scan_items().value_or(kScanMaxItems));
-  w.source = [t, product, tile](const DialectText& d) {
-    return cat(scan_defs(d, t, product, 1, tile), kernel_text(d, kScanSource, "columns"));
-  };
+  w.source = [t, product, tile](const DialectText& d) { return columns_source(d, t, product, tile); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(inner)};
   };
@@ -413,5 +416,24 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   };
   run(w, t);
 }
+
+namespace index_work {
+NamedSources scan_kernel_sources(const DialectText& d) {
+  NamedSources out;
+  for (DType t : {DType::int64, DType::float32, DType::float64})
+    for (bool product : {false, true}) {
+      const std::int64_t tile = tile_of(t, kScanMaxItems);
+      const std::string what = cat(name(t), product ? " product" : " sum");
+      out.emplace_back(cat("scan look-back ", what), lookback_source(d, t, product, 256, tile));
+      // The CPU look-back names OpenCL's address spaces (CPU devices are OpenCL's).
+      if (!d.cuda()) out.emplace_back(cat("scan look-back (CPU) ", what), lookback_cpu_source(d, t, product, tile));
+      out.emplace_back(cat("scan short rows ", what), short_rows_source(d, t, product, 256, tile));
+      out.emplace_back(cat("scan short rows (CPU) ", what), short_rows_source(d, t, product, 1, tile));
+      out.emplace_back(cat("scan columns ", what), columns_source(d, t, product, tile));
+    }
+  for (auto& [what, text] : out) text = common_prelude(d) + text;
+  return out;
+}
+}  // namespace index_work
 
 }  // namespace porta::detail

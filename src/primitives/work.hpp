@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "codegen/codegen.hpp"
@@ -37,6 +38,14 @@ std::string bits_type(const DialectText& d, std::size_t bytes);
 // A tuning variable's whole number in [lo, hi] (a power of two where asked); nullopt when unset;
 // anything else is an InvalidArgument naming the variable, its value and the range.
 std::optional<int> env_int(const char* name, int lo, int hi, bool power_of_two);
+
+// The primitives' kernels in the variants their plans take, each whole (common_prelude first), as
+// (what it is, its text) for dialect d: codegen_cuda_text_test compiles CUDA's with NVRTC, which
+// no device here runs. Gathers and the scatter only, of indexing.cpp's.
+using NamedSources = std::vector<std::pair<std::string, std::string>>;
+NamedSources scan_kernel_sources(const DialectText& d);
+NamedSources radix_sort_kernel_sources(const DialectText& d);
+NamedSources indexing_kernel_sources(const DialectText& d);
 
 // What one primitive needs to run: its buffers (reads and the one write), kernel source and
 // arguments for compiling devices, and a host loop for the others.
