@@ -64,3 +64,12 @@ PORTA_PHILOX_VECTOR(2, (0, 1))
 PORTA_PHILOX_VECTOR(4, (0, 1, 2, 3))
 PORTA_PHILOX_VECTOR(8, (0, 1, 2, 3, 4, 5, 6, 7))
 PORTA_PHILOX_VECTOR(16, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+//@ prefetch  (CPU devices' vector kernels, before the prelude) PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing
+#if defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_prefetch)
+#define PORTA_PREFETCH(p, w) __builtin_prefetch((p), (w))
+#endif
+#endif
+#ifndef PORTA_PREFETCH
+#define PORTA_PREFETCH(p, w)
+#endif
