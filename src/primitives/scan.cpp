@@ -197,40 +197,8 @@ std::string lookback_cpu_source(const DialectText& d, DType t, bool product, std
   const std::string outputs = cpu_scan_parts(K, [](int j) {
     return cat("r", j, " = OP(r", j, ", in", j, "[i]); out", j, "[i] = ", j == 0 ? "t > 0 ? OP(p0, r0) : r0" : cat("OP(p", j, ", r", j, ")"), ";");
   });
-  return cat(scan_defs(d, t, product, 1, tile),
-             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg,"
-             " __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
-             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n"
-             "  i64 g = TAKE_TILE(status), row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
-             "  i64 base = row * len + t * TILE;\n"
-             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n"
-             "  GLOBAL const T* in = x + x_off + base;\n"
-             "  GLOBAL T* out = y + y_off + base;\n",
-             parts, "  T aggregate = ", aggregate, ";\n"
-             "  if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
-             "  else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
-             "  T prefix = IDENT;\n"
-             "  if (t > 0) {\n"
-             "    for (;;) {\n"
-             "      for (int w = 0; w < WINDOW; ++w) {\n"
-             "        i64 j = g - 1 - w;\n"
-             "        int s = j >= first ? status[1 + j] : 0;\n"
-             "        FENCE\n"
-             "        win_s[w] = s;\n"
-             "        win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
-             "        if (s != 1) break;\n"
-             "      }\n"
-             "      int k = 0;\n"
-             "      while (k < WINDOW && win_s[k] == 1) ++k;\n"
-             "      if (k < WINDOW && win_s[k] == 2) {\n"
-             "        prefix = win_v[k];\n"
-             "        for (int m = k - 1; m >= 0; --m) prefix = OP(prefix, win_v[m]);\n"
-             "        break;\n"
-             "      }\n"
-             "    }\n"
-             "    incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2;\n"
-             "  }\n",
-             prefixes, outputs, "}\n");
+  return cat(scan_defs(d, t, product, 1, tile), kernel_text(d, kScanSource, "lookback_cpu"), parts, "  T aggregate = ", aggregate,
+             ";\n", kernel_text(d, kScanSource, "lookback_cpu_publish"), prefixes, outputs, kernel_text(d, kScanSource, "lookback_cpu_end"));
 }
 
 // Whole rows of one tile a work-group; work-item r scans row r left to right in local memory.
@@ -425,8 +393,7 @@ NamedSources scan_kernel_sources(const DialectText& d) {
       const std::int64_t tile = tile_of(t, kScanMaxItems);
       const std::string what = cat(name(t), product ? " product" : " sum");
       out.emplace_back(cat("scan look-back ", what), lookback_source(d, t, product, 256, tile));
-      // The CPU look-back names OpenCL's address spaces (CPU devices are OpenCL's).
-      if (!d.cuda()) out.emplace_back(cat("scan look-back (CPU) ", what), lookback_cpu_source(d, t, product, tile));
+      out.emplace_back(cat("scan look-back (CPU) ", what), lookback_cpu_source(d, t, product, tile));
       out.emplace_back(cat("scan short rows ", what), short_rows_source(d, t, product, 256, tile));
       out.emplace_back(cat("scan short rows (CPU) ", what), short_rows_source(d, t, product, 1, tile));
       out.emplace_back(cat("scan columns ", what), columns_source(d, t, product, tile));

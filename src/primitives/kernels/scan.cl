@@ -93,6 +93,41 @@ porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, DESC_PTR 
   BARRIER
   for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }
 }
+//@ lookback_cpu  CPU devices: one work-item a tile, straight from global memory, in parts (scan.cpp's lookback_cpu_source writes the parts' folds and `T aggregate = ...;` after this section)
+KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg, __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {
+  __local T win_v[WINDOW];
+  __local int win_s[WINDOW];
+  i64 g = TAKE_TILE(status), row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;
+  i64 base = row * len + t * TILE;
+  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;
+  GLOBAL const T* in = x + x_off + base;
+  GLOBAL T* out = y + y_off + base;
+//@ lookback_cpu_publish  the tile's aggregate or (its row's first tile) inclusive prefix published, then the look-back, window by window (then the parts' prefixes and outputs)
+  if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }
+  else { agg[g] = aggregate; FENCE status[1 + g] = 1; }
+  T prefix = IDENT;
+  if (t > 0) {
+    for (;;) {
+      for (int w = 0; w < WINDOW; ++w) {
+        i64 j = g - 1 - w;
+        int s = j >= first ? status[1 + j] : 0;
+        FENCE
+        win_s[w] = s;
+        win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;
+        if (s != 1) break;
+      }
+      int k = 0;
+      while (k < WINDOW && win_s[k] == 1) ++k;
+      if (k < WINDOW && win_s[k] == 2) {
+        prefix = win_v[k];
+        for (int m = k - 1; m >= 0; --m) prefix = OP(prefix, win_v[m]);
+        break;
+      }
+    }
+    incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2;
+  }
+//@ lookback_cpu_end
+}
 //@ short_rows  whole rows of one tile a work-group; work-item r scans row r left to right in local memory
 KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {
   __local T buf[TILE + TILE / 32];
