@@ -14,14 +14,7 @@
 
 namespace porta::detail::index_work {
 
-std::string common_prelude(const DialectText& d) {
-  if (d.cuda())
-    return "typedef long long i64;\n#define KERNEL extern \"C\" __global__ void\n#define GLOBAL\n"
-           "#define GID (blockIdx.x * (long long)blockDim.x + threadIdx.x)\n"
-           "#define GSIZE ((long long)gridDim.x * blockDim.x)\n";
-  return "typedef long i64;\n#define KERNEL __kernel void\n#define GLOBAL __global\n#define GID ((long)get_global_id(0))\n"
-         "#define GSIZE ((long)get_global_size(0))\n";
-}
+std::string common_prelude(const DialectText& d) { return std::string(kernel_section(kPrimitivesCommonSource, d.cuda() ? "cuda" : "opencl")); }
 
 std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section) {
   const std::string_view text = kernel_section(file, section);

@@ -19,6 +19,7 @@
 
 namespace porta::detail {
 // The primitives' kernel files, embedded at build time (src/CMakeLists.txt).
+extern const char* const kPrimitivesCommonSource;  // primitives/kernels/common.h
 extern const char* const kScanSource;      // primitives/kernels/scan.cl
 extern const char* const kScanCudaSource;  // primitives/kernels/scan_cuda.cuh
 extern const char* const kRadixSortSource;  // primitives/kernels/radix_sort.cl
