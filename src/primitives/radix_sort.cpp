@@ -181,38 +181,18 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
     // -cl-nv-maxrregcount: "Don't understand command line argument"): there the bound is a
     // .maxnreg directive the OpenCL backend writes into the program's PTX (sort_with).
     r += cat("#define BOUNDS ", s.group() > 1 && s.blocks > 0 ? cat("__launch_bounds__(", s.group(), ", ", s.blocks, ")") : std::string(), "\n");
-    r += "#define POPC(x) __popc(x)\n#define LATOMIC_ADD(p, v) atomicAdd((p), (v))\n";
+    r += kernel_text(d, kRadixSortSource, "ops_cuda");
   } else {
-    r += "#define BOUNDS\n#define POPC(x) popcount(x)\n#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))\n";
+    r += kernel_text(d, kRadixSortSource, "ops_opencl");
   }
-  // BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out):
-  // v of the work-item o lanes below (every work-item of the warp reaches both).
+  // The ranking's BALLOT, SHFL_UP, WSYNC and PEERS (kernels/radix_sort.cl says what they do).
   switch (s.rank) {
-    case Rank::ballot_cuda:
-      r += "#define BALLOT(pr, out) out = __ballot_sync(0xffffffffu, (pr));\n"
-           "#define SHFL_UP(v, o, out) out = __shfl_up_sync(0xffffffffu, (v), (o));\n#define WSYNC __syncwarp();\n";
-      break;
-    case Rank::ballot_ptx:
-      r += "#define BALLOT(pr, out) { u32 pr_ = (pr); asm volatile(\"{ .reg .pred p; setp.ne.u32 p, %1, 0; "
-           "vote.sync.ballot.b32 %0, p, 0xffffffff; }\" : \"=r\"(out) : \"r\"(pr_)); }\n"
-           "#define SHFL_UP(v, o, out) { u32 v_ = (v), o_ = (o); asm volatile(\"shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;\""
-           " : \"=r\"(out) : \"r\"(v_), \"r\"(o_)); }\n"
-           "#define WSYNC asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n";
-      break;
-    case Rank::ballot_local:
-      r += "#define BALLOT(pr, out) { pd[lid] = (pr); BARRIER out = 0; for (int j_ = 0; j_ < 32; ++j_) out |= pd[(lid & ~31) + j_] << j_; BARRIER }\n"
-           "#define SHFL_UP(v, o, out) { pd[lid] = (v); BARRIER out = (lid & 31) >= (o) ? pd[lid - (o)] : pd[lid]; BARRIER }\n"
-           "#define WSYNC BARRIER\n";
-      break;
-    default:  // through local memory: each work-item reads its warp's 32 digits
-      r += "#define PEERS(dg, m) { pd[lid] = (dg); BARRIER m = 0; for (int j_ = 0; j_ < 32; ++j_) m |= (u32)(pd[(lid & ~31) + j_] == (dg)) << j_; }\n"
-           "#define WSYNC BARRIER\n";
+    case Rank::ballot_cuda: r += kernel_text(d, kRadixSortSource, "rank_ballot_cuda"); break;
+    case Rank::ballot_ptx: r += kernel_text(d, kRadixSortSource, "rank_ballot_ptx"); break;
+    case Rank::ballot_local: r += kernel_text(d, kRadixSortSource, "rank_ballot_local"); break;
+    default: r += kernel_text(d, kRadixSortSource, "rank_tiled");  // also serial's, which reads none of them
   }
-  // The work-items of the warp with the same digit: the votes on each of its 8 bits, as CUB's
-  // MatchAny (the downsweep masks out the work-items past the end).
-  if (has_ballot(s.rank))
-    r += "#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 8; ++b_) {"
-         " u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }\n";
+  if (has_ballot(s.rank)) r += kernel_text(d, kRadixSortSource, "peers_ballot");
   return r;
 }
 

@@ -8,6 +8,30 @@
 // those its plan does not take and writing group_scan's text between downsweep_digits and
 // downsweep_tiles and (without ballots) in place of downsweep_tile_scan_ballot.
 //
+//@ ops_opencl  (after defs' per-plan defines) OpenCL's: no register bound, popcount, local atomics
+#define BOUNDS
+#define POPC(x) popcount(x)
+#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
+//@ ops_cuda  (after BOUNDS, the __launch_bounds__ radix_sort.cpp's defs writes) CUDA's
+#define POPC(x) __popc(x)
+#define LATOMIC_ADD(p, v) atomicAdd((p), (v))
+//@ rank_ballot_cuda  BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out): v of the work-item o lanes below (every work-item of the warp reaches both). CUDA's intrinsics
+#define BALLOT(pr, out) out = __ballot_sync(0xffffffffu, (pr));
+#define SHFL_UP(v, o, out) out = __shfl_up_sync(0xffffffffu, (v), (o));
+#define WSYNC __syncwarp();
+//@ rank_ballot_ptx  the same in NVIDIA OpenCL's inline PTX
+#define BALLOT(pr, out) { u32 pr_ = (pr); asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" : "=r"(out) : "r"(pr_)); }
+#define SHFL_UP(v, o, out) { u32 v_ = (v), o_ = (o); asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(out) : "r"(v_), "r"(o_)); }
+#define WSYNC asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+//@ rank_ballot_local  the same emulated in local memory (pd), on any device
+#define BALLOT(pr, out) { pd[lid] = (pr); BARRIER out = 0; for (int j_ = 0; j_ < 32; ++j_) out |= pd[(lid & ~31) + j_] << j_; BARRIER }
+#define SHFL_UP(v, o, out) { pd[lid] = (v); BARRIER out = (lid & 31) >= (o) ? pd[lid - (o)] : pd[lid]; BARRIER }
+#define WSYNC BARRIER
+//@ rank_tiled  PEERS(dg, m): the work-items of the warp with digit dg; here through local memory, each work-item reading its warp's 32 digits
+#define PEERS(dg, m) { pd[lid] = (dg); BARRIER m = 0; for (int j_ = 0; j_ < 32; ++j_) m |= (u32)(pd[(lid & ~31) + j_] == (dg)) << j_; }
+#define WSYNC BARRIER
+//@ peers_ballot  (rankings with ballots) PEERS from the votes on each of the digit's 8 bits, as CUB's MatchAny (the downsweep masks out the work-items past the end)
+#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 8; ++b_) { u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }
 //@ scan  counts[d * G + :] := its exclusive prefix over chunks, totals[d] := its sum; a work-group per digit (after its own defines: u64, SG, LID, GROUP_ID, BARRIER)
 KERNEL porta_k(GLOBAL u64* counts, GLOBAL u64* totals, i64 G) {
   __local u64 sh[SG];
