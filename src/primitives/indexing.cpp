@@ -314,6 +314,34 @@ std::string mask_bits_text(const DialectText& d) {
              "#define POPCOUNT(x) ", d.cuda() ? "__popc(x)" : "popcount(x)", "\n");
 }
 
+std::string mask_counts_source(const DialectText& d, bool cpu) {
+  if (cpu)
+    return cat("KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n"
+               "  i64 t0 = (i64)", d.group_id(), " * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile, " : n;\n"
+               "  int c = 0;\n"
+               "  for (i64 e = t0; e < end; ++e) c += mask[mask_off + e] != 0;\n"
+               "  counts[", d.group_id(), "] = c;\n}\n");
+  // GPUs: kCountTiles tiles a work-group, a word of each a work-item (their loads in flight
+  // together), reduced side by side.
+  return cat(mask_bits_text(d), "#define TPG ", kCountTiles, "\n", kernel_text(d, kIndexingSource, "mask_counts"));
+}
+
+std::string compress_source(const DialectText& d, std::size_t item, bool cpu) {
+  if (cpu)
+    return cat("typedef ", bits_type(d, item), " T;\n",
+               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
+               " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n"
+               "  i64 tile = (i64)", d.group_id(), ", t0 = tile * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile,
+               " : n;\n"
+               // Without a branch on the mask (random masks mispredict: 2.9x slower on PoCL):
+               // every value written at p, p moved on where the mask is true; the last kept
+               // value's slot is the tile's end.
+               "  i64 p = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0), last = out_off + prefix[pre_off + tile];\n"
+               "  for (i64 e = t0; e < end; ++e) { if (p < last) out[p] = a[a_off + e]; p += mask[mask_off + e] != 0; }\n}\n");
+  // GPUs: kernels/indexing.cl's compress.
+  return cat("typedef ", bits_type(d, item), " T;\n", mask_bits_text(d), kernel_text(d, kIndexingSource, "compress"));
+}
+
 }  // namespace
 
 void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
@@ -331,32 +359,7 @@ void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
   w.groups = static_cast<std::size_t>(cpu ? tiles : (tiles + kCountTiles - 1) / kCountTiles);
   w.group = cpu ? 1 : kScanGroup;
   w.key = cat("mask_counts|", cpu);
-  w.source = [cpu](const DialectText& d) {
-    if (cpu)
-      return cat("KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n"
-                 "  i64 t0 = (i64)", d.group_id(), " * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile, " : n;\n"
-                 "  int c = 0;\n"
-                 "  for (i64 e = t0; e < end; ++e) c += mask[mask_off + e] != 0;\n"
-                 "  counts[", d.group_id(), "] = c;\n}\n");
-    // GPUs: kCountTiles tiles a work-group, a word of each a work-item (their loads in flight
-    // together), reduced side by side.
-    return cat(mask_bits_text(d), "#define TPG ", kCountTiles, "\n",
-               "KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n  ",
-               d.local_array("int", "red", "TPG * GROUP"), "\n"
-               "  i64 first = (i64)", d.group_id(), " * TPG, tiles = (n + TILE - 1) / TILE; int lid = (int)", d.local_id(), ";\n"
-               "  int c[TPG];\n"
-               "  for (int j = 0; j < TPG; ++j) {\n"
-               "    i64 t0 = (first + j) * TILE;\n"
-               "    int count = t0 >= n ? 0 : n - t0 < TILE ? (int)(n - t0) : TILE;\n"
-               "    MASK_BITS\n"
-               "    c[j] = POPCOUNT(mbits);\n"
-               "  }\n"
-               "  for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] = c[j];\n  BARRIER\n"
-               "  for (int h = GROUP / 2; h > 0; h >>= 1) {\n"
-               "    if (lid < h) for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] += red[j * GROUP + lid + h];\n"
-               "    BARRIER\n  }\n"
-               "  if (lid < TPG && first + lid < tiles) counts[first + lid] = red[lid * GROUP];\n}\n");
-  };
+  w.source = [cpu](const DialectText& d) { return mask_counts_source(d, cpu); };
   w.args = [&](std::vector<KernelArg>& g) { g = {mem(mask), mem(counts), i64(mask.offset), i64(n)}; };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
     const std::uint8_t* mk = p[0] + mask.offset;
@@ -383,38 +386,7 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
   // CPU devices: one work-item a tile, a plain loop. GPUs: the tile's values read in order of work-items (coalesced) into local memory, each work-item's
   // kept elements packed at its offset within the tile into a second local array, then that
   // written out in order of work-items from the tile's offset: coalesced writes.
-  w.source = [item, cpu](const DialectText& d) {
-    if (cpu)
-      return cat("typedef ", bits_type(d, item), " T;\n",
-                 "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
-                 " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n"
-                 "  i64 tile = (i64)", d.group_id(), ", t0 = tile * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile,
-                 " : n;\n"
-                 // Without a branch on the mask (random masks mispredict: 2.9x slower on PoCL):
-                 // every value written at p, p moved on where the mask is true; the last kept
-                 // value's slot is the tile's end.
-                 "  i64 p = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0), last = out_off + prefix[pre_off + tile];\n"
-                 "  for (i64 e = t0; e < end; ++e) { if (p < last) out[p] = a[a_off + e]; p += mask[mask_off + e] != 0; }\n}\n");
-    return cat("typedef ", bits_type(d, item), " T;\n", mask_bits_text(d),
-               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
-               " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n  ",
-               d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "stage", "TILE"), "\n  ",
-               d.local_array("int", "sums", "GROUP"), "\n"
-               "  i64 tile = (i64)", d.group_id(), "; int lid = (int)", d.local_id(), ";\n"
-               "  i64 t0 = tile * TILE; int count = n - t0 < TILE ? (int)(n - t0) : TILE;\n"
-               "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) buf[PAD(e)] = a[a_off + t0 + e]; }\n"
-               "  MASK_BITS\n"
-               "  sums[lid] = POPCOUNT(mbits);\n  BARRIER\n"
-               "  for (int off = 1; off < GROUP; off <<= 1) {\n"
-               "    int v = lid >= off ? sums[lid - off] : 0;\n    BARRIER\n"
-               "    if (lid >= off) sums[lid] += v;\n    BARRIER\n  }\n"
-               "  int pos = lid > 0 ? sums[lid - 1] : 0, total = sums[GROUP - 1];\n"
-               "  for (int k = 0; k < ITEMS; ++k) if ((mbits >> k) & 1u) stage[pos++] = buf[PAD(lid * ITEMS + k)];\n"
-               "  BARRIER\n"
-               "  i64 p0 = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0);\n"
-               "  for (int e = lid; e < total; e += GROUP) out[p0 + e] = stage[e];\n"
-               "}\n");
-  };
+  w.source = [item, cpu](const DialectText& d) { return compress_source(d, item, cpu); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(a), mem(mask), mem(tile_prefix), mem(out), i64(a.offset), i64(mask.offset), i64(tile_prefix.offset), i64(out.offset),
          i64(n)};
@@ -484,7 +456,10 @@ NamedSources indexing_kernel_sources(const DialectText& d) {
                              checked ? ", checked" : ""),
                          gather_source(d, item, checked, kind > 0, kind == 2));
     out.emplace_back(cat("scatter of ", item, "-byte elements"), scatter_source(d, item));
+    for (bool cpu : {false, true})
+      out.emplace_back(cat("compress of ", item, "-byte elements", cpu ? " (CPU)" : ""), compress_source(d, item, cpu));
   }
+  for (bool cpu : {false, true}) out.emplace_back(cat("mask tile counts", cpu ? " (CPU)" : ""), mask_counts_source(d, cpu));
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "runtime/device_state.hpp"
 #include "porta_backend/env.hpp"
@@ -19,22 +20,28 @@ std::string common_prelude(const DialectText& d) { return std::string(kernel_sec
 std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section) {
   const std::string_view text = kernel_section(file, section);
   if (!d.cuda()) return std::string(text);
+  // OpenCL's spelling -> CUDA's, as DialectText spells them (local_array, global_ptr, local_id,
+  // group_id, storage_type of bool): whole words only.
+  static constexpr std::pair<std::string_view, std::string_view> kCuda[] = {
+      {"__local", "__shared__"}, {"__global ", ""}, {"get_local_id(0)", "threadIdx.x"}, {"get_group_id(0)", "blockIdx.x"},
+      {"uchar", "unsigned char"}};
   auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    const bool start = i == 0 || !ident(text[i - 1]);
-    auto word = [&](std::string_view w) {  // the whole word w at i
-      return start && text.substr(i).starts_with(w) && (i + w.size() == text.size() || !ident(text[i + w.size()]));
-    };
-    if (word("__local")) {
-      out += "__shared__";
-      i += 7;
-    } else if (word("__global") && i + 8 < text.size() && text[i + 8] == ' ') {
-      i += 9;  // "__global " and its space
-    } else {
-      out += text[i++];
+    bool replaced = false;
+    if (i == 0 || !ident(text[i - 1])) {
+      for (const auto& [from, to] : kCuda) {
+        const std::size_t end = i + from.size();
+        if (text.substr(i).starts_with(from) && (!ident(from.back()) || end == text.size() || !ident(text[end]))) {
+          out += to;
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
     }
+    if (!replaced) out += text[i++];
   }
   return out;
 }

@@ -31,8 +31,9 @@ namespace porta::detail::index_work {
 // The definitions every generated primitive starts with (i64, KERNEL, GLOBAL, GID, GSIZE).
 std::string common_prelude(const DialectText& d);
 // Section `section` of a kernel file of primitives/kernels/ (OpenCL C, with the macros above and
-// each kernel's own), spelled for the dialect: CUDA's text has __local spelled __shared__ and
-// __global dropped, the address spaces the two name differently; the rest is the same in both.
+// each kernel's own), spelled for the dialect: CUDA's text has __local spelled __shared__,
+// __global dropped, get_local_id(0) and get_group_id(0) spelled threadIdx.x and blockIdx.x, and
+// uchar unsigned char, as DialectText spells them; the rest is the same in both.
 std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section);
 // The unsigned type of `bytes` bytes: gathers and scatters move elements without looking at them.
 std::string bits_type(const DialectText& d, std::size_t bytes);

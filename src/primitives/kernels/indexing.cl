@@ -1,11 +1,13 @@
 // Gathers and scatters (primitives/indexing.cpp), in OpenCL C over the macros of work.cpp's
 // common_prelude (KERNEL, GLOBAL, i64, GID, GSIZE) and `typedef ... T`, the unsigned type of the
-// elements' size (gathers and scatters move elements without looking at them). CUDA takes the
-// same text (index_work::kernel_text). Embedded at build time and cut into sections at the
+// elements' size (gathers and scatters move elements without looking at them); compaction's over
+// indexing.cpp's mask_bits_text too. CUDA takes the same text in its spelling
+// (index_work::kernel_text). Embedded at build time and cut into sections at the
 // `//@ name` lines, a section being the text up to the next such line; indexing.cpp puts a
 // kernel's sections together in the order they stand here, leaving out those it does not take.
 // What is generated per dtype (scatter_add, segment_add, searchsorted: their loads and stores)
-// or per device (the CPU gather's runs, the mask counts and compress) stays in indexing.cpp.
+// stays in indexing.cpp, as do the CPU devices' gather, mask counts and compress, which write
+// their run and tile lengths into their text.
 //
 //@ gather_head  out[e] = a[..., idx[...], ...]; bad[0..1] (checked gathers): 1 and the first index out of range
 KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, GLOBAL i64* bad, i64 a_off, i64 idx_off, i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {
@@ -64,3 +66,45 @@ KERNEL porta_k(GLOBAL const i64* idx, GLOBAL const T* v, GLOBAL T* a, i64 idx_of
   } else { \
     for (int k = 0; k < ITEMS; ++k) { int e = lid * ITEMS + k; if (e < count && mask[mask_off + t0 + e]) mbits |= 1u << k; } \
   }
+//@ mask_counts  (GPUs, after MASK_BITS and TPG) the mask's kept elements a tile: TPG tiles a work-group, a word of each a work-item (their loads in flight together), reduced side by side
+KERNEL porta_k(GLOBAL const uchar* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {
+  __local int red[TPG * GROUP];
+  i64 first = (i64)get_group_id(0) * TPG, tiles = (n + TILE - 1) / TILE; int lid = (int)get_local_id(0);
+  int c[TPG];
+  for (int j = 0; j < TPG; ++j) {
+    i64 t0 = (first + j) * TILE;
+    int count = t0 >= n ? 0 : n - t0 < TILE ? (int)(n - t0) : TILE;
+    MASK_BITS
+    c[j] = POPCOUNT(mbits);
+  }
+  for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] = c[j];
+  BARRIER
+  for (int h = GROUP / 2; h > 0; h >>= 1) {
+    if (lid < h) for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] += red[j * GROUP + lid + h];
+    BARRIER
+  }
+  if (lid < TPG && first + lid < tiles) counts[first + lid] = red[lid * GROUP];
+}
+//@ compress  (GPUs, after T and MASK_BITS) a tile a work-group: its values read in order of work-items (coalesced) into local memory, each work-item's kept elements packed at its offset within the tile into a second local array, then that written out in order of work-items from the tile's offset (prefix: the tiles' inclusive counts): coalesced writes
+KERNEL porta_k(GLOBAL const T* a, GLOBAL const uchar* mask, GLOBAL const i64* prefix, GLOBAL T* out, i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {
+  __local T buf[TILE + TILE / 32];
+  __local T stage[TILE];
+  __local int sums[GROUP];
+  i64 tile = (i64)get_group_id(0); int lid = (int)get_local_id(0);
+  i64 t0 = tile * TILE; int count = n - t0 < TILE ? (int)(n - t0) : TILE;
+  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) buf[PAD(e)] = a[a_off + t0 + e]; }
+  MASK_BITS
+  sums[lid] = POPCOUNT(mbits);
+  BARRIER
+  for (int off = 1; off < GROUP; off <<= 1) {
+    int v = lid >= off ? sums[lid - off] : 0;
+    BARRIER
+    if (lid >= off) sums[lid] += v;
+    BARRIER
+  }
+  int pos = lid > 0 ? sums[lid - 1] : 0, total = sums[GROUP - 1];
+  for (int k = 0; k < ITEMS; ++k) if ((mbits >> k) & 1u) stage[pos++] = buf[PAD(lid * ITEMS + k)];
+  BARRIER
+  i64 p0 = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0);
+  for (int e = lid; e < total; e += GROUP) out[p0 + e] = stage[e];
+}
