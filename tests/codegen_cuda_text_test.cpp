@@ -4,7 +4,9 @@
 // dtype, and NVRTC must accept that kernel. What the code computes is tested on the devices
 // (elementwise_ops_test.cpp, on cuda:0 where there is one); this catches a CUDA spelling that
 // PoCL's and Kokkos's runs cannot see (a math function CUDA names differently, a helper the
-// CUDA prelude lacks) before a GPU run does.
+// CUDA prelude lacks) before a GPU run does. The same for the prelude alone, with and without
+// float64 and random numbers (base/philox.h), and for the primitives' kernels, the CUDA spelling of
+// src/primitives/kernels/*.cl.
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
@@ -13,6 +15,7 @@
 
 #include "codegen/codegen.hpp"
 #include "interpreter/program.hpp"
+#include "primitives/work.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace {
@@ -87,6 +90,54 @@ std::string nvrtc_log(nvrtcProgram p) {
   std::string log(size, '\0');
   if (nvrtcGetProgramLog(p, log.data()) != NVRTC_SUCCESS) return "(no log)";
   return log;
+}
+
+// NVRTC's verdict on `src`: empty where it compiles, else the error and the log.
+std::string nvrtc_errors(const std::string& src, const char* name) {
+  nvrtcProgram prog = nullptr;
+  if (nvrtcCreateProgram(&prog, src.c_str(), name, 0, nullptr, nullptr) != NVRTC_SUCCESS) return "nvrtcCreateProgram failed";
+  const char* options[] = {"--gpu-architecture=compute_90", "-std=c++17"};
+  const nvrtcResult r = nvrtcCompileProgram(prog, 2, options);
+  const std::string log = nvrtc_log(prog);
+  nvrtcDestroyProgram(&prog);
+  return r == NVRTC_SUCCESS ? std::string() : cat(nvrtcGetErrorString(r), ":\n", log);
+}
+
+// The prelude alone (codegen/kernels/, base/philox.h), with and without float64 and random
+// numbers, its random functions called so that NVRTC generates their code.
+TEST(CudaPrelude, CompilesWithNvrtc) {
+  const DialectText d{Dialect::cuda};
+  for (bool fp64 : {false, true})
+    for (bool random : {false, true}) {
+      std::string src = d.prelude(fp64, random);
+      src += "extern \"C\" __global__ void porta_prelude_check(float* f, double* g, unsigned long long s) {\n"
+             "  const long long i = threadIdx.x;\n  f[i] = porta_mod_f32(f[i], 3.0f); g[i] = porta_fdiv_f64(g[i], 2.0);\n";
+      if (random)
+        src += "  f[i] += porta_uniform_f32(i, 0, s) + porta_normal_f32(i, 1, s);\n"
+               "  g[i] += porta_uniform_f64(i, 0, s) + porta_normal_f64(i, 1, s);\n"
+               "  float c, sn;\n  porta_bm_pair_f32(porta_philox(i, 2, s).x0, porta_philox(i, 2, s).x1, &c, &sn);\n"
+               "  f[i] += porta_round_h(c) + porta_round_bf(sn);\n";
+      src += "}\n";
+      const std::string errors = nvrtc_errors(src, "porta_prelude_check.cu");
+      EXPECT_TRUE(errors.empty()) << "fp64 " << fp64 << ", random " << random << ": " << errors << "\nSource:\n" << src;
+    }
+}
+
+// The primitives' kernels as CUDA takes them (primitives/kernels/*.cl through kernel_text, and
+// what their plans generate): the scans, the radix sort's passes for every ranking CUDA can take,
+// keys of 8 to 64 bits with and without indices, the gathers and the scatter.
+TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
+  const DialectText d{Dialect::cuda};
+  namespace iw = porta::detail::index_work;
+  std::size_t compiled = 0;
+  for (const iw::NamedSources& list : {iw::scan_kernel_sources(d), iw::radix_sort_kernel_sources(d), iw::indexing_kernel_sources(d)}) {
+    for (const auto& [what, src] : list) {
+      const std::string errors = nvrtc_errors(src, "porta_primitive.cu");
+      EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
+      ++compiled;
+    }
+  }
+  EXPECT_GE(compiled, 100u);
 }
 
 class CudaText : public ::testing::TestWithParam<DType> {};

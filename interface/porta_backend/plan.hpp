@@ -58,7 +58,7 @@ enum class Op : std::uint8_t {
   // Ternary
   where,        // a (bool) ? b : c
   fma,          // a * b + c rounded once (floating dtypes)
-  // Counter-based random numbers, Philox4x32-10 (host reference: src/base/philox.hpp). a = index
+  // Counter-based random numbers, Philox4x32-10 (src/base/philox.h; host reference: src/base/philox.hpp). a = index
   // instruction (element i); scalars[arg] is the 64-bit key (seed), scalars[arg + 1] the 64-bit
   // stream. One call's four words x0..x3 serve consecutive elements: counter c = i / 4 for
   // float32, i / 2 for float64; counter words = (c lo, c hi, stream lo, stream hi), key = (seed

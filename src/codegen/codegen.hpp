@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "porta_backend/backend.hpp"
@@ -38,6 +39,11 @@ struct DialectText {
   std::string literal(double v, DType t) const;
   std::string prelude(bool fp64, bool random) const;  // helper functions every kernel may use
 };
+
+// Section `name` of an embedded kernel source file (codegen/kernels/, primitives/kernels/): the
+// lines after its line "//@ name ..." up to the next "//@ " line. Throws std::logic_error where the
+// file has no such section.
+std::string_view kernel_section(std::string_view file, std::string_view name);
 
 // Emits `CT v<j><suffix> = ...;` for every instruction of `plan`, given how to read input k
 // (`input_expr(k)` returns an expression of compute type) and the linear index expression.

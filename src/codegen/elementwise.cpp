@@ -11,6 +11,9 @@
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
+
+extern const char* const kPreludeOpenclSource;  // codegen/kernels/prelude_opencl.cl, embedded at build time
+
 namespace {
 
 using elementwise::kCpuGroup;
@@ -201,18 +204,8 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
   return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
 }
 
-// __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing.
-std::string cpu_prefetch_macro() {
-  return R"(#if defined(__clang__) && defined(__has_builtin)
-#if __has_builtin(__builtin_prefetch)
-#define PORTA_PREFETCH(p, w) __builtin_prefetch((p), (w))
-#endif
-#endif
-#ifndef PORTA_PREFETCH
-#define PORTA_PREFETCH(p, w)
-#endif
-)";
-}
+// PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing.
+std::string cpu_prefetch_macro() { return std::string(kernel_section(kPreludeOpenclSource, "prefetch")); }
 
 // The vector code of one work-item at element e. `tail`: the last, partial vector (e < n < e + V):
 // lanes read at min(e + lane, n - 1) and stored while e + lane < n. A scalar loop there instead

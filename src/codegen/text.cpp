@@ -1,6 +1,8 @@
 // The dialect text of generated kernels: types, loads and stores, math names, helper functions.
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string_view>
 
 #include "codegen/codegen.hpp"
 #include "porta_backend/strings.hpp"
@@ -103,162 +105,57 @@ std::string DialectText::literal(double v, DType t) const {
   return t == DType::float64 ? s : s + "f";
 }
 
+std::string_view kernel_section(std::string_view file, std::string_view name) {
+  // Lines "//@ name" (then, after a space, what the section is) open a section.
+  std::size_t pos = 0;
+  while (pos < file.size()) {
+    const std::size_t end = file.find('\n', pos);
+    const std::size_t next = end == std::string_view::npos ? file.size() : end + 1;
+    const std::string_view line = file.substr(pos, next - pos);
+    if (line.starts_with("//@ ") && line.substr(4).starts_with(name) &&
+        (line.size() == 4 + name.size() || line[4 + name.size()] == ' ' || line[4 + name.size()] == '\n')) {
+      std::size_t stop = next;
+      while (stop < file.size() && !file.substr(stop).starts_with("//@ ")) {
+        const std::size_t e = file.find('\n', stop);
+        stop = e == std::string_view::npos ? file.size() : e + 1;
+      }
+      return file.substr(next, stop - next);
+    }
+    pos = next;
+  }
+  throw std::logic_error(cat("porta internal error: no section ", name, " in an embedded kernel file"));
+}
+
+// The prelude's text: codegen/kernels/prelude_cuda.cuh, prelude_opencl.cl (a dialect's own),
+// prelude.h (both dialects'), random.h (random numbers) and base/philox.h, embedded at build time.
+extern const char* const kPreludeCudaSource;
+extern const char* const kPreludeOpenclSource;
+extern const char* const kPreludeSource;
+extern const char* const kRandomSource;
+extern const char* const kPhiloxSource;  // base/philox.h
+
 std::string DialectText::prelude(bool fp64, bool random) const {
+  const std::string_view own = cuda() ? kPreludeCudaSource : kPreludeOpenclSource;  // the dialect's file
+  const bool f64 = fp64 || cuda();  // the float64 helpers: CUDA has double everywhere
   std::string p;
-  if (cuda()) {
-    p += R"(typedef unsigned int porta_u32;
-typedef unsigned long long porta_u64;
-__device__ __forceinline__ float porta_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
-__device__ __forceinline__ unsigned short porta_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
-__device__ __forceinline__ float porta_bf2f(unsigned short b) { return __uint_as_float(((porta_u32)b) << 16); }
-__device__ __forceinline__ unsigned short porta_f2bf(float f) {
-  porta_u32 u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (unsigned short)(u >> 16);
-}
-__device__ __forceinline__ float porta_round_h(float f) { return porta_h2f(porta_f2h(f)); }
-__device__ __forceinline__ float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
-__device__ __forceinline__ porta_u32 porta_mulhi(porta_u32 a, porta_u32 b) { return __umulhi(a, b); }
-#define PORTA_FN __device__ __forceinline__
-#define PORTA_I64 long long
-)";
-  } else {
-    if (fp64) p += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    p += R"(typedef uint porta_u32;
-typedef ulong porta_u64;
-inline float porta_bf2f(ushort b) { return as_float(((uint)b) << 16); }
-inline ushort porta_f2bf(float f) {
-  uint u = as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (ushort)(u >> 16);
-}
-inline float porta_round_h(float f) { ushort h; vstore_half_rte(f, 0, (__private half*)&h); return vload_half(0, (__private const half*)&h); }
-inline float porta_round_bf(float f) { return porta_bf2f(porta_f2bf(f)); }
-#if defined(cl_nv_pragma_unroll) || defined(cl_nv_device_attribute_query) || defined(__NV_CL_C_VERSION)
-inline uint porta_mulhi(uint a, uint b) { return mul_hi(a, b); }
-#else
-inline uint porta_mulhi(uint a, uint b) { return (uint)(((ulong)a * b) >> 32); }
-#endif
-#define PORTA_FN inline
-#define PORTA_I64 long
-)";
-  }
-  // NumPy's remainder (sign of the divisor), floor division, integer power, shifts (a count outside [0, bits):
-  // 0, or 0 / -1 by the sign for >>, where C leaves it undefined), NaN-propagating max/min.
-  p += R"(PORTA_FN int porta_mod_i32(int a, int b) { if (b == 0) return 0; if (b == -1) return 0; int r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
-PORTA_FN PORTA_I64 porta_mod_i64(PORTA_I64 a, PORTA_I64 b) { if (b == 0) return 0; if (b == -1) return 0; PORTA_I64 r = a % b; if (r != 0 && ((r < 0) != (b < 0))) r += b; return r; }
-PORTA_FN int porta_pow_i32(int a, int b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; porta_u32 r = 1u, x = (porta_u32)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (int)r; }
-PORTA_FN PORTA_I64 porta_pow_i64(PORTA_I64 a, PORTA_I64 b) { if (b < 0) return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0; porta_u64 r = 1u, x = (porta_u64)a; while (b) { if (b & 1) r *= x; x *= x; b >>= 1; } return (PORTA_I64)r; }
-PORTA_FN int porta_fdiv_i32(int a, int b) { if (b == 0) return 0; if (b == -1) return (int)(0u - (porta_u32)a); int q = a / b; if (a % b != 0 && ((a < 0) != (b < 0))) --q; return q; }
-PORTA_FN PORTA_I64 porta_fdiv_i64(PORTA_I64 a, PORTA_I64 b) { if (b == 0) return 0; if (b == -1) return (PORTA_I64)((porta_u64)0 - (porta_u64)a); PORTA_I64 q = a / b; if (a % b != 0 && ((a < 0) != (b < 0))) --q; return q; }
-PORTA_FN int porta_shl_i32(int a, int b) { return (porta_u32)b < 32u ? (int)((porta_u32)a << b) : 0; }
-PORTA_FN PORTA_I64 porta_shl_i64(PORTA_I64 a, PORTA_I64 b) { return (porta_u64)b < 64u ? (PORTA_I64)((porta_u64)a << b) : 0; }
-PORTA_FN int porta_shr_i32(int a, int b) { return (porta_u32)b < 32u ? a >> b : (a < 0 ? -1 : 0); }
-PORTA_FN PORTA_I64 porta_shr_i64(PORTA_I64 a, PORTA_I64 b) { return (porta_u64)b < 64u ? a >> b : (a < 0 ? -1 : 0); }
-PORTA_FN float porta_mod_f32(float a, float b) { float m = FMODF(a, b); if (b == 0.0f) return m; if (m != 0.0f) { if ((b < 0.0f) != (m < 0.0f)) m += b; } else { m = COPYSIGNF(0.0f, b); } return m; }
-PORTA_FN float porta_fdiv_f32(float a, float b) { if (b == 0.0f) return a / b; float m = FMODF(a, b); float d = (a - m) / b; if (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) d -= 1.0f; if (d == 0.0f) return COPYSIGNF(0.0f, a / b); float f = FLOORF(d); return d - f > 0.5f ? f + 1.0f : f; }
-PORTA_FN float porta_max_f32(float a, float b) { return (a > b || a != a) ? a : b; }
-PORTA_FN float porta_min_f32(float a, float b) { return (a < b || a != a) ? a : b; }
-)";
-  if (fp64 || cuda()) {
-    // float64 -> float32 rounded to odd (truncate, then set the last bit when inexact): a later
-    // rounding to float16/bfloat16 is then the correctly rounded one.
-    p += cuda() ? R"(PORTA_FN float porta_odd_f32(double d) { float f = __double2float_rz(d); if ((double)f != d && f == f) f = __uint_as_float(__float_as_uint(f) | 1u); return f; }
-)"
-                : R"(PORTA_FN float porta_odd_f32(double d) { float f = convert_float_rtz(d); if ((double)f != d && f == f) f = as_float(as_uint(f) | 1u); return f; }
-)";
-    p += R"(PORTA_FN double porta_mod_f64(double a, double b) { double m = fmod(a, b); if (b == 0.0) return m; if (m != 0.0) { if ((b < 0.0) != (m < 0.0)) m += b; } else { m = copysign(0.0, b); } return m; }
-PORTA_FN double porta_fdiv_f64(double a, double b) { if (b == 0.0) return a / b; double m = fmod(a, b); double d = (a - m) / b; if (m != 0.0 && ((b < 0.0) != (m < 0.0))) d -= 1.0; if (d == 0.0) return copysign(0.0, a / b); double f = floor(d); return d - f > 0.5 ? f + 1.0 : f; }
-PORTA_FN double porta_max_f64(double a, double b) { return (a > b || a != a) ? a : b; }
-PORTA_FN double porta_min_f64(double a, double b) { return (a < b || a != a) ? a : b; }
-)";
-  }
-  if (cuda()) {
-    // FMODF/COPYSIGNF/FLOORF name the float versions.
-    p = "#define FMODF fmodf\n#define COPYSIGNF copysignf\n#define FLOORF floorf\n" + p;
-  } else {
-    p = "#define FMODF fmod\n#define COPYSIGNF copysign\n#define FLOORF floor\n" + p;
+  if (random) p += kernel_section(own, "math_names");
+  p += kernel_section(own, "names");
+  if (fp64 && !cuda()) p += kernel_section(own, "fp64");
+  p += kernel_section(own, "types");
+  p += kernel_section(kPreludeSource, "helpers");
+  if (f64) {
+    p += kernel_section(own, "odd_f32");
+    p += kernel_section(kPreludeSource, "f64");
   }
   if (random) {
-    // Philox4x32-10 and the element -> (counter, word) map of src/base/philox.hpp. porta_uniform_* and
-    // porta_normal_* draw one element (the scalar paths); the vector paths call porta_philox once
-    // per block of lanes and pick words themselves (emit_random_blocks).
-    // Rounds written out and the state in scalars: PoCL vectorises this, not a loop over a
-    // private array (15x faster there); its mul_hi is slower than a 64-bit product. NVIDIA's
-    // OpenCL (its extension macros) takes mul_hi, as CUDA takes __umulhi: the shorter code there
-    // (ptxas made 3840 bytes of sm_90 code for a Philox uniform kernel with __umulhi and a 32-bit
-    // low product, 4480 with one 64-bit product giving both); opencl:1's uniform wrote 0.88x of
-    // fill with the 64-bit form.
-    p += R"(typedef struct { porta_u32 x0, x1, x2, x3; } porta_u32x4;
-#define PORTA_PHILOX_ROUND { porta_u32 h0 = porta_mulhi(0xD2511F53u, c0), l0 = 0xD2511F53u * c0; porta_u32 h1 = porta_mulhi(0xCD9E8D57u, c2), l1 = 0xCD9E8D57u * c2; c0 = h1 ^ c1 ^ k0; c1 = l1; c2 = h0 ^ c3 ^ k1; c3 = l0; k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-PORTA_FN porta_u32x4 porta_philox(porta_u64 index, porta_u64 stream, porta_u64 seed) {
-  porta_u32 c0 = (porta_u32)index, c1 = (porta_u32)(index >> 32), c2 = (porta_u32)stream, c3 = (porta_u32)(stream >> 32);
-  porta_u32 k0 = (porta_u32)seed, k1 = (porta_u32)(seed >> 32);
-  PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND
-  PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND PORTA_PHILOX_ROUND
-  porta_u32x4 x; x.x0 = c0; x.x1 = c1; x.x2 = c2; x.x3 = c3;
-  return x;
-}
-PORTA_FN float porta_u01_f32(porta_u32 x) { return (float)(x >> 8) * 5.9604644775390625e-08f; }
-PORTA_FN porta_u32 porta_word(porta_u32x4 x, porta_u32 w) { return w == 0u ? x.x0 : w == 1u ? x.x1 : w == 2u ? x.x2 : x.x3; }
-PORTA_FN float porta_bm_f32(porta_u32 a, porta_u32 b, int odd) {
-  float u1 = porta_u01_f32(a), u2 = porta_u01_f32(b);
-  float r = SQRTF(-2.0f * LOGF(1.0f - u1)), theta = 6.2831853071795864769f * u2;
-  return r * (odd ? SINF(theta) : COSF(theta));
-}
-PORTA_FN void porta_bm_pair_f32(porta_u32 a, porta_u32 b, float* c, float* s) {
-  float r = SQRTF(-2.0f * LOGF(1.0f - porta_u01_f32(a))), sn, cs;
-  SINCOSF(6.2831853071795864769f * porta_u01_f32(b), sn, cs);
-  *c = r * cs; *s = r * sn;
-}
-PORTA_FN float porta_uniform_f32(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_u01_f32(porta_word(porta_philox(i >> 2, s, k), (porta_u32)i & 3u)); }
-PORTA_FN float porta_normal_f32(porta_u64 i, porta_u64 s, porta_u64 k) {
-  porta_u32x4 x = porta_philox(i >> 2, s, k);
-  porta_u32 w = (porta_u32)i & 2u;
-  return porta_bm_f32(porta_word(x, w), porta_word(x, w + 1u), (int)(i & 1u));
-}
-)";
-    if (fp64 || cuda()) {
-      p += R"(PORTA_FN double porta_u01_f64(porta_u32 a, porta_u32 b) { return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16; }
-PORTA_FN double porta_bm_f64(porta_u32x4 x, int odd) {
-  double u1 = porta_u01_f64(x.x0, x.x1), u2 = porta_u01_f64(x.x2, x.x3);
-  double r = sqrt(-2.0 * log(1.0 - u1)), theta = 6.283185307179586476925286766559 * u2;
-  return r * (odd ? sin(theta) : cos(theta));
-}
-PORTA_FN double porta_uniform_f64(porta_u64 i, porta_u64 s, porta_u64 k) {
-  porta_u32x4 x = porta_philox(i >> 1, s, k);
-  return (i & 1u) ? porta_u01_f64(x.x2, x.x3) : porta_u01_f64(x.x0, x.x1);
-}
-PORTA_FN double porta_normal_f64(porta_u64 i, porta_u64 s, porta_u64 k) { return porta_bm_f64(porta_philox(i >> 1, s, k), (int)(i & 1u)); }
-)";
-    }
-    if (!cuda()) {
-      // B consecutive Philox blocks from counter `first` (a multiple of B, so the low words do not
-      // carry) on OpenCL vectors: word w of block b is x<w>.s<b>. PoCL runs these as SIMD code,
-      // 2x the blocks a second of the scalar rounds in one work-item (2^24 float32, 2-core build
-      // machine); the CPU vector path uses them (emit_random_blocks). 16 blocks (uint16, one
-      // AVX-512 register) took 20 ms of CPU time for 2^24 float32 against 44 ms for uint4 and 25
-      // for uint8 on the build machine's PoCL (a probe kernel, medians of 7). The low word as
-      // the 64-bit product's low half, or mul_hi for the high word, cost more (25 and 39 ms).
-      for (int b : {2, 4, 8, 16}) {
-        const std::string u = cat("uint", b), ul = cat("ulong", b);
-        std::string iota;
-        for (int i = 0; i < b; ++i) iota += cat(i ? ", " : "", i);
-        std::string round = cat("{ ", u, " h0 = convert_", u, "((convert_", ul, "(c0) * 0xD2511F53ul) >> 32), l0 = c0 * 0xD2511F53u; ", u,
-                                " h1 = convert_", u, "((convert_", ul, "(c2) * 0xCD9E8D57ul) >> 32), l1 = c2 * 0xCD9E8D57u; c0 = h1 ^ c1 ^ k0; ",
-                                "c1 = l1; c2 = h0 ^ c3 ^ k1; c3 = l0; k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n");
-        p += cat("typedef struct { ", u, " x0, x1, x2, x3; } porta_u32x4_", b, ";\n", "PORTA_FN porta_u32x4_", b, " porta_philox_", b,
-                 "(porta_u64 first, porta_u64 stream, porta_u64 seed) {\n  ", u, " c0 = (", u, ")((porta_u32)first) + (", u, ")(", iota,
-                 "), c1 = (", u, ")((porta_u32)(first >> 32)), c2 = (", u, ")((porta_u32)stream), c3 = (", u,
-                 ")((porta_u32)(stream >> 32));\n  porta_u32 k0 = (porta_u32)seed, k1 = (porta_u32)(seed >> 32);\n");
-        for (int r = 0; r < 10; ++r) p += cat("  ", round);
-        p += cat("  porta_u32x4_", b, " x; x.x0 = c0; x.x1 = c1; x.x2 = c2; x.x3 = c3;\n  return x;\n}\n");
-      }
-    }
-    p = (cuda() ? "#define SQRTF sqrtf\n#define LOGF logf\n#define COSF cosf\n#define SINF sinf\n#define SINCOSF(x, s, c) sincosf((x), &(s), &(c))\n"
-                 : "#define SQRTF sqrt\n#define LOGF log\n#define COSF cos\n#define SINF sin\n#define SINCOSF(x, s, c) ((s) = sincos((x), &(c)))\n") + p;
+    // Philox (base/philox.h, the one definition the host reference includes too), then the
+    // normal values on its words; OpenCL's vector blocks last.
+    p += kernel_section(kRandomSource, "philox_fn");
+    if (!f64) p += kernel_section(kRandomSource, "no_f64");
+    p += kPhiloxSource;
+    p += kernel_section(kRandomSource, "f32");
+    if (f64) p += kernel_section(kRandomSource, "f64");
+    if (!cuda()) p += kernel_section(own, "philox_vectors");
   }
   return p;
 }

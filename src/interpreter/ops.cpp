@@ -158,7 +158,8 @@ template <int kPer, class F> void for_each_block(const i64* index, i64 n, u64 st
 }
 
 // Philox of kLanes consecutive counters at once: w[j][l] is word j of counter c + l (in the low
-// 32 bits), the same words as philox4x32_10's. On x86-64 the lanes are vectors of 64-bit lanes,
+// 32 bits), the same words as philox4x32_10's: PORTA_PHILOX_ROUND of base/philox.h with its
+// constants, the keys of the ten rounds computed ahead. On x86-64 the lanes are vectors of 64-bit lanes,
 // each a counter's word in its low half, so that a round is one 32 x 32 -> 64-bit multiply
 // (pmuludq) per product, and the widest vectors the CPU has are picked once (GCC's vectoriser
 // does not see that the high halves are zero and multiplies all 64 bits, three times the work).
@@ -176,10 +177,10 @@ template <class V> void philox_vectors(u64 c, u64 stream, u64 seed, Words& w) {
   const std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
   typename V::T keys0[10], keys1[10];
   for (int r = 0; r < 10; ++r) {
-    keys0[r] = V::set1(std::uint32_t(k0 + std::uint32_t(r) * 0x9E3779B9u));
-    keys1[r] = V::set1(std::uint32_t(k1 + std::uint32_t(r) * 0xBB67AE85u));
+    keys0[r] = V::set1(std::uint32_t(k0 + std::uint32_t(r) * PORTA_PHILOX_W0));
+    keys1[r] = V::set1(std::uint32_t(k1 + std::uint32_t(r) * PORTA_PHILOX_W1));
   }
-  const auto m0 = V::set1(0xD2511F53u), m1 = V::set1(0xCD9E8D57u);
+  const auto m0 = V::set1(PORTA_PHILOX_M0), m1 = V::set1(PORTA_PHILOX_M1);
   const auto s0 = V::set1(static_cast<std::uint32_t>(stream)), s1 = V::set1(static_cast<std::uint32_t>(stream >> 32));
   for (int l = 0; l < kLanes; l += V::N) {
     auto x0 = V::counters(c + static_cast<u64>(l)), x1 = V::high(x0), x2 = s0, x3 = s1;

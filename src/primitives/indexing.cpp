@@ -97,6 +97,31 @@ void host_compress(const std::vector<std::uint8_t*>& p, const View& a, const Vie
   }
 }
 
+// CPU devices' flat gather: a work-item a run of kCpuRun elements (gather() says why).
+constexpr std::int64_t kCpuRun = 1024;
+
+std::string gather_source(const DialectText& d, std::size_t item, bool checked, bool flat, bool blocked) {
+  auto part = [&](const char* name) { return kernel_text(d, kIndexingSource, name); };
+  auto when = [&](bool on, const char* name) { return on ? part(name) : std::string(); };
+  const std::string head = cat("typedef ", bits_type(d, item), " T;\n", part("gather_head"), when(flat && checked, "gather_bad_vars"));
+  const std::string tail = cat(when(flat && checked, "gather_bad_report"), part("gather_end"));
+  if (flat && blocked)  // CPU devices: a work-group a run of kCpuRun elements
+    return cat(head,
+               "  const i64 b = (i64)", d.group_id(), " * ", kCpuRun, ", end = b + ", kCpuRun, " < n ? b + ", kCpuRun, " : n;\n"
+               "  for (i64 e = b; e < end; ++e) {\n"
+               "    i64 k = idx[idx_off + e];\n",
+               checked ? "    if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
+               "    if (k < 0) k += len;\n"
+               "    out[out_off + e] = a[a_off + k];\n"
+               "  }\n",
+               tail);
+  if (flat) return cat(head, part("gather_flat"), when(checked, "gather_flat_check"), part("gather_flat_load"), tail);
+  return cat(head, part("gather_rows"), when(checked, "gather_rows_check"), part("gather_rows_load"));
+}
+
+std::string scatter_source(const DialectText& d, std::size_t item) {
+  return cat("typedef ", bits_type(d, item), " T;\n", kernel_text(d, kIndexingSource, "scatter"));
+}
 }  // namespace
 
 void gather(DType t, const View& a, const View& idx, const View& out, std::int64_t outer, std::int64_t m,
@@ -115,7 +140,6 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   // CPU devices: one work-item a run of kCpuRun elements, a plain loop (four elements a
   // work-item a grid apart were four streams a work-item, 3x slower on PoCL; four neighbours a
   // work-item in groups of 256, 2x slower than this).
-  constexpr std::int64_t kCpuRun = 1024;
   const bool blocked = out.buffer->device().impl().info().kind == DeviceKind::cpu;
   if (flat && blocked) {
     w.groups = static_cast<std::size_t>((m + kCpuRun - 1) / kCpuRun);
@@ -123,49 +147,7 @@ void gather(DType t, const View& a, const View& idx, const View& out, std::int64
   }
   w.key = cat("gather|", item, "|", check != nullptr, "|", flat, "|", blocked);
   const bool checked = check != nullptr;
-  w.source = [item, checked, flat, blocked, kCpuRun](const DialectText& d) {
-    const std::string head = cat("typedef ", bits_type(d, item), " T;\n",
-               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const i64* idx, GLOBAL T* out, GLOBAL i64* bad, i64 a_off, i64 idx_off,"
-               " i64 out_off, i64 bad_off, i64 n, i64 m, i64 inner, i64 len, int along) {\n",
-               flat && checked ? "  i64 bad_k = 0;\n  int saw_bad = 0;\n" : "");
-    const std::string bad = checked ? "if (k < -len || k >= len) { bad[bad_off] = 1; bad[bad_off + 1] = k; continue; } " : "";
-    // The four values are loaded before any is stored: out and a are not restrict, and a store
-    // between two gathers would keep the second from being issued before the first returns.
-    if (flat && blocked)
-      return cat(head,
-                 "  const i64 b = (i64)", d.group_id(), " * ", kCpuRun, ", end = b + ", kCpuRun, " < n ? b + ", kCpuRun, " : n;\n"
-                 "  for (i64 e = b; e < end; ++e) {\n"
-                 "    i64 k = idx[idx_off + e];\n",
-                 checked ? "    if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
-                 "    if (k < 0) k += len;\n"
-                 "    out[out_off + e] = a[a_off + k];\n"
-                 "  }\n",
-                 checked ? "  if (saw_bad) { bad[bad_off] = 1; bad[bad_off + 1] = bad_k; }\n" : "", "}\n");
-    if (flat)
-      return cat(head,
-                 "  const i64 step = GSIZE;\n  for (i64 b = GID; b < n; b += 4 * step) {\n",
-                 "    i64 kk[4];\n    T v[4];\n    int ok = 0;\n"
-                 "    for (int u = 0; u < 4; ++u) kk[u] = b + u * step < n ? idx[idx_off + b + u * step] : 0;\n"
-                 "    for (int u = 0; u < 4; ++u) {\n"
-                 "      v[u] = 0;\n"
-                 "      if (b + u * step >= n) continue;\n"
-                 "      i64 k = kk[u];\n",
-                 checked ? "      if (k < -len || k >= len) { bad_k = k; saw_bad = 1; continue; }\n" : "",
-                 "      if (k < 0) k += len;\n"
-                 "      v[u] = a[a_off + k];\n"
-                 "      ok |= 1 << u;\n"
-                 "    }\n"
-                 "    for (int u = 0; u < 4; ++u) if ((ok >> u) & 1) out[out_off + b + u * step] = v[u];\n"
-                 "  }\n",
-                 checked ? "  if (saw_bad) { bad[bad_off] = 1; bad[bad_off + 1] = bad_k; }\n" : "", "}\n");
-    return cat(head,
-               "  for (i64 e = GID; e < n; e += GSIZE) {\n"
-               "    i64 i = e % inner, r = e / inner, j = r % m, o = r / m;\n"
-               "    i64 k = idx[idx_off + (along ? e : j)];\n    ", bad, "\n"
-               "    if (k < 0) k += len;\n"
-               "    out[out_off + e] = a[a_off + (o * len + k) * inner + i];\n"
-               "  }\n}\n");
-  };
+  w.source = [item, checked, flat, blocked](const DialectText& d) { return gather_source(d, item, checked, flat, blocked); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(a), mem(idx), mem(out), check ? mem(*check) : mem(out), i64(a.offset), i64(idx.offset), i64(out.offset),
          i64(check ? check->offset : 0), i64(outer * m * inner), i64(m), i64(inner), i64(len), KernelArg::scalar<std::int32_t>(along ? 1 : 0)};
@@ -183,16 +165,7 @@ void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_
   w.write = &a;
   w.items = m;
   w.key = cat("scatter|", item);
-  w.source = [item](const DialectText& d) {
-    return cat("typedef ", bits_type(d, item), " T;\n",
-               "KERNEL porta_k(GLOBAL const i64* idx, GLOBAL const T* v, GLOBAL T* a, i64 idx_off, i64 v_off, i64 a_off,"
-               " i64 m, i64 len) {\n"
-               "  for (i64 e = GID; e < m; e += GSIZE) {\n"
-               "    i64 k = idx[idx_off + e];\n"
-               "    if (k < 0) k += len;\n"
-               "    a[a_off + k] = v[v_off + e];\n"
-               "  }\n}\n");
-  };
+  w.source = [item](const DialectText& d) { return scatter_source(d, item); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(idx), mem(v), mem(a), i64(idx.offset), i64(v.offset), i64(a.offset), i64(m), i64(len)};
   };
@@ -337,15 +310,36 @@ constexpr int kCountTiles = 8;
 std::string mask_bits_text(const DialectText& d) {
   return cat("#define GROUP ", kScanGroup, "\n#define ITEMS ", kScanItems, "\n#define TILE ", kScanTile, "\n#define BARRIER ",
              d.barrier(), "\n#define PAD(e) ((e) + ((e) >> 5))\ntypedef ", bits_type(d, 8), " W;\n",
-             "#define MASK_BITS \\\n"
-             "  unsigned int mbits = 0; \\\n"
-             "  if (count == TILE && ((mask_off & 7) == 0)) { \\\n"
-             "    W w = *((GLOBAL const W*)(mask + mask_off + t0 + lid * ITEMS)); \\\n"
-             "    for (int k = 0; k < ITEMS; ++k) if ((w >> (8 * k)) & 0xff) mbits |= 1u << k; \\\n"
-             "  } else { \\\n"
-             "    for (int k = 0; k < ITEMS; ++k) { int e = lid * ITEMS + k; if (e < count && mask[mask_off + t0 + e]) mbits |= 1u << k; } \\\n"
-             "  }\n",
+             kernel_text(d, kIndexingSource, "mask_bits"),
              "#define POPCOUNT(x) ", d.cuda() ? "__popc(x)" : "popcount(x)", "\n");
+}
+
+std::string mask_counts_source(const DialectText& d, bool cpu) {
+  if (cpu)
+    return cat("KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n"
+               "  i64 t0 = (i64)", d.group_id(), " * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile, " : n;\n"
+               "  int c = 0;\n"
+               "  for (i64 e = t0; e < end; ++e) c += mask[mask_off + e] != 0;\n"
+               "  counts[", d.group_id(), "] = c;\n}\n");
+  // GPUs: kCountTiles tiles a work-group, a word of each a work-item (their loads in flight
+  // together), reduced side by side.
+  return cat(mask_bits_text(d), "#define TPG ", kCountTiles, "\n", kernel_text(d, kIndexingSource, "mask_counts"));
+}
+
+std::string compress_source(const DialectText& d, std::size_t item, bool cpu) {
+  if (cpu)
+    return cat("typedef ", bits_type(d, item), " T;\n",
+               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
+               " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n"
+               "  i64 tile = (i64)", d.group_id(), ", t0 = tile * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile,
+               " : n;\n"
+               // Without a branch on the mask (random masks mispredict: 2.9x slower on PoCL):
+               // every value written at p, p moved on where the mask is true; the last kept
+               // value's slot is the tile's end.
+               "  i64 p = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0), last = out_off + prefix[pre_off + tile];\n"
+               "  for (i64 e = t0; e < end; ++e) { if (p < last) out[p] = a[a_off + e]; p += mask[mask_off + e] != 0; }\n}\n");
+  // GPUs: kernels/indexing.cl's compress.
+  return cat("typedef ", bits_type(d, item), " T;\n", mask_bits_text(d), kernel_text(d, kIndexingSource, "compress"));
 }
 
 }  // namespace
@@ -365,32 +359,7 @@ void mask_tile_counts(const View& mask, const View& counts, std::int64_t n) {
   w.groups = static_cast<std::size_t>(cpu ? tiles : (tiles + kCountTiles - 1) / kCountTiles);
   w.group = cpu ? 1 : kScanGroup;
   w.key = cat("mask_counts|", cpu);
-  w.source = [cpu](const DialectText& d) {
-    if (cpu)
-      return cat("KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n"
-                 "  i64 t0 = (i64)", d.group_id(), " * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile, " : n;\n"
-                 "  int c = 0;\n"
-                 "  for (i64 e = t0; e < end; ++e) c += mask[mask_off + e] != 0;\n"
-                 "  counts[", d.group_id(), "] = c;\n}\n");
-    // GPUs: kCountTiles tiles a work-group, a word of each a work-item (their loads in flight
-    // together), reduced side by side.
-    return cat(mask_bits_text(d), "#define TPG ", kCountTiles, "\n",
-               "KERNEL porta_k(GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL i64* counts, i64 mask_off, i64 n) {\n  ",
-               d.local_array("int", "red", "TPG * GROUP"), "\n"
-               "  i64 first = (i64)", d.group_id(), " * TPG, tiles = (n + TILE - 1) / TILE; int lid = (int)", d.local_id(), ";\n"
-               "  int c[TPG];\n"
-               "  for (int j = 0; j < TPG; ++j) {\n"
-               "    i64 t0 = (first + j) * TILE;\n"
-               "    int count = t0 >= n ? 0 : n - t0 < TILE ? (int)(n - t0) : TILE;\n"
-               "    MASK_BITS\n"
-               "    c[j] = POPCOUNT(mbits);\n"
-               "  }\n"
-               "  for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] = c[j];\n  BARRIER\n"
-               "  for (int h = GROUP / 2; h > 0; h >>= 1) {\n"
-               "    if (lid < h) for (int j = 0; j < TPG; ++j) red[j * GROUP + lid] += red[j * GROUP + lid + h];\n"
-               "    BARRIER\n  }\n"
-               "  if (lid < TPG && first + lid < tiles) counts[first + lid] = red[lid * GROUP];\n}\n");
-  };
+  w.source = [cpu](const DialectText& d) { return mask_counts_source(d, cpu); };
   w.args = [&](std::vector<KernelArg>& g) { g = {mem(mask), mem(counts), i64(mask.offset), i64(n)}; };
   w.host = [&](const std::vector<std::uint8_t*>& p) {
     const std::uint8_t* mk = p[0] + mask.offset;
@@ -417,38 +386,7 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
   // CPU devices: one work-item a tile, a plain loop. GPUs: the tile's values read in order of work-items (coalesced) into local memory, each work-item's
   // kept elements packed at its offset within the tile into a second local array, then that
   // written out in order of work-items from the tile's offset: coalesced writes.
-  w.source = [item, cpu](const DialectText& d) {
-    if (cpu)
-      return cat("typedef ", bits_type(d, item), " T;\n",
-                 "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
-                 " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n"
-                 "  i64 tile = (i64)", d.group_id(), ", t0 = tile * ", kScanTile, ", end = t0 + ", kScanTile, " < n ? t0 + ", kScanTile,
-                 " : n;\n"
-                 // Without a branch on the mask (random masks mispredict: 2.9x slower on PoCL):
-                 // every value written at p, p moved on where the mask is true; the last kept
-                 // value's slot is the tile's end.
-                 "  i64 p = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0), last = out_off + prefix[pre_off + tile];\n"
-                 "  for (i64 e = t0; e < end; ++e) { if (p < last) out[p] = a[a_off + e]; p += mask[mask_off + e] != 0; }\n}\n");
-    return cat("typedef ", bits_type(d, item), " T;\n", mask_bits_text(d),
-               "KERNEL porta_k(GLOBAL const T* a, GLOBAL const ", bits_type(d, 1), "* mask, GLOBAL const i64* prefix, GLOBAL T* out,"
-               " i64 a_off, i64 mask_off, i64 pre_off, i64 out_off, i64 n) {\n  ",
-               d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "stage", "TILE"), "\n  ",
-               d.local_array("int", "sums", "GROUP"), "\n"
-               "  i64 tile = (i64)", d.group_id(), "; int lid = (int)", d.local_id(), ";\n"
-               "  i64 t0 = tile * TILE; int count = n - t0 < TILE ? (int)(n - t0) : TILE;\n"
-               "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) buf[PAD(e)] = a[a_off + t0 + e]; }\n"
-               "  MASK_BITS\n"
-               "  sums[lid] = POPCOUNT(mbits);\n  BARRIER\n"
-               "  for (int off = 1; off < GROUP; off <<= 1) {\n"
-               "    int v = lid >= off ? sums[lid - off] : 0;\n    BARRIER\n"
-               "    if (lid >= off) sums[lid] += v;\n    BARRIER\n  }\n"
-               "  int pos = lid > 0 ? sums[lid - 1] : 0, total = sums[GROUP - 1];\n"
-               "  for (int k = 0; k < ITEMS; ++k) if ((mbits >> k) & 1u) stage[pos++] = buf[PAD(lid * ITEMS + k)];\n"
-               "  BARRIER\n"
-               "  i64 p0 = out_off + (tile > 0 ? prefix[pre_off + tile - 1] : 0);\n"
-               "  for (int e = lid; e < total; e += GROUP) out[p0 + e] = stage[e];\n"
-               "}\n");
-  };
+  w.source = [item, cpu](const DialectText& d) { return compress_source(d, item, cpu); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(a), mem(mask), mem(tile_prefix), mem(out), i64(a.offset), i64(mask.offset), i64(tile_prefix.offset), i64(out.offset),
          i64(n)};
@@ -507,5 +445,24 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
   };
   run(w, t);
 }
+
+namespace index_work {
+NamedSources indexing_kernel_sources(const DialectText& d) {
+  NamedSources out;
+  for (std::size_t item : {1, 2, 4, 8}) {
+    for (bool checked : {false, true})
+      for (int kind = 0; kind < 3; ++kind)  // rows, flat (GPUs), flat (CPU devices)
+        out.emplace_back(cat("gather of ", item, "-byte elements, ", kind == 0 ? "rows" : kind == 1 ? "flat" : "flat CPU",
+                             checked ? ", checked" : ""),
+                         gather_source(d, item, checked, kind > 0, kind == 2));
+    out.emplace_back(cat("scatter of ", item, "-byte elements"), scatter_source(d, item));
+    for (bool cpu : {false, true})
+      out.emplace_back(cat("compress of ", item, "-byte elements", cpu ? " (CPU)" : ""), compress_source(d, item, cpu));
+  }
+  for (bool cpu : {false, true}) out.emplace_back(cat("mask tile counts", cpu ? " (CPU)" : ""), mask_counts_source(d, cpu));
+  for (auto& [what, text] : out) text = common_prelude(d) + text;
+  return out;
+}
+}  // namespace index_work
 
 }  // namespace porta::detail

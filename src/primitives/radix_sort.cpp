@@ -180,38 +180,18 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
     // -cl-nv-maxrregcount: "Don't understand command line argument"): there the bound is a
     // .maxnreg directive the OpenCL backend writes into the program's PTX (sort_with).
     r += cat("#define BOUNDS ", s.group() > 1 && s.blocks > 0 ? cat("__launch_bounds__(", s.group(), ", ", s.blocks, ")") : std::string(), "\n");
-    r += "#define POPC(x) __popc(x)\n#define LATOMIC_ADD(p, v) atomicAdd((p), (v))\n";
+    r += kernel_text(d, kRadixSortSource, "ops_cuda");
   } else {
-    r += "#define BOUNDS\n#define POPC(x) popcount(x)\n#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))\n";
+    r += kernel_text(d, kRadixSortSource, "ops_opencl");
   }
-  // BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out):
-  // v of the work-item o lanes below (every work-item of the warp reaches both).
+  // The ranking's BALLOT, SHFL_UP, WSYNC and PEERS (kernels/radix_sort.cl says what they do).
   switch (s.rank) {
-    case Rank::ballot_cuda:
-      r += "#define BALLOT(pr, out) out = __ballot_sync(0xffffffffu, (pr));\n"
-           "#define SHFL_UP(v, o, out) out = __shfl_up_sync(0xffffffffu, (v), (o));\n#define WSYNC __syncwarp();\n";
-      break;
-    case Rank::ballot_ptx:
-      r += "#define BALLOT(pr, out) { u32 pr_ = (pr); asm volatile(\"{ .reg .pred p; setp.ne.u32 p, %1, 0; "
-           "vote.sync.ballot.b32 %0, p, 0xffffffff; }\" : \"=r\"(out) : \"r\"(pr_)); }\n"
-           "#define SHFL_UP(v, o, out) { u32 v_ = (v), o_ = (o); asm volatile(\"shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;\""
-           " : \"=r\"(out) : \"r\"(v_), \"r\"(o_)); }\n"
-           "#define WSYNC asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n";
-      break;
-    case Rank::ballot_local:
-      r += "#define BALLOT(pr, out) { pd[lid] = (pr); BARRIER out = 0; for (int j_ = 0; j_ < 32; ++j_) out |= pd[(lid & ~31) + j_] << j_; BARRIER }\n"
-           "#define SHFL_UP(v, o, out) { pd[lid] = (v); BARRIER out = (lid & 31) >= (o) ? pd[lid - (o)] : pd[lid]; BARRIER }\n"
-           "#define WSYNC BARRIER\n";
-      break;
-    default:  // through local memory: each work-item reads its warp's 32 digits
-      r += "#define PEERS(dg, m) { pd[lid] = (dg); BARRIER m = 0; for (int j_ = 0; j_ < 32; ++j_) m |= (u32)(pd[(lid & ~31) + j_] == (dg)) << j_; }\n"
-           "#define WSYNC BARRIER\n";
+    case Rank::ballot_cuda: r += kernel_text(d, kRadixSortSource, "rank_ballot_cuda"); break;
+    case Rank::ballot_ptx: r += kernel_text(d, kRadixSortSource, "rank_ballot_ptx"); break;
+    case Rank::ballot_local: r += kernel_text(d, kRadixSortSource, "rank_ballot_local"); break;
+    default: r += kernel_text(d, kRadixSortSource, "rank_tiled");  // also serial's, which reads none of them
   }
-  // The work-items of the warp with the same digit: the votes on each of its 8 bits, as CUB's
-  // MatchAny (the downsweep masks out the work-items past the end).
-  if (has_ballot(s.rank))
-    r += "#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 8; ++b_) {"
-         " u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }\n";
+  if (has_ballot(s.rank)) r += kernel_text(d, kRadixSortSource, "peers_ballot");
   return r;
 }
 
@@ -219,51 +199,17 @@ bool uses_pd(Rank r) { return r == Rank::tiled || r == Rank::ballot_local; }
 
 // The pass's upsweep: counts[digit * G + chunk] of chunk [chunk * csize, ...) of n.
 std::string upsweep_source(const DialectText& d, const RadixPlan& s) {
-  std::string head = cat(defs(d, s, false),
-                         "KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay, GLOBAL u64* counts, i64 k_off, i64 n,"
-                         " i64 csize, i64 G, int shift, int desc, int by_row, i64 len) {\n"
-                         "  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;\n");
-  if (s.rank == Rank::serial)
-    return head + "  u32 c[DIGITS];\n  for (int q = 0; q < DIGITS; ++q) c[q] = 0;\n"
-                  "  for (i64 e = lo; e < hi; ++e) { u32 dg; DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg); c[dg]++; }\n"
-                  "  for (int q = 0; q < DIGITS; ++q) counts[(i64)q * G + b] = c[q];\n}\n";
-  // Histograms in local memory, four a warp (work-items lid % 4 share one), each 257 counters
-  // apart: keys of few digits (int32 from float products: the low byte takes 4 values) collide
-  // on fewer counters and banks. (On the H200, 2^28 such int32 sorted at 17.7 G keys/s against
-  // 27.7 for float32 with per-warp histograms; these collisions are the likely cause, unmeasured.)
-  std::string count = "      if (dg[q] < DIGITS) LATOMIC_ADD(&h[hc * HSTRIDE + dg[q]], 1u);\n";
-  return head + "#define HCOPIES (WARPS * 4)\n#define HSTRIDE (DIGITS + 1)\n  " +
-         d.local_array("u32", "h", "HCOPIES * HSTRIDE") + "\n" +
-         "  int lid = LID, hc = (lid >> 5) * 4 + (lid & 3);\n"
-         "  for (int q = lid; q < HCOPIES * HSTRIDE; q += GROUP) h[q] = 0;\n"
-         "  BARRIER\n"
-         "  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {\n"
-         "    u32 dg[8];\n"
-         "#pragma unroll\n    for (int q = 0; q < 8; ++q) {\n"
-         "      i64 e = e0 + q * GROUP + lid;\n"
-         "      dg[q] = DIGITS;\n"
-         "      if (e < hi) DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg[q]);\n"
-         "    }\n"
-         "#pragma unroll\n    for (int q = 0; q < 8; ++q)\n" +
-         count +
-         "  }\n"
-         "  BARRIER\n"
-         "  { u64 c = 0; for (int w = 0; w < HCOPIES; ++w) c += h[w * HSTRIDE + lid]; counts[(i64)lid * G + b] = c; }\n"
-         "}\n";
+  // Local histograms (GPUs): four a warp, each 257 counters apart, so that keys of few digits
+  // (int32 from float products: the low byte takes 4 values) collide on fewer counters and banks.
+  // (On the H200, 2^28 such int32 sorted at 17.7 G keys/s against 27.7 for float32 with per-warp
+  // histograms; these collisions are the likely cause, unmeasured.)
+  return cat(defs(d, s, false), kernel_text(d, kRadixSortSource, s.rank == Rank::serial ? "upsweep_serial" : "upsweep"));
 }
 
 // counts[d * G + :] := its exclusive prefix over chunks, totals[d] := its sum; a work-group per digit.
 std::string scan_source(const DialectText& d, int group) {
   return cat("typedef ", bits_type(d, 8), " u64;\n#define SG ", group, "\n#define LID ((int)", d.local_id(),
-             ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define BARRIER ", d.barrier(), "\n",
-             "KERNEL porta_k(GLOBAL u64* counts, GLOBAL u64* totals, i64 G) {\n  ", d.local_array("u64", "sh", "SG"), "\n"
-             "  int lid = LID;\n  i64 dg = GROUP_ID, per = (G + SG - 1) / SG, lo = lid * per, hi = lo + per < G ? lo + per : G;\n"
-             "  GLOBAL u64* row = counts + dg * G;\n"
-             "  u64 s = 0;\n  for (i64 j = lo; j < hi; ++j) s += row[j];\n"
-             "  sh[lid] = s;\n  BARRIER\n"
-             "  if (lid == 0) { u64 r = 0; for (int j = 0; j < SG; ++j) { u64 v = sh[j]; sh[j] = r; r += v; } totals[dg] = r; }\n"
-             "  BARRIER\n"
-             "  u64 r = sh[lid];\n  for (i64 j = lo; j < hi; ++j) { u64 v = row[j]; row[j] = r; r += v; }\n}\n");
+             ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define BARRIER ", d.barrier(), "\n", kernel_text(d, kRadixSortSource, "scan"));
 }
 
 // Inclusive scan over the work-group (GROUP = DIGITS items, one each) of `v` into `out`, through
@@ -281,107 +227,19 @@ std::string group_scan(const std::string& type, const std::string& a, const std:
 }
 
 std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
-  std::string head = cat(defs(d, s, last_wide),
-                         "KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals,"
-                         " GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G,"
-                         " int shift, int desc, int by_row, i64 len, int iota) {\n"
-                         "  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;\n"
-                         "#define LOAD_PAY(e) (HAS_PAY ? (iota ? (PT)(e) : pay_in[e]) : (PT)0)\n"
-                         "#define STORE(pos, raw, p) { keys_out[ko_off + (pos)] = (raw); if (HAS_PAY) pay_out[po_off + (pos)] = (PO)(p); }\n");
-  if (s.rank == Rank::serial)
-    return head + "  u64 off[DIGITS];\n  u64 r = 0;\n"
-                  "  for (int q = 0; q < DIGITS; ++q) { u64 t = totals[q]; off[q] = r + counts[(i64)q * G + b]; r += t; }\n"
-                  "  for (i64 e = lo; e < hi; ++e) {\n"
-                  "    RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); u32 dg; DIGIT(raw, p, dg);\n"
-                  "    u64 pos = off[dg]++;\n    STORE(pos, raw, p)\n  }\n}\n";
-  // The tile's digit counts (tcount of digit lid) scanned: warp shuffles, then the warps' totals.
-  std::string tile_scan =
-      has_ballot(s.rank)
-          ? "    u32 tincl = tcount;\n"
-            "    for (int o = 1; o < 32; o <<= 1) { u32 y; SHFL_UP(tincl, o, y); if (lane >= o) tincl += y; }\n"
-            "    if (lane == 31) wtot[warp] = tincl;\n"
-            "    BARRIER\n"
-            "    for (int w = 0; w < warp; ++w) tincl += wtot[w];\n"
-          : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n");
-  std::string body = cat(
-      "  ", d.local_array("RT", "kbuf", "TILE"), "\n",
-      s.pay ? cat("  ", d.local_array("PT", "pbuf", "TILE"), "\n") : std::string(),
-      "  ", d.local_array("u32", "wh", "WARPS * DIGITS"), "\n",
-      "  ", d.local_array("u64", "goff", "DIGITS"), "\n",
-      "  ", d.local_array("u64", "s64a", "DIGITS"), "\n",
-      "  ", d.local_array("u64", "s64b", "DIGITS"), "\n",
-      "  ", d.local_array("u32", "tstart", "DIGITS"), "\n",
-      uses_pd(s.rank) ? cat("  ", d.local_array("u32", "pd", "GROUP"), "\n") : std::string(),
-      has_ballot(s.rank) ? cat("  ", d.local_array("u32", "wtot", "WARPS"), "\n") : std::string(),
-      "  ", d.local_array("int", "trivial", "1"), "\n",
-      "  int lid = LID, warp = lid >> 5, lane = lid & 31;\n"
-      // Where this chunk's run of each digit starts.
-      "  u64 tot = totals[lid];\n"
-      "  if (lid == 0) trivial[0] = 0;\n"
-      "  u64 incl;\n",
-      group_scan("u64", "s64a", "s64b", "tot", "incl"),
-      "  goff[lid] = incl - tot + counts[(i64)lid * G + b];\n"
-      "  if (tot == (u64)n) trivial[0] = 1;\n"
-      "  BARRIER\n"
-      "  if (trivial[0]) {  // one digit: the pass keeps the order\n"
-      "    for (i64 e = lo + lid; e < hi; e += GROUP) { RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); STORE(e, raw, p) }\n"
-      "    return;\n  }\n"
-      "  for (i64 t0 = lo; t0 < hi; t0 += TILE) {\n"
-      "    for (int q = lid; q < WARPS * DIGITS; q += GROUP) wh[q] = 0;\n"
-      "    BARRIER\n"
-      "    RT kr[ITEMS];\n    PT pr[ITEMS];\n    u32 dr[ITEMS];  // digit | rank in the warp << 16\n"
-      // Round q of warp w: the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order).
-      // All of the work-item's loads first (ITEMS in flight), then the rounds.
-      "    i64 e0 = t0 + (i64)warp * (32 * ITEMS) + lane, rem = hi - e0;\n"
-      // The elements of the warp's span inside the chunk (0 to 32 * ITEMS), as an int.
-      "    const int rc = rem + lane >= 32 * ITEMS ? 32 * ITEMS : rem + lane <= 0 ? 0 : (int)(rem + lane);\n"
-      "    GLOBAL const RT* kp = keys + k_off + e0;\n"
-      "    GLOBAL const PT* pp = pay_in + e0;\n"
-      "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      kr[q] = q * 32 + lane < rc ? kp[q * 32] : (RT)0;\n"
-      "      pr[q] = q * 32 + lane < rc ? (HAS_PAY ? (iota ? (PT)(e0 + q * 32) : pp[q * 32]) : (PT)0) : (PT)0;\n"
-      "    }\n"
-      // Work-items past the end vote with digit 0 and are masked out of every peer set (vm: the
-      // round's lanes inside the tile), where a ninth vote had told them apart: 8 votes an element.
-      "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      const int c_ = rc - q * 32, in_ = lane < c_;\n"
-      "      const u32 vm = c_ >= 32 ? 0xffffffffu : c_ <= 0 ? 0u : ((1u << (u32)c_) - 1u);\n"
-      "      u32 dg = 0;\n"
-      "      if (in_) DIGIT(kr[q], pr[q], dg);\n"
-      "      u32 m; PEERS(dg, m);\n"
-      "      m &= vm;\n"
-      "      u32 lower = POPC(m & ((1u << lane) - 1u)), cnt = POPC(m);\n"
-      "      u32 before = in_ ? wh[warp * DIGITS + dg] : 0u;\n"
-      "      WSYNC\n"
-      "      if (in_ && lower == cnt - 1u) wh[warp * DIGITS + dg] = before + cnt;\n"
-      "      WSYNC\n"
-      "      dr[q] = in_ ? dg | ((before + lower) << 16) : (u32)DIGITS;\n"
-      "    }\n"
-      "    BARRIER\n"
-      // Digit lid: each warp's start inside the digit, the tile's count and start of the digit.
-      "    u32 tcount = 0;\n"
-      "    for (int w = 0; w < WARPS; ++w) { u32 v = wh[w * DIGITS + lid]; wh[w * DIGITS + lid] = tcount; tcount += v; }\n",
-      tile_scan,
-      "    tstart[lid] = tincl - tcount;\n"
-      "    BARRIER\n"
-      "#pragma unroll\n    for (int q = 0; q < ITEMS; ++q) {\n"
-      "      u32 dg = dr[q] & 0xffffu;\n"
-      "      if (dg < DIGITS) {\n"
-      "        u32 pos = tstart[dg] + wh[warp * DIGITS + dg] + (dr[q] >> 16);\n"
-      "        kbuf[pos] = kr[q];\n",
-      s.pay ? "        pbuf[pos] = pr[q];\n" : "",
-      "      }\n    }\n"
-      "    BARRIER\n"
-      "    int count = hi - t0 < TILE ? (int)(hi - t0) : TILE;\n"
-      "    for (int i = lid; i < count; i += GROUP) {\n"
-      "      RT raw = kbuf[i]; PT p = ", s.pay ? "pbuf[i]" : "(PT)0", "; u32 dg; DIGIT(raw, p, dg);\n"
-      "      u64 pos = goff[dg] + (u64)(i - (int)tstart[dg]);\n"
-      "      STORE(pos, raw, p)\n"
-      "    }\n"
-      "    BARRIER\n"
-      "    goff[lid] += tcount;\n"
-      "  }\n}\n");
-  return head + body;
+  if (s.rank == Rank::serial) return cat(defs(d, s, last_wide), kernel_text(d, kRadixSortSource, "downsweep_serial"));
+  // The sections of kernels/radix_sort.cl's tiled downsweep that this plan takes, in order.
+  auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
+  const bool ballot = has_ballot(s.rank);
+  return cat(defs(d, s, last_wide), part("downsweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
+             uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
+             part("downsweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("downsweep_tiles"),
+             // The tile's digit counts scanned: warp shuffles, then the warps' totals; without
+             // ballots, the scan over the work-group.
+             ballot ? part("downsweep_tile_scan_ballot")
+                    : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
+             part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(), part("downsweep_write"),
+             part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
 }
 
 // One sort with ranking `rank`; throws CompileError where a kernel does not build.
@@ -569,5 +427,28 @@ void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t ou
   };
   run(w, t);
 }
+
+namespace index_work {
+NamedSources radix_sort_kernel_sources(const DialectText& d) {
+  NamedSources out;
+  const Rank ballot = d.cuda() ? Rank::ballot_cuda : Rank::ballot_ptx;
+  for (Rank rank : {Rank::serial, Rank::tiled, ballot, Rank::ballot_local})
+    for (DType t : {DType::boolean, DType::float16, DType::int32, DType::float64})  // keys of 8, 16, 32 and 64 bits
+      for (int pay : {0, 4, 8}) {
+        RadixPlan s{t, rank};
+        s.pay = pay;
+        s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
+        s.blocks = s.pay ? 0 : radix_blocks();
+        const std::string what = cat(rank_name(rank), " ", name(t), " index bytes ", pay);
+        out.emplace_back(cat("radix upsweep ", what), upsweep_source(d, s));
+        out.emplace_back(cat("radix downsweep ", what), downsweep_source(d, s, false));
+        if (pay == 4) out.emplace_back(cat("radix downsweep (wide last) ", what), downsweep_source(d, s, true));
+      }
+  out.emplace_back("radix digit scan", scan_source(d, kGroup));
+  out.emplace_back("radix digit scan (CPU)", scan_source(d, 1));
+  for (auto& [what, text] : out) text = common_prelude(d) + text;
+  return out;
+}
+}  // namespace index_work
 
 }  // namespace porta::detail

@@ -103,19 +103,6 @@ std::string scan_defs(const DialectText& d, DType t, bool product, int group, st
              "\n#define LOCAL_MIN(p, v) ", d.cuda() ? "atomicMin((p), (v))" : "atomic_min((p), (v))", "\n");
 }
 
-// Loads the tile's `count` elements (IDENT past them) into buf, scans each work-item's ITEMS in
-// place there (no registers held for them, so that six groups fit an SM: scan_blocks) and leaves
-// the Hillis-Steele inclusive scan of the work-items' totals in sums.
-const char* kTileScan =
-    "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; buf[PAD(e)] = e < count ? x[x_off + base + e] : IDENT; }\n"
-    "  BARRIER\n"
-    "  T run = IDENT;\n"
-    "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); run = OP(run, buf[p]); buf[p] = run; }\n"
-    "  sums[lid] = run;\n  BARRIER\n"
-    "  for (int off = 1; off < GROUP; off <<= 1) {\n"
-    "    T v = lid >= off ? sums[lid - off] : IDENT;\n    BARRIER\n"
-    "    if (lid >= off) sums[lid] = OP(v, sums[lid]);\n    BARRIER\n  }\n";
-
 // GPUs: a tile's state and value in one 16-byte word (state 0: nothing yet, 1: its aggregate, 2:
 // its inclusive prefix; the value's bits beside it), stored and loaded as one transaction, so that
 // a reader never sees a state with another value (as CUB's tile descriptors). A value and a flag
@@ -134,42 +121,10 @@ std::string descriptor_defs(const DialectText& d, DType t) {
     to_bits = "((u64)(v))";
     from_bits = "((T)(b))";
   }
-  // The state word also carries a hash of the value (TAG): a reader that sees a word torn between
-  // two stores (were a compiler to split the 16-byte access) finds them disagree and reads again.
-  std::string s = cat("#define TO_BITS(v) ", to_bits, "\n#define FROM_BITS(b) ", from_bits, "\n",
-                      "#define TAG(b) ((((b) * (u64)0x9E3779B97F4A7C15) >> 8) << 8)\n",
-                      "#define STATE_OF(w, b) (((w) & ~(u64)0xff) == TAG(b) ? (w) & 0xff : 0)\n");
-  if (d.cuda())
-    return s + "typedef unsigned long long u64;\n"
-               "#define DESC_PTR u64*\n"
-               "__device__ __forceinline__ void desc_store(u64* p, u64 s, u64 v) {\n"
-               "  asm volatile(\"st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};\" :: \"l\"(p), \"l\"(s), \"l\"(v) : \"memory\");\n}\n"
-               "__device__ __forceinline__ void desc_load(const u64* p, u64* s, u64* v) {\n"
-               "  u64 a, b;\n"
-               "  asm volatile(\"ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];\" : \"=l\"(a), \"=l\"(b) : \"l\"(p) : \"memory\");\n"
-               "  *s = a; *v = b;\n}\n"
-               "#define DESC_STORE(i, s, v) { u64 b_ = (v); desc_store(desc + 2 * (i), TAG(b_) | (u64)(s), b_); }\n"
-               "#define DESC_LOAD(i, s, v) { u64 w_; desc_load(desc + 2 * (i), &w_, &(v)); (s) = STATE_OF(w_, v); }\n";
-  return s + "typedef ulong u64;\n"
-             "#define DESC_PTR __global volatile ulong2*\n"
-             "#define DESC_STORE(i, s, v) { ulong b_ = (v); desc[i] = (ulong2)(TAG(b_) | (ulong)(s), b_); }\n"
-             "#define DESC_LOAD(i, s, v) { ulong2 w_ = desc[i]; (v) = w_.y; (s) = STATE_OF(w_.x, w_.y); }\n";
+  // TAG and STATE_OF, then the dialect's DESC_PTR, DESC_STORE, DESC_LOAD (kernels/scan.cl, scan_cuda.cuh).
+  return cat("#define TO_BITS(v) ", to_bits, "\n#define FROM_BITS(b) ", from_bits, "\n", kernel_text(d, kScanSource, "descriptor"),
+             d.cuda() ? kernel_text(d, kScanCudaSource, "descriptor_cuda") : kernel_text(d, kScanSource, "descriptor_opencl"));
 }
-
-// The fold of a found prefix (win_v[k], the inclusive prefix of tile g - 1 - k) with the
-// aggregates after it, left to right, into shared_t[0]; one work-item; its loads eight at a time
-// ahead of the adds.
-const char* kFold =
-    "          T v = win_v[k];\n"
-    "          int m = k - 1;\n"
-    "          for (; m >= 7; m -= 8) {\n"
-    "            T u0 = win_v[m], u1 = win_v[m - 1], u2 = win_v[m - 2], u3 = win_v[m - 3];\n"
-    "            T u4 = win_v[m - 4], u5 = win_v[m - 5], u6 = win_v[m - 6], u7 = win_v[m - 7];\n"
-    "            v = OP(v, u0); v = OP(v, u1); v = OP(v, u2); v = OP(v, u3);\n"
-    "            v = OP(v, u4); v = OP(v, u5); v = OP(v, u6); v = OP(v, u7);\n"
-    "          }\n"
-    "          for (; m >= 0; --m) v = OP(v, win_v[m]);\n"
-    "          shared_t[0] = v;\n";
 
 // The GPU look-back kernel: scan_local_bytes counts its local arrays (keep the two in step).
 // Every work-item of the group takes part in the look-back's rounds: a round reads the window,
@@ -198,64 +153,9 @@ const char* kFold =
 // blocks an SM while each work-item held its values in registers (CUDA's __launch_bounds__: 3029
 // and 2375, against 3065 with NVRTC's 55 registers; scan_blocks says what the bound does now).
 std::string lookback_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
-  const std::string g = d.cuda() ? "" : "__global ";
   return cat(scan_defs(d, t, product, group, tile), descriptor_defs(d, t),
              "KERNEL ", d.cuda() && itemsize(t) == 4 ? cat("__launch_bounds__(GROUP, ", scan_blocks(), ") ") : std::string(),
-             "porta_k(GLOBAL const T* x, GLOBAL T* y, ", g, "volatile int* status, DESC_PTR desc, DESC_PTR unused,"
-             " i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
-             d.local_array("T", "buf", "TILE + TILE / 32"), "\n  ", d.local_array("T", "sums", "GROUP"), "\n  ",
-             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n  ",
-             d.local_array("int", "shared_i", "3"), "\n  ", d.local_array("T", "shared_t", "1"), "\n"
-             "  int lid = LID;\n"
-             "  if (lid == 0) { shared_i[0] = TAKE_TILE(status); shared_i[2] = WINDOW; }\n"
-             "  BARRIER\n"
-             "  i64 g = shared_i[0], row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
-             "  i64 base = row * len + t * TILE;\n"
-             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n",
-             kTileScan,
-             "  T aggregate = sums[GROUP - 1];\n"
-             "  (void)unused;\n"
-             "  if (lid == 0) DESC_STORE(g, t == 0 ? 2 : 1, TO_BITS(aggregate));\n"
-             "  T prefix = IDENT;\n"
-             // Every tile runs the loop (tile 0 of a row leaves it at once): no barrier is
-             // inside a branch.
-             "  for (;;) {\n"
-             "    for (int w = lid; t > 0 && w < WINDOW; w += GROUP) {\n"
-             "      i64 j = g - 1 - w;\n"
-             "      u64 s = 0, b = 0;\n"
-             "      if (j >= first) DESC_LOAD(j, s, b);\n"
-             "      win_s[w] = (int)s;\n"
-             "      win_v[w] = s != 0 ? FROM_BITS(b) : IDENT;\n"
-             "      if (s != 1) LOCAL_MIN(&shared_i[2], w);\n"
-             "    }\n"
-             "    BARRIER\n"
-             // The nearest published inclusive prefix with every aggregate after it known: fold
-             // forward from it. Otherwise read the window again.
-             "    if (lid == 0) {\n"
-             "      int done = 1;\n"
-             "      if (t > 0) {\n"
-             "        int k = shared_i[2];\n"
-             "        shared_i[2] = WINDOW;\n"
-             "        done = k < WINDOW && win_s[k] == 2;\n"
-             "        if (done) {\n",
-             kFold,
-             "        }\n"
-             "      }\n"
-             "      shared_i[1] = done;\n"
-             "    }\n"
-             "    BARRIER\n"
-             "    if (shared_i[1]) break;\n"
-             "  }\n"
-             "  if (t > 0) {\n"
-             "    prefix = shared_t[0];\n"
-             "    if (lid == 0) { T p = OP(prefix, aggregate); DESC_STORE(g, 2, TO_BITS(p)); }\n"
-             "  }\n"
-             "  T before = lid > 0 ? sums[lid - 1] : IDENT;\n"
-             "  if (t > 0) before = OP(prefix, before);\n"
-             "  for (int k = 0; k < ITEMS; ++k) { int p = PAD(lid * ITEMS + k); buf[p] = OP(before, buf[p]); }\n"
-             "  BARRIER\n"
-             "  for (int k = 0; k < ITEMS; ++k) { int e = k * GROUP + lid; if (e < count) y[y_off + base + e] = buf[PAD(e)]; }\n"
-             "}\n");
+             kernel_text(d, kScanSource, "lookback"));
 }
 
 // CPU devices: one work-item a tile, straight from global memory (through local memory, PoCL
@@ -297,68 +197,19 @@ std::string lookback_cpu_source(const DialectText& d, DType t, bool product, std
   const std::string outputs = cpu_scan_parts(K, [](int j) {
     return cat("r", j, " = OP(r", j, ", in", j, "[i]); out", j, "[i] = ", j == 0 ? "t > 0 ? OP(p0, r0) : r0" : cat("OP(p", j, ", r", j, ")"), ";");
   });
-  return cat(scan_defs(d, t, product, 1, tile),
-             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, __global volatile int* status, __global volatile T* agg,"
-             " __global volatile T* incl, i64 x_off, i64 y_off, i64 len, i64 row_tiles) {\n  ",
-             d.local_array("T", "win_v", "WINDOW"), "\n  ", d.local_array("int", "win_s", "WINDOW"), "\n"
-             "  i64 g = TAKE_TILE(status), row = g / row_tiles, t = g - row * row_tiles, first = row * row_tiles;\n"
-             "  i64 base = row * len + t * TILE;\n"
-             "  int count = len - t * TILE < TILE ? (int)(len - t * TILE) : TILE;\n"
-             "  GLOBAL const T* in = x + x_off + base;\n"
-             "  GLOBAL T* out = y + y_off + base;\n",
-             parts, "  T aggregate = ", aggregate, ";\n"
-             "  if (t == 0) { incl[g] = aggregate; FENCE status[1 + g] = 2; }\n"
-             "  else { agg[g] = aggregate; FENCE status[1 + g] = 1; }\n"
-             "  T prefix = IDENT;\n"
-             "  if (t > 0) {\n"
-             "    for (;;) {\n"
-             "      for (int w = 0; w < WINDOW; ++w) {\n"
-             "        i64 j = g - 1 - w;\n"
-             "        int s = j >= first ? status[1 + j] : 0;\n"
-             "        FENCE\n"
-             "        win_s[w] = s;\n"
-             "        win_v[w] = s == 2 ? incl[j] : s == 1 ? agg[j] : IDENT;\n"
-             "        if (s != 1) break;\n"
-             "      }\n"
-             "      int k = 0;\n"
-             "      while (k < WINDOW && win_s[k] == 1) ++k;\n"
-             "      if (k < WINDOW && win_s[k] == 2) {\n"
-             "        prefix = win_v[k];\n"
-             "        for (int m = k - 1; m >= 0; --m) prefix = OP(prefix, win_v[m]);\n"
-             "        break;\n"
-             "      }\n"
-             "    }\n"
-             "    incl[g] = OP(prefix, aggregate); FENCE status[1 + g] = 2;\n"
-             "  }\n",
-             prefixes, outputs, "}\n");
+  return cat(scan_defs(d, t, product, 1, tile), kernel_text(d, kScanSource, "lookback_cpu"), parts, "  T aggregate = ", aggregate,
+             ";\n", kernel_text(d, kScanSource, "lookback_cpu_publish"), prefixes, outputs, kernel_text(d, kScanSource, "lookback_cpu_end"));
 }
 
 // Whole rows of one tile a work-group; work-item r scans row r left to right in local memory.
 std::string short_rows_source(const DialectText& d, DType t, bool product, int group, std::int64_t tile) {
-  if (group == 1)  // CPU devices: straight from global memory, row after row
-    return cat(scan_defs(d, t, product, 1, tile),
-               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n"
-               "  i64 r0 = GROUP_ID * rows_per, r1 = r0 + rows_per < outer ? r0 + rows_per : outer;\n"
-               "  for (i64 p = r0 * len; p < r1 * len; p += len) {\n"
-               "    T run = IDENT;\n"
-               "    for (i64 k = 0; k < len; ++k) { run = OP(run, x[x_off + p + k]); y[y_off + p + k] = run; }\n"
-               "  }\n}\n");
-  return cat(scan_defs(d, t, product, group, tile),
-             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 rows_per) {\n  ",
-             d.local_array("T", "buf", "TILE + TILE / 32"), "\n"
-             "  int lid = LID;\n"
-             "  i64 r0 = GROUP_ID * rows_per;\n"
-             "  int rows = outer - r0 < rows_per ? (int)(outer - r0) : (int)rows_per, n = rows * (int)len;\n"
-             "  i64 base = r0 * len;\n"
-             "  for (int e = lid; e < n; e += GROUP) buf[PAD(e)] = x[x_off + base + e];\n"
-             "  BARRIER\n"
-             "  for (int r = lid; r < rows; r += GROUP) {\n"
-             "    T run = IDENT;\n"
-             "    for (int k = 0; k < (int)len; ++k) { int p = PAD(r * (int)len + k); run = OP(run, buf[p]); buf[p] = run; }\n"
-             "  }\n"
-             "  BARRIER\n"
-             "  for (int e = lid; e < n; e += GROUP) y[y_off + base + e] = buf[PAD(e)];\n"
-             "}\n");
+  // CPU devices: straight from global memory, row after row.
+  return cat(scan_defs(d, t, product, group, tile), kernel_text(d, kScanSource, group == 1 ? "short_rows_cpu" : "short_rows"));
+}
+
+// One work-item a column (scan_columns).
+std::string columns_source(const DialectText& d, DType t, bool product, std::int64_t tile) {
+  return cat(scan_defs(d, t, product, 1, tile), kernel_text(d, kScanSource, "columns"));
 }
 
 // The host loops: left to right, integers wrapping as the devices' int64.
@@ -512,23 +363,7 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   // The column kernel reads neither TILE nor ITEMS (nor local memory): its text keeps the
   // requested or default tile whatever the device.
   const std::int64_t tile = tile_of(t, requested_scan_items().value_or(kScanMaxItems));
-  w.source = [t, product, tile](const DialectText& d) {
-    return cat(scan_defs(d, t, product, 1, tile),
-               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
-               "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
-               "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
-               "    T run = IDENT;\n"
-               "    i64 k = 0;\n"
-               // Eight rows loaded before any is stored (y is not restrict): eight reads in flight
-               // a work-item where there are few columns for the whole GPU.
-               "    for (; k + 8 <= len; k += 8, p += 8 * inner) {\n"
-               "      T v[8];\n"
-               "      for (int u = 0; u < 8; ++u) v[u] = x[x_off + p + u * inner];\n"
-               "      for (int u = 0; u < 8; ++u) { run = OP(run, v[u]); y[y_off + p + u * inner] = run; }\n"
-               "    }\n"
-               "    for (; k < len; ++k, p += inner) { run = OP(run, x[x_off + p]); y[y_off + p] = run; }\n"
-               "  }\n}\n");
-  };
+  w.source = [t, product, tile](const DialectText& d) { return columns_source(d, t, product, tile); };
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(inner)};
   };
@@ -549,5 +384,23 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   };
   run(w, t);
 }
+
+namespace index_work {
+NamedSources scan_kernel_sources(const DialectText& d) {
+  NamedSources out;
+  for (DType t : {DType::int64, DType::float32, DType::float64})
+    for (bool product : {false, true}) {
+      const std::int64_t tile = tile_of(t, kScanMaxItems);
+      const std::string what = cat(name(t), product ? " product" : " sum");
+      out.emplace_back(cat("scan look-back ", what), lookback_source(d, t, product, 256, tile));
+      out.emplace_back(cat("scan look-back (CPU) ", what), lookback_cpu_source(d, t, product, tile));
+      out.emplace_back(cat("scan short rows ", what), short_rows_source(d, t, product, 256, tile));
+      out.emplace_back(cat("scan short rows (CPU) ", what), short_rows_source(d, t, product, 1, tile));
+      out.emplace_back(cat("scan columns ", what), columns_source(d, t, product, tile));
+    }
+  for (auto& [what, text] : out) text = common_prelude(d) + text;
+  return out;
+}
+}  // namespace index_work
 
 }  // namespace porta::detail

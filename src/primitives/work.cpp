@@ -4,21 +4,45 @@
 #include <porta/error.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "runtime/device_state.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail::index_work {
 
-std::string common_prelude(const DialectText& d) {
-  if (d.cuda())
-    return "typedef long long i64;\n#define KERNEL extern \"C\" __global__ void\n#define GLOBAL\n"
-           "#define GID (blockIdx.x * (long long)blockDim.x + threadIdx.x)\n"
-           "#define GSIZE ((long long)gridDim.x * blockDim.x)\n";
-  return "typedef long i64;\n#define KERNEL __kernel void\n#define GLOBAL __global\n#define GID ((long)get_global_id(0))\n"
-         "#define GSIZE ((long)get_global_size(0))\n";
+std::string common_prelude(const DialectText& d) { return std::string(kernel_section(kPrimitivesCommonSource, d.cuda() ? "cuda" : "opencl")); }
+
+std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section) {
+  const std::string_view text = kernel_section(file, section);
+  if (!d.cuda()) return std::string(text);
+  // OpenCL's spelling -> CUDA's, as DialectText spells them (local_array, global_ptr, local_id,
+  // group_id, storage_type of bool): whole words only.
+  static constexpr std::pair<std::string_view, std::string_view> kCuda[] = {
+      {"__local", "__shared__"}, {"__global ", ""}, {"get_local_id(0)", "threadIdx.x"}, {"get_group_id(0)", "blockIdx.x"},
+      {"uchar", "unsigned char"}};
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    if (i == 0 || !ident(text[i - 1])) {
+      for (const auto& [from, to] : kCuda) {
+        const std::size_t end = i + from.size();
+        if (text.substr(i).starts_with(from) && (!ident(from.back()) || end == text.size() || !ident(text[end]))) {
+          out += to;
+          i = end;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
 }
 
 std::string bits_type(const DialectText& d, std::size_t bytes) {

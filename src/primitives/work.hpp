@@ -9,18 +9,42 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "codegen/codegen.hpp"
 #include "primitives/primitives.hpp"
 #include "porta_backend/backend.hpp"
 
+namespace porta::detail {
+// The primitives' kernel files, embedded at build time (src/CMakeLists.txt).
+extern const char* const kPrimitivesCommonSource;  // primitives/kernels/common.h
+extern const char* const kScanSource;      // primitives/kernels/scan.cl
+extern const char* const kScanCudaSource;  // primitives/kernels/scan_cuda.cuh
+extern const char* const kRadixSortSource;  // primitives/kernels/radix_sort.cl
+extern const char* const kIndexingSource;   // primitives/kernels/indexing.cl
+}  // namespace porta::detail
+
 namespace porta::detail::index_work {
 
 // The definitions every generated primitive starts with (i64, KERNEL, GLOBAL, GID, GSIZE).
 std::string common_prelude(const DialectText& d);
+// Section `section` of a kernel file of primitives/kernels/ (OpenCL C, with the macros above and
+// each kernel's own), spelled for the dialect: CUDA's text has __local spelled __shared__,
+// __global dropped, get_local_id(0) and get_group_id(0) spelled threadIdx.x and blockIdx.x, and
+// uchar unsigned char, as DialectText spells them; the rest is the same in both.
+std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section);
 // The unsigned type of `bytes` bytes: gathers and scatters move elements without looking at them.
 std::string bits_type(const DialectText& d, std::size_t bytes);
+
+// The primitives' kernels in the variants their plans take, each whole (common_prelude first), as
+// (what it is, its text) for dialect d: codegen_cuda_text_test compiles CUDA's with NVRTC, which
+// no device here runs. Gathers and the scatter only, of indexing.cpp's.
+using NamedSources = std::vector<std::pair<std::string, std::string>>;
+NamedSources scan_kernel_sources(const DialectText& d);
+NamedSources radix_sort_kernel_sources(const DialectText& d);
+NamedSources indexing_kernel_sources(const DialectText& d);
 
 // What one primitive needs to run: its buffers (reads and the one write), kernel source and
 // arguments for compiling devices, and a host loop for the others.

@@ -1,0 +1,196 @@
+// The radix sort's kernels (primitives/radix_sort.cpp), in OpenCL C with the macros that
+// radix_sort.cpp's defs and work.cpp's common_prelude write before them (RT, KT, PT, PO, u32, u64,
+// HAS_PAY, GROUP, ITEMS, TILE, WARPS, DIGITS, LID, GROUP_ID, BARRIER, DIGIT, BOUNDS; KERNEL,
+// GLOBAL, i64), defs taking the dialect's POPC and LATOMIC_ADD and the ranking's BALLOT, SHFL_UP,
+// PEERS and WSYNC from the ops_*, rank_* and peers_ballot sections below. CUDA takes the same text
+// in its spelling (index_work::kernel_text: __shared__ for __local). Embedded at build time and
+// cut into sections at the `//@ name` lines, a section being the text up to the next such line;
+// radix_sort.cpp puts a kernel's sections together in the order they stand here, leaving out
+// those its plan does not take and writing group_scan's text between downsweep_digits and
+// downsweep_tiles and (without ballots) in place of downsweep_tile_scan_ballot.
+//
+//@ ops_opencl  (after defs' per-plan defines) OpenCL's: no register bound, popcount, local atomics
+#define BOUNDS
+#define POPC(x) popcount(x)
+#define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
+//@ ops_cuda  (after BOUNDS, the __launch_bounds__ radix_sort.cpp's defs writes) CUDA's
+#define POPC(x) __popc(x)
+#define LATOMIC_ADD(p, v) atomicAdd((p), (v))
+//@ rank_ballot_cuda  BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out): v of the work-item o lanes below (every work-item of the warp reaches both). CUDA's intrinsics
+#define BALLOT(pr, out) out = __ballot_sync(0xffffffffu, (pr));
+#define SHFL_UP(v, o, out) out = __shfl_up_sync(0xffffffffu, (v), (o));
+#define WSYNC __syncwarp();
+//@ rank_ballot_ptx  the same in NVIDIA OpenCL's inline PTX
+#define BALLOT(pr, out) { u32 pr_ = (pr); asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }" : "=r"(out) : "r"(pr_)); }
+#define SHFL_UP(v, o, out) { u32 v_ = (v), o_ = (o); asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(out) : "r"(v_), "r"(o_)); }
+#define WSYNC asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+//@ rank_ballot_local  the same emulated in local memory (pd), on any device
+#define BALLOT(pr, out) { pd[lid] = (pr); BARRIER out = 0; for (int j_ = 0; j_ < 32; ++j_) out |= pd[(lid & ~31) + j_] << j_; BARRIER }
+#define SHFL_UP(v, o, out) { pd[lid] = (v); BARRIER out = (lid & 31) >= (o) ? pd[lid - (o)] : pd[lid]; BARRIER }
+#define WSYNC BARRIER
+//@ rank_tiled  PEERS(dg, m): the work-items of the warp with digit dg; here through local memory, each work-item reading its warp's 32 digits
+#define PEERS(dg, m) { pd[lid] = (dg); BARRIER m = 0; for (int j_ = 0; j_ < 32; ++j_) m |= (u32)(pd[(lid & ~31) + j_] == (dg)) << j_; }
+#define WSYNC BARRIER
+//@ peers_ballot  (rankings with ballots) PEERS from the votes on each of the digit's 8 bits, as CUB's MatchAny (the downsweep masks out the work-items past the end)
+#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 8; ++b_) { u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }
+//@ scan  counts[d * G + :] := its exclusive prefix over chunks, totals[d] := its sum; a work-group per digit (after its own defines: u64, SG, LID, GROUP_ID, BARRIER)
+KERNEL porta_k(GLOBAL u64* counts, GLOBAL u64* totals, i64 G) {
+  __local u64 sh[SG];
+  int lid = LID;
+  i64 dg = GROUP_ID, per = (G + SG - 1) / SG, lo = lid * per, hi = lo + per < G ? lo + per : G;
+  GLOBAL u64* row = counts + dg * G;
+  u64 s = 0;
+  for (i64 j = lo; j < hi; ++j) s += row[j];
+  sh[lid] = s;
+  BARRIER
+  if (lid == 0) { u64 r = 0; for (int j = 0; j < SG; ++j) { u64 v = sh[j]; sh[j] = r; r += v; } totals[dg] = r; }
+  BARRIER
+  u64 r = sh[lid];
+  for (i64 j = lo; j < hi; ++j) { u64 v = row[j]; row[j] = r; r += v; }
+}
+//@ upsweep_serial  the pass's upsweep, one work-item a chunk: counts[digit * G + chunk] of chunk [chunk * csize, ...) of n
+KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay, GLOBAL u64* counts, i64 k_off, i64 n, i64 csize, i64 G, int shift, int desc, int by_row, i64 len) {
+  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
+  u32 c[DIGITS];
+  for (int q = 0; q < DIGITS; ++q) c[q] = 0;
+  for (i64 e = lo; e < hi; ++e) { u32 dg; DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg); c[dg]++; }
+  for (int q = 0; q < DIGITS; ++q) counts[(i64)q * G + b] = c[q];
+}
+//@ upsweep  the same, a work-group a chunk: histograms in local memory, four a warp (work-items lid % 4 share one), each 257 counters apart, so that keys of few digits collide on fewer counters and banks (radix_sort.cpp's upsweep_source)
+KERNEL porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay, GLOBAL u64* counts, i64 k_off, i64 n, i64 csize, i64 G, int shift, int desc, int by_row, i64 len) {
+  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
+#define HCOPIES (WARPS * 4)
+#define HSTRIDE (DIGITS + 1)
+  __local u32 h[HCOPIES * HSTRIDE];
+  int lid = LID, hc = (lid >> 5) * 4 + (lid & 3);
+  for (int q = lid; q < HCOPIES * HSTRIDE; q += GROUP) h[q] = 0;
+  BARRIER
+  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {
+    u32 dg[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      i64 e = e0 + q * GROUP + lid;
+      dg[q] = DIGITS;
+      if (e < hi) DIGIT(keys[k_off + e], HAS_PAY ? pay[e] : 0, dg[q]);
+    }
+#pragma unroll
+    for (int q = 0; q < 8; ++q)
+      if (dg[q] < DIGITS) LATOMIC_ADD(&h[hc * HSTRIDE + dg[q]], 1u);
+  }
+  BARRIER
+  { u64 c = 0; for (int w = 0; w < HCOPIES; ++w) c += h[w * HSTRIDE + lid]; counts[(i64)lid * G + b] = c; }
+}
+//@ downsweep_serial  the pass's downsweep, one work-item a chunk, in order
+KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals, GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G, int shift, int desc, int by_row, i64 len, int iota) {
+  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
+#define LOAD_PAY(e) (HAS_PAY ? (iota ? (PT)(e) : pay_in[e]) : (PT)0)
+#define STORE(pos, raw, p) { keys_out[ko_off + (pos)] = (raw); if (HAS_PAY) pay_out[po_off + (pos)] = (PO)(p); }
+  u64 off[DIGITS];
+  u64 r = 0;
+  for (int q = 0; q < DIGITS; ++q) { u64 t = totals[q]; off[q] = r + counts[(i64)q * G + b]; r += t; }
+  for (i64 e = lo; e < hi; ++e) {
+    RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); u32 dg; DIGIT(raw, p, dg);
+    u64 pos = off[dg]++;
+    STORE(pos, raw, p)
+  }
+}
+//@ downsweep  a work-group a chunk, tile by tile: each warp ranks its elements by digit (PEERS), the tile is scattered in local memory by digit and written out in that order (radix_sort.cpp's downsweep_source)
+KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u64* counts, GLOBAL const u64* totals, GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, i64 csize, i64 G, int shift, int desc, int by_row, i64 len, int iota) {
+  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
+#define LOAD_PAY(e) (HAS_PAY ? (iota ? (PT)(e) : pay_in[e]) : (PT)0)
+#define STORE(pos, raw, p) { keys_out[ko_off + (pos)] = (raw); if (HAS_PAY) pay_out[po_off + (pos)] = (PO)(p); }
+  __local RT kbuf[TILE];
+//@ downsweep_pay_buffer  (with indices)
+  __local PT pbuf[TILE];
+//@ downsweep_tables
+  __local u32 wh[WARPS * DIGITS];
+  __local u64 goff[DIGITS];
+  __local u64 s64a[DIGITS];
+  __local u64 s64b[DIGITS];
+  __local u32 tstart[DIGITS];
+//@ downsweep_peer_digits  (rankings through local memory: tiled, ballot_local)
+  __local u32 pd[GROUP];
+//@ downsweep_warp_totals  (rankings with ballots)
+  __local u32 wtot[WARPS];
+//@ downsweep_digits  where this chunk's run of each digit starts: incl, the inclusive scan of tot (group_scan, radix_sort.cpp)
+  __local int trivial[1];
+  int lid = LID, warp = lid >> 5, lane = lid & 31;
+  u64 tot = totals[lid];
+  if (lid == 0) trivial[0] = 0;
+  u64 incl;
+//@ downsweep_tiles  round q of warp w: the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order), all of a work-item's loads first (ITEMS in flight), then the rounds; work-items past the end vote with digit 0 and are masked out of every peer set (vm: the round's lanes inside the tile), where a ninth vote had told them apart: 8 votes an element
+  goff[lid] = incl - tot + counts[(i64)lid * G + b];
+  if (tot == (u64)n) trivial[0] = 1;
+  BARRIER
+  if (trivial[0]) {  // one digit: the pass keeps the order
+    for (i64 e = lo + lid; e < hi; e += GROUP) { RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); STORE(e, raw, p) }
+    return;
+  }
+  for (i64 t0 = lo; t0 < hi; t0 += TILE) {
+    for (int q = lid; q < WARPS * DIGITS; q += GROUP) wh[q] = 0;
+    BARRIER
+    RT kr[ITEMS];
+    PT pr[ITEMS];
+    u32 dr[ITEMS];  // digit | rank in the warp << 16
+    i64 e0 = t0 + (i64)warp * (32 * ITEMS) + lane, rem = hi - e0;
+    const int rc = rem + lane >= 32 * ITEMS ? 32 * ITEMS : rem + lane <= 0 ? 0 : (int)(rem + lane);
+    GLOBAL const RT* kp = keys + k_off + e0;
+    GLOBAL const PT* pp = pay_in + e0;
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q) {
+      kr[q] = q * 32 + lane < rc ? kp[q * 32] : (RT)0;
+      pr[q] = q * 32 + lane < rc ? (HAS_PAY ? (iota ? (PT)(e0 + q * 32) : pp[q * 32]) : (PT)0) : (PT)0;
+    }
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q) {
+      const int c_ = rc - q * 32, in_ = lane < c_;
+      const u32 vm = c_ >= 32 ? 0xffffffffu : c_ <= 0 ? 0u : ((1u << (u32)c_) - 1u);
+      u32 dg = 0;
+      if (in_) DIGIT(kr[q], pr[q], dg);
+      u32 m; PEERS(dg, m);
+      m &= vm;
+      u32 lower = POPC(m & ((1u << lane) - 1u)), cnt = POPC(m);
+      u32 before = in_ ? wh[warp * DIGITS + dg] : 0u;
+      WSYNC
+      if (in_ && lower == cnt - 1u) wh[warp * DIGITS + dg] = before + cnt;
+      WSYNC
+      dr[q] = in_ ? dg | ((before + lower) << 16) : (u32)DIGITS;
+    }
+    BARRIER
+    u32 tcount = 0;
+    for (int w = 0; w < WARPS; ++w) { u32 v = wh[w * DIGITS + lid]; wh[w * DIGITS + lid] = tcount; tcount += v; }
+//@ downsweep_tile_scan_ballot  the tile's digit counts (tcount of digit lid) scanned: warp shuffles, then the warps' totals (without ballots: group_scan over s64a, s64b)
+    u32 tincl = tcount;
+    for (int o = 1; o < 32; o <<= 1) { u32 y; SHFL_UP(tincl, o, y); if (lane >= o) tincl += y; }
+    if (lane == 31) wtot[warp] = tincl;
+    BARRIER
+    for (int w = 0; w < warp; ++w) tincl += wtot[w];
+//@ downsweep_scatter  the tile's elements into local memory in digit order
+    tstart[lid] = tincl - tcount;
+    BARRIER
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q) {
+      u32 dg = dr[q] & 0xffffu;
+      if (dg < DIGITS) {
+        u32 pos = tstart[dg] + wh[warp * DIGITS + dg] + (dr[q] >> 16);
+        kbuf[pos] = kr[q];
+//@ downsweep_scatter_pay  (with indices)
+        pbuf[pos] = pr[q];
+//@ downsweep_write  then out to each digit's run, in order
+      }
+    }
+    BARRIER
+    int count = hi - t0 < TILE ? (int)(hi - t0) : TILE;
+    for (int i = lid; i < count; i += GROUP) {
+//@ downsweep_read_pay  (with indices)
+      RT raw = kbuf[i]; PT p = pbuf[i]; u32 dg; DIGIT(raw, p, dg);
+//@ downsweep_read  (without)
+      RT raw = kbuf[i]; PT p = (PT)0; u32 dg; DIGIT(raw, p, dg);
+//@ downsweep_end
+      u64 pos = goff[dg] + (u64)(i - (int)tstart[dg]);
+      STORE(pos, raw, p)
+    }
+    BARRIER
+    goff[lid] += tcount;
+  }
+}
