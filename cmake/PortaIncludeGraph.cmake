@@ -39,7 +39,8 @@ function(porta_layer_rank path out)  # path relative to PORTA_ROOT; -1 when not 
 endfunction()
 function(porta_check_part part allowed_dirs forbidden_dirs)
   file(GLOB_RECURSE files RELATIVE ${PORTA_ROOT} ${PORTA_ROOT}/${part}/*.cpp ${PORTA_ROOT}/${part}/*.hpp
-                                                 ${PORTA_ROOT}/${part}/*.h ${PORTA_ROOT}/${part}/*.cl)
+                                                 ${PORTA_ROOT}/${part}/*.h ${PORTA_ROOT}/${part}/*.cl
+                                                 ${PORTA_ROOT}/${part}/*.cuh)
   set(found "")
   foreach(f IN LISTS files)
     math(EXPR n "${checked} + 1")
