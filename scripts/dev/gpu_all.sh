@@ -65,6 +65,12 @@ if [[ ${PART:-a} == a ]]; then
     t random 40 "RandomAcross*:RandomReference*:$F"
     t matmul 150 "$F"
     t large 90 "$F"
+    # Tests bound to no device, through CTest for the environment it gives them: the settings
+    # table and its page, the fourth-kind backend, NVRTC compiles of the kernel text, and the
+    # tree's checks (layers, backend names, doc references).
+    ctest --test-dir "$B" -R '^(settings|settings\.check.*|fake_backend|codegen_cuda_text|include_graph.*|backend_names.*|doc_refs.*)$' \
+      --timeout 120 > "$O/ctest_checks.log" 2>&1
+    el "ctest checks: $(grep -E 'tests passed|tests failed' "$O/ctest_checks.log")"; grep -E '\(Failed|\(Timeout' "$O/ctest_checks.log" | head -6
   fi
   R=$PWD
   case $PY in /*) PYP=$PY/python ;; *) PYP=$R/$PY/python ;; esac
