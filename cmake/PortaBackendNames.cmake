@@ -6,6 +6,7 @@
 if(NOT PORTA_ROOT)
   message(FATAL_ERROR "PortaBackendNames.cmake: set -DPORTA_ROOT=<source tree>")
 endif()
+get_filename_component(PORTA_ROOT "${PORTA_ROOT}" ABSOLUTE)
 set(enumerator "Backend::(cuda|opencl|kokkos)")
 set(quoted "\"(cuda|opencl|kokkos)\"")
 set(found "")

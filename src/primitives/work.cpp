@@ -14,7 +14,7 @@
 
 namespace porta::detail::index_work {
 
-std::string common_prelude(const DialectText& d) { return std::string(kernel_section(kPrimitivesCommonSource, d.cuda() ? "cuda" : "opencl")); }
+std::string common_prelude(const DialectText& d) { return std::string(kernel_section(kPrimitivesCommonSource, d.cuda() ? "cuda_names" : "opencl_names")); }
 
 std::string kernel_text(const DialectText& d, std::string_view file, std::string_view section) {
   const std::string_view text = kernel_section(file, section);

@@ -2,13 +2,13 @@
 // i64, KERNEL (a kernel's qualifiers and return type), GLOBAL (a global pointer's address space),
 // GID and GSIZE (the work-item's global index and the grid's size, 64-bit). Embedded at build
 // time; sections at the `//@ name` lines.
-//@ cuda
+//@ cuda_names
 typedef long long i64;
 #define KERNEL extern "C" __global__ void
 #define GLOBAL
 #define GID (blockIdx.x * (long long)blockDim.x + threadIdx.x)
 #define GSIZE ((long long)gridDim.x * blockDim.x)
-//@ opencl
+//@ opencl_names
 typedef long i64;
 #define KERNEL __kernel void
 #define GLOBAL __global
