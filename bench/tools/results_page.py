@@ -38,11 +38,17 @@ def load(results_dir):
 
 
 def number(v):
+    """A figure as a table shows it: as the data has it, except that a figure with more digits than
+    a timing holds (porta-bench's JSON keeps them all) is shown whole from 100 up, else with four
+    significant digits."""
     if v is None:
         return ""
     if isinstance(v, float) and v.is_integer() and abs(v) >= 100:
         return str(int(v))
-    return str(v)
+    s = str(v)
+    if isinstance(v, float) and len(s) > 7:
+        s = str(round(v)) if abs(v) >= 100 else f"{v:.4g}"
+    return s
 
 
 def cell(text):
