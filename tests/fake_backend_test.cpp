@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_common.hpp"
+
 #include <sys/wait.h>
 
 #include <unistd.h>
@@ -25,17 +27,6 @@ namespace {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 porta::Device fake() { return porta::device("fake:0"); }
-
-template <class E, class F>
-std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "nothing thrown";
-  return {};
-}
 
 TEST(FakeBackend, IsListedWithANameAndAValueOfItsOwn) {
   const porta::Device d = fake();
@@ -66,9 +57,9 @@ TEST(FakeBackend, IsListedWithANameAndAValueOfItsOwn) {
   EXPECT_EQ(d.kind(), porta::DeviceKind::cpu);
   EXPECT_FALSE(d.compiles_at_runtime());
   EXPECT_EQ(d.name(), "fake host device");
-  std::string msg = thrown<porta::DeviceError>([] { (void)porta::device("fake:1"); });
+  std::string msg = porta_test::thrown_message<porta::DeviceError>([] { (void)porta::device("fake:1"); });
   EXPECT_TRUE(contains(msg, "fake:1 does not exist")) << msg;
-  msg = thrown<porta::DeviceError>([] { (void)porta::device("nonsense:0"); });
+  msg = porta_test::thrown_message<porta::DeviceError>([] { (void)porta::device("nonsense:0"); });
   EXPECT_TRUE(contains(msg, "fake")) << "the known backends include it: " << msg;
 }
 
@@ -117,14 +108,14 @@ TEST(FakeBackend, DLPackSaysWhatItsCapabilitiesSay) {
 
 TEST(FakeBackend, RawKernelIsATypedErrorNamingTheBackend) {
   const porta::Backend b = fake().backend();
-  std::string msg = thrown<porta::InvalidArgument>([&] { porta::RawKernel k(b, "void f() {}", "f"); });
+  std::string msg = porta_test::thrown_message<porta::InvalidArgument>([&] { porta::RawKernel k(b, "void f() {}", "f"); });
   EXPECT_TRUE(contains(msg, "the fake backend compiles no source at run time")) << msg;
   // A kernel of another language on this device: it compiles none.
   porta::RawKernel other(porta::Backend::opencl, "__kernel void f(__global float* x) { x[0] = 1; }", "f");
-  msg = thrown<porta::BackendUnavailable>([&] { other.compile(fake()); });
+  msg = porta_test::thrown_message<porta::BackendUnavailable>([&] { other.compile(fake()); });
   EXPECT_TRUE(contains(msg, "fake:0")) << msg;
   porta::ElementwiseKernel copy("float32 x", "float32 y", "y = x", "copy");
-  msg = thrown<porta::BackendUnavailable>([&] { (void)copy({porta::ones({2}, porta::DType::float32, fake())}); });
+  msg = porta_test::thrown_message<porta::BackendUnavailable>([&] { (void)copy({porta::ones({2}, porta::DType::float32, fake())}); });
   EXPECT_TRUE(contains(msg, "fake:0")) << msg;
 }
 
