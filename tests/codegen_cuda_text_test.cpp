@@ -128,7 +128,7 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
 // keys of 8 to 64 bits with and without indices, the gathers and the scatter.
 TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   const DialectText d{Dialect::cuda};
-  namespace iw = porta::detail::index_work;
+  namespace iw = porta::detail::primitives;
   std::size_t compiled = 0;
   for (const iw::NamedSources& list : {iw::scan_kernel_sources(d), iw::radix_sort_kernel_sources(d), iw::indexing_kernel_sources(d)}) {
     for (const auto& [what, src] : list) {

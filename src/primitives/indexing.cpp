@@ -16,7 +16,7 @@
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
-using namespace index_work;
+using namespace primitives;
 
 
 namespace {
@@ -41,7 +41,7 @@ void host_gather(const std::vector<std::uint8_t*>& p, const View& a, const View&
   const U* src = reinterpret_cast<const U*>(p[0]) + a.offset;
   const std::uint8_t* ix = p[1] + idx.offset * 8;
   U* dst = reinterpret_cast<U*>(p[2]) + out.offset;
-  // Inline loads (index_work's host_load_int and wrap are calls through the PLT here: 3x slower).
+  // Inline loads (primitives::host_load_int and primitives::wrap are calls through the PLT here: 3x slower).
   auto index = [ix](std::int64_t j) {
     std::int64_t k;
     std::memcpy(&k, ix + 8 * j, 8);
@@ -446,7 +446,7 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
   run(w, t);
 }
 
-namespace index_work {
+namespace primitives {
 NamedSources indexing_kernel_sources(const DialectText& d) {
   NamedSources out;
   for (std::size_t item : {1, 2, 4, 8}) {
@@ -463,6 +463,6 @@ NamedSources indexing_kernel_sources(const DialectText& d) {
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;
 }
-}  // namespace index_work
+}  // namespace primitives
 
 }  // namespace porta::detail

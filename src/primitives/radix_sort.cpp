@@ -35,7 +35,7 @@
 
 namespace porta::detail {
 
-namespace index_work {
+namespace primitives {
 
 // The order-preserving unsigned key of one element's bits, on the host.
 std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending) {
@@ -62,9 +62,9 @@ std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, boo
   return k;
 }
 
-}  // namespace index_work
+}  // namespace primitives
 
-using namespace index_work;
+using namespace primitives;
 
 namespace {
 
@@ -428,7 +428,7 @@ void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t ou
   run(w, t);
 }
 
-namespace index_work {
+namespace primitives {
 NamedSources radix_sort_kernel_sources(const DialectText& d) {
   NamedSources out;
   const Rank ballot = d.cuda() ? Rank::ballot_cuda : Rank::ballot_ptx;
@@ -449,6 +449,6 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;
 }
-}  // namespace index_work
+}  // namespace primitives
 
 }  // namespace porta::detail

@@ -31,7 +31,7 @@
 
 namespace porta::detail {
 
-using namespace index_work;
+using namespace primitives;
 
 namespace {
 
@@ -385,7 +385,7 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
   run(w, t);
 }
 
-namespace index_work {
+namespace primitives {
 NamedSources scan_kernel_sources(const DialectText& d) {
   NamedSources out;
   for (DType t : {DType::int64, DType::float32, DType::float64})
@@ -401,6 +401,6 @@ NamedSources scan_kernel_sources(const DialectText& d) {
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;
 }
-}  // namespace index_work
+}  // namespace primitives
 
 }  // namespace porta::detail

@@ -12,7 +12,7 @@
 #include "runtime/device_state.hpp"
 #include "porta_backend/strings.hpp"
 
-namespace porta::detail::index_work {
+namespace porta::detail::primitives {
 
 std::string common_prelude(const DialectText& d) { return std::string(kernel_section(kPrimitivesCommonSource, d.cuda() ? "cuda_names" : "opencl_names")); }
 
@@ -147,4 +147,4 @@ std::string compute_lt(DType t) {
   return is_floating(t) ? "((x) < (y) || ((x) == (x) && (y) != (y)))" : "((x) < (y))";
 }
 
-}  // namespace porta::detail::index_work
+}  // namespace porta::detail::primitives

@@ -26,7 +26,7 @@ extern const char* const kRadixSortSource;  // primitives/kernels/radix_sort.cl
 extern const char* const kIndexingSource;   // primitives/kernels/indexing.cl
 }  // namespace porta::detail
 
-namespace porta::detail::index_work {
+namespace porta::detail::primitives {
 
 // The definitions every generated primitive starts with (i64, KERNEL, GLOBAL, GID, GSIZE).
 std::string common_prelude(const DialectText& d);
@@ -85,4 +85,4 @@ std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, boo
 // "x < y" as device text, with NaNs last.
 std::string compute_lt(DType t);
 
-}  // namespace porta::detail::index_work
+}  // namespace porta::detail::primitives

@@ -1,4 +1,4 @@
-// What every primitive's kernel starts with (index_work::common_prelude), one section a dialect:
+// What every primitive's kernel starts with (primitives::common_prelude), one section a dialect:
 // i64, KERNEL (a kernel's qualifiers and return type), GLOBAL (a global pointer's address space),
 // GID and GSIZE (the work-item's global index and the grid's size, 64-bit). Embedded at build
 // time; sections at the `//@ name` lines.

@@ -2,7 +2,7 @@
 // common_prelude (KERNEL, GLOBAL, i64, GID, GSIZE) and `typedef ... T`, the unsigned type of the
 // elements' size (gathers and scatters move elements without looking at them); compaction's over
 // indexing.cpp's mask_bits_text too. CUDA takes the same text in its spelling
-// (index_work::kernel_text). Embedded at build time and cut into sections at the
+// (primitives::kernel_text). Embedded at build time and cut into sections at the
 // `//@ name` lines, a section being the text up to the next such line; indexing.cpp puts a
 // kernel's sections together in the order they stand here, leaving out those it does not take.
 // What is generated per dtype (scatter_add, segment_add, searchsorted: their loads and stores)

@@ -3,7 +3,7 @@
 // HAS_PAY, GROUP, ITEMS, TILE, WARPS, DIGITS, LID, GROUP_ID, BARRIER, DIGIT, BOUNDS; KERNEL,
 // GLOBAL, i64), defs taking the dialect's POPC and LATOMIC_ADD and the ranking's BALLOT, SHFL_UP,
 // PEERS and WSYNC from the ops_*, rank_* and peers_ballot sections below. CUDA takes the same text
-// in its spelling (index_work::kernel_text: __shared__ for __local). Embedded at build time and
+// in its spelling (primitives::kernel_text: __shared__ for __local). Embedded at build time and
 // cut into sections at the `//@ name` lines, a section being the text up to the next such line;
 // radix_sort.cpp puts a kernel's sections together in the order they stand here, leaving out
 // those its plan does not take and writing group_scan's text between downsweep_digits and

@@ -1,7 +1,7 @@
 // The scans' kernels (primitives/scan.cpp), in OpenCL C with the macros that scan.cpp's scan_defs
 // and descriptor_defs and work.cpp's common_prelude write before them (T, OP, IDENT, GROUP, ITEMS,
 // TILE, WINDOW, PAD, LID, GROUP_ID, BARRIER, TAKE_TILE, LOCAL_MIN, DESC_*; KERNEL, GLOBAL, i64,
-// GID, GSIZE). CUDA takes the same text in its spelling (index_work::kernel_text: __shared__ for
+// GID, GSIZE). CUDA takes the same text in its spelling (primitives::kernel_text: __shared__ for
 // __local, no __global). Embedded at build time; cut into sections at the `//@ name` lines, a
 // section being the text up to the next such line.
 //
