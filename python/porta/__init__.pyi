@@ -49,6 +49,23 @@ class BackendStatus:
     plugin_path: str
     reason: str
     version: str
+    notes: str
+
+class Setting:
+    name: str
+    type: str
+    values: str
+    default: str
+    read: str
+    audience: str
+    bad_value: str
+    why_error: str
+    meaning: str
+    value: str
+    source: str
+    problem: str
+
+def settings() -> list[Setting]: ...
 
 class Device:
     def __init__(self, spec: DeviceLike = None) -> None: ...

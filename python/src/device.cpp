@@ -1,6 +1,9 @@
 // Binds device.hpp: porta.Device (also `with porta.Device("opencl:0"):` and CuPy's .use()),
-// devices(), backends(), default/current device, synchronize().
+// devices(), backends(), default/current device, synchronize(); and settings.hpp's settings(), the
+// Python side of porta-info's settings (the package ships no porta-info).
 #include "bindings.hpp"
+
+#include <porta/settings.hpp>
 
 #include <memory>
 #include <vector>
@@ -40,11 +43,32 @@ void bind_device(nb::module_& m) {
       .def_ro("plugin_path", &BackendStatus::plugin_path)
       .def_ro("reason", &BackendStatus::reason)
       .def_ro("version", &BackendStatus::version)
+      .def_ro("notes", &BackendStatus::notes)
       .def("__repr__", [](const BackendStatus& s) {
         return "BackendStatus(" + std::string(name(s.backend)) + ", built=" + (s.built ? "True" : "False") +
                ", loaded=" + (s.loaded ? "True" : "False") + ", devices=" + std::to_string(s.device_count) +
                (s.reason.empty() ? "" : ", reason=" + s.reason) + ")";
       });
+
+  nb::class_<SettingInfo>(m, "Setting", "One PORTA_* setting: its row of the table and its value now.")
+      .def_ro("name", &SettingInfo::name)
+      .def_ro("type", &SettingInfo::type)
+      .def_ro("values", &SettingInfo::values)
+      .def_ro("default", &SettingInfo::default_value)
+      .def_ro("read", &SettingInfo::read)
+      .def_ro("audience", &SettingInfo::audience)
+      .def_ro("bad_value", &SettingInfo::bad_value)
+      .def_ro("why_error", &SettingInfo::why_error)
+      .def_ro("meaning", &SettingInfo::meaning)
+      .def_ro("value", &SettingInfo::value)
+      .def_ro("source", &SettingInfo::source)
+      .def_ro("problem", &SettingInfo::problem)
+      .def("__repr__", [](const SettingInfo& s) {
+        return "Setting(" + s.name + "=" + s.value + ", source=" + s.source + (s.problem.empty() ? "" : ", problem=" + s.problem) +
+               ")";
+      });
+  m.def("settings", [] { return porta::settings(); },
+        "Every PORTA_* setting, in the table's order, with its value now and where it came from (porta-info's list).");
 
   nb::class_<Device>(m, "Device", "A device of one backend: Device('opencl:0'), Device('gpu'), Device(i).")
       .def("__init__", [](Device* self, nb::handle spec) { new (self) Device(to_device(spec)); }, nb::arg("spec") = nb::none())
