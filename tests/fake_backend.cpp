@@ -58,7 +58,7 @@ class Device final : public detail::DeviceImpl {
     info_.kind = DeviceKind::cpu;
     info_.memory_bytes = info_.max_alloc_bytes = std::uint64_t{1} << 30;
     info_.compute_units = 1;
-    info_.dtypes.fill(true);
+    for (DType t : all_dtypes()) info_.dtypes[static_cast<int>(t)] = detail::core_computes(t);
     info_.dialect = detail::Dialect::none;
     info_.host_memory = true;
     info_.matmul = "a plain loop (float32, float64)";

@@ -122,7 +122,7 @@ TEST_P(Kernels, ElementwiseKernelArgumentErrors) {
   EXPECT_THROW(ElementwiseKernel("float32 x", "", "x = 1"), porta::InvalidArgument) << "no outputs";
   EXPECT_THROW(ElementwiseKernel("float32 i", "float32 y", "y = i"), porta::InvalidArgument) << "i is the element index";
   EXPECT_THROW(ElementwiseKernel("float32 x, float32 x", "float32 y", "y = x"), porta::InvalidArgument) << "x twice";
-  EXPECT_THROW(ElementwiseKernel("complex64 x", "float32 y", "y = x"), porta::DTypeError) << "unknown dtype";
+  EXPECT_THROW(ElementwiseKernel("float128 x", "float32 y", "y = x"), porta::DTypeError) << "unknown dtype";
   EXPECT_THROW(ElementwiseKernel("float32 x", "float32 y", "y = x", "not a name"), porta::InvalidArgument);
   for (const char* word : {"kernel", "global", "int", "__kernel", "template"}) {
     EXPECT_THROW(ElementwiseKernel("float32 x", "float32 y", "y = x", word), porta::InvalidArgument) << word << " as a name";

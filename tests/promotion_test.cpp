@@ -3,6 +3,7 @@
 #include "test_common.hpp"
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <map>
 
@@ -10,21 +11,31 @@ namespace porta_test {
 namespace {
 
 using porta::Operand;
-constexpr DType B = DType::boolean, I32 = DType::int32, I64 = DType::int64, F16 = DType::float16, BF16 = DType::bfloat16,
-                F32 = DType::float32, F64 = DType::float64;
+constexpr DType B = DType::boolean, I8 = DType::int8, I16 = DType::int16, I32 = DType::int32, I64 = DType::int64,
+                U8 = DType::uint8, U16 = DType::uint16, U32 = DType::uint32, U64 = DType::uint64, F16 = DType::float16,
+                BF16 = DType::bfloat16, F32 = DType::float32, F64 = DType::float64, C64 = DType::complex64,
+                C128 = DType::complex128;
 
-// np.result_type for two arrays (ml_dtypes' bfloat16: with float16 it is float32, with an
-// integer float64).
+// np.promote_types for every pair, printed by NumPy 2.4.6 with ml_dtypes 0.7.0's bfloat16, rows and
+// columns in porta's enum order (python/tests/test_dtypes.py asks NumPy itself at run time).
 DType numpy_result(DType a, DType b) {
-  static const DType table[7][7] = {
-      //        bool  int32 int64 f16   bf16  f32   f64
-      /*bool*/ {B, I32, I64, F16, BF16, F32, F64},
-      /*i32 */ {I32, I32, I64, F64, F64, F64, F64},
-      /*i64 */ {I64, I64, I64, F64, F64, F64, F64},
-      /*f16 */ {F16, F64, F64, F16, F32, F32, F64},
-      /*bf16*/ {BF16, F64, F64, F32, BF16, F32, F64},
-      /*f32 */ {F32, F64, F64, F32, F32, F32, F64},
-      /*f64 */ {F64, F64, F64, F64, F64, F64, F64},
+  static const DType table[15][15] = {
+      //         bool  i32   i64   f16   bf16  f32   f64   i8    i16   u8    u16   u32   u64   c64   c128
+      /*B    */ {B, I32, I64, F16, BF16, F32, F64, I8, I16, U8, U16, U32, U64, C64, C128},
+      /*I32  */ {I32, I32, I64, F64, F64, F64, F64, I32, I32, I32, I32, I64, F64, C128, C128},
+      /*I64  */ {I64, I64, I64, F64, F64, F64, F64, I64, I64, I64, I64, I64, F64, C128, C128},
+      /*F16  */ {F16, F64, F64, F16, F32, F32, F64, F16, F32, F16, F32, F64, F64, C64, C128},
+      /*BF16 */ {BF16, F64, F64, F32, BF16, F32, F64, BF16, F32, BF16, F32, F64, F64, C64, C128},
+      /*F32  */ {F32, F64, F64, F32, F32, F32, F64, F32, F32, F32, F32, F64, F64, C64, C128},
+      /*F64  */ {F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, F64, C128, C128},
+      /*I8   */ {I8, I32, I64, F16, BF16, F32, F64, I8, I16, I16, I32, I64, F64, C64, C128},
+      /*I16  */ {I16, I32, I64, F32, F32, F32, F64, I16, I16, I16, I32, I64, F64, C64, C128},
+      /*U8   */ {U8, I32, I64, F16, BF16, F32, F64, I16, I16, U8, U16, U32, U64, C64, C128},
+      /*U16  */ {U16, I32, I64, F32, F32, F32, F64, I32, I32, U16, U16, U32, U64, C64, C128},
+      /*U32  */ {U32, I64, I64, F64, F64, F64, F64, I64, I64, U32, U32, U32, U64, C128, C128},
+      /*U64  */ {U64, F64, F64, F64, F64, F64, F64, F64, F64, U64, U64, U64, U64, C128, C128},
+      /*C64  */ {C64, C128, C128, C64, C64, C64, C128, C64, C64, C64, C64, C128, C128, C64, C128},
+      /*C128 */ {C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128, C128},
   };
   return table[static_cast<int>(a)][static_cast<int>(b)];
 }
@@ -32,9 +43,75 @@ DType numpy_result(DType a, DType b) {
 using Promotion = DeviceTest;
 
 TEST_P(Promotion, PromoteTypesIsNumPysTable) {
-  for (DType a : kAllDTypes)
-    for (DType b : kAllDTypes)
+  for (DType a : porta::all_dtypes())
+    for (DType b : porta::all_dtypes())
       EXPECT_EQ(porta::promote_types(a, b), numpy_result(a, b)) << porta::name(a) << " with " << porta::name(b);
+}
+
+// The dtype table: names (parse_dtype takes each back, with its short name), sizes, kinds, the real
+// and complex dtypes, iinfo and finfo as NumPy's.
+TEST(DTypeTable, NamesSizesKindsAndLimitsAreNumPys) {
+  struct Want {
+    DType t;
+    const char* name;
+    const char* short_name;
+    std::size_t size;
+    porta::DTypeKind kind;
+  };
+  using K = porta::DTypeKind;
+  const Want want[] = {{B, "bool", "bool", 1, K::boolean},          {I8, "int8", "i8", 1, K::signed_integer},
+                       {I16, "int16", "i16", 2, K::signed_integer}, {I32, "int32", "i32", 4, K::signed_integer},
+                       {I64, "int64", "i64", 8, K::signed_integer}, {U8, "uint8", "u8", 1, K::unsigned_integer},
+                       {U16, "uint16", "u16", 2, K::unsigned_integer}, {U32, "uint32", "u32", 4, K::unsigned_integer},
+                       {U64, "uint64", "u64", 8, K::unsigned_integer}, {F16, "float16", "f16", 2, K::floating},
+                       {BF16, "bfloat16", "bf16", 2, K::floating},  {F32, "float32", "f32", 4, K::floating},
+                       {F64, "float64", "f64", 8, K::floating},     {C64, "complex64", "c64", 8, K::complex},
+                       {C128, "complex128", "c128", 16, K::complex}};
+  ASSERT_EQ(porta::all_dtypes().size(), std::size(want));
+  for (std::size_t k = 0; k < std::size(want); ++k) {
+    const Want& w = want[k];
+    EXPECT_EQ(porta::all_dtypes()[k], w.t) << "NumPy's order";
+    EXPECT_EQ(porta::name(w.t), w.name);
+    EXPECT_EQ(porta::parse_dtype(w.name), w.t);
+    EXPECT_EQ(porta::parse_dtype(std::string(" ") + w.short_name), w.t);
+    EXPECT_EQ(porta::itemsize(w.t), w.size) << w.name;
+    EXPECT_EQ(porta::kind(w.t), w.kind) << w.name;
+    EXPECT_EQ(porta::is_integral(w.t), w.kind == K::signed_integer || w.kind == K::unsigned_integer) << w.name;
+    EXPECT_EQ(porta::is_inexact(w.t), w.kind == K::floating || w.kind == K::complex) << w.name;
+  }
+  EXPECT_EQ(porta::dtype_of<std::uint8_t>, U8);
+  EXPECT_EQ(porta::dtype_of<std::int16_t>, I16);
+  EXPECT_EQ(porta::dtype_of<std::uint64_t>, U64);
+  EXPECT_EQ(porta::dtype_of<porta::complex64>, C64);
+  EXPECT_EQ(porta::dtype_of<std::complex<double>>, C128);
+  EXPECT_EQ(sizeof(porta::complex64), 8u);
+  EXPECT_EQ(porta::real_dtype(C64), F32);
+  EXPECT_EQ(porta::real_dtype(C128), F64);
+  EXPECT_EQ(porta::real_dtype(U16), U16);
+  EXPECT_EQ(porta::complex_dtype(F16), C64);
+  EXPECT_EQ(porta::complex_dtype(F64), C128);
+  EXPECT_EQ(porta::complex_dtype(I32), C128);
+  EXPECT_EQ(porta::complex_dtype(U8), C64);
+  // numpy.iinfo and numpy.finfo.
+  EXPECT_EQ(porta::iinfo(I8).min, -128);
+  EXPECT_EQ(porta::iinfo(I8).max, 127u);
+  EXPECT_EQ(porta::iinfo(U8).max, 255u);
+  EXPECT_EQ(porta::iinfo(I16).min, -32768);
+  EXPECT_EQ(porta::iinfo(U32).max, 4294967295u);
+  EXPECT_EQ(porta::iinfo(I64).min, std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(porta::iinfo(U64).max, std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(porta::iinfo(U64).bits, 64);
+  EXPECT_THROW((void)porta::iinfo(F32), porta::DTypeError);
+  EXPECT_THROW((void)porta::finfo(I32), porta::DTypeError);
+  EXPECT_EQ(porta::finfo(F16).max, 65504.0);
+  EXPECT_EQ(porta::finfo(F16).eps, std::ldexp(1.0, -10));
+  EXPECT_EQ(porta::finfo(F32).eps, static_cast<double>(std::numeric_limits<float>::epsilon()));
+  EXPECT_EQ(porta::finfo(F64).smallest_normal, std::numeric_limits<double>::min());
+  EXPECT_EQ(porta::finfo(F64).smallest_subnormal, std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(porta::finfo(C64).dtype, F32) << "a complex dtype's finfo is its parts'";
+  EXPECT_EQ(porta::finfo(C128).mantissa_bits, 52);
+  EXPECT_EQ(porta::finfo(BF16).max, static_cast<double>(static_cast<float>(porta::bfloat16::from_bits(0x7f7f))));
+  EXPECT_THROW((void)porta::parse_dtype("i1"), porta::DTypeError) << "NumPy's byte codes are not porta's short names";
 }
 
 // Every pair of array dtypes through add, multiply, maximum and where: the result dtype is

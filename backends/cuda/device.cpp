@@ -100,7 +100,8 @@ Device::Device(CUdevice device, int index, int driver_version)
   static std::once_flag setup;  // after cuInit: see base/exit_guard.hpp
   std::call_once(setup, [] { detail::watch_exit(); });
   info_.compute_units = sms;
-  info_.dtypes.fill(true);  // bfloat16 is stored and converted with bit operations: any GPU
+  // bfloat16 is stored and converted with bit operations: any GPU.
+  for (DType t : all_dtypes()) info_.dtypes[static_cast<int>(t)] = detail::core_computes(t);
   info_.dtypes[static_cast<int>(DType::float16)] = cc_major_ * 10 + cc_minor_ >= 53;
   info_.dialect = detail::Dialect::cuda;
   info_.launch.grid_stride = true;

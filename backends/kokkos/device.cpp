@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "kokkos/kokkos.hpp"
+#include "porta_backend/services.hpp"
 #include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
@@ -46,7 +47,7 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
   info_.memory_bytes = physical_bytes_;
   info_.max_alloc_bytes = physical_bytes_;
   info_.compute_units = Space().concurrency();
-  info_.dtypes.fill(true);
+  for (DType t : all_dtypes()) info_.dtypes[static_cast<int>(t)] = detail::core_computes(t);
   info_.dialect = detail::Dialect::none;
   info_.host_memory = true;
   // No run-time compiler: no source language (RawKernel refuses its source). Memory is host memory

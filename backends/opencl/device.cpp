@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "porta_backend/services.hpp"
 #include "porta_backend/log.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
@@ -122,9 +123,9 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
                              device_value<cl_uint>(device, CL_DEVICE_VENDOR_ID), "; driver ", in.driver_version);
 
   // float16 and bfloat16 are storage only (vload_half / ushort bits), computed in float32.
-  for (DType t : {DType::boolean, DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32})
-    in.dtypes[static_cast<int>(t)] = true;
-  in.dtypes[static_cast<int>(DType::float64)] = has_extension("cl_khr_fp64");
+  const bool fp64 = has_extension("cl_khr_fp64");
+  for (DType t : all_dtypes())
+    in.dtypes[static_cast<int>(t)] = detail::core_computes(t) && (fp64 || (t != DType::float64 && t != DType::complex128));
   in.dialect = detail::Dialect::opencl;
 
   // Deprecated since OpenCL 2.0: a driver that no longer answers has no unified memory.

@@ -3,6 +3,7 @@
 // int32_array * 2.5 is float64, int32_array + 1 is int32.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -10,7 +11,9 @@
 
 namespace porta {
 
-// An Array or a host number, where an operation accepts either.
+// An Array or a host number, where an operation accepts either. Host numbers are weak, as Python's
+// in NumPy 2: bool, integer (any C++ integer type, its value kept: an unsigned one above INT64_MAX
+// too), floating, complex.
 class Operand {
  public:
   Operand(const Array& a) : array_(a) {}  // NOLINT(google-explicit-constructor)
@@ -23,22 +26,36 @@ class Operand {
     } else if constexpr (std::is_integral_v<T>) {
       kind_ = Kind::integer;
       i_ = static_cast<std::int64_t>(v);
+      if constexpr (std::is_unsigned_v<T>) big_unsigned_ = i_ < 0;
     } else {
       kind_ = Kind::floating;
       f_ = static_cast<double>(v);
     }
   }
-  enum class Kind { array, boolean, integer, floating };
+  template <class T>
+    requires std::is_floating_point_v<T>
+  Operand(std::complex<T> v)  // NOLINT(google-explicit-constructor)
+      : kind_(Kind::complex), f_(static_cast<double>(v.real())), imag_(static_cast<double>(v.imag())) {}
+  enum class Kind { array, boolean, integer, floating, complex };
   Kind kind() const { return kind_; }
   const Array& array() const { return array_; }
-  double floating() const { return f_; }
+  double floating() const { return f_; }  // floating; a complex number's real part
+  double imag() const { return imag_; }   // a complex number's imaginary part
   std::int64_t integer() const { return i_; }
+  // An integer above INT64_MAX (from an unsigned C++ type): integer() holds its uint64 bits.
+  bool big_unsigned() const { return big_unsigned_; }
+  // An integer's value as a double (exact up to 2^53).
+  double integer_value() const {
+    return big_unsigned_ ? static_cast<double>(static_cast<std::uint64_t>(i_)) : static_cast<double>(i_);
+  }
 
  private:
   Kind kind_ = Kind::array;
   Array array_;
   double f_ = 0;
+  double imag_ = 0;
   std::int64_t i_ = 0;
+  bool big_unsigned_ = false;
 };
 
 // Arithmetic. `divide` is true division (integers give float64); `remainder` has the sign of
@@ -83,7 +100,13 @@ Array bitwise_right_shift(const Operand& a, const Operand& b);
 // (exp of int32 is float64, as NumPy); float16 stays float16.
 Array negative(const Array& a);
 Array positive(const Array& a);  // a new array of a's values (NumPy's +a is a copy); not bool
-Array abs(const Array& a);
+Array abs(const Array& a);  // complex: the magnitude (real dtype); unsigned: a itself
+// The parts of complex numbers (real dtype); of a real array: a itself, and zeros. conj of a real
+// array is a; angle is atan2(imag, real) (float64 for integers).
+Array real(const Array& a);
+Array imag(const Array& a);
+Array conj(const Array& a);
+Array angle(const Array& a);
 Array sign(const Array& a);
 Array square(const Array& a);
 Array exp(const Array& a);

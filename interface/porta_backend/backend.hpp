@@ -36,8 +36,9 @@ namespace porta::detail {
 // core's services declared in services.hpp; 8: graphs, QueueImpl::begin_capture and graph.hpp;
 // 9: plan.hpp's new ops, which renumber Op; 10: DeviceInfo::caps, BackendImpl::notes, the plugin
 // entry's name and install hint in place of a Backend value, create() given the backend's value,
-// native_objects() giving the device's ordinal by default).
-inline constexpr int kBackendApiVersion = 10;
+// native_objects() giving the device's ordinal by default; 11: the dtypes int8 ... uint64, complex64,
+// complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag).
+inline constexpr int kBackendApiVersion = 11;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };

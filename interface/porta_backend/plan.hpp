@@ -38,6 +38,8 @@ enum class Op : std::uint8_t {
   signbit,      // bool: the sign bit of a float (-0.0 and -NaN too); a < 0 for integers
   logical_not,  // bool from bool
   bit_not,      // ~a for integers; logical not for bool
+  real, imag,   // the parts of a complex a (dtype: its real dtype); of a real a: a, and 0
+  conj,         // complex conjugate (dtype: a's)
   // Binary, operands a and b
   add, sub, mul,
   div,          // true division (floating dtypes)
@@ -92,8 +94,10 @@ struct PlanInput {
 
 struct ScalarValue {
   DType dtype = DType::float64;
-  double f = 0;        // floating dtypes (float16/bfloat16/float32 values are exact in double)
-  std::int64_t i = 0;  // bool, int32, int64
+  double f = 0;        // floating dtypes (float16/bfloat16/float32 values are exact in double);
+                       // the real part of a complex one
+  double imag = 0;     // the imaginary part of a complex scalar
+  std::int64_t i = 0;  // bool and the integers; uint64 as its bits (static_cast<std::uint64_t>(i))
 };
 
 struct PlanOutput {

@@ -54,6 +54,11 @@ void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
 void watch_exit();
 std::shared_lock<std::shared_mutex> enter_build(const std::string& where, const std::string& entry);
 
+// Whether the core's kernels (generated and interpreted) compute dtype t. A backend declares a
+// dtype in DeviceInfo::dtypes where this is true and its hardware has it (float64, float16;
+// complex128 needs float64).
+bool core_computes(DType t);
+
 // The block interpreter (src/interpreter/), for backends without a run-time compiler: runs a
 // plan on the host, the plan's handles being host pointers, with the semantics of plan.hpp.
 // Thread-safe: callers split the range across threads, ideally in multiples of kInterpreterBlock.

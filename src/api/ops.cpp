@@ -33,7 +33,7 @@ std::optional<std::int64_t> known_integer(const Operand& o) {
   if (o.kind() == Operand::Kind::integer || o.kind() == Operand::Kind::boolean) return o.integer();
   if (o.kind() != Operand::Kind::array || !o.array().valid()) return std::nullopt;
   auto snap = o.array().node()->snapshot();
-  if (snap.evaluated || snap.expr.op != Op::scalar || is_floating(snap.expr.scalar.dtype)) return std::nullopt;
+  if (snap.evaluated || snap.expr.op != Op::scalar || is_inexact(snap.expr.scalar.dtype)) return std::nullopt;
   return snap.expr.scalar.i;
 }
 
@@ -45,7 +45,9 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
     else if (op == Op::sub) throw DTypeError("subtract of two bool arrays is not defined (as NumPy); use logical_xor or astype(int32)");
     else if (op == Op::mod || op == Op::floor_div || op == Op::pow) r = resolve({&a, &b}, DType::int32);
   }
-  if (op == Op::pow && !is_floating(r.dtype)) {
+  if ((op == Op::mod || op == Op::floor_div) && is_complex(r.dtype))
+    bad_dtype(op == Op::mod ? "remainder" : "floor_divide", r.dtype, "real operands (NumPy defines neither for complex)");
+  if (op == Op::pow && !is_inexact(r.dtype)) {
     // NumPy raises here; an exponent array is not read back to check (plan.hpp says what a
     // negative element gives).
     auto e = known_integer(b);
@@ -56,16 +58,14 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
   return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
-bool outside_int32(const Operand& o) {
-  return o.kind() == Operand::Kind::integer &&
-         (o.integer() > std::numeric_limits<std::int32_t>::max() || o.integer() < std::numeric_limits<std::int32_t>::min());
-}
-
 Array comparison(Op op, const Operand& a, const Operand& b) {
-  // int32_array < 2**40 is all true in NumPy 2: a host integer int32 cannot hold is compared
-  // in int64 rather than refused (arithmetic with it still is).
-  if (detail::result_dtype({&a, &b}) == DType::int32 && (outside_int32(a) || outside_int32(b))) {
-    auto r = resolve({&a, &b}, DType::int64);
+  // uint8_array < 300 is all true in NumPy 2: a host integer the array's dtype cannot hold is
+  // compared in int64 (float64 where int64 cannot hold both: uint64 arrays with a negative
+  // number, values above INT64_MAX) rather than refused (arithmetic with it still is).
+  const DType t = detail::result_dtype({&a, &b});
+  if (!detail::integer_fits(a, t) || !detail::integer_fits(b, t)) {
+    const bool int64_holds = t != DType::uint64 && !a.big_unsigned() && !b.big_unsigned();
+    auto r = resolve({&a, &b}, int64_holds ? DType::int64 : DType::float64);
     return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
   }
   auto r = resolve({&a, &b});
@@ -79,22 +79,36 @@ Array logical(Op op, const Operand& a, const Operand& b) {
 
 Array bitwise(Op op, const char* fname, const Operand& a, const Operand& b) {
   auto r = resolve({&a, &b});
-  if (is_floating(r.dtype)) bad_dtype(fname, r.dtype, "bool or integer arrays");
+  if (is_inexact(r.dtype)) bad_dtype(fname, r.dtype, "bool or integer arrays");
   return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
 NodePtr operand(const Array& a, const char* fname) { return detail::node_of(a, fname); }
 
-// The dtype a math function gives: floating inputs keep theirs, integers give float64, bool
-// float16 (float32 where the device has no float16), as NumPy.
+// The dtype a math function gives: floating and complex inputs keep theirs; integers the
+// narrowest float that holds them (int8/uint8 and bool: float16, 16 bits: float32, wider:
+// float64), as NumPy; float16 becomes float32 where the device has no float16.
 DType math_dtype(DType t, const Device& d) {
-  DType out = is_floating(t) ? t : (t == DType::boolean ? DType::float16 : DType::float64);
+  DType out = is_inexact(t) ? t : t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
   return out == DType::float16 && !d.supports(out) ? DType::float32 : out;
+}
+
+// The math functions NumPy defines for complex numbers.
+bool complex_math(Op op) {
+  switch (op) {
+    case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::sin: case Op::cos:
+    case Op::tan: case Op::tanh: case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh:
+    case Op::atanh: case Op::sinh: case Op::cosh: case Op::log2: case Op::log10:
+      return true;
+    default: return false;
+  }
 }
 
 // Math functions: floating inputs keep their dtype; integers become float64, bool float16 (NumPy).
 Array math(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
+  if (is_complex(n->dtype()) && !complex_math(op))
+    bad_dtype(fname, n->dtype(), "real operands (NumPy defines it for no complex dtype); take real() or abs() first");
   DType out = math_dtype(n->dtype(), n->device());
   return wrap(make_node(op, out, detail::cast(n, out)));
 }
@@ -107,15 +121,16 @@ detail::Resolved math2_operands(const Operand& a, const Operand& b) {
   return resolve({&a, &b}, math_dtype(detail::result_dtype({&a, &b}), d));
 }
 
-Array math2(Op op, const Operand& a, const Operand& b) {
+Array math2(Op op, const char* fname, const Operand& a, const Operand& b) {
   auto r = math2_operands(a, b);
+  if (is_complex(r.dtype)) bad_dtype(fname, r.dtype, "real operands (NumPy defines it for no complex dtype)");
   return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
 Array shift(Op op, const char* fname, const Operand& a, const Operand& b) {
   auto r = resolve({&a, &b});
-  if (r.dtype != DType::int32 && r.dtype != DType::int64)
-    bad_dtype(fname, r.dtype, "integer arrays (bool has no shifts here: NumPy's int8 result is not a porta dtype; use astype(int32))");
+  if (!is_integral(r.dtype))
+    bad_dtype(fname, r.dtype, "integer arrays (bool shifts give NumPy's int8 once porta computes int8; use astype(int32))");
   return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
@@ -131,7 +146,7 @@ Array pow(const Operand& a, const Operand& b) { return power(a, b); }
 
 Array divide(const Operand& a, const Operand& b) {
   DType t = detail::result_dtype({&a, &b});
-  auto r = resolve({&a, &b}, is_floating(t) ? t : DType::float64);
+  auto r = resolve({&a, &b}, is_inexact(t) ? t : DType::float64);
   return wrap(make_node(Op::div, r.dtype, r.nodes[0], r.nodes[1]));
 }
 
@@ -180,7 +195,7 @@ Array bitwise_left_shift(const Operand& a, const Operand& b) { return shift(Op::
 Array bitwise_right_shift(const Operand& a, const Operand& b) { return shift(Op::shr, "bitwise_right_shift", a, b); }
 Array bitwise_not(const Array& a) {
   NodePtr n = operand(a, "bitwise_not");
-  if (is_floating(n->dtype())) bad_dtype("bitwise_not", n->dtype(), "a bool or integer array");
+  if (is_inexact(n->dtype())) bad_dtype("bitwise_not", n->dtype(), "a bool or integer array");
   return wrap(make_node(Op::bit_not, n->dtype(), n));
 }
 
@@ -198,10 +213,37 @@ Array positive(const Array& a) {
   return multiply(a, 1);
 }
 
+// abs of a complex number is its magnitude, of the real dtype; of an unsigned integer itself.
 Array abs(const Array& a) {
   NodePtr n = operand(a, "abs");
-  if (n->dtype() == DType::boolean) return a;
-  return wrap(make_node(Op::abs, n->dtype(), n));
+  if (n->dtype() == DType::boolean || is_unsigned_integer(n->dtype())) return a;
+  return wrap(make_node(Op::abs, real_dtype(n->dtype()), n));
+}
+
+Array real(const Array& a) {
+  NodePtr n = operand(a, "real");
+  if (!is_complex(n->dtype())) return a;
+  return wrap(make_node(Op::real, real_dtype(n->dtype()), n));
+}
+
+Array imag(const Array& a) {
+  NodePtr n = operand(a, "imag");
+  if (!is_complex(n->dtype())) return zeros_like(a);
+  return wrap(make_node(Op::imag, real_dtype(n->dtype()), n));
+}
+
+Array conj(const Array& a) {
+  NodePtr n = operand(a, "conj");
+  if (!is_complex(n->dtype())) return a;
+  return wrap(make_node(Op::conj, n->dtype(), n));
+}
+
+// NumPy's angle: atan2(imag, real), float64 for integers and bool.
+Array angle(const Array& a) {
+  NodePtr n = operand(a, "angle");
+  if (is_complex(n->dtype())) return atan2(imag(a), real(a));
+  const Array x = is_floating(n->dtype()) ? a : a.astype(DType::float64);
+  return atan2(zeros_like(x), x);
 }
 
 Array sign(const Array& a) {
@@ -241,18 +283,19 @@ Array log10(const Array& a) { return math(Op::log10, a, "log10"); }
 
 Array reciprocal(const Array& a) {
   NodePtr n = operand(a, "reciprocal");
-  if (!is_floating(n->dtype()))
-    throw DTypeError(cat("reciprocal takes floating arrays, not ", name(n->dtype()),
+  if (!is_inexact(n->dtype()))
+    throw DTypeError(cat("reciprocal takes floating or complex arrays, not ", name(n->dtype()),
                          " (NumPy's reciprocal of integers is an integer division, 1 // x); use divide(1, a) for float64, or astype first"));
   return divide(1, a);
 }
 
-Array atan2(const Operand& a, const Operand& b) { return math2(Op::atan2, a, b); }
-Array hypot(const Operand& a, const Operand& b) { return math2(Op::hypot, a, b); }
-Array copysign(const Operand& a, const Operand& b) { return math2(Op::copysign, a, b); }
+Array atan2(const Operand& a, const Operand& b) { return math2(Op::atan2, "atan2", a, b); }
+Array hypot(const Operand& a, const Operand& b) { return math2(Op::hypot, "hypot", a, b); }
+Array copysign(const Operand& a, const Operand& b) { return math2(Op::copysign, "copysign", a, b); }
 
 Array nextafter(const Operand& a, const Operand& b) {
   auto r = math2_operands(a, b);
+  if (is_complex(r.dtype)) bad_dtype("nextafter", r.dtype, "real operands");
   if (r.dtype != DType::float32 && r.dtype != DType::float64)
     bad_dtype("nextafter", r.dtype, "float32 or float64 operands (the 16-bit types' next value is not computed yet; astype(float32) gives float32's)");
   return wrap(make_node(Op::nextafter, r.dtype, r.nodes[0], r.nodes[1]));
@@ -277,6 +320,7 @@ namespace {
 Array rounding(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
   if (is_integral(n->dtype())) return a;
+  if (is_complex(n->dtype())) bad_dtype(fname, n->dtype(), "real operands (NumPy 2 defines it for no complex dtype)");
   return math(op, a, fname);
 }
 Array classify(Op op, const Array& a, const char* fname) {

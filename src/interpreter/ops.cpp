@@ -117,7 +117,7 @@ const char* op_name(Op op) {
       "load", "scalar", "index", "cast", "neg", "abs", "sign", "square", "exp", "log", "log1p", "expm1", "sqrt",
       "rsqrt", "sin", "cos", "tan", "tanh", "acos", "asin", "atan", "acosh", "asinh", "atanh", "sinh", "cosh",
       "log2", "log10", "sigmoid", "erf", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite", "signbit",
-      "logical_not", "bit_not", "add", "sub", "mul", "div", "mod", "floor_div", "pow", "maximum", "minimum", "atan2", "hypot",
+      "logical_not", "bit_not", "real", "imag", "conj", "add", "sub", "mul", "div", "mod", "floor_div", "pow", "maximum", "minimum", "atan2", "hypot",
       "copysign", "nextafter", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
       "bit_and", "bit_or", "bit_xor", "shl", "shr", "where", "fma", "uniform", "normal"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kOpCount, "one name per Op");

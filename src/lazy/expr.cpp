@@ -40,8 +40,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 
 void check_valid_dtype(DType t, std::string_view what) {
   if (is_valid(t)) return;
-  throw DTypeError(cat(what, ": DType(", static_cast<int>(t), ") is not a porta dtype; the dtypes are bool, int32, int64, ",
-                       "float16, bfloat16, float32, float64"));
+  throw DTypeError(cat(what, ": DType(", static_cast<int>(t), ") is not a porta dtype; the dtypes are bool, int8, int16, ",
+                       "int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128"));
 }
 
 void check_dtype(const Device& d, DType t) {
@@ -63,21 +63,32 @@ NodePtr node_of(const Array& a, const char* what) {
   return a.node();
 }
 
-NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device& d) {
+NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device& d, double imag) {
   check_dtype(d, t);
   Expr e;
   e.op = Op::scalar;
   e.scalar.dtype = t;
-  switch (t) {
-    case DType::boolean: e.scalar.i = (i != 0 || f != 0) ? 1 : 0; break;
-    case DType::int32: e.scalar.i = static_cast<std::int32_t>(i); break;  // wraps, as a cast of the array would
-    case DType::int64: e.scalar.i = i; break;
-    case DType::float16: e.scalar.f = static_cast<float>(half(f)); break;
-    case DType::bfloat16: e.scalar.f = static_cast<float>(bfloat16(f)); break;
-    case DType::float32: e.scalar.f = static_cast<float>(f); break;
-    case DType::float64: e.scalar.f = f; break;
+  switch (kind(t)) {
+    case DTypeKind::boolean: e.scalar.i = (i != 0 || f != 0 || imag != 0) ? 1 : 0; break;
+    case DTypeKind::signed_integer:
+    case DTypeKind::unsigned_integer: e.scalar.i = wrap_int(i, t); break;  // wraps, as a cast of the array would
+    case DTypeKind::floating:
+    case DTypeKind::complex: {
+      const DType r = real_dtype(t);
+      auto round = [r](double v) {
+        switch (r) {
+          case DType::float16: return static_cast<double>(static_cast<float>(half(v)));
+          case DType::bfloat16: return static_cast<double>(static_cast<float>(bfloat16(v)));
+          case DType::float32: return static_cast<double>(static_cast<float>(v));
+          default: return v;
+        }
+      };
+      e.scalar.f = round(f);
+      if (is_complex(t)) e.scalar.imag = round(imag);
+      break;
+    }
   }
-  e.scalar.f = is_floating(t) ? e.scalar.f : static_cast<double>(e.scalar.i);
+  if (!is_inexact(t)) e.scalar.f = int_value(e.scalar.i, t);
   return std::make_shared<ArrayNode>(std::move(shape), t, d, std::move(e));
 }
 
@@ -119,10 +130,13 @@ NodePtr cast(const NodePtr& a, DType t) {
   if (!a->evaluated()) {
     auto snap = a->snapshot();
     if (!snap.evaluated && snap.expr.op == Op::scalar) {
+      // A complex value to a real dtype keeps its real part (NumPy's, which warns in Python).
       const ScalarValue& s = snap.expr.scalar;
-      double f = is_floating(s.dtype) ? s.f : static_cast<double>(s.i);
-      std::int64_t i = is_floating(s.dtype) ? float_to_int(s.f, t) : s.i;
-      return make_scalar(f, i, t, a->shape(), a->device());
+      const bool inexact = is_inexact(s.dtype);
+      double f = inexact ? s.f : int_value(s.i, s.dtype);
+      std::int64_t i = inexact ? float_to_int(s.f, t) : s.i;
+      if (t == DType::boolean && is_complex(s.dtype)) i = s.f != 0 || s.imag != 0;
+      return make_scalar(f, i, t, a->shape(), a->device(), s.imag);
     }
   }
   return make_node(Op::cast, t, a);
@@ -153,7 +167,8 @@ NodePtr broadcast_node(const NodePtr& a, const Shape& s) {
 
 DType result_dtype(std::initializer_list<const Operand*> ops) {
   std::optional<DType> arrays;
-  int scalar_kind = -1;  // 0 bool, 1 int, 2 float
+  int scalar_kind = -1;  // 0 bool, 1 int, 2 float, 3 complex
+  bool big_unsigned = false;
   for (const Operand* o : ops) {
     switch (o->kind()) {
       case Operand::Kind::array: {
@@ -162,15 +177,38 @@ DType result_dtype(std::initializer_list<const Operand*> ops) {
         break;
       }
       case Operand::Kind::boolean: scalar_kind = std::max(scalar_kind, 0); break;
-      case Operand::Kind::integer: scalar_kind = std::max(scalar_kind, 1); break;
+      case Operand::Kind::integer:
+        scalar_kind = std::max(scalar_kind, 1);
+        big_unsigned = big_unsigned || o->big_unsigned();
+        break;
       case Operand::Kind::floating: scalar_kind = std::max(scalar_kind, 2); break;
+      case Operand::Kind::complex: scalar_kind = std::max(scalar_kind, 3); break;
     }
   }
-  if (!arrays) return scalar_kind == 2 ? DType::float64 : scalar_kind == 1 ? DType::int64 : DType::boolean;
+  if (!arrays) {
+    switch (scalar_kind) {
+      case 3: return DType::complex128;
+      case 2: return DType::float64;
+      case 1: return big_unsigned ? DType::uint64 : DType::int64;
+      default: return DType::boolean;
+    }
+  }
+  // Weak host numbers (NumPy 2): they take the array's dtype where it is of their kind or a
+  // higher one; else the default dtype of their kind (a float with integers: float64), a complex
+  // with floats the complex of the float's width.
   DType a = *arrays;
-  if (scalar_kind == 2 && !is_floating(a)) return DType::float64;
-  if (scalar_kind == 1 && a == DType::boolean) return DType::int64;
+  if (scalar_kind == 3 && !is_complex(a)) return is_floating(a) ? complex_dtype(a) : DType::complex128;
+  if (scalar_kind == 2 && !is_inexact(a)) return DType::float64;
+  if (scalar_kind == 1 && a == DType::boolean) return big_unsigned ? DType::uint64 : DType::int64;
   return a;
+}
+
+bool integer_fits(const Operand& o, DType t) {
+  if (o.kind() != Operand::Kind::integer || !is_integral(t)) return true;
+  const IntInfo info = iinfo(t);
+  if (o.big_unsigned()) return t == DType::uint64;
+  const std::int64_t i = o.integer();
+  return i >= info.min && (i < 0 || static_cast<std::uint64_t>(i) <= info.max);
 }
 
 Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType> force) {
@@ -200,12 +238,14 @@ Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType>
       r.nodes.push_back(cast(broadcast_node(o->array().node(), r.shape), r.dtype));
       continue;
     }
-    double f = o->kind() == Operand::Kind::floating ? o->floating() : static_cast<double>(o->integer());
-    std::int64_t i = o->kind() == Operand::Kind::floating ? float_to_int(o->floating(), r.dtype) : o->integer();
-    if (r.dtype == DType::int32 && o->kind() == Operand::Kind::integer &&
-        (i > std::numeric_limits<std::int32_t>::max() || i < std::numeric_limits<std::int32_t>::min()))
-      throw InvalidArgument(cat("the number ", i, " does not fit in int32, the dtype of the array it meets; use astype(int64)"));
-    r.nodes.push_back(make_scalar(f, i, r.dtype, r.shape, r.device));
+    const bool inexact = o->kind() == Operand::Kind::floating || o->kind() == Operand::Kind::complex;
+    double f = inexact ? o->floating() : o->integer_value();
+    std::int64_t i = inexact ? float_to_int(o->floating(), r.dtype) : o->integer();
+    if (!integer_fits(*o, r.dtype))
+      throw InvalidArgument(cat("the number ", o->big_unsigned() ? cat(static_cast<std::uint64_t>(o->integer())) : cat(o->integer()),
+                                " does not fit in ", name(r.dtype), ", the dtype of the array it meets (NumPy 2 raises ",
+                                "OverflowError); use astype() to a wider dtype first"));
+    r.nodes.push_back(make_scalar(f, i, r.dtype, r.shape, r.device, o->imag()));
   }
   return r;
 }

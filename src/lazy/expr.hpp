@@ -31,7 +31,7 @@ void check_valid_dtype(DType t, std::string_view what);
 void check_same_device(const NodePtr& a, const NodePtr& b, const char* op);
 
 // A scalar leaf of the given shape; the value is rounded to `t` (float16 values are exact halves).
-NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device& d);
+NodePtr make_scalar(double f, std::int64_t i, DType t, Shape shape, const Device& d, double imag = 0);
 NodePtr make_index(Shape shape, const Device& d);  // the linear index (int64)
 NodePtr make_node(Op op, DType t, NodePtr a, NodePtr b = nullptr, NodePtr c = nullptr);
 NodePtr cast(const NodePtr& a, DType t);
@@ -49,6 +49,8 @@ struct Resolved {
   Device device;
 };
 DType result_dtype(std::initializer_list<const Operand*> ops);
+// False for a host integer outside integer dtype t's range (NumPy 2 refuses it there).
+bool integer_fits(const Operand& o, DType t);
 Resolved resolve(std::initializer_list<const Operand*> ops, std::optional<DType> force = std::nullopt);
 
 NodePtr node_of(const Array& a, const char* what);

@@ -17,6 +17,25 @@ std::shared_ptr<Kernel> cached_kernel(DeviceImpl& device, const std::string& key
 
 void watch_exit() { ExitGuard::instance().watch(); }
 
+namespace {
+// The dtype families the code generator, the interpreter and the primitives compute (issue 37
+// brings them in one at a time; a family is declared once all three do).
+constexpr bool kNarrowIntegers = false;  // int8, int16, uint8, uint16, uint32, uint64
+
+constexpr bool kComplex = false;  // complex64, complex128
+}  // namespace
+
+bool core_computes(DType t) {
+  switch (kind(t)) {
+    case DTypeKind::boolean:
+    case DTypeKind::floating: return true;
+    case DTypeKind::signed_integer:
+    case DTypeKind::unsigned_integer: return t == DType::int32 || t == DType::int64 || kNarrowIntegers;
+    case DTypeKind::complex: return kComplex;
+  }
+  return false;
+}
+
 std::shared_lock<std::shared_mutex> enter_build(const std::string& where, const std::string& entry) {
   return ExitGuard::instance().enter(where, entry);
 }
