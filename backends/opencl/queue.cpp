@@ -134,8 +134,10 @@ void Queue::make_launch(LaunchItem& item) {
   cl_int status = clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(), local, 0, nullptr, nullptr);
   if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE) {
     // NVIDIA's OpenCL allocates a buffer's memory at its first launch, which then fails when the
-    // GPU is full; nothing was queued, so free what porta caches of the GPU and launch once more.
-    detail::release_memory_of_physical_gpu(device_);
+    // GPU is full; nothing was queued, so free what porta caches of the GPU through other APIs
+    // (CUDA's pool) and launch once more. Not this device's own cache: freeing it drains this
+    // queue's launch ring, whose lock this launch holds (services.hpp).
+    detail::release_memory_of_physical_gpu(device_, false);
     status = clEnqueueNDRangeKernel(queue_, ck, item.work_dim, nullptr, item.global.data(), local, 0, nullptr, nullptr);
   }
   if (status != CL_SUCCESS)

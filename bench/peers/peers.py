@@ -47,7 +47,7 @@ parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
 parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
                     "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs, numpy_array_api, "
-                    "cupy_array_api, torch_array_api)")
+                    "cupy_array_api, torch_array_api, cupy_dtypes, torch_dtypes)")
 args = parser.parse_args()
 if not GPU_PEERS and not args.numpy_only:
     sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({GPU_MISSING}); --numpy-only times NumPy alone")
@@ -426,6 +426,49 @@ def numpy_bandwidth():
 # write; take value + int64 index + write (16 B an element); x[mask] value + mask read, half
 # written (7 B); x[::2] = y and x.T = y read + write; sorts in keys/s (and GB/s of a read and a
 # write). Random int64 indices over the whole array; masks half true.
+def cupy_dtypes():
+    """porta-bench's suite_dtypes rows: 1-byte integers, uint8 -> float32, complex64 x * y + z."""
+    x = cp.random.random(N, dtype=cp.float32)
+    y = cp.random.random(N, dtype=cp.float32)
+    u, v = (x * 254).astype(cp.uint8), (y * 254).astype(cp.uint8)
+    i, j = (x * 200 - 100).astype(cp.int8), (y * 200 - 100).astype(cp.int8)
+    o8 = cp.empty_like(u)
+    t = ev_time(lambda: cp.add(u, v, out=o8)); res["cupy_add_u8_GBps"] = 3 * N / t / 1e9
+    t = ev_time(lambda: cp.add(i, j, out=o8.view(cp.int8))); res["cupy_add_i8_GBps"] = 3 * N / t / 1e9
+
+    @cp.fuse()
+    def fu8(a, b):
+        return a * 3 + b - (a >> 1)
+
+    t = ev_time(lambda: fu8(u, v)); res["cupy_fused_u8_GBps"] = 3 * N / t / 1e9
+    t = ev_time(lambda: u.astype(cp.float32)); res["cupy_u8_to_f32_GBps"] = 5 * N / t / 1e9
+    del i, j, o8
+    zx = (x + 1j * y).astype(cp.complex64)
+    zy, zz = zx * 0.5, zx + 1
+
+    @cp.fuse()
+    def fma(a, b, c):
+        return a * b + c
+
+    t = ev_time(lambda: fma(zx, zy, zz)); res["cupy_fma_c64_GBps"] = 32 * N / t / 1e9
+
+
+def torch_dtypes():
+    tx, ty = torch.rand(N, device="cuda"), torch.rand(N, device="cuda")
+    u, v = (tx * 254).to(torch.uint8), (ty * 254).to(torch.uint8)
+    i, j = (tx * 200 - 100).to(torch.int8), (ty * 200 - 100).to(torch.int8)
+    o8 = torch.empty_like(u)
+    t = tev_time(lambda: torch.add(u, v, out=o8)); res["torch_add_u8_GBps"] = 3 * N / t / 1e9
+    o8i = torch.empty_like(i)
+    t = tev_time(lambda: torch.add(i, j, out=o8i)); res["torch_add_i8_GBps"] = 3 * N / t / 1e9
+    t = tev_time(lambda: u * 3 + v - (u >> 1)); res["torch_fused_u8_GBps"] = 3 * N / t / 1e9
+    t = tev_time(lambda: u.to(torch.float32)); res["torch_u8_to_f32_GBps"] = 5 * N / t / 1e9
+    del i, j, o8, o8i
+    zx = torch.complex(tx, ty)
+    zy, zz = zx * 0.5, zx + 1
+    t = tev_time(lambda: zx * zy + zz); res["torch_fma_c64_GBps"] = 32 * N / t / 1e9
+
+
 def cupy_array_api():
     x = cp.random.random(N, dtype=cp.float32) * 2 - 1
     t = ev_time(lambda: cp.cumsum(x)); res["cupy_cumsum_GBps"] = 8 * N / t / 1e9
@@ -526,7 +569,8 @@ if not args.numpy_only:
     sections += [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
                  ("small_ops", small_ops), ("cupy_threads", lambda: thread_scaling("cupy")),
                  ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack),
-                 ("graphs", graphs), ("cupy_array_api", cupy_array_api), ("torch_array_api", torch_array_api)]
+                 ("graphs", graphs), ("cupy_array_api", cupy_array_api), ("torch_array_api", torch_array_api),
+                 ("cupy_dtypes", cupy_dtypes), ("torch_dtypes", torch_dtypes)]
 res["meta"] = meta
 only = [x for x in args.only.split(",") if x]
 unknown = set(only) - {name for name, _ in sections}

@@ -149,13 +149,16 @@ Array nextafter(const Operand& a, const Operand& b);  // float32 and float64 onl
 Array logaddexp(const Operand& a, const Operand& b);  // log(exp(a) + exp(b)) without overflow
 Array pow(const Operand& a, const Operand& b);  // power()
 
+// A host number an operator takes beside an Array: a C++ arithmetic value or a std::complex.
+template <class T> inline constexpr bool is_host_complex = false;
+template <class T> inline constexpr bool is_host_complex<std::complex<T>> = std::is_floating_point_v<T>;
+template <class T> concept HostNumber = std::is_arithmetic_v<T> || is_host_complex<T>;
+
 #define PORTA_BINARY_OPERATOR(OP, FN)                                                         \
   inline Array operator OP(const Array& a, const Array& b) { return FN(a, b); }              \
-  template <class T>                                                                          \
-    requires std::is_arithmetic_v<T>                                                          \
+  template <HostNumber T>                                                                     \
   Array operator OP(const Array& a, T b) { return FN(a, Operand(b)); }                        \
-  template <class T>                                                                          \
-    requires std::is_arithmetic_v<T>                                                          \
+  template <HostNumber T>                                                                     \
   Array operator OP(T a, const Array& b) { return FN(Operand(a), b); }
 
 PORTA_BINARY_OPERATOR(+, add)

@@ -43,8 +43,11 @@ std::shared_ptr<Kernel> cached_kernel(DeviceImpl& device, const std::string& key
 // backend's pools, of d and of every device that is the same GPU through another API (same PCI
 // bus id; cuda:0 and NVIDIA's OpenCL device hold one memory). The core calls it before retrying an
 // allocation; a backend whose driver allocates lazily, at the launch (NVIDIA's OpenCL), calls it
-// before retrying a launch that failed for memory. Never throws.
-void release_memory_of_physical_gpu(DeviceImpl& d) noexcept;
+// before retrying a launch that failed for memory, with include_self false: a launch is made
+// with the queue's launch ring held (launch_thread.hpp), and freeing d's own cached blocks first
+// drains that ring, which then waits for itself (seen on an H100: opencl:1 hung once cuda:0 held
+// 60 GiB of cached blocks). Never throws.
+void release_memory_of_physical_gpu(DeviceImpl& d, bool include_self = true) noexcept;
 
 // The exit guard (src/base/exit_guard.hpp says why it exists). watch_exit() registers its exit handler
 // again after a run-time compiler may have registered its own teardown: when a backend's devices

@@ -52,12 +52,12 @@ void DeviceImpl::release_state() {
   if (state_) state_->release();
 }
 
-void release_memory_of_physical_gpu(DeviceImpl& d) noexcept {
+void release_memory_of_physical_gpu(DeviceImpl& d, bool include_self) noexcept {
   try {
     const std::string bus = d.info().pci_bus_id;
     for (const Device& other : Registry::get().devices()) {
       DeviceImpl& o = other.impl();
-      if (&o != &d && (bus.empty() || o.info().pci_bus_id != bus)) continue;
+      if (&o == &d ? !include_self : (bus.empty() || o.info().pci_bus_id != bus)) continue;
       const std::size_t cached = o.state().allocator().cached_bytes();
       PORTA_LOG(info, "freeing ", format_bytes(cached), " of cached blocks on ", name(o.backend()), ":", o.index(),
                 &o == &d ? "" : " (the same GPU through another API)");
