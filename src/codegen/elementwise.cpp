@@ -255,7 +255,7 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
   const std::string idx = d.index_type(l.in.wide);
   const int nd = static_cast<int>(plan.shape.size());
   const bool strided_out = l.output == Access::strided;
-  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
+  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan), plan_uses_complex(plan));
   if (d.cuda() && l.vec > 1) {  // CUDA vector accesses go through aligned structs
     std::vector<DType> types{plan.output.dtype};
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
