@@ -11,6 +11,8 @@
      CX_M(fn)      the real math function fn for CX_T (sqrtf or sqrt ...)
      CX_K(lit)     a literal of CX_T (0.5f or 0.5)
      CX_FN         the functions' qualifiers (inline; __device__ __forceinline__)
+     CX_MUL(a, b)  a * b never contracted with an addition into an FMA (CUDA: __fmul_rn); the
+                   OpenCL prelude turns FP_CONTRACT off around this text instead
      CX_EXP_OVER   above it exp(x) overflows (88.7f, 709.7)
      CX_SQRT_BIG   scale down by 4 from here (2^125, 2^1021)
      CX_SQRT_SMALL, CX_SQRT_UP, CX_SQRT_DOWN  below SMALL scale up by UP = 2^(2k), result by DOWN = 2^-k
@@ -44,7 +46,11 @@ CX_FN CX_C CX_F(add)(CX_C a, CX_C b) { return CX_F(c)(a.re + b.re, a.im + b.im);
 CX_FN CX_C CX_F(sub)(CX_C a, CX_C b) { return CX_F(c)(a.re - b.re, a.im - b.im); }
 CX_FN CX_C CX_F(neg)(CX_C a) { return CX_F(c)(-a.re, -a.im); }
 CX_FN CX_C CX_F(conj)(CX_C a) { return CX_F(c)(a.re, -a.im); }
-CX_FN CX_C CX_F(mul)(CX_C a, CX_C b) { return CX_F(c)(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+/* Products rounded apart, as NumPy's loop: an FMA here would give inf + i inf for (1e30 + 1e30i)
+   (1e30 - 1e30i) in float32 where NumPy gives inf + i NaN. */
+CX_FN CX_C CX_F(mul)(CX_C a, CX_C b) {
+  return CX_F(c)(CX_MUL(a.re, b.re) - CX_MUL(a.im, b.im), CX_MUL(a.re, b.im) + CX_MUL(a.im, b.re));
+}
 CX_FN CX_C CX_F(square)(CX_C a) { return CX_F(mul)(a, a); }
 CX_FN CX_C CX_F(div)(CX_C a, CX_C b) {
   const CX_T abr = CX_M(fabs)(b.re), abi = CX_M(fabs)(b.im);
@@ -78,7 +84,7 @@ CX_FN CX_C CX_F(sign)(CX_C a) {
   const CX_T m = CX_M(hypot)(a.re, a.im);
   if (m != m) return CX_F(c)(m, m);
   if (m - m != m - m) {  /* an infinite part */
-    const int ri = a.re - a.re != a.re - a.re, ii = a.im - a.im != a.im - a.im;
+    const int ri = a.re - a.re != a.re - a.re && a.re == a.re, ii = a.im - a.im != a.im - a.im && a.im == a.im;
     if (ri && ii) return CX_F(c)(m - m, m - m);
     if (ri) return CX_F(c)(a.re > CX_K(0.0) ? CX_K(1.0) : CX_K(-1.0), CX_K(0.0));
     return CX_F(c)(CX_K(0.0), a.im > CX_K(0.0) ? CX_K(1.0) : CX_K(-1.0));

@@ -19,6 +19,7 @@ struct porta_c128 {
 static_assert(sizeof(porta_c64) == sizeof(std::complex<float>) && sizeof(porta_c128) == sizeof(std::complex<double>));
 
 #define CX_FN inline
+#define CX_MUL(a, b) ((a) * (b))  // the interpreter is built with -ffp-contract=off
 
 #define CX_T float
 #define CX_C porta_c64
@@ -70,6 +71,7 @@ static_assert(sizeof(porta_c64) == sizeof(std::complex<float>) && sizeof(porta_c
 #undef CX_TANH_BIG
 #undef CX_ATANH_BIG
 #undef CX_FN
+#undef CX_MUL
 
 // The host's operators on them (the interpreter's generic loops: sums, products, the order of
 // max/min), with base/complex.h's meaning: NumPy's multiplication and lexicographic order.

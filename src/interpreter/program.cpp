@@ -27,6 +27,21 @@ bool is_constant(const std::vector<i64>& shape, const std::vector<i64>& strides)
 
 namespace {
 
+// The ops plan.hpp defines on complex operands (NumPy's; src/api/ops.cpp refuses the others).
+bool complex_op(Op op) {
+  switch (op) {
+    case Op::load: case Op::scalar: case Op::cast: case Op::where: case Op::neg: case Op::abs: case Op::sign:
+    case Op::square: case Op::real: case Op::imag: case Op::conj: case Op::isnan: case Op::isinf: case Op::isfinite:
+    case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::sin: case Op::cos: case Op::tan:
+    case Op::tanh: case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh: case Op::atanh:
+    case Op::sinh: case Op::cosh: case Op::log2: case Op::log10: case Op::add: case Op::sub: case Op::mul: case Op::div:
+    case Op::pow: case Op::maximum: case Op::minimum: case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt:
+    case Op::ge:
+      return true;
+    default: return false;
+  }
+}
+
 void check_instruction(const ElementwisePlan& p, int j) {
   const Instr& in = p.code[j];
   auto operand = [&](std::int32_t k, const char* which) -> DType {
@@ -41,6 +56,8 @@ void check_instruction(const ElementwisePlan& p, int j) {
       bad_plan(cat("instruction ", j, " (", op_name(in.op), ", ", name(t), ") with operands ", name(a),
                    n >= 2 ? cat(", ", name(b)) : std::string(), n >= 3 ? cat(", ", name(c)) : std::string(), ": ", rule));
   };
+  if (in.op != Op::cast && (is_complex(t) || (n >= 1 && is_complex(a)) || (n >= 2 && is_complex(b))) && !complex_op(in.op))
+    need(false, "not defined for complex values");
   switch (in.op) {
     case Op::load:
       if (in.arg < 0 || in.arg >= static_cast<std::int32_t>(p.inputs.size()))

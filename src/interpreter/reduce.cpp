@@ -262,6 +262,12 @@ template <ReduceOp R, class T> struct Reducer {
   }
   // The first position of v holding `best` (a NaN: the first NaN); 0 when none does.
   static i64 first_of(const T* v, i64 n, T best) {
+    if constexpr (is_cx_v<T>)
+      if (cx_isnan(best)) {
+        for (i64 i = 0; i < n; ++i)
+          if (cx_isnan(v[i])) return i;
+        return 0;
+      }
     if constexpr (std::is_floating_point_v<T>)
       if (best != best) {
         for (i64 i = 0; i < n; ++i)

@@ -36,6 +36,7 @@ typedef struct __align__(8) { float re, im; } porta_c64;
 #define CX_FN __device__ inline
 #define CX_T float
 #define CX_C porta_c64
+#define CX_MUL(a, b) __fmul_rn((a), (b))
 #define CX_F(name) porta_##name##_c64
 #define CX_M(fn) fn##f
 #define CX_K(lit) lit##f
@@ -51,6 +52,7 @@ typedef struct __align__(16) { double re, im; } porta_c128;
 #define CX_FN __device__ inline
 #define CX_T double
 #define CX_C porta_c128
+#define CX_MUL(a, b) __dmul_rn((a), (b))
 #define CX_F(name) porta_##name##_c128
 #define CX_M(fn) fn
 #define CX_K(lit) lit
@@ -63,6 +65,7 @@ typedef struct __align__(16) { double re, im; } porta_c128;
 #define CX_ATANH_BIG 0x1p53
 //@ complex_end  after base/complex.h's text: its names undefined
 #undef CX_FN
+#undef CX_MUL
 #undef CX_T
 #undef CX_C
 #undef CX_F

@@ -69,6 +69,8 @@ typedef struct __attribute__((aligned(8))) { float re, im; } porta_c64;
 #define CX_FN static inline
 #define CX_T float
 #define CX_C porta_c64
+#define CX_MUL(a, b) ((a) * (b))
+#pragma OPENCL FP_CONTRACT OFF
 #define CX_F(name) porta_##name##_c64
 #define CX_M(fn) fn
 #define CX_K(lit) lit##f
@@ -84,6 +86,8 @@ typedef struct __attribute__((aligned(16))) { double re, im; } porta_c128;
 #define CX_FN static inline
 #define CX_T double
 #define CX_C porta_c128
+#define CX_MUL(a, b) ((a) * (b))
+#pragma OPENCL FP_CONTRACT OFF
 #define CX_F(name) porta_##name##_c128
 #define CX_M(fn) fn
 #define CX_K(lit) lit
@@ -95,7 +99,9 @@ typedef struct __attribute__((aligned(16))) { double re, im; } porta_c128;
 #define CX_TANH_BIG 22.0
 #define CX_ATANH_BIG 0x1p53
 //@ complex_end  after base/complex.h's text: its names undefined
+#pragma OPENCL FP_CONTRACT ON
 #undef CX_FN
+#undef CX_MUL
 #undef CX_T
 #undef CX_C
 #undef CX_F
