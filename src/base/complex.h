@@ -38,8 +38,9 @@
      limits these formulas reach, not always Annex G's (documented deviation).
    - pow: NumPy's nc_pow: z^0 = 1, 0^w = 0 for real w > 0 (else NaN), small integer exponents by
      repeated multiplication, otherwise exp(w log z).
-   - the order of NumPy: lexicographic, a NaN in an imaginary part makes < false when the real
-     parts differ; maximum/minimum propagate NaN. */
+   - the order of NumPy (its CLT/CLE/CGT/CGE): lexicographic, the real parts compared strictly
+     first (with no NaN in either imaginary part), then the imaginary parts where the real parts
+     are equal; maximum/minimum propagate NaN. */
 
 CX_FN CX_C CX_F(c)(CX_T re, CX_T im) { CX_C z; z.re = re; z.im = im; return z; }
 CX_FN CX_C CX_F(add)(CX_C a, CX_C b) { return CX_F(c)(a.re + b.re, a.im + b.im); }
@@ -72,9 +73,9 @@ CX_FN int CX_F(nonzero)(CX_C a) { return a.re != CX_K(0.0) || a.im != CX_K(0.0);
 CX_FN int CX_F(eq)(CX_C a, CX_C b) { return a.re == b.re && a.im == b.im; }
 CX_FN int CX_F(ne)(CX_C a, CX_C b) { return !(a.re == b.re && a.im == b.im); }
 CX_FN int CX_F(lt)(CX_C a, CX_C b) { return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im < b.im); }
-CX_FN int CX_F(le)(CX_C a, CX_C b) { return (a.re <= b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im); }
+CX_FN int CX_F(le)(CX_C a, CX_C b) { return (a.re < b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im <= b.im); }
 CX_FN int CX_F(gt)(CX_C a, CX_C b) { return (a.re > b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im > b.im); }
-CX_FN int CX_F(ge)(CX_C a, CX_C b) { return (a.re >= b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im >= b.im); }
+CX_FN int CX_F(ge)(CX_C a, CX_C b) { return (a.re > b.re && a.im == a.im && b.im == b.im) || (a.re == b.re && a.im >= b.im); }
 /* NumPy: a where a has a NaN part or a >= b (<= b), else b. */
 CX_FN CX_C CX_F(max)(CX_C a, CX_C b) { return (a.re != a.re || a.im != a.im || CX_F(ge)(a, b)) ? a : b; }
 CX_FN CX_C CX_F(min)(CX_C a, CX_C b) { return (a.re != a.re || a.im != a.im || CX_F(le)(a, b)) ? a : b; }
