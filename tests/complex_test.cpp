@@ -627,6 +627,7 @@ TEST_P(ComplexTest, RefusedOpsAreDTypeErrors) {
       {"logaddexp", [&] { porta::logaddexp(a, a); }},
       {"erf", [&] { porta::erf(a); }},
       {"bitwise_and", [&] { porta::bitwise_and(a, a); }},
+      {"sort (not yet: NumPy's lexicographic radix keys)", [&] { porta::sort(a); }},
   };
   for (const auto& [name, f] : refused) {
     try {
@@ -636,6 +637,41 @@ TEST_P(ComplexTest, RefusedOpsAreDTypeErrors) {
       EXPECT_NE(std::string(e.what()).find(porta::name(t)), std::string::npos) << name << ": " << e.what();
     }
   }
+}
+
+// Creation, fills and writes of complex values (complex128's 16-byte pattern goes through a
+// kernel), gathers, masks and concatenation move the 8 or 16 bytes of each element.
+TEST_P(ComplexTest, CreationWritesAndGathers) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  for (std::int64_t n : {1, 7, 1025}) {
+    const std::vector<C> one = fetch_c(porta::ones({n}, t, dev())), z = fetch_c(porta::zeros({n}, t, dev())),
+                         f = fetch_c(porta::full({n}, -2.5, t, dev()));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      EXPECT_TRUE(same(one[k], C(1, 0)) && same(z[k], C(0, 0)) && same(f[k], C(-2.5, 0))) << n << " " << i;
+    }
+  }
+  const std::vector<C> v = moderate(rng(), 301, t, 5);
+  const Array a = upload_c(v, t, {301}, dev());
+  Array b = a.copy();
+  porta::assign(b.slice({porta::range(10, 200, 3)}), C(2, -3));
+  const std::vector<C> bv = fetch_c(b);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const bool written = i >= 10 && i < 200 && (i - 10) % 3 == 0;
+    EXPECT_TRUE(same(bv[i], written ? C(2, -3) : v[i])) << i;
+  }
+  const Array idx = porta::arange(300, -1, -7, DType::int64, dev());
+  const std::vector<C> g = fetch_c(a[idx]);
+  for (std::size_t k = 0; k < g.size(); ++k) EXPECT_TRUE(same(g[k], v[300 - 7 * k])) << k;
+  const std::vector<C> m = fetch_c(a[porta::greater(porta::imag(a), 0.0)]);
+  std::vector<C> want;
+  for (const C& z : v)
+    if (z.imag() > 0) want.push_back(z);
+  ASSERT_EQ(m.size(), want.size());
+  for (std::size_t k = 0; k < m.size(); ++k) EXPECT_TRUE(same(m[k], want[k])) << k;
+  const std::vector<C> c = fetch_c(porta::concatenate({a, a.slice({porta::reversed})}));
+  for (std::size_t k = 0; k < v.size(); ++k) EXPECT_TRUE(same(c[k], v[k]) && same(c[v.size() + k], v[v.size() - 1 - k])) << k;
 }
 
 // User kernels take complex parameters as base/complex.h's structs, computed with its functions.

@@ -185,9 +185,10 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
     } else {
       detail::ScalarValue s;
       s.dtype = p.dtype;
-      bool fl = args[k].kind() == Operand::Kind::floating;
+      bool fl = args[k].kind() == Operand::Kind::floating || args[k].kind() == Operand::Kind::complex;
       s.f = fl ? args[k].floating() : static_cast<double>(args[k].integer());
       s.i = fl ? static_cast<std::int64_t>(args[k].floating()) : args[k].integer();
+      if (args[k].kind() == Operand::Kind::complex) s.imag = args[k].imag();  // a complex parameter's imaginary part
       plan.scalars.push_back(s);
       names_of_reads.push_back("scalar");
       which.push_back(static_cast<std::int64_t>(plan.scalars.size() - 1));
