@@ -674,6 +674,24 @@ TEST_P(ComplexTest, CreationWritesAndGathers) {
   for (std::size_t k = 0; k < v.size(); ++k) EXPECT_TRUE(same(c[k], v[k]) && same(c[v.size() + k], v[v.size() - 1 - k])) << k;
 }
 
+// vecdot conjugates its first argument (the array API standard's definition).
+TEST_P(ComplexTest, VecdotConjugatesTheFirstArgument) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  const std::vector<C> x = moderate(rng(), 5 * 33, t, 2), y = moderate(rng(), 5 * 33, t, 2);
+  const std::vector<C> got = fetch_c(porta::vecdot(upload_c(x, t, {5, 33}, dev()), upload_c(y, t, {5, 33}, dev())));
+  ASSERT_EQ(got.size(), 5u);
+  for (std::size_t r = 0; r < 5; ++r) {
+    CL ref = 0;
+    long double mag = 0;
+    for (std::size_t k = 0; k < 33; ++k) {
+      ref += std::conj(CL(x[r * 33 + k])) * CL(y[r * 33 + k]);
+      mag += std::abs(CL(x[r * 33 + k])) * std::abs(CL(y[r * 33 + k]));
+    }
+    EXPECT_TRUE(close(t, got[r], ref, 4 * 33 * static_cast<double>(mag / std::max(std::abs(ref), 1e-30L)))) << str(got[r]);
+  }
+}
+
 // User kernels take complex parameters as base/complex.h's structs, computed with its functions.
 TEST_P(ComplexTest, ElementwiseKernelTakesComplexParameters) {
   const DType t = dtype();
