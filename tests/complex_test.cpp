@@ -231,6 +231,7 @@ const Unary kFunctions[] = {
     {"negative", porta::negative, [](const CL& z) { return -z; }, 0},
     {"conj", porta::conj, [](const CL& z) { return std::conj(z); }, 0},
     {"sign", porta::sign, [](const CL& z) { return CL(csign(C(z))); }, 4},
+    {"round", porta::round, [](const CL& z) { return CL(std::rint(z.real()), std::rint(z.imag())); }, 0},  // halves to even, each part
 };
 
 // The functions on random moderate values, the real axis and its neighbours (branch cuts), zeros.
@@ -245,6 +246,8 @@ TEST_P(ComplexTest, FunctionsMatchTheLibraryWithinTolerance) {
   }
   x.emplace_back(1e-5, 2e-5);  // small arguments: log1p, expm1, the inverse functions near 0
   x.emplace_back(-3e-4, 1e-6);
+  x.emplace_back(2.5, -0.5);  // halves: round goes to even
+  x.emplace_back(-1.5, 3.5);
   for (auto& z : x) z = round_c(t, CL(z));
   const Array a = upload_c(x, t, {static_cast<std::int64_t>(x.size())}, dev());
   for (const Unary& f : kFunctions) {

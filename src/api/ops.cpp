@@ -323,7 +323,11 @@ namespace {
 Array rounding(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
   if (is_integral(n->dtype())) return a;
-  if (is_complex(n->dtype())) bad_dtype(fname, n->dtype(), "real operands (NumPy 2 defines it for no complex dtype)");
+  if (is_complex(n->dtype())) {
+    // NumPy rounds each part of a complex number (round, rint); floor, ceil and trunc it refuses.
+    if (op == Op::round) return wrap(make_node(op, n->dtype(), n));
+    bad_dtype(fname, n->dtype(), "real operands (NumPy 2 defines it for no complex dtype)");
+  }
   return math(op, a, fname);
 }
 Array classify(Op op, const Array& a, const char* fname) {

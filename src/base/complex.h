@@ -81,6 +81,8 @@ CX_FN CX_C CX_F(max)(CX_C a, CX_C b) { return (a.re != a.re || a.im != a.im || C
 CX_FN CX_C CX_F(min)(CX_C a, CX_C b) { return (a.re != a.re || a.im != a.im || CX_F(le)(a, b)) ? a : b; }
 
 CX_FN CX_T CX_F(abs)(CX_C a) { return CX_M(hypot)(a.re, a.im); }
+/* NumPy's round / rint of complex: each part to the nearest integer, halves to even. */
+CX_FN CX_C CX_F(rint)(CX_C a) { return CX_F(c)(CX_M(rint)(a.re), CX_M(rint)(a.im)); }
 CX_FN CX_C CX_F(sign)(CX_C a) {
   const CX_T m = CX_M(hypot)(a.re, a.im);
   if (m != m) return CX_F(c)(m, m);

@@ -83,6 +83,7 @@ std::string complex_unary(const DialectText& d, const Instr& in, DType src, cons
     case Op::neg: return cat("porta_neg_", csuffix(t), "(", a, ")");
     case Op::sign: return cat("porta_sign_", csuffix(t), "(", a, ")");
     case Op::square: return cat("porta_square_", csuffix(t), "(", a, ")");
+    case Op::round: return cat("porta_rint_", csuffix(t), "(", a, ")");
     default:
       if (const char* f = math_function(in.op)) return cat("porta_", f, "_", csuffix(t), "(", a, ")");
       break;

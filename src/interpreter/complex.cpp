@@ -15,6 +15,7 @@ template <class C> struct Cx;
     static C conj(C a) { return porta_conj_##S(a); }                                               \
     static C square(C a) { return porta_square_##S(a); }                                           \
     static C sign(C a) { return porta_sign_##S(a); }                                               \
+    static C rint(C a) { return porta_rint_##S(a); }                                               \
     static C exp(C a) { return porta_exp_##S(a); }                                                 \
     static C log(C a) { return porta_log_##S(a); }                                                 \
     static C log2(C a) { return porta_log2_##S(a); }                                               \
@@ -65,6 +66,7 @@ template <class C> void unary(Op op, DType t, C* o, const C* a, i64 n) {
     case Op::conj: map1(o, a, n, X::conj); return;
     case Op::square: map1(o, a, n, X::square); return;
     case Op::sign: map1(o, a, n, X::sign); return;
+    case Op::round: map1(o, a, n, X::rint); return;
     case Op::exp: map1(o, a, n, X::exp); return;
     case Op::log: map1(o, a, n, X::log); return;
     case Op::log2: map1(o, a, n, X::log2); return;

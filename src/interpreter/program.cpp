@@ -31,7 +31,7 @@ namespace {
 bool complex_op(Op op) {
   switch (op) {
     case Op::load: case Op::scalar: case Op::cast: case Op::where: case Op::neg: case Op::abs: case Op::sign:
-    case Op::square: case Op::real: case Op::imag: case Op::conj: case Op::isnan: case Op::isinf: case Op::isfinite:
+    case Op::square: case Op::round: case Op::real: case Op::imag: case Op::conj: case Op::isnan: case Op::isinf: case Op::isfinite:
     case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::sin: case Op::cos: case Op::tan:
     case Op::tanh: case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh: case Op::atanh:
     case Op::sinh: case Op::cosh: case Op::log2: case Op::log10: case Op::add: case Op::sub: case Op::mul: case Op::div:
