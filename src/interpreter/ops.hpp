@@ -2,7 +2,8 @@
 // and conversions of registers, and each operation of plan.hpp as one typed loop over a block.
 //
 // Registers hold bool as one byte 0/1 (a loaded byte is tested != 0), int32 and int64 as
-// themselves, float16 and bfloat16 as float32 values, float32 and float64 as themselves. As in
+// themselves, float16 and bfloat16 as float32 values, float32 and float64 as themselves, complex64
+// and complex128 as base/complex.hpp's structs (as stored; 16-byte registers for complex128). As in
 // the generated kernels (src/codegen_*), a float16/bfloat16 value is rounded to its dtype only
 // where it is cast to that dtype, drawn at random, or stored; arithmetic between stays in float32.
 // Integer arithmetic wraps (computed in unsigned); integer div is floor division and div or mod
