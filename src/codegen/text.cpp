@@ -22,7 +22,6 @@ std::string DialectText::storage_type(DType t) const {
     case DType::float64: return "double";
     case DType::complex64: return "porta_c64";    // base/complex.h's struct, the dialect's prelude defines it
     case DType::complex128: return "porta_c128";
-    default: break;
   }
   return "?";
 }
@@ -38,7 +37,6 @@ std::string DialectText::compute_type(DType t) const {
     case DType::float64: return "double";
     case DType::complex64: return "porta_c64";
     case DType::complex128: return "porta_c128";
-    default: break;
   }
   return "?";
 }

@@ -88,7 +88,6 @@ template <class F> void visit_compute(DType t, F&& f) {
     case DType::float64: f(Type<double>{}); return;
     case DType::complex64: f(Type<porta_c64>{}); return;
     case DType::complex128: f(Type<porta_c128>{}); return;
-    default: break;
   }
   throw InvalidArgument(cat("porta internal error: dtype value ", static_cast<int>(t), " in a plan"));
 }
@@ -149,7 +148,6 @@ template <class F> void visit_storage(DType t, F&& f) {
     case DType::float64: f(Type<double>{}, [](double v) { return v; }); return;
     case DType::complex64: f(Type<porta_c64>{}, [](porta_c64 v) { return v; }); return;
     case DType::complex128: f(Type<porta_c128>{}, [](porta_c128 v) { return v; }); return;
-    default: break;
   }
   throw InvalidArgument(cat("porta internal error: dtype value ", static_cast<int>(t), " in a plan"));
 }
@@ -166,7 +164,6 @@ template <class F> void visit_store(DType t, F&& f) {
     case DType::float64: f(Type<double>{}, Type<double>{}, [](double v) { return v; }); return;
     case DType::complex64: f(Type<porta_c64>{}, Type<porta_c64>{}, [](porta_c64 v) { return v; }); return;
     case DType::complex128: f(Type<porta_c128>{}, Type<porta_c128>{}, [](porta_c128 v) { return v; }); return;
-    default: break;
   }
   throw InvalidArgument(cat("porta internal error: dtype value ", static_cast<int>(t), " in a plan"));
 }

@@ -28,7 +28,6 @@ void scalar_storage(const ScalarValue& v, DType t, void* out) {
       std::memcpy(out, x, 16);
       return;
     }
-    default: return;
   }
 }
 

@@ -35,7 +35,6 @@ class KernelArgs {
         args_.push_back(KernelArg::scalar<double>(s.f));
         args_.push_back(KernelArg::scalar<double>(s.imag));
         break;
-      default: break;
     }
   }
   void push(const KernelArg& a) { args_.push_back(a); }
