@@ -34,8 +34,9 @@
      zero and infinite parts; sin z = -i sinh(iz), cos z = cosh(iz), tan z = -i tanh(iz).
    - asin, acos, acosh: Kahan's formulas over sqrt ("Branch cuts for complex elementary
      functions", 1987), asinh z = -i asin(iz); atanh from log1p and atan2 (1/z + i pi/2 for large
-     |z|), atan z = -i atanh(iz). Their branch cuts are C99's (NumPy's); infinite parts give the
-     limits these formulas reach, not always Annex G's (documented deviation).
+     |z|), atan z = -i atanh(iz). Their branch cuts are C99's (NumPy's); infinite and NaN parts
+     give Annex G's values (the C library's where Annex G leaves a sign open), except expm1,
+     whose special values are those of NumPy's formula.
    - pow: NumPy's nc_pow: z^0 = 1, 0^w = 0 for real w > 0 (else NaN), small integer exponents by
      repeated multiplication, otherwise exp(w log z).
    - the order of NumPy (its CLT/CLE/CGT/CGE): lexicographic, the real parts compared strictly
@@ -215,7 +216,7 @@ CX_FN CX_C CX_F(tanh)(CX_C z) {
                    CX_M(copysign)(CX_K(0.0), y - y == y - y ? CX_M(sin)(y) * CX_M(cos)(y) : y));
   }
   if (y == CX_K(0.0)) return CX_F(c)(CX_M(tanh)(x), y);
-  if (y - y != y - y) return CX_F(c)(y - y, y - y);
+  if (y - y != y - y) return CX_F(c)(x == CX_K(0.0) ? x : y - y, y - y);  /* C11: tanh(+-0 + i inf) = +-0 + i NaN */
   if (CX_M(fabs)(x) >= CX_TANH_BIG) {
     const CX_T e = CX_M(exp)(-CX_M(fabs)(x));
     return CX_F(c)(CX_M(copysign)(CX_K(1.0), x), CX_K(4.0) * CX_M(sin)(y) * CX_M(cos)(y) * e * e);
@@ -231,22 +232,73 @@ CX_FN CX_C CX_F(sin)(CX_C z) { return CX_F(times_minus_i)(CX_F(sinh)(CX_F(times_
 CX_FN CX_C CX_F(cos)(CX_C z) { return CX_F(cosh)(CX_F(times_i)(z)); }
 CX_FN CX_C CX_F(tan)(CX_C z) { return CX_F(times_minus_i)(CX_F(tanh)(CX_F(times_i)(z))); }
 
+/* Special values (an infinite or NaN part) of asinh, acos and acosh: C99 Annex G (G.6.2.2, G.6.1.1,
+   G.6.2.1) and the C library's choices where it leaves a sign open; asin and atan follow from
+   asinh and atanh. */
+CX_FN int CX_F(special)(CX_C z) { return z.re - z.re != z.re - z.re || z.im - z.im != z.im - z.im; }
+CX_FN CX_C CX_F(asinh_special)(CX_T x, CX_T y) {
+  const CX_T ax = CX_M(fabs)(x), ay = CX_M(fabs)(y), quarter_pi = CX_K(0.78539816339744830962);
+  if (x != x) {
+    if (y == CX_K(0.0)) return CX_F(c)(x, y);
+    if (y == y && ay - ay != ay - ay) return CX_F(c)(ay, x);  /* NaN + i inf: inf + i NaN */
+    return CX_F(c)(x, x);
+  }
+  if (y != y) return ax - ax != ax - ax ? CX_F(c)(x, y) : CX_F(c)(y, y);
+  const CX_T im = ay - ay != ay - ay ? (ax - ax != ax - ax ? quarter_pi : CX_K(2.0) * quarter_pi) : CX_K(0.0);
+  return CX_F(c)(CX_M(copysign)(ax - ax != ax - ax ? ax : ay, x), CX_M(copysign)(im, y));
+}
+CX_FN CX_C CX_F(acos_special)(CX_T x, CX_T y) {
+  const CX_T ax = CX_M(fabs)(x), ay = CX_M(fabs)(y), quarter_pi = CX_K(0.78539816339744830962);
+  if (y == y && ay - ay != ay - ay) {  /* y = +-inf: re pi/2 (pi/4, 3pi/4 for an infinite x, NaN for NaN), im -y */
+    const CX_T re = x != x ? x : ax - ax != ax - ax ? (x > CX_K(0.0) ? quarter_pi : CX_K(3.0) * quarter_pi) : CX_K(2.0) * quarter_pi;
+    return CX_F(c)(re, -y);
+  }
+  if (x == x && ax - ax != ax - ax) {  /* x = +-inf, y finite or NaN */
+    if (y != y) return CX_F(c)(y, ax);
+    return CX_F(c)(x > CX_K(0.0) ? CX_K(0.0) : CX_K(4.0) * quarter_pi, CX_M(copysign)(ax, -y));
+  }
+  if (x == CX_K(0.0) && y != y) return CX_F(c)(CX_K(2.0) * quarter_pi, y);
+  const CX_T nan = x != x ? x : y;
+  return CX_F(c)(nan, nan);
+}
+CX_FN CX_C CX_F(acosh_special)(CX_T x, CX_T y) {
+  const CX_T ax = CX_M(fabs)(x), ay = CX_M(fabs)(y), quarter_pi = CX_K(0.78539816339744830962);
+  if (y == y && ay - ay != ay - ay) {
+    const CX_T im = x != x ? x : ax - ax != ax - ax ? (x > CX_K(0.0) ? quarter_pi : CX_K(3.0) * quarter_pi) : CX_K(2.0) * quarter_pi;
+    return CX_F(c)(ay, x != x ? x : CX_M(copysign)(im, y));
+  }
+  if (x == x && ax - ax != ax - ax) return CX_F(c)(ax, y != y ? y : CX_M(copysign)(x > CX_K(0.0) ? CX_K(0.0) : CX_K(4.0) * quarter_pi, y));
+  if (x == CX_K(0.0) && y != y) return CX_F(c)(y, CX_K(2.0) * quarter_pi);
+  const CX_T nan = x != x ? x : y;
+  return CX_F(c)(nan, nan);
+}
+
 CX_FN CX_C CX_F(asin)(CX_C z) {
+  if (CX_F(special)(z)) {  /* -i asinh(iz) */
+    const CX_C w = CX_F(asinh_special)(-z.im, z.re);
+    return CX_F(c)(w.im, -w.re);
+  }
   const CX_C s1 = CX_F(sqrt)(CX_F(c)(CX_K(1.0) - z.re, -z.im)), s2 = CX_F(sqrt)(CX_F(c)(CX_K(1.0) + z.re, z.im));
   return CX_F(c)(CX_M(atan2)(z.re, s1.re * s2.re - s1.im * s2.im), CX_M(asinh)(s1.re * s2.im - s1.im * s2.re));
 }
 CX_FN CX_C CX_F(acos)(CX_C z) {
+  if (CX_F(special)(z)) return CX_F(acos_special)(z.re, z.im);
   const CX_C s1 = CX_F(sqrt)(CX_F(c)(CX_K(1.0) - z.re, -z.im)), s2 = CX_F(sqrt)(CX_F(c)(CX_K(1.0) + z.re, z.im));
   return CX_F(c)(CX_K(2.0) * CX_M(atan2)(s1.re, s2.re), CX_M(asinh)(s2.re * s1.im - s2.im * s1.re));
 }
 CX_FN CX_C CX_F(acosh)(CX_C z) {
+  if (CX_F(special)(z)) return CX_F(acosh_special)(z.re, z.im);
   const CX_C s1 = CX_F(sqrt)(CX_F(c)(z.re - CX_K(1.0), z.im)), s2 = CX_F(sqrt)(CX_F(c)(z.re + CX_K(1.0), z.im));
   return CX_F(c)(CX_M(asinh)(s1.re * s2.re + s1.im * s2.im), CX_K(2.0) * CX_M(atan2)(s1.im, s2.re));
 }
-CX_FN CX_C CX_F(asinh)(CX_C z) { return CX_F(times_minus_i)(CX_F(asin)(CX_F(times_i)(z))); }
+CX_FN CX_C CX_F(asinh)(CX_C z) {
+  if (CX_F(special)(z)) return CX_F(asinh_special)(z.re, z.im);
+  return CX_F(times_minus_i)(CX_F(asin)(CX_F(times_i)(z)));
+}
 CX_FN CX_C CX_F(atanh)(CX_C z) {
   const CX_T x = z.re, y = z.im, ax = CX_M(fabs)(x), ay = CX_M(fabs)(y);
   const CX_T half_pi = CX_K(1.5707963267948966192);
+  if (x == CX_K(0.0) && y != y) return CX_F(c)(x, y);  /* G.6.2.3: +-0 + i NaN */
   if (ax >= CX_ATANH_BIG || ay >= CX_ATANH_BIG) {  /* 1/z + i pi/2 (sign of y), infinities included */
     const CX_C r = CX_F(div)(CX_F(c)(CX_K(1.0), CX_K(0.0)), z);
     return CX_F(c)(ax - ax != ax - ax || ay - ay != ay - ay ? CX_M(copysign)(CX_K(0.0), x) : r.re,
