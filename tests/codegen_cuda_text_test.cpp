@@ -144,6 +144,17 @@ TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   EXPECT_GE(compiled, 100u);
 }
 
+// The reduction kernels of the complex dtypes (base/complex.h's arithmetic and order in the
+// generated passes), which no device of the build machine runs as CUDA.
+TEST(CudaReductions, ComplexKernelsCompileWithNvrtc) {
+  const DialectText d{Dialect::cuda};
+  for (DType t : {DType::complex64, DType::complex128})
+    for (const auto& [what, src] : porta::detail::reduction_kernel_sources(d, t)) {
+      const std::string errors = nvrtc_errors(src, "porta_reduce.cu");
+      EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
+    }
+}
+
 class CudaText : public ::testing::TestWithParam<DType> {};
 
 TEST_P(CudaText, EveryAcceptedOpCompilesWithNvrtc) {

@@ -85,5 +85,8 @@ bool plan_uses_random(const ElementwisePlan& plan);
 // compiles at run time, the block interpreter otherwise. Buffers are already ordered (hazards).
 void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan);
 void run_reduction(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ReductionPlan& plan);
+// The reduction kernels' text for a contiguous input of dtype t, each op, each pass form, with
+// what each is (tests/codegen_cuda_text_test.cpp compiles them with NVRTC).
+std::vector<std::pair<std::string, std::string>> reduction_kernel_sources(const DialectText& d, DType t);
 
 }  // namespace porta::detail

@@ -530,6 +530,28 @@ void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, cons
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> reduction_kernel_sources(const DialectText& d, DType t) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min, ReduceOp::argmax, ReduceOp::argmin}) {
+    ReductionPlan rp;
+    rp.op = op;
+    rp.out_dtype = is_arg(op) ? DType::int64 : t;
+    rp.input.shape = {64};
+    rp.input.inputs.push_back(PlanInput{t, nullptr, 0, {1}});
+    rp.input.code.push_back(Instr{Op::load, t, -1, -1, -1, 0});
+    rp.input.result = 0;
+    const Source first{&rp.input, analyse_inputs(rp.input)}, partials{nullptr, {}};
+    const std::string what = cat("reduce op ", static_cast<int>(op), " of ", name(t));
+    for (bool row : {true, false}) {
+      out.emplace_back(cat(what, row ? ", rows, final" : ", columns, final"), generate(rp, first, true, row, 256, false, row ? 4 : 1, 1, d).source);
+      out.emplace_back(cat(what, row ? ", rows, partials" : ", columns, partials"), generate(rp, partials, false, row, 256, true, 1, 1, d).source);
+    }
+    out.emplace_back(cat(what, ", interleaved"), generate_interleaved(rp, first, true, false, true, d).source);
+    out.emplace_back(cat(what, ", interleaved partials"), generate_interleaved(rp, partials, false, true, false, d).source);
+  }
+  return out;
+}
+
 void run_reduction(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, const ReductionPlan& rp) {
   QueueImpl& q = *qp;
   if (rp.outer * rp.inner == 0) return;
