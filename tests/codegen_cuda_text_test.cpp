@@ -30,7 +30,7 @@ using porta::detail::kOpCount;
 using porta::detail::Op;
 
 constexpr DType kDTypes[] = {DType::boolean, DType::int32, DType::int64, DType::float16,
-                             DType::bfloat16, DType::float32, DType::float64};
+                             DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128};
 
 // A plan of two loads of dtype t and `extra`, checked by the interpreter's rules.
 ElementwisePlan plan_with(DType t, const std::vector<Instr>& extra) {
@@ -109,7 +109,7 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
   const DialectText d{Dialect::cuda};
   for (bool fp64 : {false, true})
     for (bool random : {false, true}) {
-      std::string src = d.prelude(fp64, random);
+      std::string src = d.prelude(fp64, random, random);  // with complex (base/complex.h) where random
       src += "extern \"C\" __global__ void porta_prelude_check(float* f, double* g, unsigned long long s) {\n"
              "  const long long i = threadIdx.x;\n  f[i] = porta_mod_f32(f[i], 3.0f); g[i] = porta_fdiv_f64(g[i], 2.0);\n";
       if (random)
@@ -117,6 +117,10 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
                "  g[i] += porta_uniform_f64(i, 0, s) + porta_normal_f64(i, 1, s);\n"
                "  float c, sn;\n  porta_bm_pair_f32(porta_philox(i, 2, s).x0, porta_philox(i, 2, s).x1, &c, &sn);\n"
                "  f[i] += porta_round_h(c) + porta_round_bf(sn);\n";
+      if (random) {
+        src += "  porta_c64 z = porta_c_c64(f[i], 1.0f);\n  z = porta_div_c64(porta_asin_c64(z), porta_pow_c64(z, z));\n  f[i] = z.re;\n";
+        if (fp64) src += "  porta_c128 w = porta_c_c128(g[i], 1.0);\n  w = porta_atanh_c128(porta_sqrt_c128(w));\n  g[i] = w.im;\n";
+      }
       src += "}\n";
       const std::string errors = nvrtc_errors(src, "porta_prelude_check.cu");
       EXPECT_TRUE(errors.empty()) << "fp64 " << fp64 << ", random " << random << ": " << errors << "\nSource:\n" << src;
@@ -140,6 +144,17 @@ TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   EXPECT_GE(compiled, 100u);
 }
 
+// The reduction kernels of the complex dtypes (base/complex.h's arithmetic and order in the
+// generated passes), which no device of the build machine runs as CUDA.
+TEST(CudaReductions, ComplexKernelsCompileWithNvrtc) {
+  const DialectText d{Dialect::cuda};
+  for (DType t : {DType::complex64, DType::complex128})
+    for (const auto& [what, src] : porta::detail::reduction_kernel_sources(d, t)) {
+      const std::string errors = nvrtc_errors(src, "porta_reduce.cu");
+      EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
+    }
+}
+
 class CudaText : public ::testing::TestWithParam<DType> {};
 
 TEST_P(CudaText, EveryAcceptedOpCompilesWithNvrtc) {
@@ -150,7 +165,7 @@ TEST_P(CudaText, EveryAcceptedOpCompilesWithNvrtc) {
   // Each op reads the two loads (instructions 0 and 1); offsets move past the loads.
   ElementwisePlan plan = plan_with(t, ops);
   std::vector<std::string> reads = {d.load(t, "a", "i"), d.load(t, "b", "i")};
-  std::string src = d.prelude(true, false);
+  std::string src = d.prelude(true, false, porta::detail::plan_uses_complex(plan));
   src += cat("extern \"C\" __global__ void porta_text_check(const ", d.storage_type(t), "* a, const ", d.storage_type(t),
              "* b) {\n  const long long i = threadIdx.x;\n");
   src += porta::detail::emit_instructions(d, plan, reads, "i", "");

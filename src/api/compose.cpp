@@ -112,7 +112,8 @@ Array vecdot(const Array& a, const Array& b, int axis) {
     throw ShapeError(cat("vecdot: x1 of shape ", to_string(a.shape()), " and x2 of shape ", to_string(b.shape()),
                          ": their dimensions other than axis ", axis, " do not broadcast to one shape"));
   }
-  return sum_of_products(moveaxis(a, {a1}, {-1}), moveaxis(b, {a2}, {-1}), -1, promote_types(a.dtype(), b.dtype()));
+  // The standard's vecdot conjugates x1 (conj of a real array is the array).
+  return sum_of_products(moveaxis(conj(a), {a1}, {-1}), moveaxis(b, {a2}, {-1}), -1, promote_types(a.dtype(), b.dtype()));
 }
 
 Array tensordot(const Array& a, const Array& b, int axes) {

@@ -221,7 +221,9 @@ Array over_axes(const Array& a, const std::vector<int>& axes_in, bool keepdims, 
 Array variance(const Array& a, const std::vector<int>& axes_in, double ddof, bool keepdims, bool root, const char* what) {
   detail::node_of(a, what);
   const DType t = a.dtype();
-  const DType work = t == DType::float32 || t == DType::float64 ? t : t == DType::float16 || t == DType::bfloat16 ? DType::float32 : DType::float64;
+  // complex: NumPy's squared magnitudes of the deviations, a real result
+  const bool cx = is_complex(t);
+  const DType work = t == DType::float32 || t == DType::float64 || cx ? t : t == DType::float16 || t == DType::bfloat16 ? DType::float32 : DType::float64;
   Array x = a.astype(work);
   std::vector<int> axes = a.ndim() ? axes_of(a, axes_in, what) : std::vector<int>{};
   std::int64_t count = 1;
@@ -229,11 +231,12 @@ Array variance(const Array& a, const std::vector<int>& axes_in, double ddof, boo
   if (a.ndim() == 0) count = 1;
   Array m = a.ndim() ? over_axes(x, axes, true, what, [](const Array& v, int ax) { return mean(v, ax); }) : x;
   Array dev = x - m;
-  Array ss = a.ndim() ? over_axes(square(dev), axes, keepdims, what, [](const Array& v, int ax) { return sum(v, ax); }) : square(dev);
+  const Array sq = cx ? square(real(dev)) + square(imag(dev)) : square(dev);
+  Array ss = a.ndim() ? over_axes(sq, axes, keepdims, what, [](const Array& v, int ax) { return sum(v, ax); }) : sq;
   // NumPy clamps the divisor at 0: ddof >= N gives inf (or NaN where every deviation is 0).
   Array r = divide(ss, std::max(static_cast<double>(count) - ddof, 0.0));
   if (root) r = sqrt(r);
-  const DType out = t == DType::float16 || t == DType::bfloat16 ? t : work;
+  const DType out = t == DType::float16 || t == DType::bfloat16 ? t : cx ? real_dtype(t) : work;
   return r.astype(out);
 }
 

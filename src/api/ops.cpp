@@ -210,6 +210,8 @@ Array negative(const Array& a) {
 Array positive(const Array& a) {
   NodePtr n = operand(a, "positive");
   if (n->dtype() == DType::boolean) throw DTypeError("positive of a bool array is not defined (as NumPy); use astype(int32)");
+  // complex: (inf + 1j) * 1 is inf + NaN j in complex arithmetic; a cast to its own dtype copies.
+  if (is_complex(n->dtype())) return wrap(make_node(Op::cast, n->dtype(), n));
   return multiply(a, 1);
 }
 
@@ -307,6 +309,7 @@ Array nextafter(const Operand& a, const Operand& b) {
 // made a 1e-3 error (seen on PoCL).
 Array logaddexp(const Operand& a, const Operand& b) {
   auto r = math2_operands(a, b);
+  if (is_complex(r.dtype)) bad_dtype("logaddexp", r.dtype, "real operands (NumPy defines it for no complex dtype)");
   const bool narrow = r.dtype == DType::float16 || r.dtype == DType::bfloat16;
   const DType ct = narrow ? DType::float32 : r.dtype;
   const Array x = wrap(detail::cast(r.nodes[0], ct)), y = wrap(detail::cast(r.nodes[1], ct));
@@ -320,11 +323,17 @@ namespace {
 Array rounding(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
   if (is_integral(n->dtype())) return a;
-  if (is_complex(n->dtype())) bad_dtype(fname, n->dtype(), "real operands (NumPy 2 defines it for no complex dtype)");
+  if (is_complex(n->dtype())) {
+    // NumPy rounds each part of a complex number (round, rint); floor, ceil and trunc it refuses.
+    if (op == Op::round) return wrap(make_node(op, n->dtype(), n));
+    bad_dtype(fname, n->dtype(), "real operands (NumPy 2 defines it for no complex dtype)");
+  }
   return math(op, a, fname);
 }
 Array classify(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
+  if (op == Op::signbit && is_complex(n->dtype()))
+    bad_dtype(fname, n->dtype(), "real operands (NumPy defines it for no complex dtype); take real() or imag() first");
   return wrap(make_node(op, DType::boolean, n));
 }
 }  // namespace

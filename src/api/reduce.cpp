@@ -95,7 +95,7 @@ Array reduce(const Array& a, ReduceOp op, std::optional<int> axis, bool keepdims
 }
 
 Array mean_of(const Array& a, std::optional<int> axis, bool keepdims) {
-  Array x = is_floating(a.dtype()) ? a : a.astype(DType::float64);
+  Array x = is_inexact(a.dtype()) ? a : a.astype(DType::float64);  // complex stays complex (NumPy)
   std::int64_t count = a.size();
   if (axis) {
     int nd = a.ndim();

@@ -185,9 +185,10 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
     } else {
       detail::ScalarValue s;
       s.dtype = p.dtype;
-      bool fl = args[k].kind() == Operand::Kind::floating;
+      bool fl = args[k].kind() == Operand::Kind::floating || args[k].kind() == Operand::Kind::complex;
       s.f = fl ? args[k].floating() : static_cast<double>(args[k].integer());
       s.i = fl ? static_cast<std::int64_t>(args[k].floating()) : args[k].integer();
+      if (args[k].kind() == Operand::Kind::complex) s.imag = args[k].imag();  // a complex parameter's imaginary part
       plan.scalars.push_back(s);
       names_of_reads.push_back("scalar");
       which.push_back(static_cast<std::int64_t>(plan.scalars.size() - 1));
@@ -212,7 +213,12 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
     detail::append_all(key, "|", st.preamble, "|", st.body);
     auto make = [&] {
       const std::string idx = d.index_type(layout.wide);
-      std::string src = d.prelude(device.supports(DType::float64), false) + st.preamble + "\n";
+      // Complex parameters are base/complex.h's structs (porta_c64, porta_c128), computed with its
+      // functions (porta_mul_c64(x, y) ...): neither dialect has operators on them.
+      bool complex = false;
+      for (auto* list : {&st.in, &st.out})
+        for (auto& p : *list) complex = complex || is_complex(p.dtype);
+      std::string src = d.prelude(device.supports(DType::float64), false, complex) + st.preamble + "\n";
       detail::InputCode ic = detail::input_code(d, plan, layout, "e", "    ");
       std::vector<std::string> params = ic.params;
       for (std::size_t j = 0; j < st.out.size(); ++j) params.push_back(cat(d.global_out_ptr(st.out[j].dtype), " porta_out", j));
@@ -224,9 +230,13 @@ std::vector<Array> ElementwiseKernel::call(const std::vector<Operand>& args) con
       for (std::size_t k = 0; k < st.in.size(); ++k) {
         std::string val = names_of_reads[k] == "in" ? ic.reads[static_cast<std::size_t>(which[k])]
                                                      : (st.in[k].dtype == DType::boolean ? cat("(s", which[k], " != 0)") : cat("s", which[k]));
+        if (names_of_reads[k] != "in" && is_complex(st.in[k].dtype))  // a complex scalar: two parameters (layout.cpp)
+          val = cat("porta_c_", st.in[k].dtype == DType::complex64 ? "c64" : "c128", "(s", which[k], ", si", which[k], ")");
         src += cat("    const ", d.compute_type(st.in[k].dtype), " ", st.in[k].name, " = ", val, ";\n");
       }
-      for (auto& p : st.out) src += cat("    ", d.compute_type(p.dtype), " ", p.name, " = 0;\n");
+      for (auto& p : st.out)
+        src += cat("    ", d.compute_type(p.dtype), " ", p.name, " = ",
+                   is_complex(p.dtype) ? cat("porta_c_", p.dtype == DType::complex64 ? "c64" : "c128", "(0, 0)") : "0", ";\n");
       src += cat("    { const ", d.compute_type(DType::int64), " i = e; (void)i;\n", st.body, ";\n    }\n");
       for (std::size_t j = 0; j < st.out.size(); ++j) src += cat("    ", d.store(st.out[j].dtype, cat("porta_out", j), "e", st.out[j].name), "\n");
       src += "  }\n}\n";

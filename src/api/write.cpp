@@ -90,10 +90,10 @@ void write_into(const NodePtr& dst, NodePtr src, const ArrayNode* private_src) {
     src = tmp;
   }
   auto snap = src->snapshot();
-  if (!snap.evaluated && snap.expr.op == Op::scalar && is_contiguous_view(dst->shape(), dv.strides)) {
-    // A number written into contiguous memory: the driver's fill.
+  if (!snap.evaluated && snap.expr.op == Op::scalar && is_contiguous_view(dst->shape(), dv.strides) && itemsize(dst->dtype()) <= 8) {
+    // A number written into contiguous memory: the driver's fill (patterns of up to 8 bytes).
     const auto& q = thread_queue_shared(dst->device());
-    std::uint8_t pattern[8];
+    std::uint8_t pattern[16];
     scalar_storage(snap.expr.scalar, dst->dtype(), pattern);
     std::size_t item = itemsize(dst->dtype());
     dv.buffer->before_write(q);
@@ -121,6 +121,7 @@ NodePtr value_node(const Operand& value, const Shape& shape, DType t, const Devi
     case Operand::Kind::floating: n = make_scalar(value.floating(), 0, DType::float64, shape, d); break;
     case Operand::Kind::integer: n = make_scalar(0, value.integer(), DType::int64, shape, d); break;
     case Operand::Kind::boolean: n = make_scalar(0, value.integer(), DType::boolean, shape, d); break;
+    case Operand::Kind::complex: n = make_scalar(value.floating(), 0, DType::complex128, shape, d, value.imag()); break;
   }
   return cast(n, t);
 }

@@ -37,7 +37,9 @@ struct DialectText {
   std::string store(DType t, const std::string& ptr, const std::string& index, const std::string& value) const;
   std::string math(const std::string& fn, DType compute) const;  // "exp" -> "expf" on CUDA float
   std::string literal(double v, DType t) const;
-  std::string prelude(bool fp64, bool random) const;  // helper functions every kernel may use
+  // Helper functions every kernel may use; `complex`: base/complex.h's for complex64 (and
+  // complex128 with fp64).
+  std::string prelude(bool fp64, bool random, bool complex = false) const;
 };
 
 // Section `name` of an embedded kernel source file (codegen/kernels/, primitives/kernels/): the
@@ -75,12 +77,16 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
 // Appends a structural key (binary) for the instruction list, scalar and input dtypes (not
 // sizes, not values) to `k`.
 void append_instruction_key(std::string& k, const ElementwisePlan& plan);
-bool plan_uses_fp64(const ElementwisePlan& plan);
+bool plan_uses_fp64(const ElementwisePlan& plan);  // float64 or complex128 anywhere
+bool plan_uses_complex(const ElementwisePlan& plan);
 bool plan_uses_random(const ElementwisePlan& plan);
 
 // Runs the plan on the device on queue `q`: generated and cached kernels where the device
 // compiles at run time, the block interpreter otherwise. Buffers are already ordered (hazards).
 void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ElementwisePlan& plan);
 void run_reduction(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, const ReductionPlan& plan);
+// The reduction kernels' text for a contiguous input of dtype t, each op, each pass form, with
+// what each is (tests/codegen_cuda_text_test.cpp compiles them with NVRTC).
+std::vector<std::pair<std::string, std::string>> reduction_kernel_sources(const DialectText& d, DType t);
 
 }  // namespace porta::detail

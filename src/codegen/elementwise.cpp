@@ -79,7 +79,10 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   l.grid_stride = info.launch.grid_stride;
   l.bounded = random_launch_bounded(plan, info);
   // Vector accesses: every array operand contiguous (or one broadcast value) and aligned.
-  if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided()) {
+  // (OpenCL's vector types hold no struct: complex plans there move one element at a time; CUDA's
+  // aligned vector structs take them.)
+  if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided() &&
+      (info.dialect == Dialect::cuda || !plan_uses_complex(plan))) {
     std::size_t widest = itemsize(plan.output.dtype);
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::contiguous) widest = std::max(widest, itemsize(plan.inputs[k].dtype));
@@ -255,7 +258,7 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
   const std::string idx = d.index_type(l.in.wide);
   const int nd = static_cast<int>(plan.shape.size());
   const bool strided_out = l.output == Access::strided;
-  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
+  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan), plan_uses_complex(plan));
   if (d.cuda() && l.vec > 1) {  // CUDA vector accesses go through aligned structs
     std::vector<DType> types{plan.output.dtype};
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)

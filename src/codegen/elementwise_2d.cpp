@@ -36,7 +36,7 @@ std::string global_id(const DialectText& d, int dim) {
 KernelSource generate_2d(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tiled, bool guarded = false) {
   const std::string idx = d.index_type(l.in.wide);
   const bool strided_out = l.output == Access::strided;
-  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan));
+  std::string src = d.prelude(plan_uses_fp64(plan), plan_uses_random(plan), plan_uses_complex(plan));
   InputCode ic = input_code_2d(d, plan, l.in);
   std::vector<std::string> params = ic.params;
   params.push_back(cat(d.global_out_ptr(plan.output.dtype), " out"));
@@ -126,6 +126,7 @@ int cpu_transpose_tile(const ElementwisePlan& plan, const Layout& l, const Diale
   if (plan.code.size() != 1 || plan.code[0].op != Op::load || plan.result != 0 || l.output != Access::contiguous) return 0;
   const PlanInput& in = plan.inputs[0];
   if (in.dtype != plan.output.dtype || in.strides.size() != 2 || in.strides[0] != 1 || in.strides[1] < plan.shape[0]) return 0;
+  if (is_complex(in.dtype)) return 0;  // no OpenCL vectors of the complex structs
   const std::size_t size = itemsize(in.dtype);
   const int t = size == 4 ? 16 : size == 8 ? 8 : 0;
   if (t == 0 || plan.shape[0] < t || plan.shape[1] < t) return 0;

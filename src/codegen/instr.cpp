@@ -55,8 +55,45 @@ const char* math_function2(Op op) {
   }
 }
 
+// base/complex.h's suffix of a complex dtype's functions.
+std::string csuffix(DType t) { return t == DType::complex128 ? "c128" : "c64"; }
+
+std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a);
+
+// Unary ops with a complex operand or result: base/complex.h's functions (porta_<op>_c64 ...).
+std::string complex_unary(const DialectText& d, const Instr& in, DType src, const std::string& a) {
+  const DType t = in.dtype;
+  switch (in.op) {
+    case Op::cast: {
+      if (is_complex(t)) {
+        const std::string rt = d.compute_type(real_dtype(t));
+        if (is_complex(src)) return src == t ? a : cat("porta_c_", csuffix(t), "((", rt, ")(", a, ").re, (", rt, ")(", a, ").im)");
+        return cat("porta_c_", csuffix(t), "((", rt, ")(", a, "), (", rt, ")0)");
+      }
+      // complex -> bool: either part nonzero; -> any other real dtype: the real part's cast (NumPy).
+      if (t == DType::boolean) return cat("(porta_nonzero_", csuffix(src), "(", a, ") != 0)");
+      return unary(d, in, real_dtype(src), cat("(", a, ").re"));
+    }
+    case Op::real: return is_complex(src) ? cat("(", a, ").re") : a;
+    case Op::imag: return is_complex(src) ? cat("(", a, ").im") : d.literal(0, t);
+    case Op::conj: return is_complex(src) ? cat("porta_conj_", csuffix(src), "(", a, ")") : a;
+    case Op::abs: return cat("porta_abs_", csuffix(src), "(", a, ")");
+    case Op::isnan: case Op::isinf: case Op::isfinite:
+      return cat("(porta_", in.op == Op::isnan ? "isnan" : in.op == Op::isinf ? "isinf" : "isfinite", "_", csuffix(src), "(", a, ") != 0)");
+    case Op::neg: return cat("porta_neg_", csuffix(t), "(", a, ")");
+    case Op::sign: return cat("porta_sign_", csuffix(t), "(", a, ")");
+    case Op::square: return cat("porta_square_", csuffix(t), "(", a, ")");
+    case Op::round: return cat("porta_rint_", csuffix(t), "(", a, ")");
+    default:
+      if (const char* f = math_function(in.op)) return cat("porta_", f, "_", csuffix(t), "(", a, ")");
+      break;
+  }
+  throw std::logic_error("codegen: not a complex unary op");
+}
+
 std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a) {
   DType t = in.dtype;
+  if (is_complex(src) || is_complex(t)) return complex_unary(d, in, src, a);
   std::string ct = d.compute_type(t);
   auto fn = [&](const char* f) { return cat(d.math(f, t), "(", a, ")"); };
   if (const char* f = math_function(in.op)) return fn(f);
@@ -98,6 +135,8 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
       return src == DType::boolean ? "false" : cat("((", a, ") < 0)");
     case Op::logical_not: return cat("(!(", a, "))");
     case Op::bit_not: return t == DType::boolean ? cat("(!(", a, "))") : cat("(~(", a, "))");
+    case Op::real: case Op::conj: return a;  // of a real value
+    case Op::imag: return d.literal(0, t);
     default: break;
   }
   throw std::logic_error("codegen: not a unary op");
@@ -122,6 +161,27 @@ std::string self_binary(Op op, DType src, const std::string& a) {
 
 std::string binary(const DialectText& d, const Instr& in, DType src, const std::string& a, const std::string& b) {
   DType t = in.dtype;
+  if (is_complex(src)) {  // base/complex.h: arithmetic, NumPy's lexicographic order and its max/min
+    const char* f = nullptr;
+    switch (in.op) {
+      case Op::add: f = "add"; break;
+      case Op::sub: f = "sub"; break;
+      case Op::mul: f = "mul"; break;
+      case Op::div: f = "div"; break;
+      case Op::pow: f = "pow"; break;
+      case Op::maximum: f = "max"; break;
+      case Op::minimum: f = "min"; break;
+      case Op::eq: f = "eq"; break;
+      case Op::ne: f = "ne"; break;
+      case Op::lt: f = "lt"; break;
+      case Op::le: f = "le"; break;
+      case Op::gt: f = "gt"; break;
+      case Op::ge: f = "ge"; break;
+      default: throw std::logic_error("codegen: not a complex binary op");
+    }
+    std::string call = cat("porta_", f, "_", csuffix(src), "(", a, ", ", b, ")");
+    return t == DType::boolean ? cat("(", call, " != 0)") : call;
+  }
   if (a == b) {
     std::string same = self_binary(in.op, src, a);
     if (!same.empty()) return same;
@@ -183,6 +243,7 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
       case Op::scalar:
         // float16/bfloat16 scalars arrive already rounded to their dtype (the builder does it).
         rhs = in.dtype == DType::boolean ? cat("(s", in.arg, " != 0)") : cat("s", in.arg);
+        if (is_complex(in.dtype)) rhs = cat("porta_c_", csuffix(in.dtype), "(s", in.arg, ", si", in.arg, ")");
         break;
       case Op::index: rhs = cat("(", d.compute_type(DType::int64), ")(", index_expr, ")"); break;
       case Op::where: rhs = cat("((", v(in.a), ") ? (", v(in.b), ") : (", v(in.c), "))"); break;
@@ -325,13 +386,22 @@ void append_instruction_key(std::string& k, const ElementwisePlan& plan) {
 }
 
 bool plan_uses_fp64(const ElementwisePlan& plan) {
+  auto f64 = [](DType t) { return t == DType::float64 || t == DType::complex128; };
   for (auto& in : plan.code)
-    if (in.dtype == DType::float64) return true;
+    if (f64(in.dtype)) return true;
   for (auto& s : plan.scalars)
-    if (s.dtype == DType::float64) return true;
+    if (f64(s.dtype)) return true;
   for (auto& i : plan.inputs)
-    if (i.dtype == DType::float64) return true;
-  return plan.output.dtype == DType::float64;
+    if (f64(i.dtype)) return true;
+  return f64(plan.output.dtype);
+}
+
+bool plan_uses_complex(const ElementwisePlan& plan) {
+  for (auto& in : plan.code)
+    if (is_complex(in.dtype)) return true;
+  for (auto& i : plan.inputs)
+    if (is_complex(i.dtype)) return true;
+  return is_complex(plan.output.dtype);
 }
 
 }  // namespace porta::detail

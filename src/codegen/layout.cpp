@@ -69,8 +69,10 @@ InputCode input_code(const DialectText& d, const ElementwisePlan& plan, const In
       c.uniform_loads += cat("  const ", d.compute_type(plan.inputs[k].dtype), " u", k, " = ",
                              d.load(plan.inputs[k].dtype, cat("in", k), cat("off", k)), ";\n");
   }
-  for (std::size_t s = 0; s < plan.scalars.size(); ++s)
+  for (std::size_t s = 0; s < plan.scalars.size(); ++s) {
     c.params.push_back(cat("const ", d.scalar_param_type(plan.scalars[s].dtype), " s", s));
+    if (is_complex(plan.scalars[s].dtype)) c.params.push_back(cat("const ", d.scalar_param_type(plan.scalars[s].dtype), " si", s));
+  }
   if (l.any_strided() || strided_output) {
     c.position_code += cat(indent, idx, " r_ = ", e, ";\n");
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
@@ -148,8 +150,10 @@ InputCode input_code_2d(const DialectText& d, const ElementwisePlan& plan, const
       }
     }
   }
-  for (std::size_t s = 0; s < plan.scalars.size(); ++s)
+  for (std::size_t s = 0; s < plan.scalars.size(); ++s) {
     c.params.push_back(cat("const ", d.scalar_param_type(plan.scalars[s].dtype), " s", s));
+    if (is_complex(plan.scalars[s].dtype)) c.params.push_back(cat("const ", d.scalar_param_type(plan.scalars[s].dtype), " si", s));
+  }
   return c;
 }
 

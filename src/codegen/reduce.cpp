@@ -29,6 +29,13 @@ std::string in_order_first(const std::string& ai, const std::string& first, cons
   return cat("if (", ai, " < 0 && ", exists, ") ", ai, " = ", first, ";");
 }
 
+// Value `e` of dtype `from` as `to`: a C cast, but none between equal dtypes (OpenCL C casts no
+// struct, the complex values', not even to its own type).
+std::string converted(const DialectText& d, DType from, DType to, const std::string& e) {
+  if (from == to) return e;
+  return cat("(", d.compute_type(to), ")(", e, ")");
+}
+
 struct Geometry {
   bool row = true;
   std::int64_t outer = 1, extent = 1, inner = 1, chunks = 1, chunk = 1;
@@ -78,8 +85,10 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
   // kernel's index type, widened to int64 when they leave the thread.
   const bool in_order = arg && src.plan;
   const std::string ait = in_order ? idx : i64;
-  bool fp64 = acc_t == DType::float64 || rp.out_dtype == DType::float64 || (src.plan && plan_uses_fp64(*src.plan));
-  std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan));
+  bool fp64 = acc_t == DType::float64 || acc_t == DType::complex128 || rp.out_dtype == DType::float64 ||
+              rp.out_dtype == DType::complex128 || (src.plan && plan_uses_fp64(*src.plan));
+  std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan),
+                            is_complex(acc_t) || is_complex(rp.out_dtype) || (src.plan && plan_uses_complex(*src.plan)));
 
   std::vector<std::string> params;
   InputCode ic;
@@ -107,8 +116,8 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
   std::string val = "val_", vidx = "r";
   if (src.plan) {
     value_code = cat("      const ", idx, " e = (o * extent + r) * inner + i;\n", ic.position_code,
-                     emit_instructions(d, *src.plan, ic.reads, "e", ""), "      const ", act, " val_ = (", act, ")(v",
-                     src.plan->result, ");\n");
+                     emit_instructions(d, *src.plan, ic.reads, "e", ""), "      const ", act, " val_ = ",
+                     converted(d, value_t, acc_t, cat("v", src.plan->result)), ";\n");
   } else {
     value_code = cat("      const ", idx, " q_ = (o * extent + r) * inner + i;\n      const ", act, " val_ = ",
                      d.load(acc_t, "qv", "q_"), ";\n");
@@ -129,7 +138,7 @@ KernelSource generate(const ReductionPlan& rp, const Source& src, bool final_out
       if (arg) w += cat(" pi[", write_pos, "] = ", ai, ";");
       return w;
     }
-    std::string v = arg ? ai : cat("(", d.compute_type(rp.out_dtype), ")(", a, ")");
+    std::string v = arg ? ai : converted(d, acc_t, rp.out_dtype, a);
     return d.store(rp.out_dtype, "out", write_pos, v);
   };
 
@@ -255,8 +264,10 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
   auto fold = [&](const std::string& a, const std::string& ai, const std::string& v, const std::string& i) {
     return in_order ? combine_in_order(rp.op, acc_t, a, ai, v, i) : combine(rp.op, acc_t, a, ai, v, arg ? i : "0");
   };
-  bool fp64 = acc_t == DType::float64 || rp.out_dtype == DType::float64 || (src.plan && plan_uses_fp64(*src.plan));
-  std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan));
+  bool fp64 = acc_t == DType::float64 || acc_t == DType::complex128 || rp.out_dtype == DType::float64 ||
+              rp.out_dtype == DType::complex128 || (src.plan && plan_uses_fp64(*src.plan));
+  std::string s = d.prelude(fp64, src.plan && plan_uses_random(*src.plan),
+                            is_complex(acc_t) || is_complex(rp.out_dtype) || (src.plan && plan_uses_complex(*src.plan)));
   std::vector<std::string> params;
   InputCode ic;
   if (src.plan) {
@@ -292,7 +303,7 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
     std::string v = "val_", vi = "(" + ait + ")r";
     if (src.plan) {
       s += cat("    const ", idx, " e = (o * extent + r) * inner + i;\n", ic.position_code, emit_instructions(d, *src.plan, ic.reads, "e", ""),
-               "    const ", act, " val_ = (", act, ")(v", src.plan->result, ");\n");
+               "    const ", act, " val_ = ", converted(d, value_t, acc_t, cat("v", src.plan->result)), ";\n");
     } else {
       s += cat("    const ", idx, " q_ = (o * extent + r) * inner + i;\n    const ", act, " val_ = ", d.load(acc_t, "qv", "q_"), ";\n");
       if (arg) {
@@ -309,7 +320,7 @@ KernelSource generate_interleaved(const ReductionPlan& rp, const Source& src, bo
   // Lane 0 (position c) is inside the extent for every work-item.
   if (in_order) s += cat("  ai = ai < 0 ? (", ait, ")c : ai;\n");
   std::string pos = "((o * C + c) * inner + i)";
-  if (final_out) s += cat("  ", d.store(rp.out_dtype, "out", "off_out + " + pos, arg ? std::string("ai") : cat("(", d.compute_type(rp.out_dtype), ")(acc)")), "\n}\n");
+  if (final_out) s += cat("  ", d.store(rp.out_dtype, "out", "off_out + " + pos, arg ? std::string("ai") : converted(d, acc_t, rp.out_dtype, "acc")), "\n}\n");
   else s += cat("  ", d.store(acc_t, "pv", pos, "acc"), arg ? cat(" pi[", pos, "] = ai;") : std::string(), "\n}\n");
   return {s, "porta_reduce_lanes", {}};
 }
@@ -518,6 +529,28 @@ void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, cons
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> reduction_kernel_sources(const DialectText& d, DType t) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min, ReduceOp::argmax, ReduceOp::argmin}) {
+    ReductionPlan rp;
+    rp.op = op;
+    rp.out_dtype = is_arg(op) ? DType::int64 : t;
+    rp.input.shape = {64};
+    rp.input.inputs.push_back(PlanInput{t, nullptr, 0, {1}});
+    rp.input.code.push_back(Instr{Op::load, t, -1, -1, -1, 0});
+    rp.input.result = 0;
+    const Source first{&rp.input, analyse_inputs(rp.input)}, partials{nullptr, {}};
+    const std::string what = cat("reduce op ", static_cast<int>(op), " of ", name(t));
+    for (bool row : {true, false}) {
+      out.emplace_back(cat(what, row ? ", rows, final" : ", columns, final"), generate(rp, first, true, row, 256, false, row ? 4 : 1, 1, d).source);
+      out.emplace_back(cat(what, row ? ", rows, partials" : ", columns, partials"), generate(rp, partials, false, row, 256, true, 1, 1, d).source);
+    }
+    out.emplace_back(cat(what, ", interleaved"), generate_interleaved(rp, first, true, false, true, d).source);
+    out.emplace_back(cat(what, ", interleaved partials"), generate_interleaved(rp, partials, false, true, false, d).source);
+  }
+  return out;
+}
 
 void run_reduction(DeviceImpl& device, const std::shared_ptr<QueueImpl>& qp, const ReductionPlan& rp) {
   QueueImpl& q = *qp;

@@ -16,6 +16,12 @@ DType accumulator(DType value) {
 
 std::string identity(const DialectText& d, ReduceOp op, DType acc) {
   bool lowest = op == ReduceOp::max || op == ReduceOp::argmax;
+  if (is_complex(acc) && op != ReduceOp::all && op != ReduceOp::any) {
+    // 0, 1; for NumPy's lexicographic extremes both parts infinite.
+    const DType r = real_dtype(acc);
+    const std::string part = op == ReduceOp::sum ? d.literal(0, r) : op == ReduceOp::prod ? d.literal(1, r) : identity(d, op, r);
+    return cat("porta_c_", acc == DType::complex128 ? "c128(" : "c64(", part, ", ", op == ReduceOp::prod ? d.literal(0, r) : part, ")");
+  }
   switch (op) {
     case ReduceOp::sum: return d.literal(0, acc);
     case ReduceOp::prod: return d.literal(1, acc);
@@ -42,6 +48,22 @@ std::string combine(ReduceOp op, DType acc, const std::string& a, const std::str
                     const std::string& i) {
   bool fl = is_floating(acc);
   std::string fs = acc == DType::float64 ? "f64" : "f32";
+  if (is_complex(acc) && op != ReduceOp::all && op != ReduceOp::any) {  // base/complex.h's functions
+    const std::string cs = acc == DType::complex128 ? "_c128(" : "_c64(";
+    auto f = [&](const char* name, const std::string& x, const std::string& y) { return cat("porta_", name, cs, x, ", ", y, ")"); };
+    switch (op) {
+      case ReduceOp::sum: return cat(a, " = ", f("add", a, v), ";");
+      case ReduceOp::prod: return cat(a, " = ", f("mul", a, v), ";");
+      case ReduceOp::min: return cat(a, " = ", f("min", a, v), ";");
+      case ReduceOp::max: return cat(a, " = ", f("max", a, v), ";");
+      default: {
+        const std::string vn = cat("porta_isnan", cs, v, ")"), an = cat("porta_isnan", cs, a, ")");
+        const std::string better = cat("(", vn, " ? (!", an, " || ", i, " < ", ai, ") : (!", an, " && (",
+                                       f(op == ReduceOp::argmin ? "lt" : "gt", v, a), " || (", f("eq", v, a), " && ", i, " < ", ai, "))))");
+        return cat("if (", i, " >= 0 && (", ai, " < 0 || ", better, ")) { ", a, " = ", v, "; ", ai, " = ", i, "; }");
+      }
+    }
+  }
   switch (op) {
     case ReduceOp::sum: return acc == DType::boolean ? cat(a, " = ", a, " || ", v, ";") : cat(a, " += ", v, ";");
     case ReduceOp::prod: return acc == DType::boolean ? cat(a, " = ", a, " && ", v, ";") : cat(a, " *= ", v, ";");
@@ -89,7 +111,10 @@ std::string combine_in_order(ReduceOp op, DType acc, const std::string& a, const
                              const std::string& i) {
   const bool is_max = op == ReduceOp::argmax;
   std::string better;
-  if (acc == DType::boolean)
+  if (is_complex(acc)) {
+    const std::string cs = acc == DType::complex128 ? "_c128(" : "_c64(";
+    better = cat("(!porta_isnan", cs, a, ") && (porta_isnan", cs, v, ") || porta_", is_max ? "gt" : "lt", cs, v, ", ", a, ")))");
+  } else if (acc == DType::boolean)
     better = is_max ? cat("((", v, ") & !(", a, "))") : cat("(!(", v, ") & (", a, "))");
   else if (is_floating(acc))
     better = cat("(!(", v, is_max ? " <= " : " >= ", a, ") & (", a, " == ", a, "))");

@@ -20,6 +20,8 @@ std::string DialectText::storage_type(DType t) const {
     case DType::bfloat16: return cuda() ? "unsigned short" : "ushort";
     case DType::float32: return "float";
     case DType::float64: return "double";
+    case DType::complex64: return "porta_c64";    // base/complex.h's struct, the dialect's prelude defines it
+    case DType::complex128: return "porta_c128";
   }
   return "?";
 }
@@ -33,12 +35,16 @@ std::string DialectText::compute_type(DType t) const {
     case DType::bfloat16:
     case DType::float32: return "float";
     case DType::float64: return "double";
+    case DType::complex64: return "porta_c64";
+    case DType::complex128: return "porta_c128";
   }
   return "?";
 }
 
 std::string DialectText::scalar_param_type(DType t) const {
-  // OpenCL forbids bool parameters; pass bools as int.
+  // OpenCL forbids bool parameters; pass bools as int. A complex scalar is two parameters of its
+  // real type (runtime/kernel_args.hpp): KernelArg's values are at most 8 bytes.
+  if (is_complex(t)) return compute_type(real_dtype(t));
   return t == DType::boolean ? "int" : compute_type(t);
 }
 
@@ -87,7 +93,7 @@ std::string DialectText::store(DType t, const std::string& ptr, const std::strin
 
 std::string DialectText::math(const std::string& fn, DType compute) const {
   if (!cuda()) return fn;
-  bool single = compute != DType::float64;
+  bool single = compute != DType::float64 && compute != DType::complex128;
   return single ? fn + "f" : fn;
 }
 
@@ -133,8 +139,9 @@ extern const char* const kPreludeOpenclSource;
 extern const char* const kPreludeSource;
 extern const char* const kRandomSource;
 extern const char* const kPhiloxSource;  // base/philox.h
+extern const char* const kComplexSource;  // base/complex.h
 
-std::string DialectText::prelude(bool fp64, bool random) const {
+std::string DialectText::prelude(bool fp64, bool random, bool complex) const {
   const std::string_view own = cuda() ? kPreludeCudaSource : kPreludeOpenclSource;  // the dialect's file
   const bool f64 = fp64 || cuda();  // the float64 helpers: CUDA has double everywhere
   std::string p;
@@ -156,6 +163,18 @@ std::string DialectText::prelude(bool fp64, bool random) const {
     p += kernel_section(kRandomSource, "f32");
     if (f64) p += kernel_section(kRandomSource, "f64");
     if (!cuda()) p += kernel_section(own, "philox_vectors");
+  }
+  if (complex) {
+    // base/complex.h once per real type, between the dialect's definitions of its names
+    // (complex_f32 / complex_f64) and their undefinitions (complex_end).
+    p += kernel_section(own, "complex_f32");
+    p += kComplexSource;
+    p += kernel_section(own, "complex_end");
+    if (fp64) {
+      p += kernel_section(own, "complex_f64");
+      p += kComplexSource;
+      p += kernel_section(own, "complex_end");
+    }
   }
   return p;
 }

@@ -20,7 +20,7 @@ namespace porta::detail::interp {
 // Per-thread scratch: the registers.
 
 struct Scratch {
-  std::vector<std::vector<double>> slots;  // kBlock 8-byte values each (32 KiB)
+  std::vector<std::vector<double>> slots;  // kBlock 8-byte values each (32 KiB), twice that for complex128
   std::vector<void*> ptr;                  // per instruction: where its values for this block are
   std::vector<i64> start_index;            // the multi-index of the block's first element
   std::vector<i64> walk_index;
@@ -32,7 +32,7 @@ struct Scratch {
   void prepare(const Program& p) {
     if (slots.size() < static_cast<std::size_t>(p.nslots)) slots.resize(p.nslots);
     for (int s = 0; s < p.nslots; ++s)
-      if (slots[s].size() < static_cast<std::size_t>(kBlock)) slots[s].resize(kBlock);
+      if (slots[s].size() < static_cast<std::size_t>(kBlock * p.slot_words)) slots[s].resize(kBlock * p.slot_words);
     ptr.assign(p.plan->code.size(), nullptr);
     start_index.resize(p.ndim);
     walk_index.resize(p.ndim);

@@ -139,8 +139,11 @@ void scatter(const Program& p, Scratch& sc, const void* src, i64 start, i64 n) {
 
 void fill_scalar(const ScalarValue& sv, DType t, void* dst, i64 n) {
   // The scalar as a register of its own dtype, cast to the instruction's, then repeated.
-  alignas(8) std::byte one[8];
-  if (is_floating(sv.dtype)) {
+  alignas(16) std::byte one[16];
+  if (is_complex(sv.dtype)) {
+    porta_c128 c{sv.f, sv.imag};
+    cast_values(DType::complex128, &c, t, one, 1);
+  } else if (is_floating(sv.dtype)) {
     double f = sv.f;
     cast_values(DType::float64, &f, t, one, 1);
   } else if (sv.dtype == DType::boolean) {
@@ -226,6 +229,26 @@ void run_instruction(const Program& p, Scratch& sc, int j, void* dst, i64 start,
         using C = typename decltype(ct)::type;
         run_fma(static_cast<C*>(dst), static_cast<const C*>(sc.ptr[in.a]), static_cast<const C*>(sc.ptr[in.b]),
                 static_cast<const C*>(sc.ptr[in.c]), n);
+      });
+      break;
+    case Op::real:
+    case Op::imag: run_part(in.op, plan.code[in.a].dtype, sc.ptr[in.a], dst, n); break;
+    case Op::conj:  // of a real value: the value
+      visit_compute(t, [&](auto ct) {
+        using C = typename decltype(ct)::type;
+        const C* a = static_cast<const C*>(sc.ptr[in.a]);
+        if constexpr (is_cx_v<C>) run_unary<C>(Op::conj, t, static_cast<C*>(dst), a, n);
+        else std::copy(a, a + n, static_cast<C*>(dst));
+      });
+      break;
+    case Op::abs:
+      if (is_complex(plan.code[in.a].dtype)) {
+        run_part(Op::abs, plan.code[in.a].dtype, sc.ptr[in.a], dst, n);
+        break;
+      }
+      visit_compute(t, [&](auto ct) {
+        using C = typename decltype(ct)::type;
+        run_unary<C>(Op::abs, t, static_cast<C*>(dst), static_cast<const C*>(sc.ptr[in.a]), n);
       });
       break;
     case Op::logical_not:

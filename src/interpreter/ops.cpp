@@ -45,7 +45,7 @@ void cast_values(DType from, const void* src, DType to, void* dst, i64 n) {
           if constexpr (std::is_same_v<S, float>) {
             for (i64 i = 0; i < n; ++i) d[i] = s[i];
           } else {
-            for (i64 i = 0; i < n; ++i) d[i] = float_round_odd(static_cast<double>(s[i]));
+            for (i64 i = 0; i < n; ++i) d[i] = float_round_odd(real_value(s[i]));
           }
           round_register(to, d, n);
           return;

@@ -2,7 +2,8 @@
 // and conversions of registers, and each operation of plan.hpp as one typed loop over a block.
 //
 // Registers hold bool as one byte 0/1 (a loaded byte is tested != 0), int32 and int64 as
-// themselves, float16 and bfloat16 as float32 values, float32 and float64 as themselves. As in
+// themselves, float16 and bfloat16 as float32 values, float32 and float64 as themselves, complex64
+// and complex128 as base/complex.hpp's structs (as stored; 16-byte registers for complex128). As in
 // the generated kernels (src/codegen_*), a float16/bfloat16 value is rounded to its dtype only
 // where it is cast to that dtype, drawn at random, or stored; arithmetic between stays in float32.
 // Integer arithmetic wraps (computed in unsigned); integer div is floor division and div or mod
@@ -20,6 +21,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "base/complex.hpp"
 #include "porta_backend/services.hpp"
 
 namespace porta::detail::interp {
@@ -62,6 +64,18 @@ template <class T> struct Type { using type = T; };
 
 inline bool is_half(DType t) { return t == DType::float16 || t == DType::bfloat16; }
 
+// complex64 / complex128 registers: base/complex.hpp's structs (real part first, as stored), whose
+// arithmetic and functions are base/complex.h's, the generated kernels' too (interpreter/complex.cpp).
+template <class T> inline constexpr bool is_cx_v = std::is_same_v<T, porta_c64> || std::is_same_v<T, porta_c128>;
+template <class T> struct CxReal { using type = T; };
+template <> struct CxReal<porta_c64> { using type = float; };
+template <> struct CxReal<porta_c128> { using type = double; };
+// The real value of a register (a complex one's real part), as a double.
+template <class S> double real_value(S v) {
+  if constexpr (is_cx_v<S>) return static_cast<double>(v.re);
+  else return static_cast<double>(v);
+}
+
 // Calls f(Type<C>{}) with C the register type of `t`.
 template <class F> void visit_compute(DType t, F&& f) {
   switch (t) {
@@ -72,6 +86,8 @@ template <class F> void visit_compute(DType t, F&& f) {
     case DType::bfloat16:
     case DType::float32: f(Type<float>{}); return;
     case DType::float64: f(Type<double>{}); return;
+    case DType::complex64: f(Type<porta_c64>{}); return;
+    case DType::complex128: f(Type<porta_c128>{}); return;
   }
   throw InvalidArgument(cat("porta internal error: dtype value ", static_cast<int>(t), " in a plan"));
 }
@@ -93,7 +109,19 @@ template <class D, class S> D saturate(S v) {
 // C conversion between register types, defined everywhere: to bool is != 0, float -> integer
 // saturates, integer -> integer wraps.
 template <class D, class S> D convert(S v) {
-  if constexpr (std::is_same_v<D, u8>)
+  if constexpr (is_cx_v<S> || is_cx_v<D>) {
+    // complex -> real: the real part (NumPy's rule); -> bool: either part nonzero; real -> complex: (v, 0)
+    if constexpr (is_cx_v<S> && is_cx_v<D>) {
+      using R = typename CxReal<D>::type;
+      return D{static_cast<R>(v.re), static_cast<R>(v.im)};
+    } else if constexpr (is_cx_v<S>) {
+      if constexpr (std::is_same_v<D, u8>) return static_cast<u8>(v.re != 0 || v.im != 0);
+      else return convert<D>(v.re);
+    } else {
+      using R = typename CxReal<D>::type;
+      return D{static_cast<R>(v), R(0)};
+    }
+  } else if constexpr (std::is_same_v<D, u8>)
     return v != S(0);
   else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>)
     return saturate<D>(v);
@@ -118,6 +146,8 @@ template <class F> void visit_storage(DType t, F&& f) {
       return;
     case DType::float32: f(Type<float>{}, [](float v) { return v; }); return;
     case DType::float64: f(Type<double>{}, [](double v) { return v; }); return;
+    case DType::complex64: f(Type<porta_c64>{}, [](porta_c64 v) { return v; }); return;
+    case DType::complex128: f(Type<porta_c128>{}, [](porta_c128 v) { return v; }); return;
   }
   throw InvalidArgument(cat("porta internal error: dtype value ", static_cast<int>(t), " in a plan"));
 }
@@ -132,6 +162,8 @@ template <class F> void visit_store(DType t, F&& f) {
     case DType::bfloat16: f(Type<float>{}, Type<std::uint16_t>{}, [](float v) { return bfloat16(v).bits; }); return;
     case DType::float32: f(Type<float>{}, Type<float>{}, [](float v) { return v; }); return;
     case DType::float64: f(Type<double>{}, Type<double>{}, [](double v) { return v; }); return;
+    case DType::complex64: f(Type<porta_c64>{}, Type<porta_c64>{}, [](porta_c64 v) { return v; }); return;
+    case DType::complex128: f(Type<porta_c128>{}, Type<porta_c128>{}, [](porta_c128 v) { return v; }); return;
   }
   throw InvalidArgument(cat("porta internal error: dtype value ", static_cast<int>(t), " in a plan"));
 }
@@ -211,13 +243,17 @@ template <class T> T float_floor_div(T a, T b) {  // NumPy floor_divide (npy_flo
   return d - f > T(0.5) ? f + 1 : f;
 }
 template <class T> T nan_max(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_cx_v<T>)
+    return cx_max(a, b);
+  else if constexpr (std::is_floating_point_v<T>)
     return (a > b || a != a) ? a : b;
   else
     return a > b ? a : b;
 }
 template <class T> T nan_min(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_cx_v<T>)
+    return cx_min(a, b);
+  else if constexpr (std::is_floating_point_v<T>)
     return (a < b || a != a) ? a : b;
   else
     return a < b ? a : b;
@@ -226,9 +262,26 @@ template <class T> T nan_min(T a, T b) {
 const char* op_name(Op op);
 [[noreturn]] void unsupported(Op op, DType t);
 
+// The complex ops (interpreter/complex.cpp): unary and binary ops of one complex type, comparisons
+// and predicates giving bool, and the parts (real, imag, abs) giving the real type.
+void run_unary_cx(Op op, DType t, porta_c64* o, const porta_c64* a, i64 n);
+void run_unary_cx(Op op, DType t, porta_c128* o, const porta_c128* a, i64 n);
+void run_binary_cx(Op op, DType t, porta_c64* o, const porta_c64* a, const porta_c64* b, i64 n);
+void run_binary_cx(Op op, DType t, porta_c128* o, const porta_c128* a, const porta_c128* b, i64 n);
+void run_compare_cx(Op op, u8* o, const porta_c64* a, const porta_c64* b, i64 n);
+void run_compare_cx(Op op, u8* o, const porta_c128* a, const porta_c128* b, i64 n);
+void run_predicate_cx(Op op, u8* o, const porta_c64* a, i64 n);
+void run_predicate_cx(Op op, u8* o, const porta_c128* a, i64 n);
+// real, imag, abs of complex registers of dtype `from` into registers of its real dtype; of real
+// registers (real: a copy, imag: zeros) where `from` is real.
+void run_part(Op op, DType from, const void* a, void* o, i64 n);
+
 // Unary ops whose operand and result share the register type T.
 template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_cx_v<T>) {
+    run_unary_cx(op, t, o, a, n);
+    return;
+  } else if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
       case Op::neg: map1(o, a, n, [](T x) { return -x; }); return;
       case Op::abs: map1(o, a, n, [](T x) { return std::fabs(x); }); return;
@@ -301,7 +354,10 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
 
 // Binary ops whose operands and result share the register type T.
 template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b, i64 n) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_cx_v<T>) {
+    run_binary_cx(op, t, o, a, b, n);
+    return;
+  } else if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
       case Op::add: map2(o, a, b, n, [](T x, T y) { return x + y; }); return;
       case Op::sub: map2(o, a, b, n, [](T x, T y) { return x - y; }); return;
@@ -353,6 +409,10 @@ template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b,
 }
 
 template <class T> void run_compare(Op op, u8* o, const T* a, const T* b, i64 n) {
+  if constexpr (is_cx_v<T>) {
+    run_compare_cx(op, o, a, b, n);
+    return;
+  } else
   switch (op) {
     case Op::eq: map2(o, a, b, n, [](T x, T y) -> u8 { return x == y; }); return;
     case Op::ne: map2(o, a, b, n, [](T x, T y) -> u8 { return x != y; }); return;
@@ -366,7 +426,10 @@ template <class T> void run_compare(Op op, u8* o, const T* a, const T* b, i64 n)
 }
 
 template <class T> void run_predicate(Op op, u8* o, const T* a, i64 n) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_cx_v<T>) {
+    run_predicate_cx(op, o, a, n);
+    return;
+  } else if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
       case Op::isnan: map1(o, a, n, [](T x) -> u8 { return x != x; }); return;
       case Op::isinf: map1(o, a, n, [](T x) -> u8 { return std::fabs(x) == std::numeric_limits<T>::infinity(); }); return;
@@ -393,7 +456,10 @@ template <class T> void run_where(T* __restrict o, const u8* __restrict a, const
 }
 
 template <class T> void run_fma(T* __restrict o, const T* __restrict a, const T* __restrict b, const T* __restrict c, i64 n) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_cx_v<T>) {  // never planned for complex (arange and random build it for real dtypes)
+    (void)o, (void)a, (void)b, (void)c, (void)n;
+    unsupported(Op::fma, std::is_same_v<T, porta_c64> ? DType::complex64 : DType::complex128);
+  } else if constexpr (std::is_floating_point_v<T>) {
     for (i64 i = 0; i < n; ++i) o[i] = std::fma(a[i], b[i], c[i]);
   } else if constexpr (std::is_same_v<T, u8>) {
     for (i64 i = 0; i < n; ++i) o[i] = static_cast<u8>((a[i] & b[i]) | c[i]);

@@ -27,6 +27,21 @@ bool is_constant(const std::vector<i64>& shape, const std::vector<i64>& strides)
 
 namespace {
 
+// The ops plan.hpp defines on complex operands (NumPy's; src/api/ops.cpp refuses the others).
+bool complex_op(Op op) {
+  switch (op) {
+    case Op::load: case Op::scalar: case Op::cast: case Op::where: case Op::neg: case Op::abs: case Op::sign:
+    case Op::square: case Op::round: case Op::real: case Op::imag: case Op::conj: case Op::isnan: case Op::isinf: case Op::isfinite:
+    case Op::exp: case Op::log: case Op::log1p: case Op::expm1: case Op::sqrt: case Op::sin: case Op::cos: case Op::tan:
+    case Op::tanh: case Op::acos: case Op::asin: case Op::atan: case Op::acosh: case Op::asinh: case Op::atanh:
+    case Op::sinh: case Op::cosh: case Op::log2: case Op::log10: case Op::add: case Op::sub: case Op::mul: case Op::div:
+    case Op::pow: case Op::maximum: case Op::minimum: case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt:
+    case Op::ge:
+      return true;
+    default: return false;
+  }
+}
+
 void check_instruction(const ElementwisePlan& p, int j) {
   const Instr& in = p.code[j];
   auto operand = [&](std::int32_t k, const char* which) -> DType {
@@ -41,6 +56,8 @@ void check_instruction(const ElementwisePlan& p, int j) {
       bad_plan(cat("instruction ", j, " (", op_name(in.op), ", ", name(t), ") with operands ", name(a),
                    n >= 2 ? cat(", ", name(b)) : std::string(), n >= 3 ? cat(", ", name(c)) : std::string(), ": ", rule));
   };
+  if (in.op != Op::cast && (is_complex(t) || (n >= 1 && is_complex(a)) || (n >= 2 && is_complex(b))) && !complex_op(in.op))
+    need(false, "not defined for complex values");
   switch (in.op) {
     case Op::load:
       if (in.arg < 0 || in.arg >= static_cast<std::int32_t>(p.inputs.size()))
@@ -63,19 +80,26 @@ void check_instruction(const ElementwisePlan& p, int j) {
     case Op::logical_not: need(t == DType::boolean && a == DType::boolean, "bool from bool"); return;
     case Op::where: need(a == DType::boolean && b == t && c == t, "where(bool, x, x) has x's dtype"); return;
     case Op::fma: need(a == t && b == t && c == t, "operands have the instruction's dtype"); return;
+    case Op::real:
+    case Op::imag: need(t == real_dtype(a), "the parts of a complex value have its real dtype"); return;
+    case Op::conj: need(a == t, "the operand has the instruction's dtype"); return;
+    case Op::abs:
+      if (is_complex(a)) return need(t == real_dtype(a), "abs of a complex value has its real dtype");
+      break;
     default: break;
   }
   if (is_predicate(in.op)) return need(t == DType::boolean, "gives bool");
   if (is_compare(in.op)) return need(t == DType::boolean && a == b, "bool from two operands of one dtype");
   if (is_logical2(in.op)) return need(t == DType::boolean && a == t && b == t, "bool from bool");
-  if (is_math(in.op)) return need(is_floating(t) && a == t, "math functions take and give floating dtypes");
+  if (is_math(in.op)) return need(is_inexact(t) && a == t, "math functions take and give floating or complex dtypes");
   if (in.op == Op::nextafter)
     return need((t == DType::float32 || t == DType::float64) && a == t && b == t, "nextafter takes float32 or float64");
   if (is_math2(in.op)) return need(is_floating(t) && a == t && b == t, "math functions take and give floating dtypes");
   if (is_shift(in.op)) return need((t == DType::int32 || t == DType::int64) && a == t && b == t, "shifts take integers");
-  if (in.op == Op::bit_not) return need(!is_floating(t) && a == t, "integers or bool");
+  if (in.op == Op::bit_not) return need(!is_inexact(t) && a == t, "integers or bool");
   if (in.op == Op::bit_and || in.op == Op::bit_or || in.op == Op::bit_xor)
-    return need(!is_floating(t) && a == t && b == t, "integers or bool");
+    return need(!is_inexact(t) && a == t && b == t, "integers or bool");
+  if (is_complex(t) && (in.op == Op::mod || in.op == Op::floor_div)) need(false, "not defined for complex");
   if (t == DType::boolean && (in.op == Op::div || in.op == Op::mod || in.op == Op::floor_div || in.op == Op::pow))
     need(false, "not defined for bool");
   if (is_unary_same(in.op)) return need(a == t, "the operand has the instruction's dtype");
@@ -206,6 +230,9 @@ Program compile(const ElementwisePlan& plan, bool with_output, bool tiled) {
     }
   }
   if (with_output && !p.direct_output && plan.output.dtype != result_dtype) p.out_cast_slot = p.nslots++;
+  // complex128 registers take 16 bytes an element, the others at most 8.
+  for (const Instr& in : plan.code)
+    if (in.dtype == DType::complex128) p.slot_words = 2;
   return p;
 }
 

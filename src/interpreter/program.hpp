@@ -93,6 +93,7 @@ struct Program {
   bool out_contiguous = true;
   bool direct_output = false;  // the result instruction writes the output memory itself
   int out_cast_slot = -1;      // output dtype differs from the result's: the cast goes here
+  int slot_words = 1;          // 8-byte words a register takes an element (2 with complex128)
 };
 
 // Checks `plan` (InvalidArgument naming what is malformed) and lays it out; `with_output`: the

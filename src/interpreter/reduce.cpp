@@ -30,7 +30,7 @@ template <class T> [[gnu::always_inline]] inline T pairwise_leaf(const T* v, i64
 // only load more of it at once.
 template <class T> PORTA_INTERP_WIDE T pairwise_sum(const T* v, i64 n) {
   if (n < 8) {
-    T s = 0;
+    T s{};
     for (i64 i = 0; i < n; ++i) s += v[i];
     return s;
   }
@@ -81,7 +81,7 @@ template <class A> class Cascade {
       else for (i64 i = 0; i < width_; ++i) out[i] = lv[i] + out[i];
       any = true;
     }
-    if (!any) std::fill(out, out + width_, A(0));
+    if (!any) std::fill(out, out + width_, A{});
   }
 
  private:
@@ -171,7 +171,7 @@ template <bool kLow, class T> T extreme_wide(const T* v, i64 n, bool& has_nan) {
 template <ReduceOp R, class T> struct Reducer {
   static constexpr bool kArg = R == ReduceOp::argmin || R == ReduceOp::argmax;
   static constexpr bool kLow = R == ReduceOp::argmin || R == ReduceOp::min;  // the extreme is the lowest
-  static constexpr bool kPairwise = R == ReduceOp::sum && std::is_floating_point_v<T>;
+  static constexpr bool kPairwise = R == ReduceOp::sum && (std::is_floating_point_v<T> || is_cx_v<T>);
   using Acc = std::conditional_t<R == ReduceOp::sum && std::is_same_v<T, u8>, i64,
                                  std::conditional_t<R == ReduceOp::all || R == ReduceOp::any, u8, T>>;
   static constexpr DType acc_dtype(DType value) {
@@ -183,7 +183,15 @@ template <ReduceOp R, class T> struct Reducer {
 
   static Acc identity() {
     constexpr bool fp = std::is_floating_point_v<T>;
-    if constexpr (R == ReduceOp::sum || R == ReduceOp::any) {
+    if constexpr (is_cx_v<T> && !(R == ReduceOp::all || R == ReduceOp::any)) {
+      // complex: 0, 1, and for the lexicographic extremes both parts infinite
+      using F = typename CxReal<T>::type;
+      constexpr F inf = std::numeric_limits<F>::infinity();
+      if constexpr (R == ReduceOp::sum) return T{0, 0};
+      else if constexpr (R == ReduceOp::prod) return T{1, 0};
+      else if constexpr (kLow) return T{inf, inf};
+      else return T{-inf, -inf};
+    } else if constexpr (R == ReduceOp::sum || R == ReduceOp::any) {
       return Acc(0);
     } else if constexpr (R == ReduceOp::prod || R == ReduceOp::all) {
       return Acc(1);
@@ -209,16 +217,19 @@ template <ReduceOp R, class T> struct Reducer {
     } else if constexpr (R == ReduceOp::max) {
       return nan_max(acc, static_cast<Acc>(v));
     } else if constexpr (R == ReduceOp::all) {
-      return static_cast<u8>(acc & (v != V(0)));
+      return static_cast<u8>(acc & (v != V{}));
     } else if constexpr (R == ReduceOp::any) {
-      return static_cast<u8>(acc | (v != V(0)));
+      return static_cast<u8>(acc | (v != V{}));
     } else {
       return acc;  // arg reductions use better()
     }
   }
   // A later value v replaces the arg reduction's best: strictly more extreme, or the first NaN.
   static bool better(T v, T best) {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (is_cx_v<T>) {
+      const bool nan = cx_isnan(v) && !cx_isnan(best);
+      return (R == ReduceOp::argmin ? v < best : v > best) || nan;
+    } else if constexpr (std::is_floating_point_v<T>) {
       bool nan = v != v && best == best;
       return (R == ReduceOp::argmin ? v < best : v > best) || nan;
     } else {
@@ -232,9 +243,31 @@ template <ReduceOp R, class T> struct Reducer {
   // the first position holding it (the first NaN when there is one). Same answer as folding
   // better() in order: the first occurrence of the extreme, or the first NaN; position 0 when
   // every value equals the identity.
-  static T extreme(const T* v, i64 n, bool& has_nan) { return extreme_wide<kLow, T>(v, n, has_nan); }
+  static T extreme(const T* v, i64 n, bool& has_nan) {
+    if constexpr (is_cx_v<T>) {  // lexicographic, in order: the first extreme, or the first NaN
+      T best = kLow ? T{std::numeric_limits<decltype(best.re)>::infinity(), std::numeric_limits<decltype(best.re)>::infinity()}
+                    : T{-std::numeric_limits<decltype(best.re)>::infinity(), -std::numeric_limits<decltype(best.re)>::infinity()};
+      has_nan = false;
+      for (i64 i = 0; i < n; ++i) {
+        if (cx_isnan(v[i])) {
+          has_nan = true;
+          return v[i];
+        }
+        if (kLow ? v[i] < best : v[i] > best) best = v[i];
+      }
+      return best;
+    } else {
+      return extreme_wide<kLow, T>(v, n, has_nan);
+    }
+  }
   // The first position of v holding `best` (a NaN: the first NaN); 0 when none does.
   static i64 first_of(const T* v, i64 n, T best) {
+    if constexpr (is_cx_v<T>)
+      if (cx_isnan(best)) {
+        for (i64 i = 0; i < n; ++i)
+          if (cx_isnan(v[i])) return i;
+        return 0;
+      }
     if constexpr (std::is_floating_point_v<T>)
       if (best != best) {
         for (i64 i = 0; i < n; ++i)
@@ -446,7 +479,7 @@ void reduce(const Program& p, const ReductionPlan& rp, i64 out_begin, i64 out_en
           if constexpr (Red::kPairwise) {
             if (++rows_in_sum == kPairwiseRows) {
               cascade.push(a);
-              std::fill(a, a + w, Acc(0));
+              std::fill(a, a + w, Acc{});
               rows_in_sum = 0;
             }
           }

@@ -18,6 +18,16 @@ void scalar_storage(const ScalarValue& v, DType t, void* out) {
     case DType::bfloat16: { bfloat16 h(v.f); std::memcpy(out, &h.bits, 2); return; }
     case DType::float32: { auto x = static_cast<float>(v.f); std::memcpy(out, &x, 4); return; }
     case DType::float64: std::memcpy(out, &v.f, 8); return;
+    case DType::complex64: {
+      const float x[2] = {static_cast<float>(v.f), static_cast<float>(v.imag)};
+      std::memcpy(out, x, 8);
+      return;
+    }
+    case DType::complex128: {
+      const double x[2] = {v.f, v.imag};
+      std::memcpy(out, x, 16);
+      return;
+    }
   }
 }
 
@@ -30,9 +40,10 @@ const View& evaluate(const NodePtr& node) {
   const Expr& expr = node->expr_locked();
   std::size_t bytes = static_cast<std::size_t>(node->size()) * itemsize(node->dtype());
   auto buffer = std::make_shared<Buffer>(device, bytes);
-  if (expr.op == Op::scalar) {
-    // full(), zeros(), ones(): the driver's fill.
-    std::uint8_t pattern[8];
+  if (expr.op == Op::scalar && itemsize(node->dtype()) <= 8) {
+    // full(), zeros(), ones(): the driver's fill (of patterns up to 8 bytes: complex128's 16 go
+    // through a kernel below).
+    std::uint8_t pattern[16];
     scalar_storage(expr.scalar, node->dtype(), pattern);
     if (bytes) device.impl().fill(*q, buffer->handle(), 0, pattern, itemsize(node->dtype()), bytes);
   } else {

@@ -9,7 +9,8 @@ namespace porta::detail {
 // Writes the values of `src` (shape `shape`) into `dst`, a view with that shape.
 void evaluate_into(const NodePtr& src, const View& dst);
 
-// Storage bytes of `v` converted to dtype `t` (a fill pattern), itemsize(t) bytes long.
+// Storage bytes of `v` converted to dtype `t` (a fill pattern), itemsize(t) bytes long (up to 16:
+// complex128).
 void scalar_storage(const ScalarValue& v, DType t, void* out);
 
 }  // namespace porta::detail

@@ -22,7 +22,7 @@ namespace {
 // brings them in one at a time; a family is declared once all three do).
 constexpr bool kNarrowIntegers = false;  // int8, int16, uint8, uint16, uint32, uint64
 
-constexpr bool kComplex = false;  // complex64, complex128
+constexpr bool kComplex = true;  // complex64, complex128
 }  // namespace
 
 bool core_computes(DType t) {

@@ -21,13 +21,19 @@ using namespace primitives;
 
 namespace {
 
-// f(U{}) with U the unsigned integer of an element's `item` bytes (1, 2, 4 or 8): the host loops
-// move elements as such words.
+// 16-byte elements (complex128) as two words.
+struct Word16 {
+  std::uint64_t lo, hi;
+};
+
+// f(U{}) with U the unsigned integer of an element's `item` bytes (1, 2, 4 or 8; 16: Word16): the
+// host loops move elements as such words.
 template <class F> void with_word(std::size_t item, F&& f) {
   switch (item) {
     case 1: f(std::uint8_t{}); break;
     case 2: f(std::uint16_t{}); break;
     case 4: f(std::uint32_t{}); break;
+    case 16: f(Word16{}); break;
     default: f(std::uint64_t{}); break;
   }
 }
@@ -449,7 +455,7 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
 namespace primitives {
 NamedSources indexing_kernel_sources(const DialectText& d) {
   NamedSources out;
-  for (std::size_t item : {1, 2, 4, 8}) {
+  for (std::size_t item : {1, 2, 4, 8, 16}) {
     for (bool checked : {false, true})
       for (int kind = 0; kind < 3; ++kind)  // rows, flat (GPUs), flat (CPU devices)
         out.emplace_back(cat("gather of ", item, "-byte elements, ", kind == 0 ? "rows" : kind == 1 ? "flat" : "flat CPU",

@@ -50,6 +50,10 @@ std::string bits_type(const DialectText& d, std::size_t bytes) {
     case 1: return d.cuda() ? "unsigned char" : "uchar";
     case 2: return d.cuda() ? "unsigned short" : "ushort";
     case 4: return d.cuda() ? "unsigned int" : "uint";
+    // complex128: moved as 16 bytes (the kernels set T to 0 before a load: the CUDA struct takes that)
+    case 16:
+      return d.cuda() ? "struct __align__(16) porta_w16 { unsigned long long lo, hi; __device__ void operator=(int z) { lo = hi = (unsigned long long)z; } }"
+                      : "ulong2";
     default: return d.cuda() ? "unsigned long long" : "ulong";
   }
 }

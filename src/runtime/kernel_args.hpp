@@ -1,5 +1,6 @@
 // Building the argument list of a generated kernel: indices are 32- or 64-bit to match the
-// kernel's index type; scalars take their compute type (bool as int, float16 as float).
+// kernel's index type; scalars take their compute type (bool as int, float16 as float); a complex
+// scalar is two of its real type, the real and the imaginary part (parameters s<k> and si<k>).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,14 @@ class KernelArgs {
       case DType::bfloat16:
       case DType::float32: args_.push_back(KernelArg::scalar<float>(static_cast<float>(s.f))); break;
       case DType::float64: args_.push_back(KernelArg::scalar<double>(s.f)); break;
+      case DType::complex64:
+        args_.push_back(KernelArg::scalar<float>(static_cast<float>(s.f)));
+        args_.push_back(KernelArg::scalar<float>(static_cast<float>(s.imag)));
+        break;
+      case DType::complex128:
+        args_.push_back(KernelArg::scalar<double>(s.f));
+        args_.push_back(KernelArg::scalar<double>(s.imag));
+        break;
     }
   }
   void push(const KernelArg& a) { args_.push_back(a); }
