@@ -37,7 +37,12 @@ std::pair<Array, Array> sort_rows(const Array& keys, bool descending, Want want)
   const std::int64_t outer = keys.dim(0), len = keys.dim(1), n = outer * len;
   const Device d = keys.device();
   const DType t = keys.dtype();
-  if (len <= 1 || outer == 0) return {keys.copy(), zeros({outer, len}, DType::int64, d)};
+  // Nothing to order: the values through a gather (a copy that moves bits, whatever the dtype).
+  if (n == 0) return {empty({outer, len}, t, d), empty({outer, len}, DType::int64, d)};
+  if (len == 1) {
+    Array idx = zeros({outer, len}, DType::int64, d);
+    return {want == Want::indices ? Array() : take_along_axis(keys, idx, 1), idx};
+  }
   if (d.impl().info().dialect == Dialect::none) {
     Array idx = empty({outer, len}, DType::int64, d);
     sort_rows_host(t, view_of(keys), view_of(idx), outer, len, descending);
@@ -99,7 +104,8 @@ UniqueResult unique_all(const Array& a) {
   Array flags = first;
   if (n > 1) {
     Array x = s.slice({Slice{1, std::nullopt}}), y = s.slice({Slice{std::nullopt, -1}});
-    Array same = is_floating(a.dtype()) ? logical_or(x == y, logical_and(isnan(x), isnan(y))) : x == y;
+    // NaNs equal each other (complex: any number with a NaN part, all of them sorted last together).
+    Array same = is_inexact(a.dtype()) ? logical_or(x == y, logical_and(isnan(x), isnan(y))) : x == y;
     flags = concatenate({first, !same});
   }
   UniqueResult r;
