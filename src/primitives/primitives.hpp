@@ -64,6 +64,13 @@ int scan_items(const DeviceInfo& info, DType t, std::optional<int> requested, in
 std::uint64_t scan_local_bytes(const DeviceInfo& info, DType t, int items, int window);
 std::uint64_t scan_local_limit(const DeviceInfo& info);
 
+// random::integers (api/random.cpp): out[e] = low + floor(F(e) * r / 2^128) for e < n, F(e) the
+// four words of Philox counter e under (stream, seed) (base/philox.h) as a 128-bit fraction,
+// r = r_lo + r_hi * 2^64 (1 to 2^64; r_hi 0 or 1), wrapping in 64 bits, stored in t's width (an
+// integer dtype; out contiguous). The same bits on every device (primitives/random_integers.cpp).
+void random_integers(DType t, const View& out, std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::uint64_t low,
+                     std::uint64_t r_lo, std::uint64_t r_hi);
+
 // Stable LSD radix sort of n elements of `a` (dtype t, contiguous) by their order-preserving keys:
 // floats with NaNs last and -0.0 equal to 0.0; descending: the keys' complement (ties keep their
 // order). With len < n, each row of len elements is sorted apart (rows keep their order). Writes,

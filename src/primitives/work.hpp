@@ -46,6 +46,7 @@ using NamedSources = std::vector<std::pair<std::string, std::string>>;
 NamedSources scan_kernel_sources(const DialectText& d);
 NamedSources radix_sort_kernel_sources(const DialectText& d);
 NamedSources indexing_kernel_sources(const DialectText& d);
+NamedSources random_integers_kernel_sources(const DialectText& d);
 
 // What one primitive needs to run: its buffers (reads and the one write), kernel source and
 // arguments for compiling devices, and a host loop for the others.
