@@ -90,14 +90,15 @@ void write_into(const NodePtr& dst, NodePtr src, const ArrayNode* private_src) {
     src = tmp;
   }
   auto snap = src->snapshot();
-  if (!snap.evaluated && snap.expr.op == Op::scalar && is_contiguous_view(dst->shape(), dv.strides)) {
+  std::uint8_t pattern[16];
+  std::size_t pattern_size = 0;
+  if (!snap.evaluated && snap.expr.op == Op::scalar && is_contiguous_view(dst->shape(), dv.strides) &&
+      (pattern_size = fill_pattern(snap.expr.scalar, dst->dtype(), pattern)) > 0) {
     // A number written into contiguous memory: the driver's fill.
     const auto& q = thread_queue_shared(dst->device());
-    std::uint8_t pattern[8];
-    scalar_storage(snap.expr.scalar, dst->dtype(), pattern);
     std::size_t item = itemsize(dst->dtype());
     dv.buffer->before_write(q);
-    dst->device().impl().fill(*q, dv.buffer->handle(), static_cast<std::size_t>(dv.offset) * item, pattern, item,
+    dst->device().impl().fill(*q, dv.buffer->handle(), static_cast<std::size_t>(dv.offset) * item, pattern, pattern_size,
                               static_cast<std::size_t>(dst->size()) * item);
     dv.buffer->after_write(q);
     return;
@@ -145,6 +146,20 @@ const Array& Array::fill_value(double f, std::int64_t i, bool floating) const {
   Operand value = floating ? Operand(f) : Operand(i);
   auto v = detail::value_node(value, dst->shape(), dst->dtype(), dst->device(), "fill");
   detail::write_into(dst, std::move(v));
+  return *this;
+}
+
+const Array& Array::fill_unsigned(std::uint64_t u) const {
+  porta::assign(*this, Operand(u));
+  return *this;
+}
+
+const Array& Array::fill_complex(double re, double im) const {
+  auto dst = detail::node_of(*this, "fill");
+  if (!is_complex(dst->dtype()) && (im != 0 || std::isnan(im)))
+    throw DTypeError(cat("fill: (", re, ", ", im, ") is complex and the array is ", name(dst->dtype()),
+                         "; fill it with the real part, or make the array complex"));
+  porta::assign(*this, is_complex(dst->dtype()) ? Operand(std::complex<double>(re, im)) : Operand(re));
   return *this;
 }
 
