@@ -17,7 +17,11 @@ namespace {
 
 using porta::Slice;
 
-DType scan_dtype(DType t) { return (t == DType::boolean || t == DType::int32 || t == DType::int64) ? DType::int64 : t; }
+// NumPy's cumsum/cumprod dtypes: bool and signed integers accumulate in int64, unsigned ones in uint64.
+DType scan_dtype(DType t) {
+  if (t == DType::boolean || porta::is_signed_integer(t)) return DType::int64;
+  return porta::is_unsigned_integer(t) ? DType::uint64 : t;
+}
 
 // Tolerance of a scan of n values of magnitude <= m: rounding of log2(n) + 1 partial sums.
 Tolerance scan_tolerance(DType t, double m, std::int64_t n) {
