@@ -120,8 +120,20 @@ NodePtr value_node(const Operand& value, const Shape& shape, DType t, const Devi
       return broadcast_node(cast(n, t), shape);
     }
     case Operand::Kind::floating: n = make_scalar(value.floating(), 0, DType::float64, shape, d); break;
-    case Operand::Kind::integer: n = make_scalar(0, value.integer(), DType::int64, shape, d); break;
+    case Operand::Kind::integer:
+      // An unsigned number above INT64_MAX keeps its bits as uint64 (NumPy's Python int into a uint64 array).
+      n = value.big_unsigned() ? make_scalar(value.integer_value(), value.integer(), DType::uint64, shape, d)
+                               : make_scalar(0, value.integer(), DType::int64, shape, d);
+      break;
     case Operand::Kind::boolean: n = make_scalar(0, value.integer(), DType::boolean, shape, d); break;
+    case Operand::Kind::complex:
+      if (is_complex(t)) return make_scalar(value.floating(), 0, t, shape, d, value.imag());
+      // Into a real array only without an imaginary part (NumPy: TypeError for a Python complex).
+      if (value.imag() != 0 || std::isnan(value.imag()))
+        throw DTypeError(cat(what, ": the value (", value.floating(), ", ", value.imag(), ") is complex and the destination is ",
+                             name(t), "; write its real part (porta::real) or make the destination complex"));
+      n = make_scalar(value.floating(), 0, DType::float64, shape, d);
+      break;
   }
   return cast(n, t);
 }
