@@ -241,7 +241,15 @@ DType scan_kernel_dtype(DType t) { return t == DType::uint64 ? DType::int64 : t;
 // first element (NumPy's order; an identity would turn (inf, 0) * ... into NaNs through 0 * inf),
 // products as NumPy's (a.x b.x - a.y b.y, a.x b.y + a.y b.x), each product rounded before the
 // sum (no fused multiply-add: CUDA's __fmul_rn, OpenCL's FP_CONTRACT OFF), as the host loop.
-std::string complex_scan_source(const DialectText& d, DType t, bool product) {
+// Rows longer than kComplexChunk on compiling devices go in chunks of it, a work-item each: every
+// chunk scanned from its first element (writing its total), the totals scanned a row at a time,
+// then each chunk's elements combined with the prefix before it, P(c - 1) op y: a fixed order on
+// every device (within a chunk, NumPy's), though not NumPy's left-to-right order for products
+// past the first chunk (sums of whole numbers, infinities and NaNs come out the same).
+constexpr std::int64_t kComplexChunk = 512;
+
+// The complex scans' operation `cop` and T, for complex_scan_source's kernels.
+std::string complex_ops(const DialectText& d, DType t, bool product) {
   const bool f64 = t == DType::complex128;
   const std::string ty = f64 ? "double2" : "float2", part = f64 ? "double" : "float";
   std::string ops;
@@ -258,7 +266,29 @@ std::string complex_scan_source(const DialectText& d, DType t, bool product) {
                       : "return a + b;",
               " }\n");
   }
-  return cat(ops, "typedef ", ty, " T;\n",
+  return cat(ops, "typedef ", ty, " T;\n#define CHUNK ", kComplexChunk, "\n");
+}
+
+// kind 0: one work-item a column; 1: a chunk of a row (and its total); 2: the prefixes into the chunks.
+std::string complex_scan_source(const DialectText& d, DType t, bool product, int kind = 0) {
+  if (kind == 1)
+    return cat(complex_ops(d, t, product),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, GLOBAL T* tot, i64 x_off, i64 y_off, i64 outer, i64 len, i64 chunks) {\n"
+               "  for (i64 c = GID; c < outer * chunks; c += GSIZE) {\n"
+               "    i64 o = c / chunks, k0 = (c - o * chunks) * CHUNK, k1 = k0 + CHUNK < len ? k0 + CHUNK : len, p = o * len + k0;\n"
+               "    T run = x[x_off + p];\n"
+               "    y[y_off + p] = run;\n"
+               "    for (i64 k = k0 + 1; k < k1; ++k) { ++p; run = cop(run, x[x_off + p]); y[y_off + p] = run; }\n"
+               "    tot[c] = run;\n"
+               "  }\n}\n");
+  if (kind == 2)
+    return cat(complex_ops(d, t, product),
+               "KERNEL porta_k(GLOBAL const T* tot, GLOBAL T* y, i64 y_off, i64 outer, i64 len, i64 chunks) {\n"
+               "  for (i64 e = GID; e < outer * len; e += GSIZE) {\n"
+               "    i64 o = e / len, c = (e - o * len) / CHUNK;\n"
+               "    if (c > 0) y[y_off + e] = cop(tot[o * chunks + c - 1], y[y_off + e]);\n"
+               "  }\n}\n");
+  return cat(complex_ops(d, t, product),
              "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
              "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
              "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
@@ -297,6 +327,33 @@ void host_complex_scan(const F* in, F* out, std::int64_t outer, std::int64_t len
 
 // Complex scans, any device: the kernel of complex_scan_source or the host loop.
 void complex_scan(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner, bool product) {
+  const Device& device = x.buffer->device();
+  if (inner == 1 && len > kComplexChunk && device.impl().info().dialect != Dialect::none) {
+    // Long rows in chunks (kComplexChunk says how): chunk scans and totals, the totals' scan in
+    // place (the column kernel over rows of `chunks`), the prefixes into the chunks.
+    const std::int64_t chunks = (len + kComplexChunk - 1) / kComplexChunk;
+    auto tot = make_buffer_node({outer * chunks}, t, device);
+    const View& tv = tot->view();
+    Work a;
+    a.reads = {&x};
+    a.write = &y;
+    a.write2 = &tv;
+    a.items = outer * chunks;
+    a.key = cat("scan_complex_chunks|", static_cast<int>(t), "|", product);
+    a.source = [t, product](const DialectText& d) { return complex_scan_source(d, t, product, 1); };
+    a.args = [&](std::vector<KernelArg>& g) { g = {mem(x), mem(y), mem(tv), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(chunks)}; };
+    run(a, t);
+    complex_scan(t, tv, tv, outer, chunks, 1, product);
+    Work b;
+    b.reads = {&tv};
+    b.write = &y;
+    b.items = outer * len;
+    b.key = cat("scan_complex_prefix|", static_cast<int>(t), "|", product);
+    b.source = [t, product](const DialectText& d) { return complex_scan_source(d, t, product, 2); };
+    b.args = [&](std::vector<KernelArg>& g) { g = {mem(tv), mem(y), i64(y.offset), i64(outer), i64(len), i64(chunks)}; };
+    run(b, t);
+    return;
+  }
   Work w;
   w.reads = {&x};
   w.write = &y;
@@ -488,7 +545,8 @@ NamedSources scan_kernel_sources(const DialectText& d) {
     }
   for (DType t : {DType::complex64, DType::complex128})
     for (bool product : {false, true})
-      out.emplace_back(cat("scan ", name(t), product ? " product" : " sum"), complex_scan_source(d, t, product));
+      for (int kind : {0, 1, 2})
+        out.emplace_back(cat("scan ", name(t), product ? " product" : " sum", " kind ", kind), complex_scan_source(d, t, product, kind));
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;
 }
