@@ -42,8 +42,8 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
 
 // y[o, :] = inclusive scan (sum, or product) of x[o, :] for x, y contiguous [outer, len] of dtype t
 // (int64, uint64 (int64's kernels: the same bits), float32, float64, complex64 or complex128;
-
-// complex_scan says why). Compiling devices: one pass, a chained scan
+// DTypeError otherwise). Complex: a work-item a row from its first element, long rows in chunks
+// of 512 (scan.cpp's complex_scan and kComplexChunk say why). Compiling devices: one pass, a chained scan
 // with decoupled look-back over tiles of each row, or for short rows a work-item per row in local
 // memory (primitives/scan.cpp); Kokkos: left to right. A fixed order of accumulation on each
 // device: the same bits on every run.
