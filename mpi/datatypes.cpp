@@ -17,6 +17,14 @@ MPI_Datatype transfer_type(DType t) {
     case DType::bfloat16: return MPI_UINT16_T;
     case DType::float32: return MPI_FLOAT;
     case DType::float64: return MPI_DOUBLE;
+    case DType::int8: return MPI_INT8_T;
+    case DType::int16: return MPI_INT16_T;
+    case DType::uint8: return MPI_UINT8_T;
+    case DType::uint16: return MPI_UINT16_T;
+    case DType::uint32: return MPI_UINT32_T;
+    case DType::uint64: return MPI_UINT64_T;
+    case DType::complex64: return MPI_C_FLOAT_COMPLEX;
+    case DType::complex128: return MPI_C_DOUBLE_COMPLEX;
   }
   throw DTypeError("porta::mpi: dtype value " + std::to_string(static_cast<int>(t)) + " is not a porta dtype");
 }
@@ -27,6 +35,11 @@ MPI_Datatype reduce_type(DType t) { return reduces_widened(t) ? MPI_FLOAT : tran
 
 MPI_Op mpi_op(Op op, DType t) {
   if (t == DType::boolean) return (op == Op::sum || op == Op::max) ? MPI_LOR : MPI_LAND;
+  // MPI's MIN and MAX order no complex numbers (the standard defines them for reals only).
+  if (is_complex(t) && (op == Op::min || op == Op::max))
+    throw DTypeError(std::string("porta::mpi: ") + (op == Op::min ? "min" : "max") + " of " + std::string(name(t)) +
+                     " arrays: MPI orders no complex numbers; reduce with sum or prod, or reduce the real and imaginary"
+                     " parts (porta::real, porta::imag) apart");
   switch (op) {
     case Op::sum: return MPI_SUM;
     case Op::prod: return MPI_PROD;

@@ -43,17 +43,44 @@ void check_nccl(ncclResult_t rc, const char* call) {
   if (rc != ncclSuccess) throw DeviceError(std::string("porta::mpi: ") + call + " failed: " + ncclGetErrorString(rc));
 }
 
-ncclDataType_t nccl_type(DType t) {
+// How NCCL carries a porta dtype: its type and how many of it make one element. int16 and uint16
+// (NCCL has no 16-bit integer type) move as two uint8 each; complex numbers as two floats of their
+// parts' width, which sums add part by part as a complex sum does.
+struct Carrier {
+  ncclDataType_t type;
+  std::size_t per;
+};
+
+Carrier nccl_carrier(DType t) {
   switch (t) {
-    case DType::boolean: return ncclUint8;
-    case DType::int32: return ncclInt32;
-    case DType::int64: return ncclInt64;
-    case DType::float16: return ncclFloat16;
-    case DType::bfloat16: return ncclBfloat16;
-    case DType::float32: return ncclFloat32;
-    case DType::float64: return ncclFloat64;
+    case DType::boolean: return {ncclUint8, 1};
+    case DType::int32: return {ncclInt32, 1};
+    case DType::int64: return {ncclInt64, 1};
+    case DType::float16: return {ncclFloat16, 1};
+    case DType::bfloat16: return {ncclBfloat16, 1};
+    case DType::float32: return {ncclFloat32, 1};
+    case DType::float64: return {ncclFloat64, 1};
+    case DType::int8: return {ncclInt8, 1};
+    case DType::uint8: return {ncclUint8, 1};
+    case DType::uint32: return {ncclUint32, 1};
+    case DType::uint64: return {ncclUint64, 1};
+    case DType::int16:
+    case DType::uint16: return {ncclUint8, 2};
+    case DType::complex64: return {ncclFloat32, 2};
+    case DType::complex128: return {ncclFloat64, 2};
   }
   throw DTypeError("porta::mpi: dtype value " + std::to_string(static_cast<int>(t)) + " is not a porta dtype");
+}
+
+// A reduction NCCL cannot do with the carrier: 16-bit integers (carried as bytes) and complex
+// numbers other than sums (a product or an order is not part by part). Before anything moves.
+void check_nccl_reduction(DType t, Op op) {
+  if (t == DType::int16 || t == DType::uint16)
+    throw DTypeError(std::string("porta::mpi: NCCL has no 16-bit integer type to reduce ") + std::string(name(t)) +
+                     " arrays; cast to int32 (astype) first, or keep the array on the host (MPI reduces it)");
+  if (is_complex(t) && op != Op::sum)
+    throw DTypeError(std::string("porta::mpi: NCCL reduces ") + std::string(name(t)) +
+                     " arrays by sum only (as two floats a number); cast, or keep the array on the host for prod");
 }
 
 // bool arrays hold 0 and 1: "or" is max and "and" is min (NCCL has no logical ops).
@@ -141,6 +168,7 @@ bool nccl_usable(Communicator::Impl& c, const std::vector<Descriptor>& all, cons
 
 Array nccl_collective(Communicator::Impl& c, Collective kind, const Array& x, Op op, int root, DType t,
                       const Shape& out_shape, const Device& d) {
+  if (kind == Collective::allreduce || kind == Collective::reduce || kind == Collective::reduce_scatter) check_nccl_reduction(t, op);
   auto* comm = static_cast<ncclComm_t>(c.nccl_comm);
   const CUstream stream = native::cuda_stream(d);
   auto* s = reinterpret_cast<cudaStream_t>(stream);
@@ -162,24 +190,27 @@ Array nccl_collective(Communicator::Impl& c, Collective kind, const Array& x, Op
     native::stream_wait_for(stream, out);
     dst = reinterpret_cast<void*>(native::cuda_pointer(out));
   }
-  const ncclDataType_t type = nccl_type(t);
+  // Counts in the carrier's elements (Carrier: per of them a porta element).
+  const Carrier carrier = nccl_carrier(t);
+  const ncclDataType_t type = carrier.type;
+  const std::size_t per = carrier.per;
   switch (kind) {
     case Collective::allreduce:
-      check_nccl(ncclAllReduce(src, dst, n, type, nccl_op(op, t), comm, s), "ncclAllReduce");
+      check_nccl(ncclAllReduce(src, dst, n * per, type, nccl_op(op, t), comm, s), "ncclAllReduce");
       break;
     case Collective::reduce:
-      check_nccl(ncclReduce(src, dst, n, type, nccl_op(op, t), root, comm, s), "ncclReduce");
+      check_nccl(ncclReduce(src, dst, n * per, type, nccl_op(op, t), root, comm, s), "ncclReduce");
       break;
     case Collective::broadcast: {
       // Root sends its own array in place; the others receive into a new one.
       void* buf = in_place_root ? const_cast<void*>(src) : dst;
       const std::size_t count = static_cast<std::size_t>(element_count(out_shape));
-      check_nccl(ncclBroadcast(in_place_root ? src : buf, buf, count, type, root, comm, s), "ncclBroadcast");
+      check_nccl(ncclBroadcast(in_place_root ? src : buf, buf, count * per, type, root, comm, s), "ncclBroadcast");
       break;
     }
-    case Collective::allgather: check_nccl(ncclAllGather(src, dst, n, type, comm, s), "ncclAllGather"); break;
+    case Collective::allgather: check_nccl(ncclAllGather(src, dst, n * per, type, comm, s), "ncclAllGather"); break;
     case Collective::reduce_scatter:
-      check_nccl(ncclReduceScatter(src, dst, n / static_cast<std::size_t>(c.size), type, nccl_op(op, t), comm, s),
+      check_nccl(ncclReduceScatter(src, dst, n / static_cast<std::size_t>(c.size) * per, type, nccl_op(op, t), comm, s),
                  "ncclReduceScatter");
       break;
     case Collective::alltoall: {
@@ -187,10 +218,10 @@ Array nccl_collective(Communicator::Impl& c, Collective kind, const Array& x, Op
       const std::size_t bytes = block * itemsize(t);
       check_nccl(ncclGroupStart(), "ncclGroupStart");
       for (int peer = 0; peer < c.size; ++peer) {
-        check_nccl(ncclSend(static_cast<const std::byte*>(src) + bytes * static_cast<std::size_t>(peer), block, type, peer,
+        check_nccl(ncclSend(static_cast<const std::byte*>(src) + bytes * static_cast<std::size_t>(peer), block * per, type, peer,
                             comm, s),
                    "ncclSend");
-        check_nccl(ncclRecv(static_cast<std::byte*>(dst) + bytes * static_cast<std::size_t>(peer), block, type, peer, comm, s),
+        check_nccl(ncclRecv(static_cast<std::byte*>(dst) + bytes * static_cast<std::size_t>(peer), block * per, type, peer, comm, s),
                    "ncclRecv");
       }
       check_nccl(ncclGroupEnd(), "ncclGroupEnd");

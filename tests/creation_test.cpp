@@ -2,8 +2,10 @@
 // (astype between every pair of dtypes, float16/bfloat16 rounding) and moving them between
 // devices (to(Device) between every pair present).
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 #include <limits>
 
@@ -383,6 +385,117 @@ TEST(DeviceTransfer, EveryPairOfDevicesKeepsEveryBit) {
     }
   }
 }
+
+// The dtypes of issue 37. from_host / to_host / to_vector<T> / item<T> move every bit (no
+// kernel); full, zeros, ones, fill, arange, linspace and eye evaluate scalar and index leaves in
+// elementwise kernels; against host values of the C++ types (typed_host.hpp). Every new dtype on
+// every device.
+using NewDTypeCreation = DeviceDTypeTest;
+
+// One host value of the dtype for a small whole number v (complex: v + 0j).
+Bytes value_bytes(DType t, std::int64_t n, const std::function<double(std::int64_t)>& f, const std::function<double(std::int64_t)>& g = {}) {
+  Bytes b(static_cast<std::size_t>(n) * porta::itemsize(t));
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (porta::is_complex(t)) set_complex(t, b, i, f(i), g ? g(i) : 0.0);
+    else set_int(t, b, i, static_cast<std::int64_t>(f(i)));
+  }
+  return b;
+}
+
+template <class T> void expect_round_trip(const Device& d, DType t, std::mt19937_64& rng) {
+  const std::int64_t n = 37;
+  const Bytes b = random_bytes(t, n, rng);
+  std::vector<T> host(static_cast<std::size_t>(n));
+  std::memcpy(host.data(), b.data(), b.size());
+  Array a = porta::from_host(host, {n}, d);
+  EXPECT_EQ(a.dtype(), t);
+  const std::vector<T> back = a.to_vector<T>();
+  EXPECT_EQ(std::memcmp(back.data(), host.data(), b.size()), 0);
+  Array one = porta::from_host(std::vector<T>{host[3]}, {}, d);
+  const T x = one.item<T>();
+  EXPECT_EQ(std::memcmp(&x, &host[3], sizeof(T)), 0);
+  // Another C++ type than the dtype's is a DTypeError naming both.
+  if constexpr (!std::is_same_v<T, std::int64_t>) EXPECT_THROW((void)a.to_vector<std::int64_t>(), porta::DTypeError);
+  else EXPECT_THROW((void)a.to_vector<std::int32_t>(), porta::DTypeError);
+}
+
+TEST_P(NewDTypeCreation, FromHostToVectorAndItemKeepEveryBit) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  std::mt19937_64 rng(77 + static_cast<int>(dtype()));
+  switch (dtype()) {
+    case DType::int8: expect_round_trip<std::int8_t>(dev(), dtype(), rng); break;
+    case DType::int16: expect_round_trip<std::int16_t>(dev(), dtype(), rng); break;
+    case DType::uint8: expect_round_trip<std::uint8_t>(dev(), dtype(), rng); break;
+    case DType::uint16: expect_round_trip<std::uint16_t>(dev(), dtype(), rng); break;
+    case DType::uint32: expect_round_trip<std::uint32_t>(dev(), dtype(), rng); break;
+    case DType::uint64: expect_round_trip<std::uint64_t>(dev(), dtype(), rng); break;
+    case DType::complex64: expect_round_trip<porta::complex64>(dev(), dtype(), rng); break;
+    case DType::complex128: expect_round_trip<porta::complex128>(dev(), dtype(), rng); break;
+    default: FAIL() << "not a new dtype";
+  }
+}
+
+// full's checks run before any kernel: NumPy's OverflowError for a value the dtype cannot hold,
+// a fraction for an integer dtype, a complex value for a real dtype.
+TEST_P(NewDTypeCreation, FullRejectsValuesTheDTypeCannotHold) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  if (porta::is_complex(t)) {
+    EXPECT_THROW((void)porta::full({2}, std::complex<double>(1, 2), DType::float32, dev()), porta::DTypeError);
+    return;
+  }
+  const porta::IntInfo info = porta::iinfo(t);
+  if (t != DType::uint64) {
+    EXPECT_THROW((void)porta::full({2}, static_cast<std::int64_t>(info.max) + 1, t, dev()), porta::InvalidArgument);
+    EXPECT_THROW((void)porta::full({2}, static_cast<double>(info.max) + 1, t, dev()), porta::InvalidArgument);
+  } else {
+    EXPECT_THROW((void)porta::full({2}, 18446744073709551616.0, t, dev()), porta::InvalidArgument);  // 2^64
+  }
+  EXPECT_THROW((void)porta::full({2}, info.min - 1.0, t, dev()), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::full({2}, std::int64_t{-1}, porta::is_unsigned_integer(t) ? t : DType::uint8, dev()), porta::InvalidArgument);
+  EXPECT_THROW((void)porta::full({2}, 0.5, t, dev()), porta::InvalidArgument);
+}
+
+// Constants, ranges and identities (elementwise kernels: scalar and index leaves cast to the dtype).
+TEST_P(NewDTypeCreation, FullZerosOnesFillArangeLinspaceEye) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  const std::int64_t n = 1001;
+  auto same = [&](const Array& a, const Bytes& want, const char* what) {
+    EXPECT_EQ(a.dtype(), t) << what;
+    EXPECT_TRUE(bytes_of(a) == want) << what;
+  };
+  same(porta::zeros({n}, t, dev()), value_bytes(t, n, [](std::int64_t) { return 0.0; }), "zeros");
+  same(porta::ones({n}, t, dev()), value_bytes(t, n, [](std::int64_t) { return 1.0; }), "ones");
+  same(porta::arange(n, t, dev()), value_bytes(t, n, [t](std::int64_t i) { return porta::itemsize(t) == 1 ? static_cast<double>(i % 256) : static_cast<double>(i); }),
+       "arange (wrapping where NumPy's arange of int8/uint8 would overflow)");
+  same(porta::linspace(0, 100, 101, t, dev()), value_bytes(t, 101, [](std::int64_t i) { return static_cast<double>(i); }), "linspace");
+  same(porta::eye(3, 4, 1, t, dev()), value_bytes(t, 12, [](std::int64_t i) { return i % 4 == i / 4 + 1 ? 1.0 : 0.0; }), "eye");
+  if (porta::is_complex(t)) {
+    same(porta::full({n}, std::complex<double>(-2.5, 0.25), t, dev()), value_bytes(t, n, [](std::int64_t) { return -2.5; }, [](std::int64_t) { return 0.25; }),
+         "full of a complex value");
+    Array f = porta::zeros({5}, t, dev()).copy();
+    f.fill(std::complex<double>(1, -1));
+    same(f, value_bytes(t, 5, [](std::int64_t) { return 1.0; }, [](std::int64_t) { return -1.0; }), "fill");
+    return;
+  }
+  const porta::IntInfo info = porta::iinfo(t);
+  // Both ends of the dtype, exactly (uint64's max is no double).
+  Bytes hi(porta::itemsize(t) * 3), lo(porta::itemsize(t) * 3);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    set_int(t, hi, i, static_cast<std::int64_t>(info.max));
+    set_int(t, lo, i, info.min);
+  }
+  if (t == DType::uint64) same(porta::full({3}, info.max, t, dev()), hi, "full of uint64's max");
+  else same(porta::full({3}, static_cast<std::int64_t>(info.max), t, dev()), hi, "full of the max");
+  same(porta::full({3}, info.min, t, dev()), lo, "full of the min");
+  Array f = porta::zeros({3}, t, dev()).copy();
+  if (t == DType::uint64) f.fill(info.max);
+  else f.fill(static_cast<std::int64_t>(info.max));
+  same(f, hi, "fill of the max");
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(NewDTypeCreation, kNewDTypes);
 
 }  // namespace
 }  // namespace porta_test

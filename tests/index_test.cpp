@@ -1,6 +1,7 @@
 // Integer-array and boolean indexing: take, take_along_axis, a[idx], a[mask], put, scatter_add,
 // nonzero, count_nonzero; on every device and dtype, against host references.
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <porta/index.hpp>
 
@@ -302,6 +303,157 @@ TEST_P(IndexRules, CompressAndFlatTakeOverAMillionElements) {
 }
 
 PORTA_INSTANTIATE_DEVICES(IndexRules);
+
+// The dtypes of issue 37: gathers, scatters, scatter_add and compaction move 1-, 2-, 4-, 8- and
+// 16-byte elements (complex128) as their bits, against host loops on the raw elements
+// (typed_host.hpp). Every new dtype on every device; sizes past a mask tile (2048) and the CPU
+// gather's run (1024), with odd remainders.
+using NewDTypeIndexing = DeviceDTypeTest;
+
+Bytes element(DType t, const Bytes& b, std::int64_t i) {
+  const std::size_t item = porta::itemsize(t);
+  return Bytes(b.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * item),
+               b.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i + 1) * item));
+}
+void append(Bytes& out, const Bytes& e) { out.insert(out.end(), e.begin(), e.end()); }
+
+TEST_P(NewDTypeIndexing, TakeTakeAlongAxisAndMasksMoveTheBits) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  std::mt19937_64 rng(3 + static_cast<int>(t));
+  // A flat take (a[idx]) with negative indices, past one CPU run of 1024.
+  const std::int64_t n = 2 * 2048 + 37, m = 3001;
+  const Bytes b = random_bytes(t, n, rng);
+  Array a = upload_bytes(b, t, {n}, dev());
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(m));
+  std::uniform_int_distribution<std::int64_t> any(-n, n - 1);
+  for (auto& k : idx) k = any(rng);
+  Bytes want;
+  for (auto k : idx) append(want, element(t, b, wrap(k, n)));
+  Array ia = porta::from_host(idx, {m}, dev());
+  EXPECT_TRUE(bytes_of(porta::take(a, ia)) == want) << "take";
+  EXPECT_TRUE(bytes_of(a[ia]) == want) << "a[idx]";
+  // Along the middle axis of (3, 5, 7), and take_along_axis along the last.
+  const Bytes c = random_bytes(t, 3 * 5 * 7, rng);
+  Array a3 = upload_bytes(c, t, {3, 5, 7}, dev());
+  const std::vector<std::int64_t> mid{4, -1, 0, 2};
+  want.clear();
+  for (std::int64_t o = 0; o < 3; ++o)
+    for (auto k : mid)
+      for (std::int64_t i = 0; i < 7; ++i) append(want, element(t, c, (o * 5 + wrap(k, 5)) * 7 + i));
+  Array taken = porta::take(a3, porta::from_host(mid, {4}, dev()), 1);
+  EXPECT_EQ(taken.shape(), (Shape{3, 4, 7}));
+  EXPECT_TRUE(bytes_of(taken) == want) << "take along axis 1";
+  std::vector<std::int64_t> along(3 * 5 * 2);
+  std::uniform_int_distribution<std::int64_t> seven(-7, 6);
+  for (auto& k : along) k = seven(rng);
+  want.clear();
+  for (std::int64_t r = 0; r < 15; ++r)
+    for (std::int64_t j = 0; j < 2; ++j) append(want, element(t, c, r * 7 + wrap(along[static_cast<std::size_t>(r * 2 + j)], 7)));
+  EXPECT_TRUE(bytes_of(porta::take_along_axis(a3, porta::from_host(along, {3, 5, 2}, dev()), 2)) == want) << "take_along_axis";
+  // Boolean masks: about half true, all false, all true.
+  for (int kind : {0, 1, 2}) {
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(n));
+    std::uniform_int_distribution<int> coin(0, 1);
+    for (auto& x : mask) x = kind == 0 ? static_cast<std::uint8_t>(coin(rng)) : static_cast<std::uint8_t>(kind == 2);
+    want.clear();
+    for (std::int64_t i = 0; i < n; ++i)
+      if (mask[static_cast<std::size_t>(i)]) append(want, element(t, b, i));
+    Array mk = porta::from_host(mask.data(), DType::boolean, {n}, dev());
+    Array got = porta::compress(mk, a);
+    EXPECT_EQ(got.dtype(), t);
+    EXPECT_TRUE(bytes_of(got) == want) << "mask kind " << kind;
+  }
+  // One element and an empty index.
+  Array one = upload_bytes(element(t, b, 5), t, {1}, dev());
+  want = element(t, b, 5);
+  append(want, element(t, b, 5));
+  EXPECT_TRUE(bytes_of(porta::take(one, porta::from_host(std::vector<std::int64_t>{0, -1}, {2}, dev()))) == want);
+  EXPECT_EQ(porta::take(a, porta::zeros({0}, DType::int64, dev())).size(), 0);
+  EXPECT_THROW((void)porta::take(a, porta::from_host(std::vector<std::int64_t>{n}, {1}, dev())), porta::InvalidArgument);
+}
+
+TEST_P(NewDTypeIndexing, PutAndScatterAddWriteTheFlatElements) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  std::mt19937_64 rng(9 + static_cast<int>(t));
+  const std::int64_t n = 301;
+  const Bytes b = random_bytes(t, n, rng);
+  const std::size_t item = porta::itemsize(t);
+  // put: distinct indices (where indices repeat, NumPy leaves which value lands unspecified).
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  const std::int64_t m = 97;
+  std::vector<std::int64_t> idx(perm.begin(), perm.begin() + m);
+  for (std::size_t j = 0; j < idx.size(); j += 2) idx[j] -= n;  // negative ones count from the end
+  const Bytes vals = random_bytes(t, m, rng);
+  Bytes want = b;
+  for (std::int64_t j = 0; j < m; ++j)
+    std::memcpy(want.data() + static_cast<std::size_t>(wrap(idx[static_cast<std::size_t>(j)], n)) * item,
+                vals.data() + static_cast<std::size_t>(j) * item, item);
+  Array a = upload_bytes(b, t, {n}, dev());
+  porta::put(a, porta::from_host(idx, {m}, dev()), upload_bytes(vals, t, {m}, dev()));
+  EXPECT_TRUE(bytes_of(a) == want) << "put";
+  // scatter_add with repeated indices: few (each element scans the indices) and many (sorted
+  // runs, segment_add), summed in index order: integers wrap, complex parts add (NaN/inf edges).
+  for (std::int64_t count : {std::int64_t{20}, std::int64_t{700}}) {
+    std::vector<std::int64_t> rep(static_cast<std::size_t>(count));
+    std::uniform_int_distribution<std::int64_t> pick(-n, n - 1);
+    for (auto& k : rep) k = pick(rng) / 8;  // many repeats near 0 and -1
+    const Bytes add = random_bytes(t, count, rng);
+    Bytes ref = b;
+    for (std::int64_t j = 0; j < count; ++j) {
+      const std::int64_t q = wrap(rep[static_cast<std::size_t>(j)], n);
+      if (porta::is_complex(t)) {
+        const auto x = complex_at(t, ref, q), y = complex_at(t, add, j);
+        if (t == DType::complex64)
+          set_complex(t, ref, q, static_cast<float>(static_cast<float>(x.real()) + static_cast<float>(y.real())),
+                      static_cast<float>(static_cast<float>(x.imag()) + static_cast<float>(y.imag())));
+        else
+          set_complex(t, ref, q, x.real() + y.real(), x.imag() + y.imag());
+      } else {
+        set_int(t, ref, q, static_cast<std::int64_t>(static_cast<std::uint64_t>(int_at(t, ref, q)) + static_cast<std::uint64_t>(int_at(t, add, j))));
+      }
+    }
+    Array s = upload_bytes(b, t, {n}, dev());
+    porta::scatter_add(s, porta::from_host(rep, {count}, dev()), upload_bytes(add, t, {count}, dev()));
+    const Bytes got = bytes_of(s);
+    for (std::int64_t i = 0; i < n; ++i) {
+      bool same;
+      if (porta::is_complex(t)) {
+        auto g = complex_at(t, got, i), w = complex_at(t, ref, i);
+        auto part = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y)); };
+        same = part(g.real(), w.real()) && part(g.imag(), w.imag());
+      } else {
+        same = int_at(t, got, i) == int_at(t, ref, i);
+      }
+      ASSERT_TRUE(same) << count << " indices, element " << i << ": " << element_text(t, got, i) << ", want " << element_text(t, ref, i);
+    }
+  }
+}
+
+// Indices of every integer dtype (NumPy's), through the elementwise cast to int64.
+TEST_P(NewDTypeIndexing, IndicesOfEveryIntegerDType) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  if (porta::is_complex(t)) {
+    EXPECT_THROW((void)porta::take(porta::zeros({3}, DType::float32, dev()), upload_bytes(Bytes(16), t, {1}, dev())), porta::DTypeError);
+    return;
+  }
+  const std::vector<std::int64_t> k{2, 0, 1, 2};
+  Bytes ib(k.size() * porta::itemsize(t));
+  for (std::size_t j = 0; j < k.size(); ++j) set_int(t, ib, static_cast<std::int64_t>(j), k[j]);
+  Array a = porta::from_host(std::vector<std::int64_t>{10, 11, 12}, {3}, dev());
+  EXPECT_EQ(porta::take(a, upload_bytes(ib, t, {4}, dev())).to_vector<std::int64_t>(), (std::vector<std::int64_t>{12, 10, 11, 12}));
+  if (t == DType::uint64) {  // 2^64 - 1 is no -1
+    Bytes big(8);
+    set_int(t, big, 0, -1);
+    EXPECT_THROW((void)porta::take(a, upload_bytes(big, t, {1}, dev())), porta::InvalidArgument);
+  }
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(NewDTypeIndexing, kNewDTypes);
 
 }  // namespace
 }  // namespace porta_test

@@ -1,6 +1,7 @@
 // Counter-based random numbers: uniform gives the same bits on every device and matches the
 // host reference (src/base/philox.hpp); normal agrees to ~1e-6; scaling, dtypes, streams, statistics.
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -283,6 +284,82 @@ TEST(RandomReference, ElementsTakeTheWordsOfTheirCounterPast2To32) {
 }
 
 PORTA_INSTANTIATE_DEVICES(Random);
+
+// random::integers for every integer dtype: against the host's formula (low + floor(F r / 2^128),
+// F the four Philox words of counter e, here through two 128-bit products, not the kernels'
+// 32-bit limbs), so every device gives the same bits as the host; NumPy's errors. Every integer
+// dtype on every device, a few ranges each (the whole dtype, a small one, one at the top end).
+using RandomIntegers = DeviceDTypeTest;
+
+__int128 bound_value(const Generator::IntegerBound& b) {
+  if (b.two_to_64) return static_cast<__int128>(1) << 64;
+  return b.big_unsigned ? static_cast<__int128>(static_cast<std::uint64_t>(b.bits)) : static_cast<__int128>(b.bits);
+}
+
+// Element e of a draw of stream `stream` under `seed`, as the int64 bits of its value.
+std::int64_t reference_integer(std::uint64_t seed, std::uint64_t stream, std::int64_t e, __int128 low, __int128 high) {
+  using u128 = unsigned __int128;
+  const auto w = porta::detail::philox4x32_10(static_cast<std::uint64_t>(e), stream, seed);
+  const u128 fh = (static_cast<u128>(w[0]) << 32) | w[1], fl = (static_cast<u128>(w[2]) << 32) | w[3];
+  const u128 r = static_cast<u128>(high - low);
+  // floor((fh 2^64 + fl) r / 2^128) = floor((fh r + floor(fl r / 2^64)) / 2^64), each below 2^128.
+  const u128 top = (fh * r + ((fl * r) >> 64)) >> 64;
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<u128>(low) + top));
+}
+
+TEST_P(RandomIntegers, EveryIntegerDTypeGivesTheHostsBits) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  const porta::IntInfo info = porta::iinfo(t);
+  using B = Generator::IntegerBound;
+  const B top = t == DType::uint64 ? B::two_to_the_64() : B::of(info.max);
+  auto above = [&](B b) {  // b + 1 as a bound
+    if (b.two_to_64) return b;
+    if (t == DType::uint64) return static_cast<std::uint64_t>(b.bits) == UINT64_MAX ? B::two_to_the_64() : B::of(static_cast<std::uint64_t>(b.bits) + 1);
+    if (b.bits == INT64_MAX) return B::of(std::uint64_t{1} << 63);  // int64's whole range ends at 2^63
+    return B::of(b.bits + 1);
+  };
+  const B whole_high = t == DType::uint64 ? top : above(top);
+  const B low_small = B::of(porta::is_signed_integer(t) ? -3 : 0);
+  const std::int64_t top_low = static_cast<std::int64_t>(info.max - 2);
+  const std::vector<std::pair<B, B>> ranges{{B::of(info.min), whole_high}, {low_small, B::of(5)}, {B::of(static_cast<std::uint64_t>(top_low)), whole_high},
+                                            {B::of(7), B::of(8)}};
+  const std::uint64_t seed = 0x5eed0000u + static_cast<std::uint64_t>(t);
+  Generator g(seed);
+  std::uint64_t stream = 0;
+  for (const auto& [low, high] : ranges) {
+    for (std::int64_t n : {std::int64_t{1001}, std::int64_t{1}}) {
+      Array a = g.integers_in({n}, low, high, t, dev());
+      const std::uint64_t s = stream++;
+      EXPECT_EQ(a.dtype(), t);
+      const Bytes got = bytes_of(a);
+      for (std::int64_t e = 0; e < n; ++e) {
+        const std::int64_t want = reference_integer(seed, s, e, bound_value(low), bound_value(high));
+        Bytes w(porta::itemsize(t));
+        set_int(t, w, 0, want);
+        ASSERT_EQ(int_at(t, got, e), int_at(t, w, 0)) << "element " << e << " of [" << element_text(t, w, 0) << "...)";
+      }
+    }
+  }
+  // A whole-range draw takes both halves of the dtype (no bit stuck).
+  if (porta::is_signed_integer(t)) {
+    const Bytes b = bytes_of(g.integers_in({4001}, B::of(info.min), whole_high, t, dev()));
+    ++stream;
+    bool neg = false, pos = false;
+    for (std::int64_t e = 0; e < 4001; ++e) (int_at(t, b, e) < 0 ? neg : pos) = true;
+    EXPECT_TRUE(neg && pos);
+  }
+  EXPECT_EQ(g.integers_in({0}, B::of(0), B::of(5), t, dev()).size(), 0);
+  // NumPy's ValueErrors: an empty range, bounds outside the dtype; floats are no integer dtype.
+  EXPECT_THROW((void)g.integers({3}, 5, 5, t, dev()), porta::InvalidArgument);
+  if (t != DType::uint64) EXPECT_THROW((void)g.integers_in({3}, B::of(0), above(whole_high), t, dev()), porta::InvalidArgument);
+  if (t != DType::int64) EXPECT_THROW((void)g.integers({3}, info.min - 1, 0, t, dev()), porta::InvalidArgument);
+  EXPECT_THROW((void)g.integers({3}, 0, 5, DType::float32, dev()), porta::DTypeError);
+}
+
+constexpr DType kIntegerDTypes[] = {DType::int8,  DType::int16,  DType::int32,  DType::int64,
+                                    DType::uint8, DType::uint16, DType::uint32, DType::uint64};
+PORTA_INSTANTIATE_DEVICES_DTYPES(RandomIntegers, kIntegerDTypes);
 
 }  // namespace
 }  // namespace porta_test

@@ -1,6 +1,7 @@
 // Scans: cumsum, cumprod, cumulative_sum/prod, diff; on every device and dtype against host
 // references (double precision), including empty, one-element, non-contiguous and odd sizes.
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <porta/scan.hpp>
 
@@ -16,7 +17,11 @@ namespace {
 
 using porta::Slice;
 
-DType scan_dtype(DType t) { return (t == DType::boolean || t == DType::int32 || t == DType::int64) ? DType::int64 : t; }
+// NumPy's cumsum/cumprod dtypes: bool and signed integers accumulate in int64, unsigned ones in uint64.
+DType scan_dtype(DType t) {
+  if (t == DType::boolean || porta::is_signed_integer(t)) return DType::int64;
+  return porta::is_unsigned_integer(t) ? DType::uint64 : t;
+}
 
 // Tolerance of a scan of n values of magnitude <= m: rounding of log2(n) + 1 partial sums.
 Tolerance scan_tolerance(DType t, double m, std::int64_t n) {
@@ -318,6 +323,140 @@ TEST_P(ScanRules, LookBackTileFitsTheDevicesLocalMemory) {
 }
 
 PORTA_INSTANTIATE_DEVICES(ScanRules);
+
+// The dtypes of issue 37: NumPy's result dtypes (int8/int16 -> int64, uint8 ... uint64 -> uint64,
+// complex stays complex), integers wrapping as NumPy's, complex products as NumPy's formula
+// ((a.x b.x - a.y b.y, a.x b.y + a.y b.x), each product rounded), against host loops on the raw
+// elements (typed_host.hpp). Narrow integers are cast to the accumulating dtype first (an
+// elementwise kernel); uint64 and complex scan straight from the upload.
+using NewDTypeScans = DeviceDTypeTest;
+
+DType numpy_scan_dtype(DType t) {
+  if (porta::is_signed_integer(t)) return DType::int64;
+  if (porta::is_unsigned_integer(t)) return DType::uint64;
+  return t;
+}
+
+// Host scan of `outer` x `inner` columns of `len` elements of b (dtype t) into NumPy's result dtype's bytes.
+Bytes host_scan(DType t, const Bytes& b, std::int64_t outer, std::int64_t len, std::int64_t inner, bool product) {
+  const DType rt = numpy_scan_dtype(t);
+  Bytes out(static_cast<std::size_t>(outer * len * inner) * porta::itemsize(rt));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::uint64_t acc = product ? 1 : 0;
+      double rx = 0, ry = 0;
+      for (std::int64_t k = 0; k < len; ++k) {
+        const std::int64_t p = (o * len + k) * inner + i;
+        if (porta::is_complex(t)) {
+          const std::complex<double> z = complex_at(t, b, p);
+          double bx = z.real(), by = z.imag();
+          if (k == 0) {
+            rx = bx;
+            ry = by;
+          } else if (t == DType::complex64) {
+            volatile float xx = static_cast<float>(rx) * static_cast<float>(bx), yy = static_cast<float>(ry) * static_cast<float>(by);
+            volatile float xy = static_cast<float>(rx) * static_cast<float>(by), yx = static_cast<float>(ry) * static_cast<float>(bx);
+            rx = product ? static_cast<float>(xx - yy) : static_cast<float>(static_cast<float>(rx) + static_cast<float>(bx));
+            ry = product ? static_cast<float>(xy + yx) : static_cast<float>(static_cast<float>(ry) + static_cast<float>(by));
+          } else {
+            volatile double xx = rx * bx, yy = ry * by, xy = rx * by, yx = ry * bx;
+            const double nx = product ? xx - yy : rx + bx, ny = product ? xy + yx : ry + by;
+            rx = nx;
+            ry = ny;
+          }
+          set_complex(rt, out, p, rx, ry);
+        } else {
+          // Signed values sign-extended, unsigned zero-extended, then wrapping 64-bit arithmetic.
+          const auto x = static_cast<std::uint64_t>(int_at(t, b, p));
+          acc = product ? acc * x : acc + x;
+          set_int(rt, out, p, static_cast<std::int64_t>(acc));
+        }
+      }
+    }
+  return out;
+}
+
+// Equal bits, except that any NaN matches any NaN (complex parts); with rtol, complex parts
+// within rtol of the number's magnitude (products past the first chunk of 512: scan.cpp's
+// kComplexChunk, another order of rounding).
+::testing::AssertionResult same_elements(DType t, const Bytes& got, const Bytes& want, double rtol = 0) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << got.size() << " bytes, want " << want.size();
+  const std::int64_t n = static_cast<std::int64_t>(got.size() / porta::itemsize(t));
+  for (std::int64_t i = 0; i < n; ++i) {
+    bool ok;
+    if (porta::is_complex(t)) {
+      auto g = complex_at(t, got, i), w = complex_at(t, want, i);
+      const double scale = std::abs(w);
+      auto part = [&](double x, double y) {
+        return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y)) || std::abs(x - y) <= rtol * scale;
+      };
+      ok = part(g.real(), w.real()) && part(g.imag(), w.imag());
+    } else {
+      ok = int_at(t, got, i) == int_at(t, want, i);
+    }
+    if (!ok) return ::testing::AssertionFailure() << "element " << i << ": " << element_text(t, got, i) << ", want " << element_text(t, want, i);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Values for products: complex numbers near the unit circle (long products neither overflow nor
+// vanish quickly), integers as random_bytes (wrapping is the point).
+Bytes product_bytes(DType t, std::int64_t n, std::mt19937_64& rng) {
+  if (!porta::is_complex(t)) return random_bytes(t, n, rng);
+  Bytes b(static_cast<std::size_t>(n) * porta::itemsize(t));
+  std::uniform_real_distribution<double> angle(0, 6.283185307179586), radius(0.9, 1.1);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double a = angle(rng), r = radius(rng);
+    set_complex(t, b, i, r * std::cos(a), r * std::sin(a));
+  }
+  return b;
+}
+
+TEST_P(NewDTypeScans, CumsumAndCumprodGiveNumPysDTypesAndValues) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype(), rt = numpy_scan_dtype(t);
+  std::mt19937_64 rng(101 + static_cast<int>(t));
+  // One element, an odd length, a long row (the look-back over tiles; complex: one work-item a
+  // row), rows (axis 1) and columns (axis 0 of a contiguous array: scan_columns).
+  // Complex rows past 512 elements go in chunks (scan.cpp's kComplexChunk), past 512 chunks the
+  // chunks' totals too: sums of whole numbers stay exact, products within a few roundings a step.
+  const double rtol = t == DType::complex64 ? 1e-3 : 1e-11;
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{37}, std::int64_t{512}, std::int64_t{20001}})
+    for (bool product : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << n << (product ? " cumprod" : " cumsum"));
+      const Bytes b = product ? product_bytes(t, n, rng) : random_bytes(t, n, rng);
+      Array a = upload_bytes(b, t, {n}, dev());
+      Array r = product ? porta::cumprod(a) : porta::cumsum(a);
+      EXPECT_EQ(r.dtype(), rt);
+      EXPECT_TRUE(same_elements(rt, bytes_of(r), host_scan(t, b, 1, n, 1, product), product && n > 512 ? rtol : 0));
+    }
+  if (porta::is_complex(t)) {
+    const std::int64_t n = 512 * 512 * 2 + 7;
+    const Bytes b = random_bytes(t, n, rng);
+    EXPECT_TRUE(same_elements(rt, bytes_of(porta::cumsum(upload_bytes(b, t, {n}, dev()))), host_scan(t, b, 1, n, 1, false)))
+        << "a row of more than 512 chunks";
+  }
+  const std::int64_t rows = 9, cols = 301;
+  for (bool product : {false, true}) {
+    const Bytes b = product ? product_bytes(t, rows * cols, rng) : random_bytes(t, rows * cols, rng);
+    Array a = upload_bytes(b, t, {rows, cols}, dev());
+    Array along_rows = product ? porta::cumprod(a, 1) : porta::cumsum(a, 1);
+    EXPECT_TRUE(same_elements(rt, bytes_of(along_rows), host_scan(t, b, rows, cols, 1, product))) << "axis 1 " << product;
+    // Rows of more than one chunk, each chunked apart.
+    const std::int64_t wide = 1301;
+    const Bytes w = product ? product_bytes(t, 3 * wide, rng) : random_bytes(t, 3 * wide, rng);
+    EXPECT_TRUE(same_elements(rt, bytes_of(product ? porta::cumprod(upload_bytes(w, t, {3, wide}, dev()), 1)
+                                                   : porta::cumsum(upload_bytes(w, t, {3, wide}, dev()), 1)),
+                              host_scan(t, w, 3, wide, 1, product), product ? rtol : 0))
+        << "rows of 1301, axis 1 " << product;
+    Array along_columns = product ? porta::cumprod(a, 0) : porta::cumsum(a, 0);
+    EXPECT_TRUE(same_elements(rt, bytes_of(along_columns), host_scan(t, b, 1, rows, cols, product))) << "axis 0 " << product;
+  }
+  EXPECT_EQ(porta::cumsum(upload_bytes({}, t, {0}, dev())).dtype(), rt);
+  EXPECT_EQ(porta::cumsum(upload_bytes({}, t, {0}, dev())).size(), 0);
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(NewDTypeScans, kNewDTypes);
 
 }  // namespace
 }  // namespace porta_test

@@ -1,6 +1,7 @@
 // Sorting and searching: sort, argsort (stable, NaNs last, descending), unique_all, searchsorted,
 // topk; on every device and dtype against std::stable_sort on the host.
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <porta/sort.hpp>
 
@@ -241,6 +242,191 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
 }
 
 PORTA_INSTANTIATE_DEVICES(SortRules);
+
+// The dtypes of issue 37 (int8 ... uint64, complex64, complex128): elements as raw bytes
+// (typed_host.hpp), so that the sort is tested without elementwise kernels, against
+// std::stable_sort by NumPy's order (complex: by real part, then imaginary, NaNs last in
+// NumPy's four classes). Every new dtype on every device; the three rankings only for one
+// size (each ranking is its own set of kernels to compile, the slow part on PoCL).
+using NewDTypeSorting = DeviceDTypeTest;
+
+// The stable order of elements [first, first + len) of `b` (positions within the row).
+std::vector<std::int64_t> numpy_order(DType t, const Bytes& b, std::int64_t first, std::int64_t len, bool descending) {
+  std::vector<std::int64_t> o(static_cast<std::size_t>(len));
+  std::iota(o.begin(), o.end(), 0);
+  std::stable_sort(o.begin(), o.end(), [&](std::int64_t x, std::int64_t y) {
+    return descending ? numpy_less(t, b, first + y, b, first + x) : numpy_less(t, b, first + x, b, first + y);
+  });
+  return o;
+}
+
+// sort and argsort of `rows` rows of `len` elements of dtype t along the last axis, against the host.
+void expect_rows_sorted(const Device& d, DType t, std::int64_t rows, std::int64_t len, std::mt19937_64& rng) {
+  const Bytes b = random_bytes(t, rows * len, rng);
+  const std::size_t item = porta::itemsize(t);
+  Array a = upload_bytes(b, t, {rows, len}, d);
+  for (bool desc : {false, true}) {
+    SCOPED_TRACE(::testing::Message() << name(t) << " " << rows << "x" << len << (desc ? " descending" : ""));
+    std::vector<std::int64_t> ref_i;
+    Bytes ref_v(b.size());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      auto o = numpy_order(t, b, r * len, len, desc);
+      for (std::int64_t q = 0; q < len; ++q) {
+        ref_i.push_back(o[static_cast<std::size_t>(q)]);
+        std::memcpy(ref_v.data() + static_cast<std::size_t>(r * len + q) * item,
+                    b.data() + static_cast<std::size_t>(r * len + o[static_cast<std::size_t>(q)]) * item, item);
+      }
+    }
+    const std::vector<std::int64_t> got_i = int64s_of(porta::argsort(a, -1, desc));
+    ASSERT_EQ(got_i.size(), ref_i.size());
+    for (std::size_t e = 0; e < ref_i.size(); ++e)
+      ASSERT_EQ(got_i[e], ref_i[e]) << "element " << e << ": got the position of "
+                                    << element_text(t, b, static_cast<std::int64_t>(e / static_cast<std::size_t>(len)) * len + got_i[e])
+                                    << ", NumPy's order has "
+                                    << element_text(t, b, static_cast<std::int64_t>(e / static_cast<std::size_t>(len)) * len + ref_i[e]);
+    Array sorted = porta::sort(a, -1, desc);
+    EXPECT_EQ(sorted.dtype(), t);
+    EXPECT_TRUE(bytes_of(sorted) == ref_v) << "the sorted elements' bits differ from the input's in NumPy's order";
+  }
+}
+
+TEST_P(NewDTypeSorting, SortAndArgsortFollowNumPysOrder) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  std::mt19937_64 rng(37 + static_cast<int>(dtype()));
+  // One element, odd lengths, rows sorted apart, and several tiles and chunks (4096 a chunk on CPU devices).
+  for (auto [rows, len] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 2}, {1, 37}, {5, 101}, {1, 3 * 4096 + 5}})
+    expect_rows_sorted(dev(), dtype(), rows, len, rng);
+  // The GPUs' rankings in local memory, on any device (SortRules says why).
+  for (const char* mode : {"tiled", "ballot"}) {
+    ScopedEnv env("PORTA_RADIX", mode);
+    SCOPED_TRACE(mode);
+    expect_rows_sorted(dev(), dtype(), 3, 701, rng);
+  }
+  // Empty arrays.
+  Array e = upload_bytes({}, dtype(), {2, 0}, dev());
+  EXPECT_EQ(porta::sort(e).shape(), (Shape{2, 0}));
+  EXPECT_EQ(porta::argsort(upload_bytes({}, dtype(), {0}, dev())).size(), 0);
+}
+
+// The extremes of each width: both ends and their neighbours, in every byte position's digit.
+TEST_P(NewDTypeSorting, ExtremesAndNaNClassesSortExactly) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  Bytes b;
+  std::int64_t n = 0;
+  if (porta::is_complex(t)) {
+    // Every pair of these parts: NumPy's classes [R + Rj, R + nanj, nan + Rj, nan + nanj], -0.0 with 0.0.
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> parts{-inf, -1.5, -0.0, 0.0, 1.5, inf, nan, -nan, porta::finfo(t).max, porta::finfo(t).smallest_subnormal};
+    n = static_cast<std::int64_t>(parts.size() * parts.size());
+    b.resize(static_cast<std::size_t>(n) * porta::itemsize(t));
+    std::int64_t i = 0;
+    for (double re : parts)
+      for (double im : parts) set_complex(t, b, i++, re, im);
+  } else {
+    const porta::IntInfo info = porta::iinfo(t);
+    const std::vector<std::int64_t> v{info.min, info.min + 1, -1, 0, 1, static_cast<std::int64_t>(info.max) - 1,
+                                      static_cast<std::int64_t>(info.max), 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000};
+    n = static_cast<std::int64_t>(v.size());
+    b.resize(static_cast<std::size_t>(n) * porta::itemsize(t));
+    for (std::int64_t i = 0; i < n; ++i) set_int(t, b, i, v[static_cast<std::size_t>(i)]);
+  }
+  // Reversed and shuffled copies, so that the input's order is not the answer.
+  std::mt19937_64 rng(7);
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  Bytes shuffled(b.size());
+  const std::size_t item = porta::itemsize(t);
+  for (std::int64_t i = 0; i < n; ++i)
+    std::memcpy(shuffled.data() + static_cast<std::size_t>(i) * item, b.data() + static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]) * item, item);
+  Array a = upload_bytes(shuffled, t, {n}, dev());
+  auto o = numpy_order(t, shuffled, 0, n, false);
+  EXPECT_EQ(int64s_of(porta::argsort(a)), o);
+  // searchsorted of every element in the sorted array: left finds its first equal, right past its last.
+  Array s = porta::sort(a);
+  const Bytes sb = bytes_of(s);
+  const std::vector<std::int64_t> left = int64s_of(porta::searchsorted(s, a)), right = int64s_of(porta::searchsorted(s, a, "right"));
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t lo = 0, hi = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      lo += numpy_less(t, sb, j, shuffled, i);
+      hi += !numpy_less(t, shuffled, i, sb, j);
+    }
+    EXPECT_EQ(left[static_cast<std::size_t>(i)], lo) << element_text(t, shuffled, i);
+    EXPECT_EQ(right[static_cast<std::size_t>(i)], hi) << element_text(t, shuffled, i);
+  }
+}
+
+TEST_P(NewDTypeSorting, SearchsortedFindsNumPysPositions) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  std::mt19937_64 rng(11 + static_cast<int>(t));
+  const std::int64_t n = 1001, m = 333;
+  const Bytes raw = random_bytes(t, n, rng), q = random_bytes(t, m, rng);
+  auto o = numpy_order(t, raw, 0, n, false);
+  const std::size_t item = porta::itemsize(t);
+  Bytes sorted(raw.size());
+  for (std::int64_t i = 0; i < n; ++i)
+    std::memcpy(sorted.data() + static_cast<std::size_t>(i) * item, raw.data() + static_cast<std::size_t>(o[static_cast<std::size_t>(i)]) * item, item);
+  Array a = upload_bytes(sorted, t, {n}, dev()), v = upload_bytes(q, t, {m}, dev());
+  for (const char* side : {"left", "right"}) {
+    const std::vector<std::int64_t> got = int64s_of(porta::searchsorted(a, v, side));
+    for (std::int64_t e = 0; e < m; ++e) {
+      std::int64_t want = 0;  // the count of sorted elements before which v[e] goes
+      for (std::int64_t j = 0; j < n; ++j)
+        want += side[0] == 'l' ? numpy_less(t, sorted, j, q, e) : !numpy_less(t, q, e, sorted, j);
+      ASSERT_EQ(got[static_cast<std::size_t>(e)], want) << side << " " << element_text(t, q, e);
+    }
+  }
+}
+
+// Views that are not contiguous (a transposed array: sorted along its first axis); unique (it
+// compares neighbours with elementwise kernels).
+TEST_P(NewDTypeSorting, NonContiguousViewsAndUnique) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  std::mt19937_64 rng(5 + static_cast<int>(t));
+  const std::int64_t rows = 7, cols = 45;
+  const Bytes b = random_bytes(t, rows * cols, rng);
+  Array a = upload_bytes(b, t, {cols, rows}, dev()).transpose();  // a[i, j] = b[j * rows + i]
+  // Sorting a along axis 1 sorts each run of b's `rows`-strided elements: row i of a is b[i::rows].
+  const std::vector<std::int64_t> got = int64s_of(porta::argsort(a, 1));
+  const std::size_t item = porta::itemsize(t);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    Bytes row(static_cast<std::size_t>(cols) * item);
+    for (std::int64_t j = 0; j < cols; ++j)
+      std::memcpy(row.data() + static_cast<std::size_t>(j) * item, b.data() + static_cast<std::size_t>(j * rows + i) * item, item);
+    auto o = numpy_order(t, row, 0, cols, false);
+    for (std::int64_t j = 0; j < cols; ++j) EXPECT_EQ(got[static_cast<std::size_t>(i * cols + j)], o[static_cast<std::size_t>(j)]) << i << "," << j;
+  }
+  // unique: values in NumPy's order, each once (complex numbers with a NaN part: one value, NumPy's equal_nan).
+  auto u = porta::unique_all(upload_bytes(b, t, {rows * cols}, dev()));
+  const Bytes uv = bytes_of(u.values);
+  auto o = numpy_order(t, b, 0, rows * cols, false);
+  std::vector<std::int64_t> firsts;
+  auto has_nan = [&](const Bytes& x, std::int64_t i) {
+    if (!porta::is_complex(t)) return false;
+    auto z = complex_at(t, x, i);
+    return std::isnan(z.real()) || std::isnan(z.imag());
+  };
+  for (std::size_t k = 0; k < o.size(); ++k) {
+    const std::int64_t cur = o[k];
+    if (k > 0) {
+      const std::int64_t prev = o[k - 1];
+      const bool same = (!numpy_less(t, b, prev, b, cur) && !numpy_less(t, b, cur, b, prev)) || (has_nan(b, prev) && has_nan(b, cur));
+      if (same) continue;
+    }
+    firsts.push_back(cur);
+  }
+  ASSERT_EQ(u.values.size(), static_cast<std::int64_t>(firsts.size()));
+  for (std::size_t k = 0; k < firsts.size(); ++k)
+    EXPECT_TRUE(!numpy_less(t, uv, static_cast<std::int64_t>(k), b, firsts[k]) && !numpy_less(t, b, firsts[k], uv, static_cast<std::int64_t>(k)))
+        << k << ": " << element_text(t, uv, static_cast<std::int64_t>(k)) << " against " << element_text(t, b, firsts[k]);
+  EXPECT_EQ(int64s_of(u.indices), firsts);
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(NewDTypeSorting, kNewDTypes);
 
 }  // namespace
 }  // namespace porta_test

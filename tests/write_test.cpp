@@ -2,6 +2,7 @@
 // that lazy expressions made before a write see the values from before it
 // (docs/design/threading.md#writes-and-lazy-readers).
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <optional>
 #include <thread>
@@ -309,6 +310,68 @@ TEST_P(WriteRules, LargeSteppedAndPermutedViewsWriteEveryElement) {
 }
 
 PORTA_INSTANTIATE_DEVICES(WriteRules);
+
+// The dtypes of issue 37: an array into a stepped slice, into a transposed view, a number into a
+// contiguous array (the driver's fill; complex128 of unequal parts: a kernel) and into a strided
+// view (a kernel), a masked assign; against the raw elements (typed_host.hpp). Every new dtype on
+// every device.
+using NewDTypeWrites = DeviceDTypeTest;
+
+TEST_P(NewDTypeWrites, ArraysAndNumbersIntoViews) {
+  PORTA_REQUIRE_DTYPE(dtype());
+  const DType t = dtype();
+  const std::size_t item = porta::itemsize(t);
+  std::mt19937_64 rng(21 + static_cast<int>(t));
+  const std::int64_t rows = 5, cols = 7;
+  const Bytes base = random_bytes(t, rows * cols, rng), src = random_bytes(t, 2 * cols, rng);
+  auto at = [&](Bytes& b, std::int64_t r, std::int64_t c) { return b.data() + static_cast<std::size_t>(r * cols + c) * item; };
+  // a[1::2] = src (rows 1 and 3).
+  Array a = upload_bytes(base, t, {rows, cols}, dev());
+  a.slice({Slice{1, std::nullopt, 2}}).assign(upload_bytes(src, t, {2, cols}, dev()));
+  Bytes want = base;
+  for (std::int64_t k = 0; k < 2; ++k) std::memcpy(at(want, 1 + 2 * k, 0), src.data() + static_cast<std::size_t>(k * cols) * item, cols * item);
+  EXPECT_TRUE(bytes_of(a) == want) << "a[1::2] = src";
+  // a.T = b.T writes b (a transposed view of a fresh array).
+  Array c = upload_bytes(base, t, {rows, cols}, dev());
+  const Bytes other = random_bytes(t, rows * cols, rng);
+  c.transpose().assign(upload_bytes(other, t, {rows, cols}, dev()).transpose());
+  EXPECT_TRUE(bytes_of(c) == other) << "a.T = b.T";
+  // Numbers: into the whole array (contiguous) and into a column (strided).
+  Array f = upload_bytes(base, t, {rows, cols}, dev());
+  Bytes one(item);
+  if (porta::is_complex(t)) {
+    set_complex(t, one, 0, 2.5, -0.5);
+    f.fill(std::complex<double>(2.5, -0.5));
+  } else {
+    const porta::IntInfo info = porta::iinfo(t);
+    set_int(t, one, 0, static_cast<std::int64_t>(info.max));
+    if (t == DType::uint64) f.fill(info.max);
+    else f.fill(static_cast<std::int64_t>(info.max));
+  }
+  want.clear();
+  for (std::int64_t i = 0; i < rows * cols; ++i) want.insert(want.end(), one.begin(), one.end());
+  EXPECT_TRUE(bytes_of(f) == want) << "fill";
+  Array g = upload_bytes(base, t, {rows, cols}, dev());
+  g.slice({Slice{}, Slice{2, 3}}).fill(porta::is_complex(t) ? 0.0 : 1.0);
+  Bytes zero_or_one(item);
+  if (porta::is_complex(t)) set_complex(t, zero_or_one, 0, 0.0, 0.0);
+  else set_int(t, zero_or_one, 0, 1);
+  want = base;
+  for (std::int64_t r = 0; r < rows; ++r) std::memcpy(at(want, r, 2), zero_or_one.data(), item);
+  EXPECT_TRUE(bytes_of(g) == want) << "a[:, 2:3] = number";
+  // A masked assign: where(mask, src, dst) in place.
+  Array h = upload_bytes(base, t, {rows, cols}, dev());
+  std::vector<std::uint8_t> mask(static_cast<std::size_t>(rows * cols));
+  for (std::size_t i = 0; i < mask.size(); ++i) mask[i] = static_cast<std::uint8_t>(i % 3 == 0);
+  const Bytes vals = random_bytes(t, rows * cols, rng);
+  porta::assign(h, upload_bytes(vals, t, {rows, cols}, dev()), porta::from_host(mask.data(), DType::boolean, {rows, cols}, dev()));
+  want = base;
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) std::memcpy(want.data() + i * item, vals.data() + i * item, item);
+  EXPECT_TRUE(bytes_of(h) == want) << "masked assign";
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(NewDTypeWrites, kNewDTypes);
 
 }  // namespace
 }  // namespace porta_test

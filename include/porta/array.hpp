@@ -3,6 +3,7 @@
 // data is needed (to_vector, matmul, a reduction) or when eval() is called.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -114,9 +115,16 @@ class Array {
     requires std::is_arithmetic_v<T>
   const Array& fill(T value) const {
     if constexpr (std::is_floating_point_v<T>) return fill_value(static_cast<double>(value), 0, true);
+    else if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) return fill_unsigned(static_cast<std::uint64_t>(value));
     else return fill_value(0, static_cast<std::int64_t>(value), false);
   }
+  // A complex number: into a complex array (DTypeError for a real one with an imaginary part).
+  template <class T> const Array& fill(std::complex<T> value) const {
+    return fill_complex(static_cast<double>(value.real()), static_cast<double>(value.imag()));
+  }
   const Array& fill_value(double f, std::int64_t i, bool floating) const;  // fill()
+  const Array& fill_unsigned(std::uint64_t u) const;                     // fill() of unsigned C++ integers (any uint64)
+  const Array& fill_complex(double re, double im) const;                 // fill() of std::complex
 
   Array operator-() const;
   Array operator!() const;
@@ -153,6 +161,18 @@ Array empty(Shape shape, DType t = DType::float32, Device d = current_device());
 Array zeros(Shape shape, DType t = DType::float32, Device d = current_device());
 Array ones(Shape shape, DType t = DType::float32, Device d = current_device());
 Array full(Shape shape, double value, DType t = DType::float32, Device d = current_device());
+// An integer value, exactly (int64 and uint64 beyond 2^53; uint64 up to 2^64 - 1): NumPy's
+// full(shape, value, dtype). InvalidArgument where an integer dtype cannot hold it. full_integer:
+// the value as int64 bits (big_unsigned: a uint64 above INT64_MAX).
+Array full_integer(Shape shape, std::int64_t bits, bool big_unsigned, DType t, Device d);
+template <class T>
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+Array full(Shape shape, T value, DType t = DType::float32, Device d = current_device()) {
+  return full_integer(std::move(shape), static_cast<std::int64_t>(value), std::is_unsigned_v<T> && static_cast<std::int64_t>(value) < 0,
+                      t, std::move(d));
+}
+// A complex value (its real part for a real dtype with a zero imaginary part; DTypeError otherwise).
+Array full(Shape shape, std::complex<double> value, DType t = DType::complex128, Device d = current_device());
 Array empty_like(const Array& a);  // a's shape, dtype and device; values unset
 Array zeros_like(const Array& a);
 Array ones_like(const Array& a);

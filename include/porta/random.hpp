@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include <porta/array.hpp>
 
@@ -25,6 +26,27 @@ class Generator {
                 Device d = current_device());
   Array normal(Shape shape, double mean = 0.0, double stddev = 1.0, DType t = DType::float32,
                Device d = current_device());
+  // Integers on [low, high) of integer dtype t, as NumPy's Generator.integers(low, high, dtype=t):
+  // InvalidArgument where high <= low or the range leaves t's (a uint64 high up to 2^64 goes
+  // through integers_in); DTypeError for a dtype that is not an integer one. Element e is
+  // low + floor(F * (high - low) / 2^128), F the four words of Philox counter e as a 128-bit
+  // fraction: the same bits on every device (primitives/random_integers.cpp).
+  template <class L, class H>
+    requires(std::is_integral_v<L> && std::is_integral_v<H>)
+  Array integers(Shape shape, L low, H high, DType t = DType::int64, Device d = current_device()) {
+    return integers_in(std::move(shape), IntegerBound::of(low), IntegerBound::of(high), t, std::move(d));
+  }
+  // An integer bound of either sign up to 2^64 - 1 (or 2^64 for high: IntegerBound::two_to_the_64()).
+  struct IntegerBound {
+    std::int64_t bits = 0;      // the value, or a uint64's bits where big_unsigned
+    bool big_unsigned = false;  // a value above INT64_MAX
+    bool two_to_64 = false;     // 2^64 (NumPy's high for the whole uint64 range)
+    template <class T> static IntegerBound of(T v) {
+      return {static_cast<std::int64_t>(v), std::is_unsigned_v<T> && static_cast<std::int64_t>(v) < 0, false};
+    }
+    static IntegerBound two_to_the_64() { return {0, false, true}; }
+  };
+  Array integers_in(Shape shape, IntegerBound low, IntegerBound high, DType t = DType::int64, Device d = current_device());
 
  private:
   std::uint64_t seed_;
@@ -37,5 +59,13 @@ Array uniform(Shape shape, double low = 0.0, double high = 1.0, DType t = DType:
               Device d = current_device());
 Array normal(Shape shape, double mean = 0.0, double stddev = 1.0, DType t = DType::float32,
              Device d = current_device());
+// The process generator's integers (Generator::integers).
+Array integers_in(Shape shape, Generator::IntegerBound low, Generator::IntegerBound high, DType t = DType::int64,
+                  Device d = current_device());
+template <class L, class H>
+  requires(std::is_integral_v<L> && std::is_integral_v<H>)
+Array integers(Shape shape, L low, H high, DType t = DType::int64, Device d = current_device()) {
+  return integers_in(std::move(shape), Generator::IntegerBound::of(low), Generator::IntegerBound::of(high), t, std::move(d));
+}
 
 }  // namespace porta::random

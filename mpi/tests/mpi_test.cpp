@@ -7,6 +7,7 @@
 #include <porta/mpi.hpp>
 
 #include "test_common.hpp"
+#include "typed_host.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -411,6 +412,51 @@ TEST(MpiTransport, EveryCollectiveIsCountedByTheEngineThatMovedIt) {
 }
 
 }  // namespace
+
+// The dtypes of issue 37 through MPI's own types (MPI_INT8_T ... MPI_C_DOUBLE_COMPLEX): sums that
+// stay exact (whole numbers; integers wrap as MPI's and NumPy's do), allgather, broadcast; and
+// min/max of complex numbers, which MPI does not order, the same DTypeError on every rank. Raw
+// elements (typed_host.hpp): no elementwise kernel.
+TEST_P(MpiDeviceTest, NewDTypesMoveAndSum) {
+  const int r = world().rank(), n = world().size();
+  const std::int64_t len = 7;
+  for (DType t : kNewDTypes) {
+    if (!dev().supports(t)) continue;
+    SCOPED_TRACE(name(t));
+    // Rank q's element i: (q + 1) (i - 3), and for complex numbers (q - i) as the imaginary part.
+    auto rank_bytes = [&](int q) {
+      Bytes b(static_cast<std::size_t>(len) * porta::itemsize(t));
+      for (std::int64_t i = 0; i < len; ++i) {
+        if (porta::is_complex(t)) set_complex(t, b, i, (q + 1.0) * static_cast<double>(i - 3), static_cast<double>(q - i));
+        else set_int(t, b, i, (q + 1) * (i - 3));
+      }
+      return b;
+    };
+    Bytes sum(static_cast<std::size_t>(len) * porta::itemsize(t)), gathered;
+    for (std::int64_t i = 0; i < len; ++i) {
+      std::int64_t si = 0;
+      double re = 0, im = 0;
+      for (int q = 0; q < n; ++q) {
+        si += (q + 1) * (i - 3);
+        re += (q + 1.0) * static_cast<double>(i - 3);
+        im += static_cast<double>(q - i);
+      }
+      if (porta::is_complex(t)) set_complex(t, sum, i, re, im);
+      else set_int(t, sum, i, si);  // the low bytes: wraps as the dtype's sum
+    }
+    for (int q = 0; q < n; ++q) {
+      const Bytes b = rank_bytes(q);
+      gathered.insert(gathered.end(), b.begin(), b.end());
+    }
+    const Array mine = upload_bytes(rank_bytes(r), t, {len}, dev());
+    const Array total = world().allreduce(mine);
+    EXPECT_EQ(total.dtype(), t);
+    EXPECT_TRUE(bytes_of(total) == sum) << "allreduce sum";
+    EXPECT_TRUE(bytes_of(world().allgather(mine)) == gathered) << "allgather";
+    EXPECT_TRUE(bytes_of(world().broadcast(mine, n - 1)) == rank_bytes(n - 1)) << "broadcast";
+    if (porta::is_complex(t)) expect_same_error_everywhere<porta::DTypeError>([&] { world().allreduce(mine, Op::max); }, "orders no complex");
+  }
+}
 
 PORTA_INSTANTIATE_DEVICES_DTYPES(MpiTest, kAllDTypes);
 PORTA_INSTANTIATE_DEVICES(MpiDeviceTest);

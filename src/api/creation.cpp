@@ -61,16 +61,45 @@ Array empty(Shape shape, DType t, Device d) {
 Array full(Shape shape, double value, DType t, Device d) {
   check_shape(shape);
   detail::check_dtype(d, t);
-  if (t == DType::int32 || t == DType::int64) {
+  if (is_integral(t)) {
     // As NumPy: a fraction, NaN, an infinity or a number the dtype cannot hold is an error.
     if (!std::isfinite(value) || std::trunc(value) != value)
       throw InvalidArgument(cat("full: ", value, " is not a whole number, but the dtype is ", name(t)));
-    const double limit = t == DType::int32 ? 2147483648.0 : 9223372036854775808.0;  // 2^31, 2^63
-    if (value >= limit || value < -limit)
-      throw InvalidArgument(cat("full: ", value, " does not fit in ", name(t), "; use a wider dtype"));
+    const IntInfo info = iinfo(t);
+    // [min, max + 1) in doubles: -2^(bits-1) or 0, and 2^(bits-1) or 2^bits, all exact.
+    const double low = static_cast<double>(info.min), high = std::ldexp(1.0, info.bits - (is_signed_integer(t) ? 1 : 0));
+    if (value >= high || value < low)
+      throw InvalidArgument(cat("full: ", value, " does not fit in ", name(t), " (", info.min, " to ", info.max, "); use a wider dtype"));
   }
   std::int64_t i = detail::float_to_int(value, t);
   return Array(make_scalar(value, i, t, std::move(shape), d));
+}
+
+Array full_integer(Shape shape, std::int64_t bits, bool big_unsigned, DType t, Device d) {
+  check_shape(shape);
+  detail::check_dtype(d, t);
+  const double value = big_unsigned ? static_cast<double>(static_cast<std::uint64_t>(bits)) : static_cast<double>(bits);
+  if (!is_integral(t)) return full(std::move(shape), value, t, std::move(d));  // floats round as NumPy's; bool: != 0
+  const IntInfo info = iinfo(t);
+  const bool fits = big_unsigned ? t == DType::uint64
+                                 : bits >= info.min && (bits < 0 || static_cast<std::uint64_t>(bits) <= info.max);
+  if (!fits) {
+    const std::string shown = big_unsigned ? std::to_string(static_cast<std::uint64_t>(bits)) : std::to_string(bits);
+    throw InvalidArgument(cat("full: ", shown, " does not fit in ", name(t), " (", info.min, " to ", info.max, "); use a wider dtype"));
+  }
+  return Array(make_scalar(value, bits, t, std::move(shape), d));
+}
+
+Array full(Shape shape, std::complex<double> value, DType t, Device d) {
+  if (!is_complex(t)) {
+    if (value.imag() != 0 || std::isnan(value.imag()))
+      throw DTypeError(cat("full: the value (", value.real(), ", ", value.imag(), ") is complex and the dtype ", name(t),
+                           " is not; pass a complex dtype or the real part"));
+    return full(std::move(shape), value.real(), t, std::move(d));
+  }
+  check_shape(shape);
+  detail::check_dtype(d, t);
+  return Array(make_scalar(value.real(), 0, t, std::move(shape), d, value.imag()));
 }
 
 Array zeros(Shape shape, DType t, Device d) { return full(std::move(shape), 0.0, t, std::move(d)); }

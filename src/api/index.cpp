@@ -21,14 +21,26 @@ using detail::cat;
 
 namespace {
 
+// Indices of any integer dtype (NumPy's) as contiguous int64. uint64 ones at or above 2^63 are
+// out of bounds for any axis: checked before the cast, which would wrap them to negative indices
+// (counted from the end).
+Array int64_indices(const Array& indices, const detail::ArrayNode& n, const Device& d, const char* what) {
+  if (!is_integral(n.dtype()))
+    throw DTypeError(cat(what, ": indices are ", name(n.dtype()), "; they must be integers (a bool mask goes to compress)"));
+  if (n.device() != d)
+    throw InvalidArgument(cat(what, ": the indices are on ", n.device().spec(), " and the array on ", d.spec()));
+  if (n.dtype() == DType::uint64 && indices.size() > 0) {
+    const std::uint64_t hi = max(indices).item<std::uint64_t>();
+    if (hi > static_cast<std::uint64_t>(INT64_MAX))
+      throw InvalidArgument(cat(what, ": index ", hi, " is out of bounds (uint64 indices must be below 2^63, and below the axis' size)"));
+  }
+  return indices.astype(DType::int64).contiguous();
+}
+
 // `indices` as a contiguous int64 array, every element checked against an axis of `len`.
 Array checked_indices(const Array& indices, std::int64_t len, const Device& d, const char* what, const char* axis_text) {
   auto n = detail::node_of(indices, what);
-  if (n->dtype() != DType::int32 && n->dtype() != DType::int64)
-    throw DTypeError(cat(what, ": indices are ", name(n->dtype()), "; they must be int32 or int64 (a bool mask goes to compress)"));
-  if (n->device() != d)
-    throw InvalidArgument(cat(what, ": the indices are on ", n->device().spec(), " and the array on ", d.spec()));
-  Array idx = indices.astype(DType::int64).contiguous();
+  Array idx = int64_indices(indices, *n, d, what);
   if (idx.size() > 0) {
     std::int64_t lo = min(idx).item<std::int64_t>(), hi = max(idx).item<std::int64_t>();
     if (lo < -len || hi >= len) {
@@ -45,11 +57,7 @@ const detail::View& view_of(const Array& a) { return detail::evaluate(a.node());
 // Indices for a gather that checks them itself (gather's `check`): dtype and device only here.
 Array gather_indices(const Array& indices, const Device& d, const char* what) {
   auto n = detail::node_of(indices, what);
-  if (n->dtype() != DType::int32 && n->dtype() != DType::int64)
-    throw DTypeError(cat(what, ": indices are ", name(n->dtype()), "; they must be int32 or int64 (a bool mask goes to compress)"));
-  if (n->device() != d)
-    throw InvalidArgument(cat(what, ": the indices are on ", n->device().spec(), " and the array on ", d.spec()));
-  return indices.astype(DType::int64).contiguous();
+  return int64_indices(indices, *n, d, what);
 }
 
 // Runs a checked gather into `out` and throws, naming an index, when one was out of range.

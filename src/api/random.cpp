@@ -8,6 +8,7 @@
 #include <random>
 
 #include "lazy/expr.hpp"
+#include "primitives/primitives.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::random {
@@ -71,6 +72,47 @@ Array Generator::normal(Shape shape, double mean, double stddev, DType t, Device
   return draw(Op::normal, seed_, next_stream_.fetch_add(1), std::move(shape), mean, stddev, t, d, "normal");
 }
 
+namespace {
+
+// A bound as a 128-bit integer.
+__int128 wide(const Generator::IntegerBound& b) {
+  if (b.two_to_64) return static_cast<__int128>(1) << 64;
+  return b.big_unsigned ? static_cast<__int128>(static_cast<std::uint64_t>(b.bits)) : static_cast<__int128>(b.bits);
+}
+
+std::string text(__int128 v) {
+  if (v == (static_cast<__int128>(1) << 64)) return "2^64";
+  return v < 0 ? std::to_string(static_cast<std::int64_t>(v)) : std::to_string(static_cast<std::uint64_t>(v));
+}
+
+}  // namespace
+
+Array Generator::integers_in(Shape shape, IntegerBound low, IntegerBound high, DType t, Device d) {
+  detail::check_valid_dtype(t, "integers");
+  if (!is_integral(t))
+    throw DTypeError(cat("random::integers makes integer arrays; ", name(t), " is not an integer dtype (uniform draws floats)"));
+  const __int128 lo = wide(low), hi = wide(high);
+  // NumPy's checks and words: "low >= high", "low is out of bounds for int8", "high is out of bounds".
+  if (hi <= lo) throw InvalidArgument(cat("random::integers: low ", text(lo), " >= high ", text(hi), "; the range [low, high) is empty"));
+  const IntInfo info = iinfo(t);
+  if (lo < info.min)
+    throw InvalidArgument(cat("random::integers: low ", text(lo), " is out of bounds for ", name(t), " (its least value is ", info.min, ")"));
+  if (hi > static_cast<__int128>(info.max) + 1)
+    throw InvalidArgument(cat("random::integers: high ", text(hi), " is out of bounds for ", name(t), " (at most ", info.max,
+                              " + 1: high is excluded)"));
+  (void)element_count(shape);
+  detail::check_dtype(d, t);
+  const auto r = static_cast<unsigned __int128>(hi - lo);  // 1 to 2^64
+  auto out = detail::make_buffer_node(shape, t, d);
+  const std::int64_t n = element_count(shape);
+  if (n > 0)
+    detail::random_integers(t, out->view(), n, seed_, next_stream_.fetch_add(1), static_cast<std::uint64_t>(lo),
+                            static_cast<std::uint64_t>(r), static_cast<std::uint64_t>(r >> 64));
+  else
+    next_stream_.fetch_add(1);
+  return Array(out);
+}
+
 void seed(std::uint64_t s) {
   auto& g = global();
   std::lock_guard lock(g.m);
@@ -83,6 +125,10 @@ Array uniform(Shape shape, double low, double high, DType t, Device d) {
 
 Array normal(Shape shape, double mean, double stddev, DType t, Device d) {
   return global_generator()->normal(std::move(shape), mean, stddev, t, std::move(d));
+}
+
+Array integers_in(Shape shape, Generator::IntegerBound low, Generator::IntegerBound high, DType t, Device d) {
+  return global_generator()->integers_in(std::move(shape), low, high, t, std::move(d));
 }
 
 }  // namespace porta::random

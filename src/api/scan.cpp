@@ -29,14 +29,18 @@ int normalize_axis_for(int axis, int ndim, const char* what) {
 
 namespace {
 
+// NumPy's cumsum/cumprod: bool and the signed integers accumulate in int64 (NumPy's default
+// integer), the unsigned ones in uint64, complex numbers in their own dtype.
 DType accumulate_dtype(DType t) {
-  if (t == DType::boolean || t == DType::int32 || t == DType::int64) return DType::int64;
+  if (t == DType::boolean || is_signed_integer(t)) return DType::int64;
+  if (is_unsigned_integer(t)) return DType::uint64;
   if (t == DType::float16 || t == DType::bfloat16) return DType::float32;
   return t;
 }
 
 DType scan_result_dtype(DType t) {
-  if (t == DType::boolean || t == DType::int32 || t == DType::int64) return DType::int64;
+  if (t == DType::boolean || is_signed_integer(t)) return DType::int64;
+  if (is_unsigned_integer(t)) return DType::uint64;
   return t;
 }
 

@@ -37,12 +37,12 @@ std::pair<Array, Array> sort_rows(const Array& keys, bool descending, Want want)
   const std::int64_t outer = keys.dim(0), len = keys.dim(1), n = outer * len;
   const Device d = keys.device();
   const DType t = keys.dtype();
-  // NumPy orders complex lexicographically; the radix sort has no key for it yet (issue 37: the
-  // primitives' part), so refuse rather than order the bits.
-  if (is_complex(t))
-    throw DTypeError(cat("sort of ", name(t), " is not implemented yet (NumPy's lexicographic order); sort real() and imag() "
-                         "with a stable sort, or astype a real dtype"));
-  if (len <= 1 || outer == 0) return {keys.copy(), zeros({outer, len}, DType::int64, d)};
+  // Nothing to order: the values through a gather (a copy that moves bits, whatever the dtype).
+  if (n == 0) return {empty({outer, len}, t, d), empty({outer, len}, DType::int64, d)};
+  if (len == 1) {
+    Array idx = zeros({outer, len}, DType::int64, d);
+    return {want == Want::indices ? Array() : take_along_axis(keys, idx, 1), idx};
+  }
   if (d.impl().info().dialect == Dialect::none) {
     Array idx = empty({outer, len}, DType::int64, d);
     sort_rows_host(t, view_of(keys), view_of(idx), outer, len, descending);
@@ -104,7 +104,8 @@ UniqueResult unique_all(const Array& a) {
   Array flags = first;
   if (n > 1) {
     Array x = s.slice({Slice{1, std::nullopt}}), y = s.slice({Slice{std::nullopt, -1}});
-    Array same = is_floating(a.dtype()) ? logical_or(x == y, logical_and(isnan(x), isnan(y))) : x == y;
+    // NaNs equal each other (complex: any number with a NaN part, all of them sorted last together).
+    Array same = is_inexact(a.dtype()) ? logical_or(x == y, logical_and(isnan(x), isnan(y))) : x == y;
     flags = concatenate({first, !same});
   }
   UniqueResult r;
@@ -131,7 +132,6 @@ Array searchsorted(const Array& a, const Array& v, std::string_view side) {
   detail::check_same_device(an, vn, "searchsorted");
   Operand oa(a), ov(v);
   DType t = detail::result_dtype({&oa, &ov});
-  if (is_complex(t)) throw DTypeError(cat("searchsorted of ", name(t), " is not implemented yet (NumPy's lexicographic order)"));
   Array sa = a.astype(t).contiguous(), sv = v.astype(t).contiguous();
   Array out = empty(v.shape(), DType::int64, v.device());
   if (v.size())

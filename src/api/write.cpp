@@ -90,14 +90,15 @@ void write_into(const NodePtr& dst, NodePtr src, const ArrayNode* private_src) {
     src = tmp;
   }
   auto snap = src->snapshot();
-  if (!snap.evaluated && snap.expr.op == Op::scalar && is_contiguous_view(dst->shape(), dv.strides) && itemsize(dst->dtype()) <= 8) {
-    // A number written into contiguous memory: the driver's fill (patterns of up to 8 bytes).
+  std::uint8_t pattern[16];
+  std::size_t pattern_size = 0;
+  if (!snap.evaluated && snap.expr.op == Op::scalar && is_contiguous_view(dst->shape(), dv.strides) &&
+      (pattern_size = fill_pattern(snap.expr.scalar, dst->dtype(), pattern)) > 0) {
+    // A number written into contiguous memory: the driver's fill.
     const auto& q = thread_queue_shared(dst->device());
-    std::uint8_t pattern[16];
-    scalar_storage(snap.expr.scalar, dst->dtype(), pattern);
     std::size_t item = itemsize(dst->dtype());
     dv.buffer->before_write(q);
-    dst->device().impl().fill(*q, dv.buffer->handle(), static_cast<std::size_t>(dv.offset) * item, pattern, item,
+    dst->device().impl().fill(*q, dv.buffer->handle(), static_cast<std::size_t>(dv.offset) * item, pattern, pattern_size,
                               static_cast<std::size_t>(dst->size()) * item);
     dv.buffer->after_write(q);
     return;
@@ -119,9 +120,20 @@ NodePtr value_node(const Operand& value, const Shape& shape, DType t, const Devi
       return broadcast_node(cast(n, t), shape);
     }
     case Operand::Kind::floating: n = make_scalar(value.floating(), 0, DType::float64, shape, d); break;
-    case Operand::Kind::integer: n = make_scalar(0, value.integer(), DType::int64, shape, d); break;
+    case Operand::Kind::integer:
+      // An unsigned number above INT64_MAX keeps its bits as uint64 (NumPy's Python int into a uint64 array).
+      n = value.big_unsigned() ? make_scalar(value.integer_value(), value.integer(), DType::uint64, shape, d)
+                               : make_scalar(0, value.integer(), DType::int64, shape, d);
+      break;
     case Operand::Kind::boolean: n = make_scalar(0, value.integer(), DType::boolean, shape, d); break;
-    case Operand::Kind::complex: n = make_scalar(value.floating(), 0, DType::complex128, shape, d, value.imag()); break;
+    case Operand::Kind::complex:
+      if (is_complex(t)) return make_scalar(value.floating(), 0, t, shape, d, value.imag());
+      // Into a real array only without an imaginary part (NumPy: TypeError for a Python complex).
+      if (value.imag() != 0 || std::isnan(value.imag()))
+        throw DTypeError(cat(what, ": the value (", value.floating(), ", ", value.imag(), ") is complex and the destination is ",
+                             name(t), "; write its real part (porta::real) or make the destination complex"));
+      n = make_scalar(value.floating(), 0, DType::float64, shape, d);
+      break;
   }
   return cast(n, t);
 }
@@ -146,6 +158,20 @@ const Array& Array::fill_value(double f, std::int64_t i, bool floating) const {
   Operand value = floating ? Operand(f) : Operand(i);
   auto v = detail::value_node(value, dst->shape(), dst->dtype(), dst->device(), "fill");
   detail::write_into(dst, std::move(v));
+  return *this;
+}
+
+const Array& Array::fill_unsigned(std::uint64_t u) const {
+  porta::assign(*this, Operand(u));
+  return *this;
+}
+
+const Array& Array::fill_complex(double re, double im) const {
+  auto dst = detail::node_of(*this, "fill");
+  if (!is_complex(dst->dtype()) && (im != 0 || std::isnan(im)))
+    throw DTypeError(cat("fill: (", re, ", ", im, ") is complex and the array is ", name(dst->dtype()),
+                         "; fill it with the real part, or make the array complex"));
+  porta::assign(*this, is_complex(dst->dtype()) ? Operand(std::complex<double>(re, im)) : Operand(re));
   return *this;
 }
 

@@ -18,17 +18,20 @@ void scalar_storage(const ScalarValue& v, DType t, void* out) {
     case DType::bfloat16: { bfloat16 h(v.f); std::memcpy(out, &h.bits, 2); return; }
     case DType::float32: { auto x = static_cast<float>(v.f); std::memcpy(out, &x, 4); return; }
     case DType::float64: std::memcpy(out, &v.f, 8); return;
-    case DType::complex64: {
-      const float x[2] = {static_cast<float>(v.f), static_cast<float>(v.imag)};
-      std::memcpy(out, x, 8);
-      return;
-    }
-    case DType::complex128: {
-      const double x[2] = {v.f, v.imag};
-      std::memcpy(out, x, 16);
-      return;
-    }
+    // Complex: the real part, then the imaginary part (16 bytes for complex128: out holds 16).
+    case DType::complex64: { const float x[2] = {static_cast<float>(v.f), static_cast<float>(v.imag)}; std::memcpy(out, x, 8); return; }
+    case DType::complex128: { const double x[2] = {v.f, v.imag}; std::memcpy(out, x, 16); return; }
+    default: break;
   }
+}
+
+std::size_t fill_pattern(const ScalarValue& v, DType t, std::uint8_t (&out)[16]) {
+  scalar_storage(v, t, out);
+  const std::size_t item = itemsize(t);
+  if (item <= 8) return item;
+  // complex128: the drivers fill patterns of up to 8 bytes; one whose halves are equal (zeros,
+  // (x, x)) is one of 8 bytes, others go through a kernel.
+  return std::memcmp(out, out + 8, 8) == 0 ? 8 : 0;
 }
 
 const View& evaluate(const NodePtr& node) {
@@ -40,12 +43,11 @@ const View& evaluate(const NodePtr& node) {
   const Expr& expr = node->expr_locked();
   std::size_t bytes = static_cast<std::size_t>(node->size()) * itemsize(node->dtype());
   auto buffer = std::make_shared<Buffer>(device, bytes);
-  if (expr.op == Op::scalar && itemsize(node->dtype()) <= 8) {
-    // full(), zeros(), ones(): the driver's fill (of patterns up to 8 bytes: complex128's 16 go
-    // through a kernel below).
-    std::uint8_t pattern[16];
-    scalar_storage(expr.scalar, node->dtype(), pattern);
-    if (bytes) device.impl().fill(*q, buffer->handle(), 0, pattern, itemsize(node->dtype()), bytes);
+  std::uint8_t pattern[16];
+  std::size_t pattern_size = 0;
+  if (expr.op == Op::scalar && (pattern_size = fill_pattern(expr.scalar, node->dtype(), pattern)) > 0) {
+    // full(), zeros(), ones(): the driver's fill.
+    if (bytes) device.impl().fill(*q, buffer->handle(), 0, pattern, pattern_size, bytes);
   } else {
     PlanBuilder builder(node->shape());
     int result = builder.add_root(*node, expr);

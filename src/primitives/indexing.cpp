@@ -21,20 +21,20 @@ using namespace primitives;
 
 namespace {
 
-// 16-byte elements (complex128) as two words.
+// A 16-byte element's bits (complex128).
 struct Word16 {
-  std::uint64_t lo, hi;
+  std::uint64_t x, y;
 };
 
-// f(U{}) with U the unsigned integer of an element's `item` bytes (1, 2, 4 or 8; 16: Word16): the
-// host loops move elements as such words.
+// f(U{}) with U the unsigned integer of an element's `item` bytes (1, 2, 4, 8 or 16): the host
+// loops move elements as such words.
 template <class F> void with_word(std::size_t item, F&& f) {
   switch (item) {
     case 1: f(std::uint8_t{}); break;
     case 2: f(std::uint16_t{}); break;
     case 4: f(std::uint32_t{}); break;
-    case 16: f(Word16{}); break;
-    default: f(std::uint64_t{}); break;
+    case 8: f(std::uint64_t{}); break;
+    default: f(Word16{}); break;
   }
 }
 
@@ -184,6 +184,77 @@ void scatter(DType t, const View& a, const View& idx, const View& v, std::int64_
   run(w, t);
 }
 
+namespace {
+// What scatter_add's and segment_add's kernels need of dtype t: its compute type, loads, stores
+// and sum. The dtypes that the dialect text has no compute type for yet (the narrow and unsigned
+// integers, complex numbers) are spelled here: integers wrap (C's conversion back to the
+// element's type), complex numbers add part by part.
+struct AddText {
+  std::string prelude, ct, add, in_ptr, out_ptr;
+  std::function<std::string(const std::string&, const std::string&)> load;
+  std::function<std::string(const std::string&, const std::string&, const std::string&)> store;
+};
+
+bool own_add_type(DType t) { return is_complex(t) || (is_integral(t) && t != DType::int32 && t != DType::int64); }
+
+AddText add_text(const DialectText& d, DType t) {
+  AddText r;
+  if (!own_add_type(t)) {
+    r.prelude = cat(d.prelude(t == DType::float64, false), "\n");
+    r.ct = d.compute_type(t);
+    r.add = t == DType::boolean ? "(s || x)" : "(s + x)";
+    r.in_ptr = d.global_ptr(t);
+    r.out_ptr = d.global_out_ptr(t);
+    r.load = [&d, t](const std::string& p, const std::string& i) { return d.load(t, p, i); };
+    r.store = [&d, t](const std::string& p, const std::string& i, const std::string& v) { return d.store(t, p, i, v); };
+    return r;
+  }
+  std::string ty;
+  switch (t) {
+    case DType::int8: ty = d.cuda() ? "signed char" : "char"; break;
+    case DType::int16: ty = "short"; break;
+    case DType::complex64: ty = "float2"; break;
+    case DType::complex128: ty = "double2"; break;
+    default: ty = bits_type(d, itemsize(t));
+  }
+  r.prelude = t == DType::complex128 && !d.cuda() ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+  r.ct = ty;
+  if (!is_complex(t)) r.add = cat("((", ty, ")(s + x))");
+  else r.add = d.cuda() ? cat("make_", ty, "(s.x + x.x, s.y + x.y)") : "(s + x)";
+  r.in_ptr = cat("GLOBAL const ", ty, "*");
+  r.out_ptr = cat("GLOBAL ", ty, "*");
+  r.load = [](const std::string& p, const std::string& i) { return cat(p, "[", i, "]"); };
+  r.store = [](const std::string& p, const std::string& i, const std::string& v) { return cat(p, "[", i, "] = ", v, ";"); };
+  return r;
+}
+
+// scatter_add's host loop for the dtypes of own_add_type: integers as unsigned words of their
+// width (wrapping), complex numbers part by part.
+void host_add_own(DType t, std::uint8_t* dst, std::int64_t q, const std::uint8_t* src, std::int64_t k) {
+  // Element q of dst += element k of src, as `parts` values of type U each.
+  auto add = [&](auto zero, int parts) {
+    using U = decltype(zero);
+    const std::size_t item = sizeof(U) * static_cast<std::size_t>(parts);
+    for (int j = 0; j < parts; ++j) {
+      U x, y;
+      std::memcpy(&x, dst + item * static_cast<std::size_t>(q) + sizeof(U) * j, sizeof(U));
+      std::memcpy(&y, src + item * static_cast<std::size_t>(k) + sizeof(U) * j, sizeof(U));
+      x = static_cast<U>(x + y);
+      std::memcpy(dst + item * static_cast<std::size_t>(q) + sizeof(U) * j, &x, sizeof(U));
+    }
+  };
+  switch (t) {
+    case DType::int8: case DType::uint8: add(std::uint8_t{}, 1); break;
+    case DType::int16: case DType::uint16: add(std::uint16_t{}, 1); break;
+    case DType::uint32: add(std::uint32_t{}, 1); break;
+    case DType::uint64: add(std::uint64_t{}, 1); break;
+    case DType::complex64: add(0.0f, 2); break;
+    case DType::complex128: add(0.0, 2); break;
+    default: break;
+  }
+}
+}  // namespace
+
 void scatter_add(DType t, const View& a, const View& idx, const View& v, std::int64_t m, std::int64_t len) {
   Work w;
   w.reads = {&idx, &v};
@@ -191,20 +262,19 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
   w.items = len;
   w.key = cat("scatter_add|", static_cast<int>(t));
   w.source = [t](const DialectText& d) {
-    const std::string ct = d.compute_type(t);
-    const std::string add = t == DType::boolean ? "(s || x)" : "(s + x)";
-    return cat(d.prelude(t == DType::float64, false), d.cuda() ? "" : "\n",
-               "KERNEL porta_k(", d.global_ptr(DType::int64), " idx, ", d.global_ptr(t), " v, ", d.global_out_ptr(t),
+    const AddText x = add_text(d, t);
+    return cat(x.prelude,
+               "KERNEL porta_k(", d.global_ptr(DType::int64), " idx, ", x.in_ptr, " v, ", x.out_ptr,
                " a, i64 idx_off, i64 v_off, i64 a_off, i64 m, i64 len) {\n"
                "  for (i64 p = GID; p < len; p += GSIZE) {\n"
-               "    ", ct, " s = ", d.load(t, "a", "a_off + p"), ";\n"
+               "    ", x.ct, " s = ", x.load("a", "a_off + p"), ";\n"
                "    int hit = 0;\n"
                "    for (i64 k = 0; k < m; ++k) {\n"
                "      i64 q = idx[idx_off + k];\n"
                "      if (q < 0) q += len;\n"
-               "      if (q == p) { ", ct, " x = ", d.load(t, "v", "v_off + k"), "; s = ", add, "; hit = 1; }\n"
+               "      if (q == p) { ", x.ct, " x = ", x.load("v", "v_off + k"), "; s = ", x.add, "; hit = 1; }\n"
                "    }\n"
-               "    if (hit) { ", d.store(t, "a", "a_off + p", "s"), " }\n"
+               "    if (hit) { ", x.store("a", "a_off + p", "s"), " }\n"
                "  }\n}\n");
   };
   w.args = [&](std::vector<KernelArg>& g) {
@@ -217,6 +287,10 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
     // Each element's contributions in the order of k, in the compute type the kernels use.
     for (std::int64_t k = 0; k < m; ++k) {
       std::int64_t q = wrap(host_load_int(ix, k), len);
+      if (own_add_type(t)) {
+        host_add_own(t, dst, q, src, k);
+        continue;
+      }
       switch (t) {
         case DType::boolean: dst[q] = (dst[q] != 0 || src[k] != 0) ? 1 : 0; break;
         case DType::int32: {
@@ -247,6 +321,7 @@ void scatter_add(DType t, const View& a, const View& idx, const View& v, std::in
         }
         case DType::float16:
         case DType::bfloat16: break;  // below: accumulated in float32, rounded once
+        default: break;  // own_add_type's, above
       }
     }
     if (t == DType::float16 || t == DType::bfloat16) {
@@ -277,17 +352,16 @@ void segment_add(DType t, const View& a, const View& idx, const View& v, const V
   w.items = segments;
   w.key = cat("segment_add|", static_cast<int>(t));
   w.source = [t](const DialectText& d) {
-    const std::string ct = d.compute_type(t);
-    const std::string add = t == DType::boolean ? "(s || x)" : "(s + x)";
-    return cat(d.prelude(t == DType::float64, false), "\n",
-               "KERNEL porta_k(", d.global_ptr(DType::int64), " idx, ", d.global_ptr(t), " v, ", d.global_ptr(DType::int64),
-               " starts, ", d.global_out_ptr(t), " a, i64 idx_off, i64 v_off, i64 st_off, i64 a_off, i64 segments, i64 m) {\n"
+    const AddText x = add_text(d, t);
+    return cat(x.prelude,
+               "KERNEL porta_k(", d.global_ptr(DType::int64), " idx, ", x.in_ptr, " v, ", d.global_ptr(DType::int64),
+               " starts, ", x.out_ptr, " a, i64 idx_off, i64 v_off, i64 st_off, i64 a_off, i64 segments, i64 m) {\n"
                "  for (i64 g = GID; g < segments; g += GSIZE) {\n"
                "    i64 b = starts[st_off + g], e = g + 1 < segments ? starts[st_off + g + 1] : m;\n"
                "    i64 p = idx[idx_off + b];\n"
-               "    ", ct, " s = ", d.load(t, "a", "a_off + p"), ";\n"
-               "    for (i64 i = b; i < e; ++i) { ", ct, " x = ", d.load(t, "v", "v_off + i"), "; s = ", add, "; }\n"
-               "    ", d.store(t, "a", "a_off + p", "s"), "\n"
+               "    ", x.ct, " s = ", x.load("a", "a_off + p"), ";\n"
+               "    for (i64 i = b; i < e; ++i) { ", x.ct, " x = ", x.load("v", "v_off + i"), "; s = ", x.add, "; }\n"
+               "    ", x.store("a", "a_off + p", "s"), "\n"
                "  }\n}\n");
   };
   w.args = [&](std::vector<KernelArg>& g) {
@@ -386,7 +460,9 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
   w.write = &out;
   w.items = tiles;
   w.groups = static_cast<std::size_t>(tiles);
-  const bool cpu = on_cpu(out);
+  // 16-byte elements (complex128) take the CPU devices' kernel everywhere: the GPU kernel's two
+  // tiles in local memory would be 66 KiB, past CUDA's 48 KiB of static shared memory.
+  const bool cpu = on_cpu(out) || item > 8;
   w.group = cpu ? 1 : kScanGroup;
   w.key = cat("compress|", item, "|", cpu);
   // CPU devices: one work-item a tile, a plain loop. GPUs: the tile's values read in order of work-items (coalesced) into local memory, each work-item's
@@ -404,6 +480,31 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
   run(w, t);
 }
 
+namespace {
+// searchsorted's kernel on the elements' bits compared as the radix sort's keys (KEY3: class,
+// high, low): the dtypes that have no compute type of their own in the generated code's
+// dialect text (the narrow and unsigned integers, complex numbers).
+std::string searchsorted_key_source(const DialectText& d, DType t) {
+  const bool kt64 = is_complex(t) ? t == DType::complex128 : itemsize(t) == 8;
+  return cat("typedef ", bits_type(d, itemsize(t)), " RT;\ntypedef ", bits_type(d, kt64 ? 8 : 4), " KT;\n", key3_text(d, t),
+             "#define KLT(ac, ah, al, bc, bh, bl) ((ac) < (bc) || ((ac) == (bc) && ((ah) < (bh) || ((ah) == (bh) && (al) < (bl)))))\n"
+             "KERNEL porta_k(GLOBAL const RT* a, GLOBAL const RT* v, GLOBAL i64* out, i64 a_off, i64 v_off, i64 out_off, i64 n, i64 m,"
+             " int right) {\n"
+             "  for (i64 e = GID; e < m; e += GSIZE) {\n"
+             "    unsigned int xc, yc; KT xh, xl, yh, yl;\n"
+             "    KEY3(v[v_off + e], xc, xh, xl)\n"
+             "    i64 lo = 0, hi = n;\n"
+             "    while (lo < hi) {\n"
+             "      i64 mid = lo + (hi - lo) / 2;\n"
+             "      KEY3(a[a_off + mid], yc, yh, yl)\n"
+             "      int go = right ? !KLT(xc, xh, xl, yc, yh, yl) : KLT(yc, yh, yl, xc, xh, xl);\n"
+             "      if (go) lo = mid + 1; else hi = mid;\n"
+             "    }\n"
+             "    out[out_off + e] = lo;\n"
+             "  }\n}\n");
+}
+}  // namespace
+
 void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right) {
   Work w;
   w.reads = {&a, &v};
@@ -411,6 +512,7 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
   w.items = m;
   w.key = cat("searchsorted|", static_cast<int>(t));
   w.source = [t](const DialectText& d) {
+    if (is_complex(t) || (is_integral(t) && t != DType::int32 && t != DType::int64)) return searchsorted_key_source(d, t);
     const std::string ct = d.compute_type(t);
     return cat(d.prelude(t == DType::float64, false), d.cuda() ? "" : "\n", "#define LT(x, y) ", compute_lt(t), "\n",
                "KERNEL porta_k(", d.global_ptr(t), " a, ", d.global_ptr(t), " v, GLOBAL i64* out, i64 a_off, i64 v_off,"
@@ -435,13 +537,14 @@ void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::in
     const std::uint8_t* src = p[0] + a.offset * itemsize(t);
     const std::uint8_t* val = p[1] + v.offset * itemsize(t);
     std::uint8_t* dst = p[2] + out.offset * 8;
-    // Compared as the radix sort's order-preserving keys: exact for int64, NaNs last.
+    // Compared as the radix sort's order-preserving keys: exact for int64, NaNs last, complex
+    // numbers in NumPy's order.
     for (std::int64_t e = 0; e < m; ++e) {
-      std::uint64_t x = host_radix_key(t, val, e, false);
+      const SortKey x = host_sort_key(t, val, e, false);
       std::int64_t lo = 0, hi = n;
       while (lo < hi) {
         std::int64_t mid = lo + (hi - lo) / 2;
-        std::uint64_t y = host_radix_key(t, src, mid, false);
+        const SortKey y = host_sort_key(t, src, mid, false);
         bool go = right ? !(x < y) : y < x;
         if (go) lo = mid + 1;
         else hi = mid;
@@ -463,8 +566,10 @@ NamedSources indexing_kernel_sources(const DialectText& d) {
                          gather_source(d, item, checked, kind > 0, kind == 2));
     out.emplace_back(cat("scatter of ", item, "-byte elements"), scatter_source(d, item));
     for (bool cpu : {false, true})
-      out.emplace_back(cat("compress of ", item, "-byte elements", cpu ? " (CPU)" : ""), compress_source(d, item, cpu));
+      if (item <= 8 || cpu) out.emplace_back(cat("compress of ", item, "-byte elements", cpu ? " (CPU)" : ""), compress_source(d, item, cpu));
   }
+  for (DType t : {DType::int8, DType::uint16, DType::uint32, DType::uint64, DType::complex64, DType::complex128})
+    out.emplace_back(cat("searchsorted by keys, ", name(t)), searchsorted_key_source(d, t));
   for (bool cpu : {false, true}) out.emplace_back(cat("mask tile counts", cpu ? " (CPU)" : ""), mask_counts_source(d, cpu));
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;

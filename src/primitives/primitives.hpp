@@ -41,7 +41,9 @@ void compress(DType t, const View& a, const View& mask, const View& tile_prefix,
 void searchsorted(DType t, const View& a, std::int64_t n, const View& v, std::int64_t m, const View& out, bool right);
 
 // y[o, :] = inclusive scan (sum, or product) of x[o, :] for x, y contiguous [outer, len] of dtype t
-// (int64, float32 or float64; DTypeError otherwise). Compiling devices: one pass, a chained scan
+// (int64, uint64 (int64's kernels: the same bits), float32, float64, complex64 or complex128;
+// DTypeError otherwise). Complex: a work-item a row from its first element, long rows in chunks
+// of 512 (scan.cpp's complex_scan and kComplexChunk say why). Compiling devices: one pass, a chained scan
 // with decoupled look-back over tiles of each row, or for short rows a work-item per row in local
 // memory (primitives/scan.cpp); Kokkos: left to right. A fixed order of accumulation on each
 // device: the same bits on every run.
@@ -61,6 +63,13 @@ inline constexpr int kScanMaxItems = 32;
 int scan_items(const DeviceInfo& info, DType t, std::optional<int> requested, int window);
 std::uint64_t scan_local_bytes(const DeviceInfo& info, DType t, int items, int window);
 std::uint64_t scan_local_limit(const DeviceInfo& info);
+
+// random::integers (api/random.cpp): out[e] = low + floor(F(e) * r / 2^128) for e < n, F(e) the
+// four words of Philox counter e under (stream, seed) (base/philox.h) as a 128-bit fraction,
+// r = r_lo + r_hi * 2^64 (1 to 2^64; r_hi 0 or 1), wrapping in 64 bits, stored in t's width (an
+// integer dtype; out contiguous). The same bits on every device (primitives/random_integers.cpp).
+void random_integers(DType t, const View& out, std::int64_t n, std::uint64_t seed, std::uint64_t stream, std::uint64_t low,
+                     std::uint64_t r_lo, std::uint64_t r_hi);
 
 // Stable LSD radix sort of n elements of `a` (dtype t, contiguous) by their order-preserving keys:
 // floats with NaNs last and -0.0 equal to 0.0; descending: the keys' complement (ties keep their

@@ -37,28 +37,80 @@ namespace porta::detail {
 
 namespace primitives {
 
+namespace {
+// The order-preserving key of a float's bits u (w bits wide): NaNs (every payload) last as one
+// value, -0.0 as 0.0.
+std::uint64_t float_key(std::uint64_t u, int w) {
+  const std::uint64_t sign = std::uint64_t{1} << (w - 1), mask = w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
+  const std::uint64_t exp_mask = w == 16 ? 0x7c00 : w == 32 ? 0x7f800000 : 0x7ff0000000000000ull;
+  const std::uint64_t nan = w == 16 ? 0x7e00 : w == 32 ? 0x7fc00000 : 0x7ff8000000000000ull;
+  if ((u & ~sign & mask) > exp_mask) u = nan;
+  if (u == sign) u = 0;  // -0.0 sorts with 0.0
+  return (u & sign) ? (~u & mask) : (u | sign);
+}
+bool float_is_nan(std::uint64_t u, int w) {
+  const std::uint64_t sign = std::uint64_t{1} << (w - 1), mask = w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
+  const std::uint64_t exp_mask = w == 32 ? 0x7f800000 : 0x7ff0000000000000ull;
+  return (u & ~sign & mask) > exp_mask;
+}
+}  // namespace
+
 // The order-preserving unsigned key of one element's bits, on the host.
 std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending) {
   std::uint64_t u = 0, k = 0;
   int w = 0;
+  auto bits = [&](int bytes) {
+    std::memcpy(&u, p + bytes * e, static_cast<std::size_t>(bytes));  // little-endian: the low bytes of u
+    w = 8 * bytes;
+  };
   switch (t) {
     case DType::boolean: u = p[e] != 0; w = 8; k = u; break;
-    case DType::int32: { std::uint32_t x; std::memcpy(&x, p + 4 * e, 4); w = 32; k = x ^ 0x80000000u; break; }
-    case DType::int64: { std::memcpy(&u, p + 8 * e, 8); w = 64; k = u ^ 0x8000000000000000ull; break; }
+    // Signed integers: the sign bit flipped; unsigned ones as they are.
+    case DType::int8: bits(1); k = u ^ 0x80u; break;
+    case DType::int16: bits(2); k = u ^ 0x8000u; break;
+    case DType::int32: bits(4); k = u ^ 0x80000000u; break;
+    case DType::int64: bits(8); k = u ^ 0x8000000000000000ull; break;
+    case DType::uint8: bits(1); k = u; break;
+    case DType::uint16: bits(2); k = u; break;
+    case DType::uint32: bits(4); k = u; break;
+    case DType::uint64: bits(8); k = u; break;
+    case DType::complex64:
+    case DType::complex128:
+      throw InvalidArgument(cat("porta internal error: host_radix_key of ", name(t), " (complex keys are host_sort_key's)"));
     default: {
-      std::uint64_t sign, exp_mask, nan;
-      if (t == DType::float16) { std::uint16_t x; std::memcpy(&x, p + 2 * e, 2); u = x; w = 16; exp_mask = 0x7c00; nan = 0x7e00; }
-      else if (t == DType::bfloat16) { std::uint16_t x; std::memcpy(&x, p + 2 * e, 2); u = x; w = 16; exp_mask = 0x7f80; nan = 0x7fc0; }
-      else if (t == DType::float32) { std::uint32_t x; std::memcpy(&x, p + 4 * e, 4); u = x; w = 32; exp_mask = 0x7f800000; nan = 0x7fc00000; }
-      else { std::memcpy(&u, p + 8 * e, 8); w = 64; exp_mask = 0x7ff0000000000000ull; nan = 0x7ff8000000000000ull; }
-      sign = std::uint64_t{1} << (w - 1);
-      if ((u & ~sign) > exp_mask) u = nan;
-      if (u == sign) u = 0;  // -0.0 sorts with 0.0
-      std::uint64_t mask = w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
-      k = (u & sign) ? (~u & mask) : (u | sign);
+      if (t == DType::bfloat16) {  // float16's rule with bfloat16's exponent: as float32's upper half
+        std::uint16_t x;
+        std::memcpy(&x, p + 2 * e, 2);
+        u = x;
+        w = 16;
+        const std::uint64_t sign = 0x8000;
+        if ((u & ~sign) > 0x7f80) u = 0x7fc0;
+        if (u == sign) u = 0;
+        k = (u & sign) ? (~u & 0xffff) : (u | sign);
+        break;
+      }
+      bits(static_cast<int>(itemsize(t)));
+      k = float_key(u, w);
     }
   }
   if (descending) k = ~k & (w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1);
+  return k;
+}
+
+SortKey host_sort_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending) {
+  if (!is_complex(t)) return {0, 0, host_radix_key(t, p, e, descending)};
+  // NumPy's order of complex numbers: by real part, then imaginary part, with NaNs in four classes
+  // after all numbers: [R + Rj, R + nanj, nan + Rj, nan + nanj] (numpy.sort's notes), each class
+  // ordered by its parts that are numbers.
+  const int w = t == DType::complex64 ? 32 : 64, bytes = w / 8;
+  std::uint64_t re = 0, im = 0;
+  std::memcpy(&re, p + 2 * bytes * e, static_cast<std::size_t>(bytes));
+  std::memcpy(&im, p + 2 * bytes * e + bytes, static_cast<std::size_t>(bytes));
+  SortKey k{(float_is_nan(re, w) ? 2u : 0u) | (float_is_nan(im, w) ? 1u : 0u), float_key(re, w), float_key(im, w)};
+  if (descending) {
+    const std::uint64_t mask = w == 64 ? ~std::uint64_t{0} : 0xffffffffu;
+    k = {3 - k[0], ~k[1] & mask, ~k[2] & mask};
+  }
   return k;
 }
 
@@ -66,20 +118,34 @@ std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, boo
 
 using namespace primitives;
 
-namespace {
+namespace primitives {
 
 constexpr int kDigits = 256;
 constexpr int kGroup = 256;  // work-items of a tiled work-group: one per digit in the digit scans
 
-// Bits of the key: 8 for booleans (one pass), the storage width otherwise.
-int key_bits(DType t) { return t == DType::boolean ? 8 : static_cast<int>(itemsize(t)) * 8; }
+// Bits of the key: 8 for booleans (one pass), the storage width otherwise (1- and 2-byte integers:
+// one and two passes); complex: the imaginary part's key, then the real part's, then a byte of
+// NaN class (host_sort_key's order), least significant first.
+int key_bits(DType t) {
+  if (t == DType::boolean) return 8;
+  if (is_complex(t)) return static_cast<int>(itemsize(t)) * 8 + 8;
+  return static_cast<int>(itemsize(t)) * 8;
+}
+// The width of one part's key (complex: of a part's).
+int part_bits(DType t) { return is_complex(t) ? static_cast<int>(itemsize(t)) * 4 : key_bits(t); }
 
 // Device text of host_radix_key's map: `u` (KT) holds the element's bits, `k` receives the key.
 std::string map_text(DType t) {
   switch (t) {
     case DType::boolean: return "k = u != 0;";
+    case DType::int8: return "k = u ^ (KT)0x80u;";
+    case DType::int16: return "k = u ^ (KT)0x8000u;";
     case DType::int32: return "k = u ^ (KT)0x80000000u;";
     case DType::int64: return "k = u ^ ((KT)1 << 63);";
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64: return "k = u;";
     default: break;
   }
   int w = t == DType::float64 ? 64 : t == DType::float32 ? 32 : 16;
@@ -91,6 +157,27 @@ std::string map_text(DType t) {
              "if (u == sign) u = 0; ",
              "k = (u & sign) ? (~u & mask) : (u | sign);");
 }
+
+// KEY3(raw, c, hi, lo): an element's whole key as (class, high part, low part), compared in that
+// order: complex numbers as host_sort_key (c their NaN class, hi and lo their real and imaginary
+// parts' keys; KT a part's width), other dtypes (0, 0, the key). Before it: RT, KT.
+std::string key3_text(const DialectText& d, DType t) {
+  if (!is_complex(t))
+    return cat("#define KEY3(raw, c, hi, lo) { KT u = (KT)(raw), k; { ", map_text(t), " } c = 0; hi = 0; lo = k; }\n");
+  const bool c64 = t == DType::complex64;
+  const DType part = c64 ? DType::float32 : DType::float64;
+  const std::string re = c64 ? "(KT)(v_ & 0xffffffffu)" : "v_.x", im = c64 ? "(KT)(v_ >> 32)" : "v_.y";
+  const std::string exp_mask = c64 ? "(KT)0x7f800000u" : "(KT)0x7ff0000000000000ull";
+  const std::string low = c64 ? "(KT)0x7fffffffu" : "(KT)0x7fffffffffffffffull";
+  (void)d;
+  return cat("#define KEY3(raw, c, hi, lo) { RT v_ = (raw); KT u, k;"
+             " u = ", re, "; c = ((u & ", low, ") > ", exp_mask, ") ? 2u : 0u; { ", map_text(part), " } hi = k;"
+             " u = ", im, "; c |= ((u & ", low, ") > ", exp_mask, ") ? 1u : 0u; { ", map_text(part), " } lo = k; }\n");
+}
+
+}  // namespace primitives
+
+namespace {
 
 // How a device ranks: serial chunks (CPU devices), or tiles, whose warps find the work-items of
 // equal digits through local memory (tiled: any device), or with one warp vote a digit bit (as
@@ -156,7 +243,7 @@ std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uin
 // Types and macros every radix kernel starts with. DIGIT(raw, pay, dst): the pass's digit of an
 // element (of its key, or with by_row of its row: the flat index pay / len).
 std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
-  const int bits = key_bits(s.t);
+  const int bits = part_bits(s.t);
   const bool wide = bits == 64;
   std::string kmask = bits >= 32 ? "(~(KT)0)" : cat("((KT)", (1u << bits) - 1, "u)");
   std::string pt = bits_type(d, s.pay == 8 ? 8 : 4), po = last_wide ? bits_type(d, 8) : pt;
@@ -166,9 +253,15 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
                       "\n#define TILE ", s.tile(), "\n#define WARPS (GROUP / 32)\n#define DIGITS ", kDigits,
                       "\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define BARRIER ",
                       d.barrier(), "\n#define KMASK ", kmask, "\n",
-                      "#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);"
-                      " else { KT u = (KT)(raw), k; { ", map_text(s.t), " } if (desc) k = ~k & KMASK;"
-                      " dst = (u32)((k >> shift) & 255u); } }\n");
+                      "#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);");
+  if (!is_complex(s.t)) {
+    r += cat(" else { KT u = (KT)(raw), k; { ", map_text(s.t), " } if (desc) k = ~k & KMASK; dst = (u32)((k >> shift) & 255u); } }\n");
+  } else {
+    // Complex: the passes take the imaginary part's bytes, the real part's, then the NaN class.
+    r += cat(" else { u32 c_; KT hi_, lo_; KEY3(raw, c_, hi_, lo_) if (desc) { c_ = 3u - c_; hi_ = ~hi_; lo_ = ~lo_; }"
+             " dst = shift < ", bits, " ? (u32)((lo_ >> shift) & 255u) : shift < ", 2 * bits, " ? (u32)((hi_ >> (shift - ", bits,
+             ")) & 255u) : c_; } }\n", key3_text(d, s.t));
+  }
   if (d.cuda()) {
     // The tiled downsweep's registers bounded so that s.blocks work-groups fit an SM (sorts
     // without indices: with them the tile's local memory allows four anyway, and a bound of 64
@@ -408,11 +501,29 @@ void sort_rows_host(DType t, const View& a, const View& idx_out, std::int64_t ou
       std::int64_t pos;
     };
     std::vector<std::uint64_t> words(packed ? 2 * n : 0);
-    std::vector<Pair> pairs(packed ? 0 : 2 * n);
+    std::vector<Pair> pairs(packed || is_complex(t) ? 0 : 2 * n);
+    // Complex: LSD passes over the imaginary part's key, then the real part's, then the NaN
+    // class (host_sort_key), each stable.
+    struct Triple {
+      SortKey key;
+      std::int64_t pos;
+    };
+    std::vector<Triple> triples(is_complex(t) ? 2 * n : 0);
+    const int part_bytes = part_bits(t) / 8;
     for (std::int64_t o = 0; o < outer; ++o) {
       std::int64_t* row = out + o * len;
       const std::int64_t base = o * len;
-      if (packed) {
+      if (is_complex(t)) {
+        Triple* v = triples.data();
+        Triple* other = v + n;
+        for (std::size_t i = 0; i < n; ++i)
+          v[i] = {host_sort_key(t, src, base + static_cast<std::int64_t>(i), descending), static_cast<std::int64_t>(i)};
+        for (int part = 2; part >= 0; --part) {
+          Triple* r = radix_passes(v, other, n, 0, part == 0 ? 1 : part_bytes, [part](const Triple& x) { return x.key[static_cast<std::size_t>(part)]; });
+          if (r != v) std::swap(v, other);
+        }
+        for (std::size_t i = 0; i < n; ++i) row[i] = v[i].pos;
+      } else if (packed) {
         for (std::size_t i = 0; i < n; ++i)
           words[i] = host_radix_key(t, src, base + static_cast<std::int64_t>(i), descending) << 32 | i;
         const std::uint64_t* v = radix_passes(words.data(), words.data() + n, n, 4, bytes, [](std::uint64_t x) { return x; });
@@ -433,7 +544,9 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
   NamedSources out;
   const Rank ballot = d.cuda() ? Rank::ballot_cuda : Rank::ballot_ptx;
   for (Rank rank : {Rank::serial, Rank::tiled, ballot, Rank::ballot_local})
-    for (DType t : {DType::boolean, DType::float16, DType::int32, DType::float64})  // keys of 8, 16, 32 and 64 bits
+    // keys of 8, 16, 32 and 64 bits, and complex (16-byte elements: complex128)
+    for (DType t : {DType::boolean, DType::int8, DType::float16, DType::uint16, DType::int32, DType::float64, DType::uint64,
+                    DType::complex64, DType::complex128})
       for (int pay : {0, 4, 8}) {
         RadixPlan s{t, rank};
         s.pay = pay;

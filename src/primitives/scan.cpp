@@ -229,8 +229,149 @@ template <class F> void by_dtype(DType t, F&& f) {
 }
 
 void check_scan_dtype(DType t, const char* what) {
-  if (t != DType::int64 && t != DType::float32 && t != DType::float64)
-    throw DTypeError(cat(what, ": scans run on int64, float32 and float64, not ", name(t), " (cast first)"));
+  if (t != DType::int64 && t != DType::uint64 && t != DType::float32 && t != DType::float64 && !is_complex(t))
+    throw DTypeError(cat(what, ": scans run on int64, uint64, float32, float64, complex64 and complex128, not ", name(t),
+                         " (cast first)"));
+}
+
+// uint64 scans are int64's: sums and products wrap to the same bits.
+DType scan_kernel_dtype(DType t) { return t == DType::uint64 ? DType::int64 : t; }
+
+// Complex scans: one work-item a column (rows: a column of one), left to right from the column's
+// first element (NumPy's order; an identity would turn (inf, 0) * ... into NaNs through 0 * inf),
+// products as NumPy's (a.x b.x - a.y b.y, a.x b.y + a.y b.x), each product rounded before the
+// sum (no fused multiply-add: CUDA's __fmul_rn, OpenCL's FP_CONTRACT OFF), as the host loop.
+// Rows longer than kComplexChunk on compiling devices go in chunks of it, a work-item each: every
+// chunk scanned from its first element (writing its total), the totals scanned a row at a time,
+// then each chunk's elements combined with the prefix before it, P(c - 1) op y: a fixed order on
+// every device (within a chunk, NumPy's), though not NumPy's left-to-right order for products
+// past the first chunk (sums of whole numbers, infinities and NaNs come out the same).
+constexpr std::int64_t kComplexChunk = 512;
+
+// The complex scans' operation `cop` and T, for complex_scan_source's kernels.
+std::string complex_ops(const DialectText& d, DType t, bool product) {
+  const bool f64 = t == DType::complex128;
+  const std::string ty = f64 ? "double2" : "float2", part = f64 ? "double" : "float";
+  std::string ops;
+  if (d.cuda()) {
+    const std::string mul = f64 ? "__dmul_rn" : "__fmul_rn";
+    ops = cat("__device__ __forceinline__ ", ty, " cop(", ty, " a, ", ty, " b) { return ",
+              product ? cat("make_", ty, "(", mul, "(a.x, b.x) - ", mul, "(a.y, b.y), ", mul, "(a.x, b.y) + ", mul, "(a.y, b.x))")
+                      : cat("make_", ty, "(a.x + b.x, a.y + b.y)"),
+              "; }\n");
+  } else {
+    ops = cat(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "", "#pragma OPENCL FP_CONTRACT OFF\n",
+              ty, " cop(", ty, " a, ", ty, " b) { ",
+              product ? cat(part, " xx = a.x * b.x, yy = a.y * b.y, xy = a.x * b.y, yx = a.y * b.x; return (", ty, ")(xx - yy, xy + yx);")
+                      : "return a + b;",
+              " }\n");
+  }
+  return cat(ops, "typedef ", ty, " T;\n#define CHUNK ", kComplexChunk, "\n");
+}
+
+// kind 0: one work-item a column; 1: a chunk of a row (and its total); 2: the prefixes into the chunks.
+std::string complex_scan_source(const DialectText& d, DType t, bool product, int kind = 0) {
+  if (kind == 1)
+    return cat(complex_ops(d, t, product),
+               "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, GLOBAL T* tot, i64 x_off, i64 y_off, i64 outer, i64 len, i64 chunks) {\n"
+               "  for (i64 c = GID; c < outer * chunks; c += GSIZE) {\n"
+               "    i64 o = c / chunks, k0 = (c - o * chunks) * CHUNK, k1 = k0 + CHUNK < len ? k0 + CHUNK : len, p = o * len + k0;\n"
+               "    T run = x[x_off + p];\n"
+               "    y[y_off + p] = run;\n"
+               "    for (i64 k = k0 + 1; k < k1; ++k) { ++p; run = cop(run, x[x_off + p]); y[y_off + p] = run; }\n"
+               "    tot[c] = run;\n"
+               "  }\n}\n");
+  if (kind == 2)
+    return cat(complex_ops(d, t, product),
+               "KERNEL porta_k(GLOBAL const T* tot, GLOBAL T* y, i64 y_off, i64 outer, i64 len, i64 chunks) {\n"
+               "  for (i64 e = GID; e < outer * len; e += GSIZE) {\n"
+               "    i64 o = e / len, c = (e - o * len) / CHUNK;\n"
+               "    if (c > 0) y[y_off + e] = cop(tot[o * chunks + c - 1], y[y_off + e]);\n"
+               "  }\n}\n");
+  return cat(complex_ops(d, t, product),
+             "KERNEL porta_k(GLOBAL const T* x, GLOBAL T* y, i64 x_off, i64 y_off, i64 outer, i64 len, i64 inner) {\n"
+             "  for (i64 c = GID; c < outer * inner; c += GSIZE) {\n"
+             "    i64 o = c / inner, i = c - o * inner, p = o * len * inner + i;\n"
+             "    T run = x[x_off + p];\n"
+             "    y[y_off + p] = run;\n"
+             "    for (i64 k = 1; k < len; ++k) { p += inner; run = cop(run, x[x_off + p]); y[y_off + p] = run; }\n"
+             "  }\n}\n");
+}
+
+// The host's complex scan of `outer` x `inner` columns of `len` (complex_scan_source's order and formula).
+template <class F>
+void host_complex_scan(const F* in, F* out, std::int64_t outer, std::int64_t len, std::int64_t inner, bool product) {
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::int64_t p = (o * len) * inner + i;
+      F rx = in[2 * p], ry = in[2 * p + 1];
+      out[2 * p] = rx;
+      out[2 * p + 1] = ry;
+      for (std::int64_t k = 1; k < len; ++k) {
+        p += inner;
+        const F bx = in[2 * p], by = in[2 * p + 1];
+        if (product) {
+          // volatile: each product rounded before the sum, as the kernels (no contraction to an FMA).
+          volatile F xx = rx * bx, yy = ry * by, xy = rx * by, yx = ry * bx;
+          rx = xx - yy;
+          ry = xy + yx;
+        } else {
+          rx += bx;
+          ry += by;
+        }
+        out[2 * p] = rx;
+        out[2 * p + 1] = ry;
+      }
+    }
+}
+
+// Complex scans, any device: the kernel of complex_scan_source or the host loop.
+void complex_scan(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, std::int64_t inner, bool product) {
+  const Device& device = x.buffer->device();
+  if (inner == 1 && len > kComplexChunk && device.impl().info().dialect != Dialect::none) {
+    // Long rows in chunks (kComplexChunk says how): chunk scans and totals, the totals' scan in
+    // place (the column kernel over rows of `chunks`), the prefixes into the chunks.
+    const std::int64_t chunks = (len + kComplexChunk - 1) / kComplexChunk;
+    auto tot = make_buffer_node({outer * chunks}, t, device);
+    const View& tv = tot->view();
+    Work a;
+    a.reads = {&x};
+    a.write = &y;
+    a.write2 = &tv;
+    a.items = outer * chunks;
+    a.key = cat("scan_complex_chunks|", static_cast<int>(t), "|", product);
+    a.source = [t, product](const DialectText& d) { return complex_scan_source(d, t, product, 1); };
+    a.args = [&](std::vector<KernelArg>& g) { g = {mem(x), mem(y), mem(tv), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(chunks)}; };
+    run(a, t);
+    complex_scan(t, tv, tv, outer, chunks, 1, product);
+    Work b;
+    b.reads = {&tv};
+    b.write = &y;
+    b.items = outer * len;
+    b.key = cat("scan_complex_prefix|", static_cast<int>(t), "|", product);
+    b.source = [t, product](const DialectText& d) { return complex_scan_source(d, t, product, 2); };
+    b.args = [&](std::vector<KernelArg>& g) { g = {mem(tv), mem(y), i64(y.offset), i64(outer), i64(len), i64(chunks)}; };
+    run(b, t);
+    return;
+  }
+  Work w;
+  w.reads = {&x};
+  w.write = &y;
+  w.items = outer * inner;
+  w.key = cat("scan_complex|", static_cast<int>(t), "|", product);
+  w.source = [t, product](const DialectText& d) { return complex_scan_source(d, t, product); };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(x), mem(y), i64(x.offset), i64(y.offset), i64(outer), i64(len), i64(inner)};
+  };
+  w.host = [&](const std::vector<std::uint8_t*>& p) {
+    if (t == DType::complex64)
+      host_complex_scan(reinterpret_cast<const float*>(p[0]) + 2 * x.offset, reinterpret_cast<float*>(p[1]) + 2 * y.offset, outer, len,
+                        inner, product);
+    else
+      host_complex_scan(reinterpret_cast<const double*>(p[0]) + 2 * x.offset, reinterpret_cast<double*>(p[1]) + 2 * y.offset, outer,
+                        len, inner, product);
+  };
+  run(w, t);
 }
 
 }  // namespace
@@ -271,6 +412,8 @@ int scan_items(const DeviceInfo& info, DType t, std::optional<int> requested, in
 void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::int64_t len, bool product) {
   check_scan_dtype(t, "scan_rows");
   if (outer * len == 0) return;
+  if (is_complex(t)) return complex_scan(t, x, y, outer, len, 1, product);
+  t = scan_kernel_dtype(t);
   DeviceImpl& dev = x.buffer->device().impl();
   if (dev.info().dialect == Dialect::none) {
     Work w;
@@ -355,6 +498,8 @@ void scan_columns(DType t, const View& x, const View& y, std::int64_t outer, std
                   bool product) {
   check_scan_dtype(t, "scan_columns");
   if (outer * len * inner == 0) return;
+  if (is_complex(t)) return complex_scan(t, x, y, outer, len, inner, product);
+  t = scan_kernel_dtype(t);
   Work w;
   w.reads = {&x};
   w.write = &y;
@@ -398,6 +543,10 @@ NamedSources scan_kernel_sources(const DialectText& d) {
       out.emplace_back(cat("scan short rows (CPU) ", what), short_rows_source(d, t, product, 1, tile));
       out.emplace_back(cat("scan columns ", what), columns_source(d, t, product, tile));
     }
+  for (DType t : {DType::complex64, DType::complex128})
+    for (bool product : {false, true})
+      for (int kind : {0, 1, 2})
+        out.emplace_back(cat("scan ", name(t), product ? " product" : " sum", " kind ", kind), complex_scan_source(d, t, product, kind));
   for (auto& [what, text] : out) text = common_prelude(d) + text;
   return out;
 }

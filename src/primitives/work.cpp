@@ -50,11 +50,9 @@ std::string bits_type(const DialectText& d, std::size_t bytes) {
     case 1: return d.cuda() ? "unsigned char" : "uchar";
     case 2: return d.cuda() ? "unsigned short" : "ushort";
     case 4: return d.cuda() ? "unsigned int" : "uint";
-    // complex128: moved as 16 bytes (the kernels set T to 0 before a load: the CUDA struct takes that)
-    case 16:
-      return d.cuda() ? "struct __align__(16) porta_w16 { unsigned long long lo, hi; __device__ void operator=(int z) { lo = hi = (unsigned long long)z; } }"
-                      : "ulong2";
-    default: return d.cuda() ? "unsigned long long" : "ulong";
+    case 8: return d.cuda() ? "unsigned long long" : "ulong";
+    // complex128: two 8-byte words, .x and .y (kernels/common.h defines CUDA's).
+    default: return d.cuda() ? "porta_u128" : "ulong2";
   }
 }
 
@@ -134,6 +132,15 @@ double host_load(DType t, const std::uint8_t* p, std::int64_t i) {
     case DType::bfloat16: { std::uint16_t b; std::memcpy(&b, p + 2 * i, 2); return static_cast<float>(bfloat16::from_bits(b)); }
     case DType::float32: { float x; std::memcpy(&x, p + 4 * i, 4); return x; }
     case DType::float64: { double x; std::memcpy(&x, p + 8 * i, 8); return x; }
+    case DType::int8: return static_cast<std::int8_t>(p[i]);
+    case DType::uint8: return p[i];
+    case DType::int16: { std::int16_t x; std::memcpy(&x, p + 2 * i, 2); return x; }
+    case DType::uint16: { std::uint16_t x; std::memcpy(&x, p + 2 * i, 2); return x; }
+    case DType::uint32: { std::uint32_t x; std::memcpy(&x, p + 4 * i, 4); return x; }
+    case DType::uint64: { std::uint64_t x; std::memcpy(&x, p + 8 * i, 8); return static_cast<double>(x); }
+    // Complex: the real part (no caller reads complex values through this yet).
+    case DType::complex64: { float x; std::memcpy(&x, p + 8 * i, 4); return x; }
+    case DType::complex128: { double x; std::memcpy(&x, p + 16 * i, 8); return x; }
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 // or as a host loop on devices whose memory the host addresses (Kokkos), and host-side helpers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,6 +46,7 @@ using NamedSources = std::vector<std::pair<std::string, std::string>>;
 NamedSources scan_kernel_sources(const DialectText& d);
 NamedSources radix_sort_kernel_sources(const DialectText& d);
 NamedSources indexing_kernel_sources(const DialectText& d);
+NamedSources random_integers_kernel_sources(const DialectText& d);
 
 // What one primitive needs to run: its buffers (reads and the one write), kernel source and
 // arguments for compiling devices, and a host loop for the others.
@@ -80,7 +82,16 @@ std::int64_t wrap(std::int64_t k, std::int64_t len);
 inline constexpr int kScanGroup = 256, kScanItems = 8, kScanTile = kScanGroup * kScanItems;
 
 // The order-preserving unsigned key of one element's bits, on the host (primitives/radix_sort.cpp).
+// Not for complex dtypes: their keys are three words, host_sort_key's.
 std::uint64_t host_radix_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending);
+// Any dtype's key as (class, high, low), compared lexicographically: complex numbers in NumPy's
+// order (NaN class, the real part's key, the imaginary part's), others (0, 0, host_radix_key).
+using SortKey = std::array<std::uint64_t, 3>;
+SortKey host_sort_key(DType t, const std::uint8_t* p, std::int64_t e, bool descending);
+// KEY3(raw, c, hi, lo) as device text (radix_sort.cpp), after typedefs RT (the element's bits)
+// and KT (a key part's: 4 bytes for keys of up to 32 bits and complex64, 8 otherwise).
+std::string key3_text(const DialectText& d, DType t);
+int part_bits(DType t);
 
 // "x < y" as device text, with NaNs last.
 std::string compute_lt(DType t);
