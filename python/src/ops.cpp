@@ -19,14 +19,65 @@ template <class F> void def_operator(nb::handle cls, const char* name, F f) {
 const void* id(Binary fn) { return reinterpret_cast<const void*>(fn); }
 const void* id(Unary fn) { return reinterpret_cast<const void*>(fn); }
 
+// A Python int beyond 64 bits meets float arrays as a float (NumPy's rule); beside bool or integer
+// arrays NumPy 2 raises OverflowError, except in comparisons (which porta makes in float64). The
+// message has error.cpp's words for an OverflowError.
+void check_huge_ints(std::initializer_list<PyOperand*> ops, bool comparison) {
+  for (const PyOperand* h : ops) {
+    if (!h->huge_int || comparison) continue;
+    bool any_array = false;
+    for (const PyOperand* o : ops) {
+      if (o->op.kind() != Operand::Kind::array) continue;
+      any_array = true;
+      const DType t = o->op.array().dtype();
+      if (!is_inexact(t)) {
+        throw InvalidArgument("the Python integer " + h->huge_text + " does not fit in " + std::string(name(t)) +
+                              " nor in any 64-bit integer (NumPy 2 raises OverflowError); use a float array or a "
+                              "smaller number");
+      }
+    }
+    if (!any_array)
+      throw InvalidArgument("a Python integer beyond 64 bits with no array has no porta dtype (NumPy 2 raises "
+                            "OverflowError); give it as a float");
+  }
+}
+
+// NumPy 2 (NEP 50): a NumPy scalar takes part in promotion with its dtype, as an array would
+// (np.int64(1) + a uint64 array is float64), a Python number does not. porta's Operand is weak, so
+// the arrays are cast to the dtype all of them promote to first; the scalar then meets them weakly
+// and fits (that dtype holds every value of the scalar's). With no array, the numbers stay weak.
+void promote_numpy_scalars(std::initializer_list<PyOperand*> ops, bool comparison = false) {
+  check_huge_ints(ops, comparison);
+  std::optional<DType> to;
+  for (const PyOperand* o : ops)
+    if (o->numpy_dtype) to = to ? promote_types(*to, *o->numpy_dtype) : *o->numpy_dtype;
+  if (!to) return;
+  for (const PyOperand* o : ops)
+    if (o->op.kind() == Operand::Kind::array) to = promote_types(*to, o->op.array().dtype());
+  for (PyOperand* o : ops)
+    if (o->op.kind() == Operand::Kind::array && o->op.array().dtype() != *to) o->op = Operand(o->op.array().astype(*to));
+}
+
 Array call(Binary fn, const Operand& a, const Operand& b) { return gil::elementwise(id(fn), fn, a, b); }
+bool is_comparison(Binary fn) {
+  return fn == &porta::equal || fn == &porta::not_equal || fn == &porta::less || fn == &porta::less_equal ||
+         fn == &porta::greater || fn == &porta::greater_equal;
+}
+
+Array call(Binary fn, PyOperand a, PyOperand b) {
+  promote_numpy_scalars({&a, &b}, is_comparison(fn));
+  return call(fn, a.op, b.op);
+}
+Array call(Binary fn, const Array& a, PyOperand b) { return call(fn, PyOperand{Operand(a), std::nullopt}, std::move(b)); }
 Array call(Unary fn, const Array& a) {
   return gil::elementwise(id(fn), [fn](const Operand& x) { return fn(x.array()); }, Operand(a));
 }
 
 void def_binary_operator(nb::handle cls, const char* name, const char* rname, Binary fn) {
-  def_operator(cls, name, [fn](const Array& a, const Operand& b) { return call(fn, a, b); });
-  def_operator(cls, rname, [fn](const Array& a, const Operand& b) { return call(fn, b, a); });
+  def_operator(cls, name, [fn](const Array& a, PyOperand b) { return call(fn, a, std::move(b)); });
+  def_operator(cls, rname, [fn](const Array& a, PyOperand b) {
+    return call(fn, std::move(b), PyOperand{Operand(a), std::nullopt});
+  });
 }
 
 Array clip3(const Operand& a, const Operand& lo, const Operand& hi) { return porta::clip(a, lo, hi); }
@@ -50,7 +101,8 @@ void bind_ops(nb::module_& m) {
       {"nextafter", porta::nextafter}, {"logaddexp", porta::logaddexp},
   };
   for (const auto& [name, fn] : binary)
-    m.def(name, [fn = fn](const Operand& a, const Operand& b) { return call(fn, a, b); }, nb::arg("x1"), nb::arg("x2"));
+    m.def(name, [fn = fn](PyOperand a, PyOperand b) { return call(fn, std::move(a), std::move(b)); }, nb::arg("x1"),
+          nb::arg("x2"));
 
   const std::pair<const char*, Unary> unary[] = {
       {"negative", porta::negative}, {"positive", porta::positive}, {"abs", porta::abs}, {"absolute", porta::abs}, {"sign", porta::sign},
@@ -66,15 +118,20 @@ void bind_ops(nb::module_& m) {
       {"asinh", porta::asinh}, {"arcsinh", porta::asinh}, {"atanh", porta::atanh}, {"arctanh", porta::atanh},
       {"sinh", porta::sinh}, {"cosh", porta::cosh}, {"log2", porta::log2}, {"log10", porta::log10},
       {"trunc", porta::trunc}, {"signbit", porta::signbit}, {"reciprocal", porta::reciprocal},
+      {"angle", porta::angle},
+      // porta/_arrayapi.py wraps these three (a real array's real part is a new array there).
+      {"_real", porta::real}, {"_imag", porta::imag}, {"_conj", porta::conj},
   };
   for (const auto& [name, fn] : unary)
     m.def(name, [fn = fn](const Array& a) { return call(fn, a); }, nb::arg("x"));
 
-  m.def("clip", [](const Operand& a, const Operand& lo, const Operand& hi) {
-    return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a, lo, hi);
+  m.def("clip", [](PyOperand a, PyOperand lo, PyOperand hi) {
+    promote_numpy_scalars({&a, &lo, &hi});
+    return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a.op, lo.op, hi.op);
   }, nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"));
-  m.def("where", [](const Operand& c, const Operand& x, const Operand& y) {
-    return gil::elementwise(reinterpret_cast<const void*>(&where3), where3, c, x, y);
+  m.def("where", [](const Operand& c, PyOperand x, PyOperand y) {
+    promote_numpy_scalars({&x, &y});  // the condition takes no part in the result's dtype
+    return gil::elementwise(reinterpret_cast<const void*>(&where3), where3, c, x.op, y.op);
   }, nb::arg("condition"), nb::arg("x"), nb::arg("y"));
 
   nb::handle cls = nb::type<Array>();
@@ -90,12 +147,12 @@ void bind_ops(nb::module_& m) {
   def_binary_operator(cls, "__xor__", "__rxor__", porta::bitwise_xor);
   def_binary_operator(cls, "__lshift__", "__rlshift__", porta::bitwise_left_shift);
   def_binary_operator(cls, "__rshift__", "__rrshift__", porta::bitwise_right_shift);
-  def_operator(cls, "__eq__", [](const Array& a, const Operand& b) { return call(porta::equal, a, b); });
-  def_operator(cls, "__ne__", [](const Array& a, const Operand& b) { return call(porta::not_equal, a, b); });
-  def_operator(cls, "__lt__", [](const Array& a, const Operand& b) { return call(porta::less, a, b); });
-  def_operator(cls, "__le__", [](const Array& a, const Operand& b) { return call(porta::less_equal, a, b); });
-  def_operator(cls, "__gt__", [](const Array& a, const Operand& b) { return call(porta::greater, a, b); });
-  def_operator(cls, "__ge__", [](const Array& a, const Operand& b) { return call(porta::greater_equal, a, b); });
+  def_operator(cls, "__eq__", [](const Array& a, PyOperand b) { return call(porta::equal, a, std::move(b)); });
+  def_operator(cls, "__ne__", [](const Array& a, PyOperand b) { return call(porta::not_equal, a, std::move(b)); });
+  def_operator(cls, "__lt__", [](const Array& a, PyOperand b) { return call(porta::less, a, std::move(b)); });
+  def_operator(cls, "__le__", [](const Array& a, PyOperand b) { return call(porta::less_equal, a, std::move(b)); });
+  def_operator(cls, "__gt__", [](const Array& a, PyOperand b) { return call(porta::greater, a, std::move(b)); });
+  def_operator(cls, "__ge__", [](const Array& a, PyOperand b) { return call(porta::greater_equal, a, std::move(b)); });
   def_operator(cls, "__neg__", [](const Array& a) { return call(porta::negative, a); });
   def_operator(cls, "__pos__", [](const Array& a) { return call(porta::positive, a); });
   def_operator(cls, "__abs__", [](const Array& a) { return call(porta::abs, a); });
