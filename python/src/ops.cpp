@@ -64,8 +64,44 @@ bool is_comparison(Binary fn) {
          fn == &porta::greater || fn == &porta::greater_equal;
 }
 
+// A Python int outside an integer array's dtype (uint8 < 300, int64 < 2**63, one beyond 64 bits):
+// every element is on the same side of it, so a comparison is a constant, NumPy 2's exact answer.
+// (The core compares such numbers in int64 or float64, which is inexact next to 2**63 and 2**64.)
+std::optional<Array> constant_comparison(Binary fn, const PyOperand& a, const PyOperand& b) {
+  const bool array_left = a.op.kind() == Operand::Kind::array;
+  const PyOperand& arr = array_left ? a : b;
+  const PyOperand& num = array_left ? b : a;
+  if (arr.op.kind() != Operand::Kind::array || !(num.op.kind() == Operand::Kind::integer || num.huge_int))
+    return std::nullopt;
+  const DType t = arr.op.array().dtype();
+  if (!is_integral(t)) return std::nullopt;
+  int above = 0;  // +1: the number is above every value of t; -1: below; 0: t holds it
+  if (num.huge_int) {
+    above = num.op.floating() > 0 ? 1 : -1;
+  } else if (num.op.big_unsigned()) {
+    above = t == DType::uint64 ? 0 : 1;
+  } else {
+    const IntInfo info = iinfo(t);
+    const std::int64_t i = num.op.integer();
+    above = i < info.min ? -1 : (i > 0 && static_cast<std::uint64_t>(i) > info.max) ? 1 : 0;
+  }
+  if (above == 0) return std::nullopt;
+  const int c = array_left ? -above : above;  // the sign of (left - right)
+  const bool r = fn == &porta::equal ? false
+                 : fn == &porta::not_equal ? true
+                 : fn == &porta::less ? c < 0
+                 : fn == &porta::less_equal ? c <= 0
+                 : fn == &porta::greater ? c > 0
+                                         : c >= 0;
+  const Array& x = arr.op.array();
+  return r ? porta::equal(x, x) : porta::not_equal(x, x);  // integers: all true, all false
+}
+
 Array call(Binary fn, PyOperand a, PyOperand b) {
-  promote_numpy_scalars({&a, &b}, is_comparison(fn));
+  const bool comparison = is_comparison(fn);
+  promote_numpy_scalars({&a, &b}, comparison);
+  if (comparison)
+    if (auto r = constant_comparison(fn, a, b)) return *r;
   return call(fn, a.op, b.op);
 }
 Array call(Binary fn, const Array& a, PyOperand b) { return call(fn, PyOperand{Operand(a), std::nullopt}, std::move(b)); }
