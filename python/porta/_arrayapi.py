@@ -262,7 +262,7 @@ def searchsorted(a, v, side="left", sorter=None):
         # Python numbers and lists take a's dtype, unless they hold fractions and a holds integers
         # (NumPy compares 2.5 with integers as 2.5, not as 2); NumPy arrays keep theirs.
         host = np.asarray(v)
-        keep = isinstance(v, np.ndarray) or (host.dtype.kind == "f" and a._dtype_name in ("bool", "int32", "int64"))
+        keep = isinstance(v, np.ndarray) or (host.dtype.kind == "f" and a._dtype_name.startswith(("bool", "int", "uint")))
         v = asarray(host, dtype=None if keep else a._dtype_name, device=a.device)
     return _core._searchsorted(a, v, side)
 

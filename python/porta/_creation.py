@@ -9,7 +9,7 @@ from numpy.exceptions import ComplexWarning
 
 from . import _core
 from ._core import ndarray
-from ._helpers import ALL_DTYPES, HOST_DTYPES, bfloat16, dtype_name, to_numpy
+from ._helpers import ALL_DTYPES, HOST_DTYPES, NUMPY_DTYPES, bfloat16, dtype_name, to_numpy
 from ._interop import from_cuda_array_interface, from_dlpack
 
 __all__ = ["array", "asarray", "asnumpy", "full", "arange", "linspace", "zeros_like", "ones_like", "full_like",
@@ -197,15 +197,24 @@ def _indices(obj, device, what):
         host = host.astype(np.int64)
     if host.dtype.kind not in "biu":
         raise _core.DTypeError(f"{what}: indices of NumPy dtype {host.dtype.name}; they must be integers "
-                               f"(int32 or int64) or a bool mask")
+                               f"or a bool mask")
+    if host.dtype.kind in "iu" and host.dtype.name not in ("int32", "int64"):
+        # Indexing takes int32 and int64 indices: narrower ones widen, uint64 above int64's range
+        # is out of bounds anyway.
+        if host.dtype.name == "uint64" and host.size and host.max() > np.iinfo(np.int64).max:
+            raise IndexError(f"{what}: index {int(host.max())} is out of bounds")
+        host = host.astype(np.int32 if host.dtype.itemsize < 4 else np.int64)
     return asarray(host, device=device)
 
 
 def _value(v, like):
     """A value to write: porta arrays and numbers as they are, NumPy arrays and lists copied to
-    `like`'s device."""
+    `like`'s device (in `like`'s dtype where the device lacks theirs: the write casts to it anyway)."""
     if isinstance(v, (ndarray, bool, int, float, complex)) or (isinstance(v, np.generic)):
         return v
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
-    return asarray(v, device=like.device)
+    host = np.asarray(v)
+    if host.dtype.name in HOST_DTYPES and not like.device.supports(host.dtype.name):
+        host = host.astype(NUMPY_DTYPES[like._dtype_name] if like._dtype_name != "bfloat16" else np.float32)
+    return asarray(host, device=like.device)

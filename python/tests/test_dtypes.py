@@ -598,3 +598,27 @@ def test_complex_scalars_are_weak(device, rng, dtype):
     assert got.dtype == np.dtype(dtype)
     np.testing.assert_allclose(got.get(), h + (0.5 - 2j), rtol=1e-6)
     assert complex(porta.asarray(h[:1])) == complex(h[0])
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_numpy_indices_and_values_of_every_dtype(device, rng, dtype):
+    """NumPy index arrays of every integer dtype index as NumPy's (negative ones from the end), and
+    NumPy arrays of every real dtype write into a float64 array as NumPy casts them, whether or not
+    the device has their dtype."""
+    need(device, "float64")
+    h = rng.standard_normal(20)
+    x = porta.asarray(h)
+    idx = rng.permutation(20)[:7].astype(dtype)  # distinct: a write to a repeated index lands any one value
+    np.testing.assert_array_equal(x[idx].get(), h[idx])
+    if np.dtype(dtype).kind == "i":
+        neg = (-rng.integers(1, 20, 5)).astype(dtype)
+        np.testing.assert_array_equal(x[neg].get(), h[neg])
+    with pytest.raises(IndexError):
+        x[np.array([25], dtype=dtype)]
+    v = edges(rng, dtype)[:7]
+    x[idx] = v
+    h[idx] = v
+    np.testing.assert_array_equal(x.get(), h)
+    x[3:10] = v
+    h[3:10] = v
+    np.testing.assert_array_equal(x.get(), h)
