@@ -205,8 +205,10 @@ def _setitem(self, key, value):
                 v = value._broadcast_to(shape).reshape(-1)
                 _core._put(self, _core._flatnonzero(full), v)
             return
-    if idx._dtype_name not in ("int32", "int64"):
+    if not idx._dtype_name.startswith(("int", "uint")):
         raise IndexError(f"indices of dtype {idx._dtype_name}; they must be integers or a bool mask")
+    if idx._dtype_name == "uint64" and idx.size and int(_core._max(idx)) >= 2 ** 63:  # (int64 would wrap it)
+        raise IndexError(f"index {int(_core._max(idx))} is out of bounds")
     view = _basic(self, keys[:pos] + (slice(None),) + keys[pos + 1:])
     p = _axis_before(self, keys, pos)
     n = view.shape[p]
