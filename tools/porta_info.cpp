@@ -30,16 +30,15 @@ std::string dtypes_of(const porta::Device& d) {
 // porta's kernels, which do not compute the dtype yet (core_computes: the same on every device).
 std::string missing_dtypes_of(const porta::Device& d) {
   std::vector<std::string> hardware, not_yet;
-  const bool is_opencl = d.backend() == porta::Backend::opencl;
   for (porta::DType t : porta::all_dtypes()) {
     if (d.supports(t)) continue;
     if (!porta::detail::core_computes(t)) {
       not_yet.emplace_back(porta::name(t));
     } else if (t == porta::DType::float64 || t == porta::DType::complex128) {
       hardware.push_back(std::string(porta::name(t)) + (t == porta::DType::complex128 ? " (its parts are float64)" : "") +
-                         (is_opencl ? ": no double precision (cl_khr_fp64)" : ": no double precision"));
+                         ": no double precision on the device (OpenCL's cl_khr_fp64)");
     } else if (t == porta::DType::float16) {
-      hardware.push_back(std::string("float16") + (is_opencl ? ": no half precision (cl_khr_fp16)" : ": no half precision"));
+      hardware.push_back("float16: no half precision on the device");
     } else {
       hardware.push_back(std::string(porta::name(t)) + ": the backend does not declare it");
     }
