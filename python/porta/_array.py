@@ -362,7 +362,7 @@ def _inplace(symbol, fn_name):
         if tuple(r.shape) != tuple(self.shape):
             raise _core.ShapeError(f"'{symbol}' on an array of shape {tuple(self.shape)}: the result has shape "
                                    f"{tuple(r.shape)}, which does not fit in it")
-        if not _dtypes.can_cast(r._dtype_name, self._dtype_name, "same_kind"):
+        if r._dtype_name != self._dtype_name and not _dtypes.can_cast(r._dtype_name, self._dtype_name, "same_kind"):
             raise _core.DTypeError(f"'{symbol}' on an array of {self._dtype_name}: the result is {r._dtype_name}, which "
                                    f"cannot be cast back to {self._dtype_name} (NumPy's same_kind rule); use "
                                    f"a = a {symbol[:-1]} b for a new array, or astype first")

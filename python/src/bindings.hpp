@@ -169,7 +169,7 @@ template <> struct type_caster<porta::python::PyOperand> {
       PyErr_Clear();
       return true;
     }
-    value.op = inner.value;
+    value.op = std::move(inner.value);
     value.huge_int = false;
     value.numpy_dtype = value.op.kind() == porta::Operand::Kind::array ? std::nullopt
                                                                        : porta::python::numpy_scalar_dtype(src);
