@@ -121,9 +121,6 @@ NodePtr value_node(const Operand& value, const Shape& shape, DType t, const Devi
     case Operand::Kind::floating: n = make_scalar(value.floating(), 0, DType::float64, shape, d); break;
     case Operand::Kind::integer: n = make_scalar(0, value.integer(), DType::int64, shape, d); break;
     case Operand::Kind::boolean: n = make_scalar(0, value.integer(), DType::boolean, shape, d); break;
-    case Operand::Kind::complex:
-      n = make_scalar(value.floating(), 0, DType::complex128, shape, d, value.imag());
-      break;
   }
   return cast(n, t);
 }
