@@ -558,7 +558,7 @@ def test_complex_to_real_warns_and_keeps_the_real_part(device, rng, dtype, to):
         with np.errstate(all="ignore"):
             want = h.astype(to)
     warned = [issubclass(r.category, ComplexWarning) for r in w]
-    assert warned == ([False, False] if to == "bool" else [True, True]), [str(r.message) for r in w]
+    assert warned == ([] if to == "bool" else [True, True]), [str(r.message) for r in w]  # porta's, NumPy's
     assert y.dtype == np.dtype(to)
     if to.startswith("float") or to == "bool":
         same_bits(y.get(), want)
