@@ -184,7 +184,7 @@ def test_python_scalars_are_weak(device, dtype):
             got = porta_outcome(fn)
             got = "bfloat16" if got is porta.bfloat16 else got
             assert got == want, (dtype, s, got, want)
-        if isinstance(want, type):
+        if want is OverflowError:
             with pytest.raises(porta.NumberOutOfRange, match="does not fit"):
                 x + s
         else:
@@ -214,6 +214,7 @@ def test_python_ints_computed_as_numpy(device, rng, dtype):
 def test_big_python_ints_beside_floats(device):
     """(computed) A Python int beyond 64 bits is a float beside float arrays (NumPy's rule), an
     OverflowError beside integer arrays."""
+    need(device, "float64")
     h = np.array([1.0, -2.0, 3.5])
     np.testing.assert_array_equal((porta.asarray(h) + 2 ** 70).get(), h + 2 ** 70)
     with pytest.raises(OverflowError):
