@@ -35,14 +35,22 @@ bfloat16 = _BFloat16()
 def dtype_name(dtype):
     """porta's name for a dtype argument (None stays None): porta.bfloat16, 'bfloat16' or 'bf16',
     a host dtype's name, or anything numpy.dtype takes (np.uint8, 'u1', Python's complex, ml_dtypes'
-    bfloat16). A NumPy dtype porta lacks keeps NumPy's name; the callers refuse it."""
+    bfloat16; a string as NumPy reads it: 'i8' is int64), else one of C++'s short names ('f32'). A
+    NumPy dtype porta lacks keeps NumPy's name; the callers refuse it."""
     if dtype is None:
         return None
     if dtype is bfloat16 or (isinstance(dtype, str) and dtype in ("bfloat16", "bf16")):
         return "bfloat16"
     if isinstance(dtype, str) and dtype in HOST_DTYPES:
         return dtype
-    return np.dtype(dtype).name
+    if isinstance(dtype, str) and dtype == "f16":  # (NumPy's 'f16' is 16 bytes, a float128 porta has not)
+        return "float16"
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        if isinstance(dtype, str):  # C++'s short names NumPy lacks ('f32', 'c64'); else a DTypeError
+            return _core._dtype_name(dtype)
+        raise
 
 
 def dtype_object(name):

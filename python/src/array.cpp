@@ -142,6 +142,8 @@ void bind_array(nb::module_& m) {
   m.def("_promote_types", [](std::string_view a, std::string_view b) {
     return std::string(name(promote_types(parse_dtype(a), parse_dtype(b))));
   }, nb::arg("a"), nb::arg("b"));
+  // The name of the dtype anything names (module.cpp's to_dtype: NumPy's spellings, C++'s short names).
+  m.def("_dtype_name", [](nb::handle dtype) { return std::string(name(to_dtype(dtype))); }, nb::arg("dtype"));
   // porta::iinfo and porta::finfo by name (porta/_dtypes.py makes NumPy's iinfo and finfo of them).
   m.def("_iinfo", [](std::string_view t) {
     IntInfo i = iinfo(parse_dtype(t));

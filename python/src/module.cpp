@@ -10,12 +10,14 @@ namespace porta::python {
 
 // Python names dtypes as NumPy reads them: 'i8' is int64, 'u1' uint8, 'float' float64 (C++'s
 // parse_dtype reads 'i8' as int8 and 'float' as float32, ArrayFire's and C's way). So strings other
-// than porta's own names and bfloat16's go through numpy.dtype, as every other object does.
+// than porta's own names, 'bf16' and 'f16' go through numpy.dtype, as every other object does;
+// C++'s short names that NumPy does not know ('f32', 'c64') then work too.
 DType to_dtype(nb::handle h) {
   std::string n;
   if (nb::isinstance<nb::str>(h)) {
     n = nb::cast<std::string>(h);
     if (n == "bf16") return DType::bfloat16;
+    if (n == "f16") return DType::float16;  // NumPy's 'f16' is 16 bytes, a float128 porta has not
   } else if (!PyType_Check(h.ptr()) && nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name"))) {
     n = nb::cast<std::string>(h.attr("name"));  // numpy.dtype objects and porta.bfloat16 carry their name
   }
@@ -25,6 +27,13 @@ DType to_dtype(nb::handle h) {
   try {
     n = nb::cast<std::string>(np_dtype(h).attr("name"));
   } catch (const nb::python_error&) {
+    // A string NumPy does not know may be one of C++'s short names ("f32", "c64").
+    if (nb::isinstance<nb::str>(h)) {
+      try {
+        return parse_dtype(nb::cast<std::string>(h));
+      } catch (const DTypeError&) {
+      }
+    }
     throw DTypeError("dtype " + nb::cast<std::string>(nb::repr(h)) +
                      " is not a dtype: use bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, "
                      "bfloat16, float32, float64, complex64 or complex128 (or NumPy's dtype of one)");

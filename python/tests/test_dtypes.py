@@ -275,7 +275,11 @@ def spellings(dtype):
     dt = np.dtype(dtype)
     out = [dtype, dt, dt.type, dt.str, dt.char, getattr(porta, dtype if dtype != "bool" else "bool_")]
     out += {"bool": [bool], "int64": [int], "float64": [float], "complex128": [complex]}.get(dtype, [])
-    return out
+    # C++'s short names where NumPy reads them the same or not at all ('i8' and 'u8' are NumPy's
+    # int64 and uint64 in Python; 'f16' is float16, NumPy's float128 being no porta dtype).
+    short = {"int16": "i16", "int32": "i32", "int64": "i64", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+             "float16": "f16", "float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
+    return out + ([short[dtype]] if dtype in short else [])
 
 
 @pytest.mark.parametrize("dtype", ALL)
