@@ -49,6 +49,30 @@ TEST_P(Interop, DLPackRoundTripSharesMemoryAndDeletesOnce) {
   EXPECT_TRUE(array_matches(a, DType::float32, {n}, ref, {0, 0})) << "a's buffer is a's own still";
 }
 
+// DLPack's type code and bits for each dtype the device has, both ways: kDLBool 8, kDLInt and
+// kDLUInt 8-64, kDLFloat 16-64, kDLBfloat 16, kDLComplex 64 and 128 (both parts).
+TEST_P(Interop, DLPackTypeCodesOfEveryDtype) {
+  for (DType t : porta::all_dtypes()) {
+    SCOPED_TRACE(std::string(porta::name(t)));
+    if (!dev().supports(t)) continue;
+    Array a = porta::empty({3}, t, dev());
+    DLManagedTensorVersioned* x = porta::to_dlpack(a);
+    const DLDataType d = x->dl_tensor.dtype;
+    const unsigned want_code = t == DType::bfloat16 ? kDLBfloat
+                               : t == DType::boolean ? porta::kDLPackBoolCode
+                               : porta::is_complex(t) ? kDLComplex
+                               : porta::is_floating(t) ? kDLFloat
+                               : porta::is_unsigned_integer(t) ? kDLUInt
+                                                               : kDLInt;
+    EXPECT_EQ(d.code, want_code);
+    EXPECT_EQ(d.bits, 8 * porta::itemsize(t));
+    EXPECT_EQ(d.lanes, 1);
+    Array b = porta::from_dlpack(x, {dev(), nullptr});
+    EXPECT_EQ(b.dtype(), t);
+    EXPECT_TRUE(same_memory(a, b)) << "zero-copy";
+  }
+}
+
 TEST_P(Interop, DLPackViewsExportTheirStrides) {
   std::vector<double> x;
   Array a = random_array({6, 8}, DType::float32, -3, 3, &x);
@@ -157,7 +181,8 @@ TEST_P(Interop, DLPackImportOfBadTensorsIsATypedErrorAndStillDeletes) {
           "kDLCUDA tensor (device type 2) of device_id 99");
   refused([](HostTensor& h) { h.m.dl_tensor.device = {kDLOpenCL, 99}; }, porta::DeviceError{""},
           "kDLOpenCL tensor (device type 4) of device_id 99");
-  refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLUInt, 8, 1}; }, porta::DTypeError{""}, "code 1 (kDLUInt), bits 8, lanes 1");
+  refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLUInt, 24, 1}; }, porta::DTypeError{""}, "code 1 (kDLUInt), bits 24, lanes 1");
+  refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLComplex, 32, 1}; }, porta::DTypeError{""}, "(kDLComplex), bits 32");
   refused([](HostTensor& h) { h.m.dl_tensor.dtype = {kDLFloat, 32, 4}; }, porta::DTypeError{""}, "lanes 4");
   refused([](HostTensor& h) { h.m.dl_tensor.data = reinterpret_cast<char*>(h.data.data()) + 2; }, porta::InvalidArgument{""},
           "aligned");

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "porta_backend/disk_cache.hpp"
+#include "porta_backend/services.hpp"
 #include "porta_backend/strings.hpp"
 #if defined(PORTA_HAVE_MPI_SUMMARY)
 #include "porta_mpi_summary.h"
@@ -20,11 +21,35 @@ namespace {
 
 std::string dtypes_of(const porta::Device& d) {
   std::vector<std::string> names;
-  for (int i = 0; i < porta::kDTypeCount; ++i) {
-    auto t = static_cast<porta::DType>(i);
+  for (porta::DType t : porta::all_dtypes())
     if (d.supports(t)) names.emplace_back(porta::name(t));
-  }
   return porta::detail::join(names, " ");
+}
+
+// The dtypes a device lacks, each with why: the device's hardware (double or half precision), or
+// porta's kernels, which do not compute the dtype yet (core_computes: the same on every device).
+std::string missing_dtypes_of(const porta::Device& d) {
+  std::vector<std::string> hardware, not_yet;
+  for (porta::DType t : porta::all_dtypes()) {
+    if (d.supports(t)) continue;
+    if (!porta::detail::core_computes(t)) {
+      not_yet.emplace_back(porta::name(t));
+    } else if (t == porta::DType::float64 || t == porta::DType::complex128) {
+      hardware.push_back(std::string(porta::name(t)) + (t == porta::DType::complex128 ? " (its parts are float64)" : "") +
+                         ": no double precision on the device (OpenCL's cl_khr_fp64)");
+    } else if (t == porta::DType::float16) {
+      hardware.push_back("float16: no half precision on the device");
+    } else {
+      hardware.push_back(std::string(porta::name(t)) + ": the backend does not declare it");
+    }
+  }
+  std::string out = porta::detail::join(hardware, "; ");
+  if (!not_yet.empty()) {
+    if (!out.empty()) out += "; ";
+    out += porta::detail::join(not_yet, " ") + ": porta's kernels do not compute " + (not_yet.size() == 1 ? "it" : "them") +
+           " yet (on any device)";
+  }
+  return out;
 }
 
 // The table's words without Markdown's backticks, for the terminal.
@@ -127,6 +152,7 @@ int main(int argc, char** argv) {
                   d.max_local_bytes() ? (", local memory " + porta::detail::format_bytes(d.max_local_bytes()) + " per group").c_str() : "");
       std::printf("            dtypes %s; %s\n", dtypes_of(d).c_str(),
                   d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
+      if (auto missing = missing_dtypes_of(d); !missing.empty()) std::printf("            lacks %s\n", missing.c_str());
       if (auto m = d.matmul_path(); !m.empty()) std::printf("            matmul: %s\n", m.c_str());
     }
     // What each backend with devices here tells about itself (the OpenCL matmul paths).

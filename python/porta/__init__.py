@@ -8,7 +8,7 @@ Writes (a[...] = b, a[idx] = v, a[mask] = v, fill, put, scatter_add) change the 
 from . import _array, _arrayapi, _compose, _core, _creation, _dtypes, _interop, _kernel, _pool, _reduce  # noqa: F401
 from ._core import (  # noqa: F401
     Error, BackendUnavailable, DeviceError, ShapeError, DTypeError, InvalidArgument, Cancelled, CompileError,
-    OutOfMemory,
+    OutOfMemory, NumberOutOfRange,
     Device, BackendStatus, devices, backends, default_device, current_device, get_device, synchronize,
     Setting, settings,
     ndarray, empty, zeros, ones, eye, concatenate, stack,
@@ -23,15 +23,15 @@ from ._core import (  # noqa: F401
 )
 from ._creation import (  # noqa: F401
     array, asarray, asnumpy, full, arange, linspace, zeros_like, ones_like, full_like, empty_like, reshape,
-    transpose, expand_dims, squeeze, broadcast_to, float16, float32, float64, int32, int64, bool_,
-    bfloat16,
+    transpose, expand_dims, squeeze, broadcast_to, bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, bfloat16, float32, float64, complex64, complex128,
 )
 from ._reduce import sum, mean, prod, min, max, amin, amax, argmin, argmax, all, any  # noqa: F401,A004
 from ._arrayapi import (  # noqa: F401
     take, take_along_axis, put, scatter_add, compress, nonzero, flatnonzero, count_nonzero, cumsum, cumprod,
     cumulative_sum, cumulative_prod, diff, sort, argsort, unique, unique_all, unique_counts, unique_inverse,
     unique_values, searchsorted, topk, flip, roll, tile, repeat, pad, split, unstack, tril, triu, var, std, real,
-    conj, conjugate,
+    imag, conj, conjugate, angle,
 )
 from ._dtypes import finfo, iinfo, can_cast, result_type, isdtype  # noqa: F401
 from ._compose import meshgrid, broadcast_arrays, moveaxis, vecdot, tensordot  # noqa: F401
@@ -43,7 +43,7 @@ from . import random  # noqa: F401
 # What `from porta import *` gives: _core's names imported above, then each module's __all__.
 __all__ = [
     "Error", "BackendUnavailable", "DeviceError", "ShapeError", "DTypeError", "InvalidArgument", "Cancelled",
-    "CompileError", "OutOfMemory",
+    "CompileError", "OutOfMemory", "NumberOutOfRange",
     "Device", "BackendStatus", "devices", "backends", "default_device", "current_device", "get_device", "synchronize",
     "Setting", "settings",
     "ndarray", "empty", "zeros", "ones", "eye", "concatenate", "stack",

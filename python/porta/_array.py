@@ -2,13 +2,15 @@
 sets them on the class; it exports no names of its own."""
 import builtins
 import sys
+import warnings
 
 import numpy as np
+from numpy.exceptions import ComplexWarning
 
-from . import _arrayapi, _core, _reduce
+from . import _arrayapi, _core, _dtypes, _reduce
 from ._core import ndarray
-from ._creation import _indices, _value, arange
-from ._helpers import dtype_object, to_numpy
+from ._creation import _check_int_fits, _fill_into, _indices, _value, arange
+from ._helpers import dtype_name, dtype_object, to_numpy
 
 __all__ = []
 
@@ -179,8 +181,14 @@ def _setitem(self, key, value):
     """a[key] = value with NumPy's meaning: a basic key writes through a view (every array sharing
     the memory sees it); an integer array writes the indexed elements (put); a bool mask those where
     it is true. Bad indices raise IndexError, a value that does not broadcast ShapeError (a ValueError),
-    before anything is written."""
+    before anything is written. Complex values into a real array: their real part (ComplexWarning)."""
     value = _value(value, self)
+    _check_int_fits(value, self._dtype_name, "a[...] = value")
+    if isinstance(value, ndarray):
+        _warn_if_complex_to_real(value._dtype_name, self._dtype_name, "a[...] = value")
+    elif isinstance(value, (complex, np.complexfloating)) and not self._dtype_name.startswith("complex"):
+        _warn_if_complex_to_real("complex128", self._dtype_name, "a[...] = value")
+        value = complex(value).real if self._dtype_name != "bool" else complex(value) != 0
     keys, pos, idx = _advanced(self, key)
     if keys is None:
         _core._assign(_basic(self, key), value)
@@ -197,8 +205,10 @@ def _setitem(self, key, value):
                 v = value._broadcast_to(shape).reshape(-1)
                 _core._put(self, _core._flatnonzero(full), v)
             return
-    if idx._dtype_name not in ("int32", "int64"):
+    if not idx._dtype_name.startswith(("int", "uint")):
         raise IndexError(f"indices of dtype {idx._dtype_name}; they must be integers or a bool mask")
+    if idx._dtype_name == "uint64" and idx.size and int(_core._max(idx)) >= 2 ** 63:  # (int64 would wrap it)
+        raise IndexError(f"index {int(_core._max(idx))} is out of bounds")
     view = _basic(self, keys[:pos] + (slice(None),) + keys[pos + 1:])
     p = _axis_before(self, keys, pos)
     n = view.shape[p]
@@ -233,15 +243,9 @@ def _sort_in_place(self, axis=-1, kind=None, order=None, *, descending=False, st
 
 
 def _fill(self, value):
-    """Sets every element to `value` in place (numpy.ndarray.fill)."""
-    if isinstance(value, ndarray):
-        value = value.item()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float):
-        _core._fill(self, value, 0, True)
-    else:
-        _core._fill(self, 0.0, int(value), False)
+    """Sets every element to `value` in place (numpy.ndarray.fill): integers exact at every width,
+    OverflowError for one the dtype cannot hold, complex to a real array its real part (ComplexWarning)."""
+    _fill_into(self, value, "fill")
 
 
 def _repr(self):
@@ -278,6 +282,32 @@ def _array_namespace(self, /, *, api_version=None):
     return sys.modules[__package__]  # the package: importing porta._array imported it first
 
 
+_astype = ndarray.astype  # C++'s
+
+
+def _warn_if_complex_to_real(from_name, to_name, what, stacklevel=3):
+    """NumPy's ComplexWarning where a complex array becomes a real one (to bool it is no warning:
+    nonzero real or imaginary part is True)."""
+    if from_name.startswith("complex") and not to_name.startswith("complex") and to_name != "bool":
+        warnings.warn(f"{what}: casting complex values to {to_name} discards the imaginary part (NumPy's rule; "
+                      f"take .real or abs() first to say which)", ComplexWarning, stacklevel=stacklevel)
+
+
+def _astype_method(self, dtype, copy=True):
+    """The array in `dtype` (a new array unless copy=False and it is of that dtype already); complex
+    to real keeps the real part with NumPy's ComplexWarning."""
+    _warn_if_complex_to_real(self._dtype_name, dtype_name(dtype), "astype")
+    return _astype(self, dtype, copy)
+
+
+def _real_part(self):
+    return _arrayapi.real(self)
+
+
+def _imag_part(self):
+    return _arrayapi.imag(self)
+
+
 def _method(name, fn):
     def f(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
@@ -286,6 +316,11 @@ def _method(name, fn):
 
 
 ndarray.dtype = property(_dtype)
+ndarray.astype = _astype_method
+ndarray.real = property(_real_part)
+ndarray.imag = property(_imag_part)
+ndarray.conj = ndarray.conjugate = lambda self: _arrayapi.conj(self)
+ndarray.__complex__ = lambda self: complex(_item(self))
 ndarray.__getitem__ = _getitem
 ndarray.__setitem__ = _setitem
 ndarray.fill = _fill
@@ -319,9 +354,6 @@ del _module, _names, _name
 # `+=` changes its base; `a[1:] += a[:-1]` reads the values from before the write), with NumPy's
 # 'same_kind' rule for the cast back (an int array `+= 1.5` is a DTypeError, a TypeError as
 # NumPy's) and its shape rule (the result must have the array's shape: a ShapeError otherwise).
-_KIND = {"bool": 0, "int32": 1, "int64": 1, "float16": 2, "bfloat16": 2, "float32": 2, "float64": 2}
-
-
 def _inplace(symbol, fn_name):
     fn = getattr(_core, fn_name)
 
@@ -330,7 +362,7 @@ def _inplace(symbol, fn_name):
         if tuple(r.shape) != tuple(self.shape):
             raise _core.ShapeError(f"'{symbol}' on an array of shape {tuple(self.shape)}: the result has shape "
                                    f"{tuple(r.shape)}, which does not fit in it")
-        if _KIND[r._dtype_name] > _KIND[self._dtype_name]:
+        if r._dtype_name != self._dtype_name and not _dtypes.can_cast(r._dtype_name, self._dtype_name, "same_kind"):
             raise _core.DTypeError(f"'{symbol}' on an array of {self._dtype_name}: the result is {r._dtype_name}, which "
                                    f"cannot be cast back to {self._dtype_name} (NumPy's same_kind rule); use "
                                    f"a = a {symbol[:-1]} b for a new array, or astype first")

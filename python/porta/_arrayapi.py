@@ -16,7 +16,8 @@ from ._helpers import axes_list, axis_index, check_array, dtype_name
 __all__ = ["take", "take_along_axis", "put", "scatter_add", "compress", "nonzero", "flatnonzero", "count_nonzero",
            "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "diff", "sort", "argsort", "unique", "unique_all",
            "unique_counts", "unique_inverse", "unique_values", "searchsorted", "topk", "flip", "roll", "tile",
-           "repeat", "pad", "split", "unstack", "tril", "triu", "var", "std", "real", "conj", "conjugate"]
+           "repeat", "pad", "split", "unstack", "tril", "triu", "var", "std", "real", "imag", "conj",
+           "conjugate", "angle"]
 
 UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -118,26 +119,41 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _core._cumulative_prod(x, None if axis is None else axis_index(x, axis, "cumulative_prod"), include_initial)
 
 
-def _real_valued(x, what):
-    """A new array of x's values: the array API's real and conj of a real-valued array (2024.12 takes
-    them; porta has no complex dtypes). Numeric arrays only, as the standard says."""
+def _numeric(x, what):
+    """The array API takes numeric arrays in real, imag and conj (not bool)."""
     check_array(x, what)
     if x._dtype_name == "bool":
         raise _core.DTypeError(f"{what} takes numeric arrays (the array API's rule), not bool; use astype(int32) first")
-    return _core.positive(x)
 
 
 def real(x, /):
-    """The real part: for porta's real-valued arrays, a new array of x's values."""
-    return _real_valued(x, "real")
+    """The real part: of a complex array the parts' dtype (complex64: float32); of a real-valued
+    array a new array of x's values."""
+    _numeric(x, "real")
+    return _core._real(x) if x._dtype_name.startswith("complex") else _core.positive(x)
+
+
+def imag(x, /):
+    """The imaginary part: of a complex array the parts' dtype; of a real-valued array zeros of x's dtype."""
+    _numeric(x, "imag")
+    return _core._imag(x)
 
 
 def conj(x, /):
-    """The complex conjugate: for porta's real-valued arrays, a new array of x's values."""
-    return _real_valued(x, "conj")
+    """The complex conjugate; of a real-valued array a new array of x's values."""
+    _numeric(x, "conj")
+    return _core._conj(x) if x._dtype_name.startswith("complex") else _core.positive(x)
 
 
 conjugate = conj
+
+
+def angle(z, deg=False):
+    """NumPy's angle: atan2(imag, real) of each element (0 or pi for real arrays; float64 for
+    integers and bool), in degrees with deg=True."""
+    check_array(z, "angle")
+    a = _core.angle(z)
+    return _core.multiply(a, 180.0 / np.pi) if deg else a
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
@@ -246,7 +262,7 @@ def searchsorted(a, v, side="left", sorter=None):
         # Python numbers and lists take a's dtype, unless they hold fractions and a holds integers
         # (NumPy compares 2.5 with integers as 2.5, not as 2); NumPy arrays keep theirs.
         host = np.asarray(v)
-        keep = isinstance(v, np.ndarray) or (host.dtype.kind == "f" and a._dtype_name in ("bool", "int32", "int64"))
+        keep = isinstance(v, np.ndarray) or (host.dtype.kind == "f" and a._dtype_name.startswith(("bool", "int", "uint")))
         v = asarray(host, dtype=None if keep else a._dtype_name, device=a.device)
     return _core._searchsorted(a, v, side)
 

@@ -2,24 +2,32 @@
 Also the conversions that indexing and writes make with asarray (_indices, _value), which
 porta._array and porta._arrayapi import."""
 import builtins
+import warnings
 
 import numpy as np
+from numpy.exceptions import ComplexWarning
 
 from . import _core
 from ._core import ndarray
-from ._helpers import HOST_DTYPES, bfloat16, dtype_name, to_numpy
+from ._helpers import ALL_DTYPES, HOST_DTYPES, NUMPY_DTYPES, bfloat16, dtype_name, to_numpy
 from ._interop import from_cuda_array_interface, from_dlpack
 
 __all__ = ["array", "asarray", "asnumpy", "full", "arange", "linspace", "zeros_like", "ones_like", "full_like",
-           "empty_like", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "float16", "float32",
-           "float64", "int32", "int64", "bool_", "bfloat16"]
+           "empty_like", "reshape", "transpose", "expand_dims", "squeeze", "broadcast_to", "bool_", "int8", "int16",
+           "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16", "float32", "float64",
+           "complex64", "complex128"]
 
+# The dtypes NumPy has are NumPy's scalar types (as CuPy's); bfloat16 is porta's own object.
+bool_ = np.bool_
+int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
 float16, float32, float64 = np.float16, np.float32, np.float64
-int32, int64, bool_ = np.int32, np.int64, np.bool_
+complex64, complex128 = np.complex64, np.complex128
 
 
 def asarray(obj, dtype=None, device=None):
-    """A porta array of `obj` (a porta array, a NumPy array, a list, a number) on `device`."""
+    """A porta array of `obj` (a porta array, a NumPy array, a list, a number) on `device`, of NumPy's
+    dtype for it (np.uint8 stays uint8, complex stays complex) or `dtype`."""
     name = dtype_name(dtype)
     if isinstance(obj, ndarray):
         r = obj if name is None or name == obj._dtype_name else obj.astype(name)
@@ -29,18 +37,19 @@ def asarray(obj, dtype=None, device=None):
         r = from_dlpack(obj) if hasattr(obj, "__dlpack__") else from_cuda_array_interface(obj)
         return asarray(r, dtype, device)
     host = np.asarray(obj) if name in (None, "bfloat16") else np.asarray(obj, dtype=name)
-    if host.dtype.name not in HOST_DTYPES:
-        if host.dtype.kind in "iu" and host.dtype.itemsize <= 4 and host.dtype.name != "uint32":
-            host = host.astype(np.int32)
-        elif host.dtype.kind in "iu":
-            host = host.astype(np.int64)
-        else:
-            raise _core.DTypeError(f"porta has no dtype for NumPy's {host.dtype.name}: use bool, int32, int64, "
-                                   f"float16, bfloat16, float32 or float64")
+    if host.dtype.name == "bfloat16":  # ml_dtypes' bfloat16: its bits are porta's
+        host_name, host = "bfloat16", host.view(np.uint16)
+    elif host.dtype.name in HOST_DTYPES:
+        host_name = host.dtype.name
+    else:
+        raise _core.DTypeError(f"porta has no dtype for NumPy's {host.dtype.name}: use one of {', '.join(ALL_DTYPES)} "
+                               f"(astype on the NumPy array first)")
+    if not host.dtype.isnative:
+        host = host.astype(host.dtype.newbyteorder("="))  # porta's memory is in this host's byte order
     if not host.flags.c_contiguous:
         host = host.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
-    r = _core._from_host(host.reshape(-1), host.dtype.name, host.shape, device)
-    return r.astype("bfloat16") if name == "bfloat16" else r
+    r = _core._from_host(host.reshape(-1), host_name, host.shape, device)
+    return r.astype(name) if name is not None and name != host_name else r
 
 
 def array(obj, dtype=None, copy=True, device=None):
@@ -54,10 +63,72 @@ def asnumpy(a, dtype=None):
     return to_numpy(a, dtype) if isinstance(a, ndarray) else np.asarray(a, dtype)
 
 
+def _host_value(v):
+    """A fill value as a Python number (NumPy scalars, 0-d NumPy and porta arrays by their value)."""
+    if isinstance(v, (ndarray, np.generic)) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        return v.item()
+    return v
+
+
+def _check_int_fits(value, name, what):
+    """NumPy 2's OverflowError (porta.NumberOutOfRange) for a Python int that the integer dtype
+    `name` cannot hold; other values and dtypes pass."""
+    if isinstance(value, int) and not isinstance(value, bool) and name not in _NOT_INTEGER:
+        _, lo, hi = _core._iinfo(name)
+        if not lo <= value <= hi:
+            raise _core.NumberOutOfRange(f"{what}: Python integer {value} does not fit in {name} ([{lo}, {hi}]; "
+                                         f"NumPy 2 raises OverflowError); use a wider dtype")
+
+
+_NOT_INTEGER = ("bool", "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+
+
+def _fill_into(a, value, what):
+    """Writes the number `value` into every element of `a`, as NumPy's fill and full: an integer the
+    integer dtype cannot hold is an OverflowError (porta.NumberOutOfRange), as NumPy 2's; a complex
+    number into a real array keeps the real part, with NumPy's ComplexWarning."""
+    value = _host_value(value)
+    kind = np.dtype("float32" if a._dtype_name == "bfloat16" else a._dtype_name).kind
+    if isinstance(value, complex) and kind != "c":
+        if kind == "b":
+            value = value != 0
+        else:
+            warnings.warn(f"{what}: casting the complex value {value!r} to {a._dtype_name} discards the imaginary part",
+                          ComplexWarning, stacklevel=3)
+            value = value.real
+    if isinstance(value, complex):
+        _core._assign(a, value)
+    elif isinstance(value, bool):
+        _core._fill(a, 0.0, int(value), False)
+    elif not isinstance(value, int):
+        _core._fill(a, float(value), 0, True)
+    elif kind in "iu":
+        _check_int_fits(value, a._dtype_name, what)
+        _core._fill(a, 0.0, value if value < 2 ** 63 else value - 2 ** 64, False)  # uint64: the bits
+    elif -2 ** 63 <= value < 2 ** 63:
+        _core._fill(a, 0.0, value, False)
+    else:
+        _core._fill(a, float(value), 0, True)  # an integer beyond int64 into a float array
+    return a
+
+
+def _default_dtype(value):
+    """NumPy's dtype for an array of the number `value` (np.full's, np.asarray's)."""
+    return "bfloat16" if isinstance(value, ndarray) and value._dtype_name == "bfloat16" else \
+        np.asarray(_host_value(value)).dtype.name
+
+
 def full(shape, fill_value, dtype=None, device=None):
-    if dtype is None:
-        dtype = "bool" if isinstance(fill_value, bool) else "int64" if isinstance(fill_value, int) else "float64"
-    return _core._full(shape, float(fill_value), dtype_name(dtype), device)
+    """An array of `shape` whose elements are all `fill_value` (of NumPy's dtype for it unless `dtype`):
+    integers exact at every width, complex numbers too."""
+    name = dtype_name(dtype) if dtype is not None else _default_dtype(fill_value)
+    value = _host_value(fill_value)
+    if not isinstance(value, complex) and (isinstance(value, float) or name in _REAL_INEXACT):
+        return _core._full(shape, float(value), name, device)  # (C++ refuses a fraction for an integer dtype)
+    return _fill_into(_core.empty(shape, name, device), value, "full")
+
+
+_REAL_INEXACT = ("bool", "float16", "bfloat16", "float32", "float64")
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
@@ -86,7 +157,7 @@ def empty_like(a, dtype=None):
 
 
 def full_like(a, fill_value, dtype=None):
-    return _core._full(a.shape, float(fill_value), dtype_name(dtype) or a._dtype_name, a.device)
+    return full(a.shape, fill_value, dtype_name(dtype) or a._dtype_name, a.device)
 
 
 def reshape(a, newshape):
@@ -126,15 +197,24 @@ def _indices(obj, device, what):
         host = host.astype(np.int64)
     if host.dtype.kind not in "biu":
         raise _core.DTypeError(f"{what}: indices of NumPy dtype {host.dtype.name}; they must be integers "
-                               f"(int32 or int64) or a bool mask")
+                               f"or a bool mask")
+    if host.dtype.kind in "iu" and host.dtype.name not in ("int32", "int64"):
+        # Indexing takes int32 and int64 indices: narrower ones widen, uint64 above int64's range
+        # is out of bounds anyway.
+        if host.dtype.name == "uint64" and host.size and host.max() > np.iinfo(np.int64).max:
+            raise IndexError(f"{what}: index {int(host.max())} is out of bounds")
+        host = host.astype(np.int32 if host.dtype.itemsize < 4 else np.int64)
     return asarray(host, device=device)
 
 
 def _value(v, like):
     """A value to write: porta arrays and numbers as they are, NumPy arrays and lists copied to
-    `like`'s device."""
-    if isinstance(v, (ndarray, bool, int, float)) or (isinstance(v, np.generic)):
+    `like`'s device (in `like`'s dtype where the device lacks theirs: the write casts to it anyway)."""
+    if isinstance(v, (ndarray, bool, int, float, complex)) or (isinstance(v, np.generic)):
         return v
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
-    return asarray(v, device=like.device)
+    host = np.asarray(v)
+    if host.dtype.name in HOST_DTYPES and not like.device.supports(host.dtype.name):
+        host = host.astype(NUMPY_DTYPES[like._dtype_name] if like._dtype_name != "bfloat16" else np.float32)
+    return asarray(host, device=like.device)

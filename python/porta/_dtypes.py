@@ -1,31 +1,35 @@
 """The array API's data-type functions (finfo, iinfo, can_cast, result_type, isdtype) over porta's
-dtypes: bool, int32, int64, float16, bfloat16, float32 and float64. Dtypes come back as
-ndarray.dtype gives them: NumPy's dtype objects, and porta.bfloat16, which NumPy has no dtype for.
-Wrong kinds of dtype raise InvalidArgument (a ValueError, as NumPy's), things that are no porta
-dtype DTypeError (a TypeError, as NumPy's)."""
+dtypes: bool, int8 ... int64, uint8 ... uint64, float16, bfloat16, float32, float64, complex64 and
+complex128. Dtypes come back as ndarray.dtype gives them: NumPy's dtype objects, and porta.bfloat16,
+which NumPy has no dtype for. Wrong kinds of dtype raise InvalidArgument (a ValueError, as NumPy's),
+things that are no porta dtype DTypeError (a TypeError, as NumPy's)."""
 import numpy as np
 
 from . import _core
 from ._core import ndarray
-from ._helpers import bfloat16, dtype_name, dtype_object
+from ._helpers import ALL_DTYPES, bfloat16, dtype_name, dtype_object
 
 __all__ = ["finfo", "iinfo", "can_cast", "result_type", "isdtype"]
 
-_NAMES = ("bool", "int32", "int64", "float16", "bfloat16", "float32", "float64")
-_KIND = {"bool": "b", "int32": "i", "int64": "i", "float16": "f", "bfloat16": "f", "float32": "f", "float64": "f"}
-_KIND_ORDER = "bif"
+_NAMES = ALL_DTYPES
+# NumPy's kind characters; bfloat16 is floating.
+_KIND = {n: "f" if n == "bfloat16" else np.dtype(n).kind for n in _NAMES}
+# NumPy's order of kinds for 'same_kind' casts (a cast to a later kind is same_kind) and for
+# Python scalars (bool < int < float < complex).
+_KIND_ORDER = "buifc"
 
 # A Python scalar is weakly typed (NumPy 2, NEP 50): it takes the array's dtype unless it is of a
-# higher kind than the array, and then the default dtype of its own kind.
-_DEFAULT = {"b": "bool", "i": "int64", "f": "float64"}
+# higher kind than the array, and then the default dtype of its own kind (a complex with a real
+# floating dtype: the complex of that float's width).
+_DEFAULT = {"b": "bool", "i": "int64", "f": "float64", "c": "complex128"}
 
 _KINDS = {
     "bool": {"bool"},
-    "signed integer": {"int32", "int64"},
-    "unsigned integer": set(),
-    "integral": {"int32", "int64"},
-    "real floating": {"float16", "bfloat16", "float32", "float64"},
-    "complex floating": set(),
+    "signed integer": {n for n in _NAMES if _KIND[n] == "i"},
+    "unsigned integer": {n for n in _NAMES if _KIND[n] == "u"},
+    "integral": {n for n in _NAMES if _KIND[n] in "iu"},
+    "real floating": {n for n in _NAMES if _KIND[n] == "f"},
+    "complex floating": {n for n in _NAMES if _KIND[n] == "c"},
     "numeric": set(_NAMES) - {"bool"},
 }
 
@@ -33,7 +37,7 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 def _promote(a, b):
-    """porta's promotion of two array dtypes (C++'s promote_types, NumPy's for the host dtypes;
+    """porta's promotion of two array dtypes (C++'s promote_types: NumPy 2's for the host dtypes;
     float16 with bfloat16 gives float32: neither holds the other's values)."""
     return _core._promote_types(a, b)
 
@@ -54,26 +58,36 @@ def _name(x, what):
     return name
 
 
+def _scalar_kind(x):
+    """A Python scalar's kind ('b', 'i', 'f', 'c'), or None for anything else (NumPy scalars are
+    strongly typed: they are dtypes here)."""
+    if isinstance(x, np.generic) or not isinstance(x, (bool, int, float, complex)):
+        return None
+    return "b" if isinstance(x, bool) else "i" if isinstance(x, int) else "f" if isinstance(x, float) else "c"
+
+
 def _result_name(args, what):
     """result_type's dtype, by name (porta's astype and _core take names)."""
     if not args:
         raise _core.InvalidArgument(f"{what}: at least one array or dtype is required")
     strong, weak = None, None
     for x in args:
-        if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-            if isinstance(x, complex):
-                raise _core.DTypeError(f"{what}: {x!r} is complex; porta has no complex dtypes")
-            kind = "b" if isinstance(x, bool) else "i" if isinstance(x, int) else "f"
+        kind = _scalar_kind(x)
+        if kind is not None:
             weak = kind if weak is None else max(weak, kind, key=_KIND_ORDER.index)
         else:
             name = _name(x, what)
             strong = name if strong is None else _promote(strong, name)
-    if weak is not None:
-        if strong is None:
-            return _DEFAULT[weak]
-        if _KIND_ORDER.index(_KIND[strong]) < _KIND_ORDER.index(weak):
-            return _promote(strong, _DEFAULT[weak])
-    return strong
+    if weak is None:
+        return strong
+    if strong is None:
+        return _DEFAULT[weak]
+    have = "i" if _KIND[strong] == "u" else _KIND[strong]
+    if _KIND_ORDER.index(have) >= _KIND_ORDER.index(weak):
+        return strong
+    if weak == "c" and have == "f":  # float32 with 1j: complex64, as NumPy 2
+        return _promote(strong, "complex64")
+    return _promote(strong, _DEFAULT[weak])
 
 
 def result_type(*arrays_and_dtypes):
@@ -85,12 +99,13 @@ def result_type(*arrays_and_dtypes):
 
 def can_cast(from_, to, casting="safe"):
     """Whether a cast from `from_` (a dtype or an array) to the dtype `to` follows the `casting` rule:
-    'no' and 'equiv' the same dtype; 'safe' without losing values; 'same_kind' safe or within one kind
-    (bool, integer, floating) or to a higher one; 'unsafe' any. Python scalars are refused, as NumPy 2
+    'no' and 'equiv' the same dtype; 'safe' without losing values; 'same_kind' safe or to a kind no
+    lower in NumPy's order bool, unsigned, signed, floating, complex (int64 to int8, uint16 to int8,
+    float64 to float16: not int16 to uint8); 'unsafe' any. Python scalars are refused, as NumPy 2
     refuses them."""
     if casting not in _CASTINGS:
         raise _core.InvalidArgument(f"can_cast: casting={casting!r}; use one of {', '.join(map(repr, _CASTINGS))}")
-    if isinstance(from_, (bool, int, float, complex)) and not isinstance(from_, np.generic):
+    if _scalar_kind(from_) is not None:
         raise _core.DTypeError(f"can_cast: from_={from_!r} is a Python scalar, whose dtype depends on what it "
                                f"meets (NumPy 2 refuses them too); give a dtype or an array")
     f, t = _name(from_, "can_cast"), _name(to, "can_cast")
@@ -101,42 +116,60 @@ def can_cast(from_, to, casting="safe"):
     return casting == "same_kind" and _KIND_ORDER.index(_KIND[f]) <= _KIND_ORDER.index(_KIND[t])
 
 
-class BFloat16Info:
-    """numpy.finfo's attributes for bfloat16 (float32's sign and 8 exponent bits, 7 stored mantissa
-    bits), as Python floats and ints; dtype is porta.bfloat16."""
-    bits = 16
-    nexp, nmant = 8, 7
-    iexp = nexp
-    machep, negep = -nmant, -nmant - 1
-    minexp, maxexp = -126, 128
-    eps = 2.0 ** machep
-    epsneg = 2.0 ** negep
-    max = (2.0 - eps) * 2.0 ** (maxexp - 1)
-    min = -max
-    smallest_normal = tiny = 2.0 ** minexp
-    smallest_subnormal = 2.0 ** (minexp - nmant)
-    precision = 2  # decimal digits: int(-log10(eps)), as numpy.finfo computes it
-    resolution = 10.0 ** -precision
-    dtype = bfloat16
+class finfo_object:
+    """numpy.finfo's attributes for a floating dtype (a complex dtype: its parts'), from porta's
+    C++ finfo, as Python floats and ints (the array API's types); dtype is the real dtype described
+    (a NumPy dtype, or porta.bfloat16)."""
+
+    def __init__(self, name):
+        f = _core._finfo(name)
+        self.dtype = dtype_object(f["dtype"])
+        self.bits = f["bits"]
+        self.nmant, self.nexp = f["nmant"], f["nexp"]
+        self.iexp = self.nexp
+        self.eps, self.max, self.min = f["eps"], f["max"], f["min"]
+        self.smallest_normal = self.tiny = f["smallest_normal"]
+        self.smallest_subnormal = f["smallest_subnormal"]
+        self.machep, self.negep = -self.nmant, -self.nmant - 1
+        self.epsneg = 2.0 ** self.negep
+        self.minexp = 2 - 2 ** (self.nexp - 1)  # the smallest normal's exponent
+        self.maxexp = 2 ** (self.nexp - 1)      # the first exponent that overflows
+        self.precision = int(-np.log10(self.eps))  # decimal digits, as numpy.finfo computes them
+        self.resolution = 10.0 ** -self.precision
 
     def __repr__(self):
-        return f"finfo(resolution={self.resolution}, min={self.min:.8g}, max={self.max:.8g}, dtype=bfloat16)"
+        return (f"finfo(resolution={self.resolution}, min={self.min:.8g}, max={self.max:.8g}, "
+                f"dtype={getattr(self.dtype, 'name', self.dtype)})")
+
+
+class iinfo_object:
+    """numpy.iinfo's attributes for an integer dtype, from porta's C++ iinfo: bits, min, max (Python
+    ints) and dtype (NumPy's)."""
+
+    def __init__(self, name):
+        self.bits, self.min, self.max = _core._iinfo(name)
+        self.dtype = dtype_object(name)
+        self.kind = _KIND[name]
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype.name})"
 
 
 def finfo(dtype):
-    """numpy.finfo for a floating dtype or a porta array of one; for bfloat16 a BFloat16Info."""
+    """numpy.finfo for a floating or complex dtype or a porta array of one (a complex dtype's finfo
+    describes its parts, as NumPy's)."""
     name = _name(dtype, "finfo")
-    if _KIND[name] != "f":
-        raise _core.InvalidArgument(f"finfo: {name} is not a floating dtype (iinfo describes integers)")
-    return BFloat16Info() if name == "bfloat16" else np.finfo(name)
+    if _KIND[name] not in "fc":
+        raise _core.InvalidArgument(f"finfo: {name} is not a floating or complex dtype (iinfo describes integers)")
+    return finfo_object(name)
 
 
 def iinfo(int_type):
-    """numpy.iinfo for an integer dtype (int32, int64) or a porta array of one."""
+    """numpy.iinfo for an integer dtype (int8 ... int64, uint8 ... uint64) or a porta array of one."""
     name = _name(int_type, "iinfo")
-    if _KIND[name] != "i":
+    if _KIND[name] not in "iu":
         raise _core.InvalidArgument(f"iinfo: {name} is not an integer dtype (finfo describes floating ones)")
-    return np.iinfo(name)
+    return iinfo_object(name)
 
 
 def _isdtype_name(dtype, what):
@@ -162,7 +195,7 @@ def _is_kind(name, kind):
 def isdtype(dtype, kind):
     """Whether `dtype` is of `kind`: one of the array API's kind names ('bool', 'signed integer',
     'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric'), a dtype, or a
-    tuple of them (any of them). porta has no unsigned or complex dtypes: those kinds are never true."""
+    tuple of them (any of them). bfloat16 is 'real floating'."""
     name = _isdtype_name(dtype, "isdtype")
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return any([_is_kind(name, k) for k in kinds])  # a list: every kind is checked, even after a match

@@ -9,12 +9,15 @@ import numpy as np
 from . import _core
 from ._core import ndarray
 
-__all__ = ["bfloat16", "HOST_DTYPES", "NUMPY_DTYPES", "dtype_name", "dtype_object", "to_numpy", "check_array",
+__all__ = ["bfloat16", "HOST_DTYPES", "NUMPY_DTYPES", "ALL_DTYPES", "dtype_name", "dtype_object", "to_numpy", "check_array",
            "as_int", "axis_index", "axes_list"]
 
-# porta's dtypes that NumPy has too: host data crosses in these.
-HOST_DTYPES = ("bool", "int32", "int64", "float16", "float32", "float64")
+# porta's dtypes that NumPy has too (all but bfloat16): host data crosses in these.
+HOST_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+               "float64", "complex64", "complex128")
 NUMPY_DTYPES = {n: np.dtype(n) for n in HOST_DTYPES}
+# Every porta dtype in NumPy's order (C++'s all_dtypes()): bool, signed, unsigned, floating, complex.
+ALL_DTYPES = HOST_DTYPES[:10] + ("bfloat16",) + HOST_DTYPES[10:]
 
 
 class _BFloat16:
@@ -31,14 +34,23 @@ bfloat16 = _BFloat16()
 
 def dtype_name(dtype):
     """porta's name for a dtype argument (None stays None): porta.bfloat16, 'bfloat16' or 'bf16',
-    a host dtype's name, or anything numpy.dtype takes."""
+    a host dtype's name, or anything numpy.dtype takes (np.uint8, 'u1', Python's complex, ml_dtypes'
+    bfloat16; a string as NumPy reads it: 'i8' is int64), else one of C++'s short names ('f32'). A
+    NumPy dtype porta lacks keeps NumPy's name; the callers refuse it."""
     if dtype is None:
         return None
     if dtype is bfloat16 or (isinstance(dtype, str) and dtype in ("bfloat16", "bf16")):
         return "bfloat16"
     if isinstance(dtype, str) and dtype in HOST_DTYPES:
         return dtype
-    return np.dtype(dtype).name
+    if isinstance(dtype, str) and dtype == "f16":  # (NumPy's 'f16' is 16 bytes, a float128 porta has not)
+        return "float16"
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        if isinstance(dtype, str):  # C++'s short names NumPy lacks ('f32', 'c64'); else a DTypeError
+            return _core._dtype_name(dtype)
+        raise
 
 
 def dtype_object(name):
@@ -47,7 +59,8 @@ def dtype_object(name):
 
 
 def to_numpy(a, dtype=None):
-    """A NumPy copy of the porta array `a` (bfloat16 comes as float32), cast to `dtype` if given."""
+    """A NumPy copy of the porta array `a` in NumPy's dtype of it (bfloat16 comes as float32), cast
+    to `dtype` if given (as NumPy casts: complex to real warns and keeps the real part)."""
     if a._dtype_name == "bfloat16":
         a = a.astype("float32")
     out = np.empty(a.shape, dtype=NUMPY_DTYPES[a._dtype_name])

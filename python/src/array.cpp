@@ -142,6 +142,27 @@ void bind_array(nb::module_& m) {
   m.def("_promote_types", [](std::string_view a, std::string_view b) {
     return std::string(name(promote_types(parse_dtype(a), parse_dtype(b))));
   }, nb::arg("a"), nb::arg("b"));
+  // The name of the dtype anything names (module.cpp's to_dtype: NumPy's spellings, C++'s short names).
+  m.def("_dtype_name", [](nb::handle dtype) { return std::string(name(to_dtype(dtype))); }, nb::arg("dtype"));
+  // porta::iinfo and porta::finfo by name (porta/_dtypes.py makes NumPy's iinfo and finfo of them).
+  m.def("_iinfo", [](std::string_view t) {
+    IntInfo i = iinfo(parse_dtype(t));
+    return nb::make_tuple(i.bits, i.min, i.max);
+  }, nb::arg("dtype"));
+  m.def("_finfo", [](std::string_view t) {
+    FloatInfo f = finfo(parse_dtype(t));
+    nb::dict d;
+    d["dtype"] = std::string(name(f.dtype));
+    d["bits"] = f.bits;
+    d["eps"] = f.eps;
+    d["max"] = f.max;
+    d["min"] = f.min;
+    d["smallest_normal"] = f.smallest_normal;
+    d["smallest_subnormal"] = f.smallest_subnormal;
+    d["nmant"] = f.mantissa_bits;
+    d["nexp"] = f.exponent_bits;
+    return d;
+  }, nb::arg("dtype"));
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     Shape s = to_shape(shape);
     DType t = to_dtype(dtype);

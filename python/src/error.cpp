@@ -8,8 +8,14 @@ namespace {
 
 struct ErrorTypes {
   nb::object error, backend_unavailable, device_error, shape_error, dtype_error, invalid_argument, cancelled,
-      compile_error, out_of_memory;
+      compile_error, out_of_memory, out_of_range;
 };
+
+// src/lazy/expr.cpp's InvalidArgument for a host integer the array's dtype cannot hold says so;
+// NumPy 2 raises OverflowError there, so porta's is one too (a NumberOutOfRange).
+bool is_overflow(const InvalidArgument& e) {
+  return std::string_view(e.what()).find("raises OverflowError") != std::string_view::npos;
+}
 
 // Created once under the GIL at import; lives as long as the module.
 ErrorTypes* types = nullptr;
@@ -41,6 +47,9 @@ void bind_error(nb::module_& m) {
   types->dtype_error = make_type(m, "DTypeError", {base, nb::handle(PyExc_TypeError)}, "A dtype is not allowed here.");
   types->invalid_argument = make_type(m, "InvalidArgument", {base, nb::handle(PyExc_ValueError)},
                                       "An argument has a value porta cannot use.");
+  types->out_of_range = make_type(m, "NumberOutOfRange", {types->invalid_argument, nb::handle(PyExc_OverflowError)},
+                                  "A Python integer that the array's dtype cannot hold (uint8 array + 300); also an "
+                                  "OverflowError, as NumPy 2 raises.");
   nb::object cancelled_base = nb::module_::import_("concurrent.futures").attr("CancelledError");
   types->cancelled = make_type(m, "Cancelled", {base, cancelled_base}, "A pool task cancelled before it started.");
   types->compile_error = make_type(m, "CompileError", {base},
@@ -70,7 +79,7 @@ void bind_error(nb::module_& m) {
     } catch (const DTypeError& e) {
       raise(types->dtype_error, e);
     } catch (const InvalidArgument& e) {
-      raise(types->invalid_argument, e);
+      raise(is_overflow(e) ? types->out_of_range : types->invalid_argument, e);
     } catch (const Cancelled& e) {
       raise(types->cancelled, e);
     } catch (const Error& e) {

@@ -127,29 +127,31 @@ Array from_capsule(nb::handle capsule, nb::handle host_device) {
                         "(dltensor or dltensor_versioned); was it consumed already?");
 }
 
+// NumPy's array-interface typestr: byte order ('|' where one byte has none), kind, itemsize.
+// bfloat16 has no NumPy kind: 2 opaque bytes, which no consumer reads as a number.
 std::string typestr(DType t) {
-  switch (t) {
-    case DType::boolean: return "|b1";
-    case DType::int32: return "<i4";
-    case DType::int64: return "<i8";
-    case DType::float16: return "<f2";
-    case DType::bfloat16: return "<V2";
-    case DType::float32: return "<f4";
-    case DType::float64: return "<f8";
+  const std::string size = std::to_string(itemsize(t));
+  if (t == DType::bfloat16) return "<V2";
+  switch (kind(t)) {
+    case DTypeKind::boolean: return "|b1";
+    case DTypeKind::signed_integer: return (itemsize(t) == 1 ? "|i" : "<i") + size;
+    case DTypeKind::unsigned_integer: return (itemsize(t) == 1 ? "|u" : "<u") + size;
+    case DTypeKind::floating: return "<f" + size;
+    case DTypeKind::complex: return "<c" + size;
   }
   return "";
 }
 
 DType from_typestr(const std::string& s) {
-  const std::string k = s.size() > 1 ? s.substr(1) : s;
-  if (k == "b1") return DType::boolean;
-  if (k == "i4") return DType::int32;
-  if (k == "i8") return DType::int64;
-  if (k == "f2") return DType::float16;
-  if (k == "f4") return DType::float32;
-  if (k == "f8") return DType::float64;
+  // '<' and '|' (and '=' on this little-endian host) are porta's byte order; '>' is not.
+  const bool native = !s.empty() && (s[0] == '<' || s[0] == '|' || s[0] == '=');
+  if (native && s != "<V2") {
+    for (DType t : all_dtypes())
+      if (typestr(t).substr(1) == s.substr(1)) return t;
+  }
   throw DTypeError("__cuda_array_interface__ typestr '" + s +
-                   "' has no porta dtype: use bool, int32, int64, float16, float32 or float64");
+                   "' has no porta dtype: use a little-endian bool, int8-int64, uint8-uint64, float16, float32, "
+                   "float64, complex64 or complex128 ('|b1', '<i4', '<u8', '<f4', '<c8', ...)");
 }
 
 // Version 3, on CUDA devices only (elsewhere the attribute does not exist, so hasattr is False).

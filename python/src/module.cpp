@@ -8,20 +8,60 @@
 
 namespace porta::python {
 
+// Python names dtypes as NumPy reads them: 'i8' is int64, 'u1' uint8, 'float' float64 (C++'s
+// parse_dtype reads 'i8' as int8 and 'float' as float32, ArrayFire's and C's way). So strings other
+// than porta's own names, 'bf16' and 'f16' go through numpy.dtype, as every other object does;
+// C++'s short names that NumPy does not know ('f32', 'c64') then work too.
 DType to_dtype(nb::handle h) {
-  if (nb::isinstance<nb::str>(h)) return parse_dtype(nb::cast<std::string>(h));
-  // numpy.dtype objects and porta.bfloat16 carry their name.
-  if (!PyType_Check(h.ptr()) && nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name")))
-    return parse_dtype(nb::cast<std::string>(h.attr("name")));
-  nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
   std::string n;
+  if (nb::isinstance<nb::str>(h)) {
+    n = nb::cast<std::string>(h);
+    if (n == "bf16") return DType::bfloat16;
+    if (n == "f16") return DType::float16;  // NumPy's 'f16' is 16 bytes, a float128 porta has not
+  } else if (!PyType_Check(h.ptr()) && nb::hasattr(h, "name") && nb::isinstance<nb::str>(h.attr("name"))) {
+    n = nb::cast<std::string>(h.attr("name"));  // numpy.dtype objects and porta.bfloat16 carry their name
+  }
+  for (DType t : all_dtypes())
+    if (name(t) == n) return t;
+  nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
   try {
     n = nb::cast<std::string>(np_dtype(h).attr("name"));
   } catch (const nb::python_error&) {
+    // A string NumPy does not know may be one of C++'s short names ("f32", "c64").
+    if (nb::isinstance<nb::str>(h)) {
+      try {
+        return parse_dtype(nb::cast<std::string>(h));
+      } catch (const DTypeError&) {
+      }
+    }
     throw DTypeError("dtype " + nb::cast<std::string>(nb::repr(h)) +
-                     " is not a dtype: use bool, int32, int64, float16, bfloat16, float32 or float64");
+                     " is not a dtype: use bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, "
+                     "bfloat16, float32, float64, complex64 or complex128 (or NumPy's dtype of one)");
   }
-  return parse_dtype(n);
+  for (DType t : all_dtypes())
+    if (name(t) == n) return t;
+  throw DTypeError("porta has no dtype for NumPy's " + n + " (from " + nb::cast<std::string>(nb::repr(h)) +
+                   "): use bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, "
+                   "float32, float64, complex64 or complex128");
+}
+
+std::optional<DType> numpy_scalar_dtype(nb::handle h) noexcept {
+  PyObject* o = h.ptr();
+  // Python's own numbers first (np.float64 and np.complex128 subclass float and complex, so no
+  // CheckExact shortcut there).
+  if (PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o)) return std::nullopt;
+  try {
+    if (!nb::hasattr(h, "dtype") || !nb::hasattr(h, "ndim") || nb::cast<long>(h.attr("ndim")) != 0) return std::nullopt;
+    nb::object dt = h.attr("dtype");
+    if (!nb::hasattr(dt, "name")) return std::nullopt;
+    // A dtype porta lacks (longdouble, datetime64...): the scalar stays weak, as its Python value.
+    std::string n = nb::cast<std::string>(dt.attr("name"));
+    for (DType t : all_dtypes())
+      if (name(t) == n) return t;
+  } catch (...) {
+    PyErr_Clear();
+  }
+  return std::nullopt;
 }
 
 Shape to_shape(nb::handle h) {

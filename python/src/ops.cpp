@@ -19,14 +19,101 @@ template <class F> void def_operator(nb::handle cls, const char* name, F f) {
 const void* id(Binary fn) { return reinterpret_cast<const void*>(fn); }
 const void* id(Unary fn) { return reinterpret_cast<const void*>(fn); }
 
+// A Python int beyond 64 bits meets float arrays as a float (NumPy's rule); beside bool or integer
+// arrays NumPy 2 raises OverflowError, except in comparisons (which porta makes in float64). The
+// message has error.cpp's words for an OverflowError.
+void check_huge_ints(std::initializer_list<PyOperand*> ops, bool comparison) {
+  for (const PyOperand* h : ops) {
+    if (!h->huge_int || comparison) continue;
+    bool any_array = false;
+    for (const PyOperand* o : ops) {
+      if (o->op.kind() != Operand::Kind::array) continue;
+      any_array = true;
+      const DType t = o->op.array().dtype();
+      if (!is_inexact(t)) {
+        throw InvalidArgument("the Python integer " + h->huge_text + " does not fit in " + std::string(name(t)) +
+                              " nor in any 64-bit integer (NumPy 2 raises OverflowError); use a float array or a "
+                              "smaller number");
+      }
+    }
+    if (!any_array)
+      throw InvalidArgument("a Python integer beyond 64 bits with no array has no porta dtype (NumPy 2 raises "
+                            "OverflowError); give it as a float");
+  }
+}
+
+// NumPy 2 (NEP 50): a NumPy scalar takes part in promotion with its dtype, as an array would
+// (np.int64(1) + a uint64 array is float64), a Python number does not. porta's Operand is weak, so
+// the arrays are cast to the dtype all of them promote to first; the scalar then meets them weakly
+// and fits (that dtype holds every value of the scalar's). With no array, the numbers stay weak.
+void promote_numpy_scalars(std::initializer_list<PyOperand*> ops, bool comparison = false) {
+  check_huge_ints(ops, comparison);
+  std::optional<DType> to;
+  for (const PyOperand* o : ops)
+    if (o->numpy_dtype) to = to ? promote_types(*to, *o->numpy_dtype) : *o->numpy_dtype;
+  if (!to) return;
+  for (const PyOperand* o : ops)
+    if (o->op.kind() == Operand::Kind::array) to = promote_types(*to, o->op.array().dtype());
+  for (PyOperand* o : ops)
+    if (o->op.kind() == Operand::Kind::array && o->op.array().dtype() != *to) o->op = Operand(o->op.array().astype(*to));
+}
+
 Array call(Binary fn, const Operand& a, const Operand& b) { return gil::elementwise(id(fn), fn, a, b); }
+bool is_comparison(Binary fn) {
+  return fn == &porta::equal || fn == &porta::not_equal || fn == &porta::less || fn == &porta::less_equal ||
+         fn == &porta::greater || fn == &porta::greater_equal;
+}
+
+// A Python int outside an integer array's dtype (uint8 < 300, int64 < 2**63, one beyond 64 bits):
+// every element is on the same side of it, so a comparison is a constant, NumPy 2's exact answer.
+// (The core compares such numbers in int64 or float64, which is inexact next to 2**63 and 2**64.)
+std::optional<Array> constant_comparison(Binary fn, const PyOperand& a, const PyOperand& b) {
+  const bool array_left = a.op.kind() == Operand::Kind::array;
+  const PyOperand& arr = array_left ? a : b;
+  const PyOperand& num = array_left ? b : a;
+  if (arr.op.kind() != Operand::Kind::array || !(num.op.kind() == Operand::Kind::integer || num.huge_int))
+    return std::nullopt;
+  const DType t = arr.op.array().dtype();
+  if (!is_integral(t)) return std::nullopt;
+  int above = 0;  // +1: the number is above every value of t; -1: below; 0: t holds it
+  if (num.huge_int) {
+    above = num.op.floating() > 0 ? 1 : -1;
+  } else if (num.op.big_unsigned()) {
+    above = t == DType::uint64 ? 0 : 1;
+  } else {
+    const IntInfo info = iinfo(t);
+    const std::int64_t i = num.op.integer();
+    above = i < info.min ? -1 : (i > 0 && static_cast<std::uint64_t>(i) > info.max) ? 1 : 0;
+  }
+  if (above == 0) return std::nullopt;
+  const int c = array_left ? -above : above;  // the sign of (left - right)
+  const bool r = fn == &porta::equal ? false
+                 : fn == &porta::not_equal ? true
+                 : fn == &porta::less ? c < 0
+                 : fn == &porta::less_equal ? c <= 0
+                 : fn == &porta::greater ? c > 0
+                                         : c >= 0;
+  const Array& x = arr.op.array();
+  return r ? porta::equal(x, x) : porta::not_equal(x, x);  // integers: all true, all false
+}
+
+Array call(Binary fn, PyOperand a, PyOperand b) {
+  const bool comparison = is_comparison(fn);
+  promote_numpy_scalars({&a, &b}, comparison);
+  if (comparison)
+    if (auto r = constant_comparison(fn, a, b)) return *r;
+  return call(fn, a.op, b.op);
+}
+Array call(Binary fn, const Array& a, PyOperand b) { return call(fn, PyOperand{Operand(a), std::nullopt}, std::move(b)); }
 Array call(Unary fn, const Array& a) {
   return gil::elementwise(id(fn), [fn](const Operand& x) { return fn(x.array()); }, Operand(a));
 }
 
 void def_binary_operator(nb::handle cls, const char* name, const char* rname, Binary fn) {
-  def_operator(cls, name, [fn](const Array& a, const Operand& b) { return call(fn, a, b); });
-  def_operator(cls, rname, [fn](const Array& a, const Operand& b) { return call(fn, b, a); });
+  def_operator(cls, name, [fn](const Array& a, PyOperand b) { return call(fn, a, std::move(b)); });
+  def_operator(cls, rname, [fn](const Array& a, PyOperand b) {
+    return call(fn, std::move(b), PyOperand{Operand(a), std::nullopt});
+  });
 }
 
 Array clip3(const Operand& a, const Operand& lo, const Operand& hi) { return porta::clip(a, lo, hi); }
@@ -50,7 +137,8 @@ void bind_ops(nb::module_& m) {
       {"nextafter", porta::nextafter}, {"logaddexp", porta::logaddexp},
   };
   for (const auto& [name, fn] : binary)
-    m.def(name, [fn = fn](const Operand& a, const Operand& b) { return call(fn, a, b); }, nb::arg("x1"), nb::arg("x2"));
+    m.def(name, [fn = fn](PyOperand a, PyOperand b) { return call(fn, std::move(a), std::move(b)); }, nb::arg("x1"),
+          nb::arg("x2"));
 
   const std::pair<const char*, Unary> unary[] = {
       {"negative", porta::negative}, {"positive", porta::positive}, {"abs", porta::abs}, {"absolute", porta::abs}, {"sign", porta::sign},
@@ -66,15 +154,20 @@ void bind_ops(nb::module_& m) {
       {"asinh", porta::asinh}, {"arcsinh", porta::asinh}, {"atanh", porta::atanh}, {"arctanh", porta::atanh},
       {"sinh", porta::sinh}, {"cosh", porta::cosh}, {"log2", porta::log2}, {"log10", porta::log10},
       {"trunc", porta::trunc}, {"signbit", porta::signbit}, {"reciprocal", porta::reciprocal},
+      {"angle", porta::angle},
+      // porta/_arrayapi.py wraps these three (a real array's real part is a new array there).
+      {"_real", porta::real}, {"_imag", porta::imag}, {"_conj", porta::conj},
   };
   for (const auto& [name, fn] : unary)
     m.def(name, [fn = fn](const Array& a) { return call(fn, a); }, nb::arg("x"));
 
-  m.def("clip", [](const Operand& a, const Operand& lo, const Operand& hi) {
-    return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a, lo, hi);
+  m.def("clip", [](PyOperand a, PyOperand lo, PyOperand hi) {
+    promote_numpy_scalars({&a, &lo, &hi});
+    return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a.op, lo.op, hi.op);
   }, nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"));
-  m.def("where", [](const Operand& c, const Operand& x, const Operand& y) {
-    return gil::elementwise(reinterpret_cast<const void*>(&where3), where3, c, x, y);
+  m.def("where", [](const Operand& c, PyOperand x, PyOperand y) {
+    promote_numpy_scalars({&x, &y});  // the condition takes no part in the result's dtype
+    return gil::elementwise(reinterpret_cast<const void*>(&where3), where3, c, x.op, y.op);
   }, nb::arg("condition"), nb::arg("x"), nb::arg("y"));
 
   nb::handle cls = nb::type<Array>();
@@ -90,12 +183,12 @@ void bind_ops(nb::module_& m) {
   def_binary_operator(cls, "__xor__", "__rxor__", porta::bitwise_xor);
   def_binary_operator(cls, "__lshift__", "__rlshift__", porta::bitwise_left_shift);
   def_binary_operator(cls, "__rshift__", "__rrshift__", porta::bitwise_right_shift);
-  def_operator(cls, "__eq__", [](const Array& a, const Operand& b) { return call(porta::equal, a, b); });
-  def_operator(cls, "__ne__", [](const Array& a, const Operand& b) { return call(porta::not_equal, a, b); });
-  def_operator(cls, "__lt__", [](const Array& a, const Operand& b) { return call(porta::less, a, b); });
-  def_operator(cls, "__le__", [](const Array& a, const Operand& b) { return call(porta::less_equal, a, b); });
-  def_operator(cls, "__gt__", [](const Array& a, const Operand& b) { return call(porta::greater, a, b); });
-  def_operator(cls, "__ge__", [](const Array& a, const Operand& b) { return call(porta::greater_equal, a, b); });
+  def_operator(cls, "__eq__", [](const Array& a, PyOperand b) { return call(porta::equal, a, std::move(b)); });
+  def_operator(cls, "__ne__", [](const Array& a, PyOperand b) { return call(porta::not_equal, a, std::move(b)); });
+  def_operator(cls, "__lt__", [](const Array& a, PyOperand b) { return call(porta::less, a, std::move(b)); });
+  def_operator(cls, "__le__", [](const Array& a, PyOperand b) { return call(porta::less_equal, a, std::move(b)); });
+  def_operator(cls, "__gt__", [](const Array& a, PyOperand b) { return call(porta::greater, a, std::move(b)); });
+  def_operator(cls, "__ge__", [](const Array& a, PyOperand b) { return call(porta::greater_equal, a, std::move(b)); });
   def_operator(cls, "__neg__", [](const Array& a) { return call(porta::negative, a); });
   def_operator(cls, "__pos__", [](const Array& a) { return call(porta::positive, a); });
   def_operator(cls, "__abs__", [](const Array& a) { return call(porta::abs, a); });

@@ -214,14 +214,13 @@ def test_bad_dtype_arguments(device, rng):
     i = make(rng, (3,), "int32")
     cases = [
         (lambda: porta.result_type(), porta.InvalidArgument, "at least one", lambda: np.result_type()),
-        (lambda: porta.result_type(x, "uint8"), porta.DTypeError, "uint8", None),
+        (lambda: porta.result_type(x, "datetime64"), porta.DTypeError, "datetime64", None),
         (lambda: porta.result_type("foo", x), porta.DTypeError, "foo", lambda: np.result_type("foo")),
-        (lambda: porta.result_type(x, 1j), porta.DTypeError, "1j", None),
         (lambda: porta.result_type(x, None), porta.DTypeError, "None", None),
         (lambda: porta.can_cast(1, "int32"), porta.DTypeError, "1", lambda: np.can_cast(1, "int32")),
         (lambda: porta.can_cast(x, "int32", "sometimes"), porta.InvalidArgument, "sometimes",
          lambda: np.can_cast("float32", "int32", "sometimes")),
-        (lambda: porta.can_cast(x, "complex64"), porta.DTypeError, "complex64", None),
+        (lambda: porta.can_cast(x, "datetime64"), porta.DTypeError, "datetime64", None),
         (lambda: porta.finfo(i), porta.InvalidArgument, "int32", lambda: np.finfo(np.int32)),
         (lambda: porta.finfo("bool"), porta.InvalidArgument, "bool", None),
         (lambda: porta.finfo("float80"), porta.DTypeError, "float80", None),
@@ -234,7 +233,7 @@ def test_bad_dtype_arguments(device, rng):
         (lambda: porta.isdtype(x.dtype, "floating"), porta.InvalidArgument, "'floating'",
          lambda: np.isdtype(np.float32, "floating")),
         (lambda: porta.isdtype(x.dtype, ("numeric", 3)), porta.DTypeError, "3", lambda: np.isdtype(np.float32, 3)),
-        (lambda: porta.isdtype(np.dtype("uint8"), "numeric"), porta.DTypeError, "uint8", None),
+        (lambda: porta.isdtype(np.dtype("datetime64"), "numeric"), porta.DTypeError, "datetime64", None),
     ]
     assert_errors([(call, error, text.replace("(", r"\("), numpy_call) for call, error, text, numpy_call in cases])
 

@@ -23,17 +23,18 @@ using detail::cat;
 
 namespace {
 
+// DLPack's type code for each kind, with the dtype's width in bits (bfloat16 has its own code).
 DLDataType dl_dtype(DType t) {
-  switch (t) {
-    case DType::boolean: return {kDLPackBoolCode, 8, 1};
-    case DType::int32: return {kDLInt, 32, 1};
-    case DType::int64: return {kDLInt, 64, 1};
-    case DType::float16: return {kDLFloat, 16, 1};
-    case DType::bfloat16: return {kDLBfloat, 16, 1};
-    case DType::float32: return {kDLFloat, 32, 1};
-    case DType::float64: return {kDLFloat, 64, 1};
+  const auto bits = static_cast<std::uint8_t>(itemsize(t) * 8);
+  if (t == DType::bfloat16) return {kDLBfloat, 16, 1};
+  switch (kind(t)) {
+    case DTypeKind::boolean: return {kDLPackBoolCode, 8, 1};
+    case DTypeKind::signed_integer: return {kDLInt, bits, 1};
+    case DTypeKind::unsigned_integer: return {kDLUInt, bits, 1};
+    case DTypeKind::floating: return {kDLFloat, bits, 1};
+    case DTypeKind::complex: return {kDLComplex, bits, 1};  // both parts: complex64 is 64 bits
   }
-  return {kDLFloat, 32, 1};
+  return {kDLFloat, bits, 1};
 }
 
 const char* dl_code_name(unsigned code) {
@@ -51,18 +52,16 @@ const char* dl_code_name(unsigned code) {
 
 DType porta_dtype(DLDataType t) {
   if (t.lanes == 1) {
-    if (t.code == kDLPackBoolCode && t.bits == 8) return DType::boolean;
-    if (t.code == kDLInt && t.bits == 32) return DType::int32;
-    if (t.code == kDLInt && t.bits == 64) return DType::int64;
-    if (t.code == kDLFloat && t.bits == 16) return DType::float16;
-    if (t.code == kDLFloat && t.bits == 32) return DType::float32;
-    if (t.code == kDLFloat && t.bits == 64) return DType::float64;
-    if (t.code == kDLBfloat && t.bits == 16) return DType::bfloat16;
+    for (DType d : all_dtypes()) {
+      const DLDataType mine = dl_dtype(d);
+      if (mine.code == t.code && mine.bits == t.bits) return d;
+    }
   }
   throw DTypeError(cat("from_dlpack: DLPack dtype code ", unsigned{t.code}, " (", dl_code_name(t.code), "), bits ",
                        unsigned{t.bits}, ", lanes ", t.lanes,
-                       " has no porta dtype; porta has bool (kDLBool 8), int32, int64 (kDLInt), float16, float32, "
-                       "float64 (kDLFloat) and bfloat16 (kDLBfloat 16), one lane each: convert it first"));
+                       " has no porta dtype; porta has bool (kDLBool 8), int8 to int64 (kDLInt), uint8 to uint64 "
+                       "(kDLUInt), float16, float32, float64 (kDLFloat), bfloat16 (kDLBfloat 16) and complex64, "
+                       "complex128 (kDLComplex 64, 128), one lane each: convert it first"));
 }
 
 // What a DLPack tensor of porta's owns: the array (which keeps its buffer alive) and the arrays

@@ -199,7 +199,8 @@ DType result_dtype(std::initializer_list<const Operand*> ops) {
   DType a = *arrays;
   if (scalar_kind == 3 && !is_complex(a)) return is_floating(a) ? complex_dtype(a) : DType::complex128;
   if (scalar_kind == 2 && !is_inexact(a)) return DType::float64;
-  if (scalar_kind == 1 && a == DType::boolean) return big_unsigned ? DType::uint64 : DType::int64;
+  // A bool array with an int: int64, as NumPy 2's (a number above INT64_MAX is an OverflowError there).
+  if (scalar_kind == 1 && a == DType::boolean) return DType::int64;
   return a;
 }
 
