@@ -112,7 +112,9 @@ Array vecdot(const Array& a, const Array& b, int axis) {
     throw ShapeError(cat("vecdot: x1 of shape ", to_string(a.shape()), " and x2 of shape ", to_string(b.shape()),
                          ": their dimensions other than axis ", axis, " do not broadcast to one shape"));
   }
-  return sum_of_products(moveaxis(a, {a1}, {-1}), moveaxis(b, {a2}, {-1}), -1, promote_types(a.dtype(), b.dtype()));
+  const DType t = promote_types(a.dtype(), b.dtype());
+  const Array x = moveaxis(a, {a1}, {-1});
+  return sum_of_products(is_complex(x.dtype()) ? conj(x) : x, moveaxis(b, {a2}, {-1}), -1, t);
 }
 
 Array tensordot(const Array& a, const Array& b, int axes) {
@@ -165,10 +167,7 @@ Array tensordot(const Array& a, const Array& b, const std::vector<int>& a_axes, 
       out_shape.push_back(b.dim(j));
     }
   const Array a2 = a.transpose(order_a).reshape({m, k}), b2 = b.transpose(order_b).reshape({k, n});
-  // matmul multiplies floating arrays; integers and bool are summed as products (m x k x n work).
-  const Array r = is_floating(t) ? matmul(a2.astype(t), b2.astype(t))
-                                 : sum_of_products(a2.reshape({m, k, 1}), b2.reshape({1, k, n}), 1, t);
-  return r.reshape(out_shape);
+  return matmul(a2.astype(t), b2.astype(t)).reshape(out_shape);
 }
 
 }  // namespace porta
