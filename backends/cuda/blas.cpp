@@ -129,8 +129,10 @@ void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
   cublasOperation_t op_b = a.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t op_a = a.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   // 1 and 0 as real or complex numbers (cuComplex, cuDoubleComplex: real part first).
-  const float alpha_f[2] = {1.0f, 0.0f}, beta_f[2] = {0.0f, 0.0f};
-  const double alpha_d[2] = {1.0, 0.0}, beta_d[2] = {0.0, 0.0};
+  alignas(16) const float alpha_f[2] = {1.0f, 0.0f};
+  alignas(16) const float beta_f[2] = {0.0f, 0.0f};
+  alignas(16) const double alpha_d[2] = {1.0, 0.0};
+  alignas(16) const double beta_d[2] = {0.0, 0.0};
   const void* alpha = types.double_scalars ? static_cast<const void*>(alpha_d) : static_cast<const void*>(alpha_f);
   const void* beta = types.double_scalars ? static_cast<const void*>(beta_d) : static_cast<const void*>(beta_f);
 
