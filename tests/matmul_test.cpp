@@ -805,6 +805,7 @@ class MatmulComplexInteger : public DeviceTest {
     check<T>(3, 3, 20, 30, 10, L::offset, L::row_major, false, false, edges, d + " batched, a at an unaligned offset");
     check<T>(1, 3, 20, 30, 10, L::row_major, L::transposed, false, false, edges, d + " batched (1) x (3), b transposed");
     check<T>(1, 2, 64, 32, 128, L::row_major, L::row_major, true, false, edges, d + " 2-D x batched (2), whole tiles");
+    check<T>(1, 1, 64, 64, 64, L::transposed, L::transposed, true, true, edges, d + " a.T x b.T, whole tiles");
   }
 
   template <class T> void check_vectors_and_empty(const std::string& path) {
