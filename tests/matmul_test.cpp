@@ -856,7 +856,6 @@ TEST_P(MatmulComplexInteger, ComplexMatchesTextbookProductsWithNaNAndInf) {
 
 // Every integer dtype is exact and wraps as NumPy's (int8 @ int8 is int8).
 TEST_P(MatmulComplexInteger, IntegersAreExactAndWrap) {
-  if (!dev().supports(DType::int8)) GTEST_SKIP() << dev().spec() << " has no int8";
   check_all<std::int8_t>("default");
   check_all<std::int16_t>("default");
   check_all<std::int32_t>("default");
@@ -869,6 +868,7 @@ TEST_P(MatmulComplexInteger, IntegersAreExactAndWrap) {
     ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
     check_all<std::int8_t>("PORTA_OPENCL_GEMM=tiled");
     check_all<std::uint64_t>("PORTA_OPENCL_GEMM=tiled");
+    if (!dev().supports(DType::int8)) check_all<std::int32_t>("PORTA_OPENCL_GEMM=tiled");
   }
 }
 
@@ -883,8 +883,7 @@ TEST_P(MatmulComplexInteger, VectorsDotAndEmptyOperands) {
 }
 
 // The result dtype is NumPy's promotion of the operands' (int8 with uint8: int16; int64 with
-// uint64: float64; float32 with complex64: complex64; float64 with complex64: complex128), and bool
-// gives whether any pair is true in both.
+// uint64: float64; float32 with complex64: complex64; float64 with complex64: complex128).
 TEST_P(MatmulComplexInteger, ResultDTypesAreNumPys) {
   if (!dev().supports(DType::int8) || !dev().supports(DType::complex64)) GTEST_SKIP() << dev().spec() << " lacks the new dtypes";
   const std::vector<std::int8_t> a8 = values<std::int8_t>(6 * 5, false);
@@ -909,19 +908,25 @@ TEST_P(MatmulComplexInteger, ResultDTypesAreNumPys) {
     const Array d = porta::matmul(porta::from_host(std::vector<double>{1, 2}, {1, 2}, dev()), porta::from_host(cz, {2, 2}, dev()));
     EXPECT_EQ(d.dtype(), DType::complex128) << "float64 @ complex64";
   }
-  // bool: whether any pair is true in both.
-  std::vector<std::uint8_t> ab = {1, 0, 0, 0, 1, 1}, bb = {0, 1, 1, 0, 1, 0};  // a (2, 3), b (3, 2)
-  std::vector<bool> want_b;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j) {
+}
+
+// bool @ bool is bool: whether any pair is true in both (as NumPy's), through int32 counts.
+TEST_P(MatmulComplexInteger, BoolIsWhetherAnyPairIsTrueInBoth) {
+  std::uniform_int_distribution<int> bit(0, 3);
+  std::vector<std::uint8_t> ab(7 * 19), bb(19 * 5);
+  for (auto& x : ab) x = bit(rng()) == 0;  // sparse, so that some results are false
+  for (auto& x : bb) x = bit(rng()) == 0;
+  std::vector<bool> want;
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 5; ++j) {
       bool any = false;
-      for (int q = 0; q < 3; ++q) any |= ab[i * 3 + q] && bb[q * 2 + j];
-      want_b.push_back(any);
+      for (int q = 0; q < 19; ++q) any = any || (ab[i * 19 + q] && bb[q * 5 + j]);
+      want.push_back(any);
     }
-  const Array bm = porta::matmul(porta::from_host(ab.data(), DType::boolean, {2, 3}, dev(), 6),
-                                 porta::from_host(bb.data(), DType::boolean, {3, 2}, dev(), 6));
+  const Array bm = porta::matmul(porta::from_host(ab.data(), DType::boolean, {7, 19}, dev(), ab.size()),
+                                 porta::from_host(bb.data(), DType::boolean, {19, 5}, dev(), bb.size()));
   ASSERT_EQ(bm.dtype(), DType::boolean);
-  EXPECT_EQ(bm.to_vector<bool>(), want_b);
+  EXPECT_EQ(bm.to_vector<bool>(), want);
 }
 
 // TF32 (complex64) and the 3M form are taken only when asked, and stay within their own bounds.
