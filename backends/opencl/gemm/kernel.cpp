@@ -47,11 +47,13 @@ std::optional<GemmParams> parse_gemm_params(const std::string& text) {
 
 std::vector<GemmParams> gemm_gpu_candidates(DType dtype) {
   // Complex and integer products: VW 1 (a complex64 is already a float2), fewer registers of C per
-  // work-item for complex (each is two); not searched (tiled.cpp), the first that fits runs.
+  // work-item for complex (each is two). Integers are not searched (tiled.cpp): the first that fits
+  // runs.
   if (dtype == DType::complex64)
-    return {{64, 64, 8, 4, 4, 1}, {64, 64, 16, 4, 4, 1}, {128, 64, 8, 8, 4, 1}, {32, 32, 16, 4, 4, 1}, {32, 32, 8, 2, 2, 1}};
+    return {{64, 64, 8, 4, 4, 1},  {64, 64, 16, 4, 4, 1}, {128, 64, 8, 8, 4, 1}, {64, 128, 8, 4, 8, 1},
+            {128, 128, 8, 8, 8, 1}, {32, 32, 16, 4, 4, 1}, {32, 32, 8, 2, 2, 1}};
   if (dtype == DType::complex128)
-    return {{32, 64, 8, 4, 4, 1}, {32, 32, 8, 2, 2, 1}, {32, 32, 16, 4, 4, 1}};
+    return {{32, 64, 8, 4, 4, 1}, {64, 64, 8, 4, 4, 1}, {32, 32, 8, 2, 2, 1}, {32, 32, 16, 4, 4, 1}};
   if (is_integral(dtype))
     return {{64, 64, 16, 4, 4, 1}, {64, 64, 8, 4, 4, 1}, {32, 32, 16, 4, 4, 1}, {32, 32, 8, 2, 2, 1}};
   if (dtype == DType::float64)

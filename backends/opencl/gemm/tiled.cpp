@@ -41,9 +41,9 @@ std::size_t tile_elem_bytes(DType t) {
   if (is_integral(t)) return itemsize(t) == 8 ? 8 : 4;
   return t == DType::float64 ? 8 : 4;
 }
-// Complex and integer products are not searched (gemm/search.cpp times and checks real products):
-// the first candidate that fits runs.
-bool searched(DType t) { return !is_complex(t) && !is_integral(t); }
+// Integer products are not searched (gemm/search.cpp times and checks floating products): the
+// first candidate that fits runs.
+bool searched(DType t) { return !is_integral(t); }
 
 std::shared_ptr<Kernel> gemm_program(Device& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
   KernelSource src;
@@ -117,7 +117,7 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   std::optional<GemmParams> forced;
   if (auto v = setting_text("PORTA_OPENCL_GEMM_SHAPE")) {
     forced = parse_gemm_params(*v);
-    if (forced && !searched(tt)) forced->vector = 1;  // complex and integer products run with VW 1
+    if (forced && (is_complex(tt) || is_integral(tt))) forced->vector = 1;  // they run with VW 1
     if (!forced)
       detail::bad_setting("PORTA_OPENCL_GEMM_SHAPE", *v,
                           "not TMxTNxTK:WMxWN or TMxTNxTK:WMxWN:vV (such as 128x128x8:8x8:v4) with TM a multiple of WM, "
