@@ -67,8 +67,8 @@ Operand3 prepare(Array x, std::int64_t batch, std::int64_t rows, std::int64_t co
 // not take them: products broadcast to (batch, m, k, n) and summed over k, in `t` (wrapping).
 Array summed_products(const Array& a, const Array& b, DType t) {
   Shape sa = a.shape(), sb = b.shape();
-  sa.push_back(1);                                  // (..., m, k, 1)
-  sb.insert(sb.end() - 2, 1);                       // (..., 1, k, n)
+  sa.push_back(1);             // (..., m, k, 1)
+  sb.insert(sb.end() - 2, 1);  // (..., 1, k, n)
   const Array x = a.reshape(sa), y = b.reshape(sb);
   if (t == DType::boolean) return any(logical_and(x, y), -2);
   return sum(multiply(x, y), -2).astype(t);
@@ -90,7 +90,7 @@ Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
   const detail::Capabilities& caps = device.impl().info().caps;
   if (is_complex(t) && !caps.complex_gemm)
     throw DTypeError(cat("matmul of ", name(t), " on ", device.spec(), ": this device's matmul (", device.impl().info().matmul,
-                         ") has no complex product; run it on another device (to_device) or multiply the real and "
+                         ") has no complex product; move the arrays to another device, or multiply the real and "
                          "imaginary parts as float matrices"));
   // Integers and bool without the device's integer GEMM: summed products (exact, m x k x n memory).
   const bool summed = (is_integral(t) || t == DType::boolean) && !caps.integer_gemm;
