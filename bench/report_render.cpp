@@ -27,7 +27,8 @@ std::string render_markdown(const Report& r, const std::string& heading) {
   o << "\nBandwidths count bytes read plus bytes written once (fused and saxpy: 12 bytes an element), over the median "
        "device-event time; (n%) is the share of the same device's ceiling (rows 'ceiling:', measured first, raised "
        "to the best copy or GEMM of the run where that was higher; the source in brackets): copy bandwidth for "
-       "bandwidths, the FLOP peak of the dtype for matmul (float64 for matmul_f64, float32 for the others, which "
+       "bandwidths, the FLOP peak of the dtype for matmul (float64 for matmul_f64 and matmul_c128, float32 for the "
+       "others, which "
        "tensor cores may exceed). Peers: CuPy's copy and the CUDA device's peak. Small-op and pool rows are host "
        "wall time.\n";
   if (r.pool) {

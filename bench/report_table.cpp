@@ -163,11 +163,12 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
   for (auto& d : devices)
     if (d.backend == "cuda" && !cuda) cuda = &d;
   // The ceiling a row's figure is a fraction of: copy bandwidth for bandwidths, the FMA peak of
-  // the dtype (float64 for matmul_f64, else float32) for TFLOP/s; 0 when there is none.
+  // the dtype (float64 for matmul_f64 and matmul_c128, else float32) for TFLOP/s; 0 when there is none.
   auto ceiling_for = [&](const Ceilings* c, const RowSpec& spec) -> double {
     if (!c) return 0;
     if (spec.metric == Metric::gbps) return c->copy_gbps;
-    if (spec.metric == Metric::tflops) return spec.family == "matmul_f64" ? c->f64_tflops : c->f32_tflops;
+    if (spec.metric == Metric::tflops)
+      return spec.family == "matmul_f64" || spec.family == "matmul_c128" ? c->f64_tflops : c->f32_tflops;
     return 0;
   };
   auto peer_value = [&](const std::string& key, Metric m) -> double {
@@ -270,6 +271,8 @@ Report make_report(const std::map<std::string, Result>& results, const std::vect
                        MatmulKind{"matmul_f64", "matmul float64", "", "torch_dgemm"},
                        MatmulKind{"matmul_f16", "matmul float16", "", "torch_hgemm"},
                        MatmulKind{"matmul_bf16", "matmul bfloat16", "", "torch_bf16gemm"},
+                       MatmulKind{"matmul_c64", "matmul complex64", "cupy_cgemm", "torch_cgemm"},
+                       MatmulKind{"matmul_c128", "matmul complex128", "cupy_zgemm", "torch_zgemm"},
                        MatmulKind{"matmul_f32_clblast", "matmul float32, CLBlast called directly", "", ""},
                        MatmulKind{"matmul_f64_clblast", "matmul float64, CLBlast called directly", "", ""}}) {
     std::vector<long long> sizes;

@@ -153,6 +153,7 @@ struct MatmulKind {
   const char* name;
   DType dtype;
   porta::MatmulPrecision precision;
+  double flops_per_mac = 2;  // real FLOPs of one multiply-add: 8 for complex (4 products, 4 sums)
 };
 
 // The matmul benchmarks of a device, before the test of whether it supports the dtype.

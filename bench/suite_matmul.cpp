@@ -1,5 +1,6 @@
-// matmul in every dtype the device has (TF32 on CUDA), and CLBlast called directly beside porta's
-// OpenCL GEMM where it was found.
+// matmul in every dtype the device has (TF32 on CUDA; complex64 and complex128, counted as 8 real
+// FLOPs a multiply-add as cuBLAS's cgemm and the peers' rows are), and CLBlast called directly
+// beside porta's OpenCL GEMM where it was found.
 #include "suite_common.hpp"
 #ifdef PORTA_BENCH_CLBLAST
 #include "native.hpp"
@@ -12,7 +13,9 @@ std::vector<MatmulKind> matmul_kinds(const porta::Device& d) {
   std::vector<MatmulKind> kinds = {{"matmul_f32", DType::float32, porta::MatmulPrecision::exact},
                                    {"matmul_f64", DType::float64, porta::MatmulPrecision::exact},
                                    {"matmul_f16", DType::float16, porta::MatmulPrecision::exact},
-                                   {"matmul_bf16", DType::bfloat16, porta::MatmulPrecision::exact}};
+                                   {"matmul_bf16", DType::bfloat16, porta::MatmulPrecision::exact},
+                                   {"matmul_c64", DType::complex64, porta::MatmulPrecision::exact, 8},
+                                   {"matmul_c128", DType::complex128, porta::MatmulPrecision::exact, 8}};
   // TF32 where it exists: cuBLAS, and porta's tensor-core kernel on NVIDIA's OpenCL.
   if (d.backend() == porta::Backend::cuda ||
       (d.backend() == porta::Backend::opencl && d.platform().find("NVIDIA") != std::string::npos))
@@ -27,7 +30,7 @@ void register_matmul(const DeviceConfig& c) {
     for (const MatmulKind& k : matmul_kinds(c.device)) {
       if (!c.device.supports(k.dtype)) continue;
       const double dm = static_cast<double>(m);
-      Work w{0, 2 * dm * dm * dm};
+      Work w{0, k.flops_per_mac * dm * dm * dm};
       add(c, nm(k.name, c, m), [c, m, k, w](benchmark::State& st) {
         Array a = input(c, 0, {m, m}, k.dtype), b = input(c, 1, {m, m}, k.dtype);
         time_on_device(st, c, w, [&] { return porta::matmul(a, b, k.precision); });

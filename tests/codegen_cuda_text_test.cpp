@@ -5,11 +5,13 @@
 // (elementwise_ops_test.cpp, on cuda:0 where there is one); this catches a CUDA spelling that
 // PoCL's and Kokkos's runs cannot see (a math function CUDA names differently, a helper the
 // CUDA prelude lacks) before a GPU run does. The same for the prelude alone, with and without
-// float64 and random numbers (base/philox.h), and for the primitives' kernels, the CUDA spelling of
-// src/primitives/kernels/*.cl.
+// float64 and random numbers (base/philox.h), for the primitives' kernels, the CUDA spelling of
+// src/primitives/kernels/*.cl, and for the CUDA plugin's own kernels (backends/cuda/kernels/*.cu).
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -155,6 +157,27 @@ TEST(CudaReductions, ComplexKernelsCompileWithNvrtc) {
       const std::string errors = nvrtc_errors(src, "porta_reduce.cu");
       EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
     }
+}
+
+// The CUDA plugin's exact integer GEMM (backends/cuda/kernels/gemm_exact.cu), as blas.cpp compiles
+// it: once per integer dtype, -DELEM_CODE=<the DType's number>.
+TEST(CudaPluginKernels, ExactGemmCompilesForEveryIntegerDType) {
+  std::ifstream in(PORTA_CUDA_KERNELS_DIR "/gemm_exact.cu");
+  ASSERT_TRUE(in) << "cannot read " PORTA_CUDA_KERNELS_DIR "/gemm_exact.cu";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string src = text.str();
+  for (DType t : {DType::int8, DType::int16, DType::int32, DType::int64, DType::uint8, DType::uint16, DType::uint32,
+                  DType::uint64}) {
+    nvrtcProgram prog = nullptr;
+    ASSERT_EQ(nvrtcCreateProgram(&prog, src.c_str(), "gemm_exact.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
+    const std::string code = cat("-DELEM_CODE=", static_cast<int>(t));
+    const char* options[] = {"--gpu-architecture=compute_90", "-std=c++17", code.c_str()};
+    const nvrtcResult r = nvrtcCompileProgram(prog, 3, options);
+    const std::string log = nvrtc_log(prog);
+    nvrtcDestroyProgram(&prog);
+    EXPECT_EQ(r, NVRTC_SUCCESS) << porta::name(t) << ": " << nvrtcGetErrorString(r) << "\n" << log;
+  }
 }
 
 class CudaText : public ::testing::TestWithParam<DType> {};

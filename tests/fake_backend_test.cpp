@@ -78,6 +78,21 @@ TEST(FakeBackend, ArraysAreMadeComputedAndCopied) {
   // matmul through the plugin's own loop.
   porta::Array m = porta::matmul(a, a.transpose());
   EXPECT_EQ(m.to_vector<float>(), (std::vector<float>{14, 32, 32, 77}));
+  // Its Capabilities declare no integer GEMM: the core sums products (exact, wrapping), batched too.
+  const std::vector<std::int32_t> xi{1, -2, 3, 2147483647, 5, -6};
+  porta::Array ai = porta::from_host(xi, {2, 3});
+  porta::Array mi = porta::matmul(ai, ai.transpose());
+  EXPECT_EQ(mi.dtype(), porta::DType::int32);
+  std::vector<std::int32_t> want;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      std::uint32_t s = 0;
+      for (int q = 0; q < 3; ++q) s += static_cast<std::uint32_t>(xi[i * 3 + q]) * static_cast<std::uint32_t>(xi[j * 3 + q]);
+      want.push_back(static_cast<std::int32_t>(s));
+    }
+  EXPECT_EQ(mi.to_vector<std::int32_t>(), want);
+  EXPECT_EQ(porta::matmul(ai.reshape({1, 2, 3}), ai.transpose()).to_vector<std::int32_t>(), want) << "batched";
+  EXPECT_EQ(porta::matmul(ai > 0, ai.transpose() > 0).to_vector<bool>(), (std::vector<bool>{true, true, true, true})) << "bool";
   // To another backend's device and back, through the host.
   for (const auto& other : porta::devices()) {
     if (other == fake()) continue;

@@ -3,12 +3,19 @@
 // every dtype and transpose combination on every device, both variants of porta's OpenCL GEMM
 // kernel (whole tiles and edges), its tensor-core kernels (float16, bfloat16, TF32, float64;
 // emulated where the device lacks the instructions) in every shape class, the ranking search,
-// every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); errors.
+// every matmul path of the OpenCL backend (PORTA_OPENCL_GEMM); complex and integer products
+// (MatmulComplexInteger); errors.
 // Each distinct kernel variant costs PoCL a compile of a few seconds, so the shape classes
 // are chosen to need few of them.
 #include "test_common.hpp"
 
 #include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <type_traits>
 
 namespace porta_test {
 namespace {
@@ -230,7 +237,6 @@ TEST_P(Matmul, ErrorsNameTheShapes) {
   EXPECT_THROW((void)porta::matmul(porta::ones({1, 1, 3, 4}, DType::float32, dev()), porta::ones({4, 2}, DType::float32, dev())),
                porta::ShapeError)
       << "4-D operand";
-  EXPECT_THROW((void)porta::matmul(porta::ones({3, 4}, DType::int32, dev()), porta::ones({4, 2}, DType::int32, dev())), porta::DTypeError);
   EXPECT_THROW((void)porta::dot(a, a), porta::ShapeError) << "dot of matrices";
 }
 
@@ -639,7 +645,341 @@ TEST_P(MatmulWarpgroup, EveryConfigurationMatchesReference) {
   EXPECT_NE(msg.find("wg128x128x48:g2:s3"), std::string::npos) << msg;
 }
 
+// Complex and integer products (issue 37), typed host data in and out: complex against a
+// std::complex<double> sum of the textbook products (4 real products each, as cgemm; each part's
+// NaN / infinity where the reference's is, which does not depend on the order of the sum; see
+// match() for what BLAS's alpha scaling makes of infinities), integers
+// exactly, wrapping modulo 2^bits with NumPy's result dtype. Every integer dtype on the default path;
+// on OpenCL also porta's own kernel (PORTA_OPENCL_GEMM=tiled) for a sample of dtypes (complex64,
+// complex128, int8, uint64: each costs PoCL one compile), since PoCL's default is the host's.
+class MatmulComplexInteger : public DeviceTest {
+ protected:
+  enum class Layout { row_major, transposed, offset };
+
+  // A (batch, rows, cols) operand of T from `values` (row-major), stored as asked: row-major, as
+  // the transpose of a (cols, rows) array, or at row 3, column 1 of a larger array (filled with
+  // `fill`, which must never be read).
+  template <class T>
+  Array operand(const std::vector<T>& values, std::int64_t batch, std::int64_t rows, std::int64_t cols, Layout layout,
+                bool keep_2d, T fill) {
+    auto idx = [&](std::int64_t p, std::int64_t r, std::int64_t c) { return static_cast<std::size_t>((p * rows + r) * cols + c); };
+    switch (layout) {
+      case Layout::row_major:
+        return porta::from_host(values, keep_2d ? Shape{rows, cols} : Shape{batch, rows, cols}, dev());
+      case Layout::transposed: {
+        std::vector<T> tv(values.size());
+        for (std::int64_t p = 0; p < batch; ++p)
+          for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c) tv[static_cast<std::size_t>((p * cols + c) * rows + r)] = values[idx(p, r, c)];
+        if (keep_2d) return porta::from_host(tv, {cols, rows}, dev()).transpose();
+        return porta::from_host(tv, {batch, cols, rows}, dev()).transpose({0, 2, 1});
+      }
+      case Layout::offset: {
+        const std::int64_t wr = rows + 3, wc = cols + 2;
+        std::vector<T> big(static_cast<std::size_t>(batch * wr * wc), fill);
+        for (std::int64_t p = 0; p < batch; ++p)
+          for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t c = 0; c < cols; ++c) big[static_cast<std::size_t>((p * wr + r + 3) * wc + c + 1)] = values[idx(p, r, c)];
+        porta::Slice rs{3, std::nullopt}, cs{1, 1 + cols};
+        if (keep_2d) return porta::from_host(big, {wr, wc}, dev()).slice({rs, cs});
+        return porta::from_host(big, {batch, wr, wc}, dev()).slice({{}, rs, cs});
+      }
+    }
+    return {};
+  }
+
+  // Random values of T: integers over the whole range with 0, 1, -1, the minimum and the maximum
+  // among them; complex parts in [-1, 1], with NaN, +-inf and -0.0 in some parts when `edges`.
+  template <class T> std::vector<T> values(std::int64_t n, bool edges) {
+    std::vector<T> v(static_cast<std::size_t>(n));
+    if constexpr (std::is_integral_v<T>) {
+      std::uniform_int_distribution<std::int64_t> any(std::numeric_limits<std::int64_t>::min(),
+                                                      std::numeric_limits<std::int64_t>::max());
+      const T special[] = {T(0), T(1), static_cast<T>(-1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max()};
+      for (auto& x : v) {
+        const std::int64_t r = any(rng());
+        x = (r & 7) == 0 ? special[static_cast<std::size_t>((r >> 3) & 0xffff) % 5] : static_cast<T>(r >> 8);
+      }
+    } else {
+      using R = typename T::value_type;
+      std::uniform_real_distribution<double> part(-1, 1);
+      std::uniform_int_distribution<int> pick(0, 199);
+      const R inf = std::numeric_limits<R>::infinity(), nan = std::numeric_limits<R>::quiet_NaN();
+      const R special[] = {nan, inf, -inf, R(-0.0), R(0)};
+      for (auto& x : v) {
+        R re = static_cast<R>(part(rng())), im = static_cast<R>(part(rng()));
+        if (edges) {
+          const int s = pick(rng());
+          if (s < 5) re = special[s];
+          else if (s < 10) im = special[s - 5];
+        }
+        x = {re, im};
+      }
+    }
+    return v;
+  }
+
+  // Checks op(A) op(B) of (batch, m, k) and (batch, k, n) values against the host reference.
+  template <class T>
+  void check(std::int64_t batch_a, std::int64_t batch_b, std::int64_t m, std::int64_t k, std::int64_t n, Layout la,
+             Layout lb, bool a2d, bool b2d, bool edges, const std::string& what,
+             porta::MatmulPrecision precision = porta::MatmulPrecision::exact) {
+    const DType t = porta::dtype_of<T>;
+    const std::vector<T> av = values<T>(batch_a * m * k, edges), bv = values<T>(batch_b * k * n, edges);
+    T fill{};
+    if constexpr (std::is_integral_v<T>) fill = T(77);
+    else fill = T(std::numeric_limits<typename T::value_type>::quiet_NaN(), 0);
+    const Array a = operand(av, batch_a, m, k, la, a2d, fill), b = operand(bv, batch_b, k, n, lb, b2d, fill);
+    const Array c = porta::matmul(a, b, precision);
+    const std::int64_t batch = std::max(batch_a, batch_b);
+    Shape out;
+    if (!a2d || !b2d) out.push_back(batch);
+    out.push_back(m);
+    out.push_back(n);
+    ASSERT_EQ(c.dtype(), t) << what;
+    ASSERT_EQ(c.shape(), out) << what;
+    const std::vector<T> got = c.to_vector<T>();
+    int bad = 0;
+    for (std::int64_t p = 0; p < batch && bad < 5; ++p)
+      for (std::int64_t i = 0; i < m && bad < 5; ++i)
+        for (std::int64_t j = 0; j < n && bad < 5; ++j) {
+          const T& g = got[static_cast<std::size_t>((p * m + i) * n + j)];
+          auto at_a = [&](std::int64_t q) { return av[static_cast<std::size_t>(((batch_a == 1 ? 0 : p) * m + i) * k + q)]; };
+          auto at_b = [&](std::int64_t q) { return bv[static_cast<std::size_t>(((batch_b == 1 ? 0 : p) * k + q) * n + j)]; };
+          std::string why = match<T>(g, k, at_a, at_b, t, precision);
+          if (!why.empty()) {
+            ADD_FAILURE() << what << " " << porta::name(t) << ": C[" << p << ", " << i << ", " << j << "] " << why;
+            ++bad;
+          }
+        }
+  }
+
+  // Empty when `g` is what the sum of products gives; else what differs.
+  template <class T, class AtA, class AtB>
+  static std::string match(const T& g, std::int64_t k, AtA at_a, AtB at_b, DType t, porta::MatmulPrecision precision) {
+    std::ostringstream os;
+    if constexpr (std::is_integral_v<T>) {
+      std::uint64_t s = 0;  // modulo 2^64, then truncated: NumPy's wrap-around
+      for (std::int64_t q = 0; q < k; ++q)
+        s += static_cast<std::uint64_t>(static_cast<std::int64_t>(at_a(q))) * static_cast<std::uint64_t>(static_cast<std::int64_t>(at_b(q)));
+      if (g == static_cast<T>(s)) return {};
+      os << "is " << +g << ", the wrapped sum " << +static_cast<T>(s);
+    } else {
+      double re = 0, im = 0, mag = 0;
+      for (std::int64_t q = 0; q < k; ++q) {
+        const std::complex<double> x(at_a(q)), y(at_b(q));
+        re += x.real() * y.real() - x.imag() * y.imag();
+        im += x.real() * y.imag() + x.imag() * y.real();
+        mag += std::abs(x) * std::abs(y);
+      }
+      // Rounding of a k-term sum in the dtype's precision (TF32: 10 bits of mantissa), relative to
+      // the norms for the 3M form, whose error is not bounded part by part.
+      double eps = t == DType::complex64 ? 0x1p-24 : 0x1p-53;
+      if (precision == porta::MatmulPrecision::tf32 && t == DType::complex64) eps = 0x1p-11;
+      const double bound = 4 * static_cast<double>(k + 2) * eps * mag * (precision == porta::MatmulPrecision::complex_3m ? 4 : 1);
+      // A NaN stays NaN and an infinity stays infinite or becomes NaN; where the other part is not
+      // finite, a finite part may become NaN: BLAS's cgemm (OpenBLAS's, which NumPy calls) scales
+      // the sum by alpha = 1 + 0i, and inf * 0 is NaN.
+      const bool finite = std::isfinite(re) && std::isfinite(im);
+      auto part = [&](double want, double have, const char* name) {
+        if (std::isnan(want) ? std::isnan(have)
+            : std::isinf(want) ? have == want || std::isnan(have)
+                               : std::fabs(have - want) <= bound || (!finite && std::isnan(have)))
+          return;
+        os << name << " part " << have << ", the reference's " << want << " (bound " << bound << "); ";
+      };
+      part(re, g.real(), "real");
+      part(im, g.imag(), "imaginary");
+    }
+    return os.str();
+  }
+
+  template <class T> void check_shapes(const std::string& path, bool edges) {
+    using L = Layout;
+    const std::string d = path + " " + std::string(porta::name(porta::dtype_of<T>));
+    check<T>(1, 1, 67, 93, 51, L::row_major, L::row_major, true, true, edges, d + " 67x93 x 93x51");
+    check<T>(1, 1, 33, 17, 70, L::transposed, L::transposed, true, true, edges, d + " a.T x b.T");
+    check<T>(1, 1, 40, 20, 30, L::row_major, L::transposed, true, true, edges, d + " a x b.T");
+    check<T>(1, 1, 1, 300, 1, L::row_major, L::row_major, true, true, edges, d + " (1, N) x (N, 1)");
+    check<T>(1, 1, 65, 1, 66, L::transposed, L::row_major, true, true, edges, d + " k = 1");
+    check<T>(3, 3, 20, 30, 10, L::offset, L::row_major, false, false, edges, d + " batched, a at an unaligned offset");
+    check<T>(1, 3, 20, 30, 10, L::row_major, L::transposed, false, false, edges, d + " batched (1) x (3), b transposed");
+    check<T>(1, 2, 64, 32, 128, L::row_major, L::row_major, true, false, edges, d + " 2-D x batched (2), whole tiles");
+    check<T>(1, 1, 64, 64, 64, L::transposed, L::transposed, true, true, edges, d + " a.T x b.T, whole tiles");
+  }
+
+  template <class T> void check_vectors_and_empty(const std::string& path) {
+    const DType t = porta::dtype_of<T>;
+    const std::string d = path + " " + std::string(porta::name(t));
+    const std::vector<T> x = values<T>(40, false), y = values<T>(40, false), mv = values<T>(40 * 7, false);
+    const Array a = porta::from_host(x, {40}, dev()), b = porta::from_host(y, {40}, dev());
+    const Array dot = porta::dot(a, b);
+    ASSERT_EQ(dot.ndim(), 0) << d;
+    ASSERT_EQ(dot.dtype(), t) << d;
+    const std::string why = match<T>(dot.to_vector<T>()[0], 40, [&](std::int64_t q) { return x[q]; },
+                                     [&](std::int64_t q) { return y[q]; }, t, porta::MatmulPrecision::exact);
+    EXPECT_TRUE(why.empty()) << d << " dot: " << why;
+    // vector x matrix: (k) x (k, n) -> (n), no conjugation.
+    const Array vm = porta::matmul(a, porta::from_host(mv, {40, 7}, dev()));
+    ASSERT_EQ(vm.shape(), Shape{7}) << d;
+    const std::vector<T> got = vm.to_vector<T>();
+    for (std::int64_t j = 0; j < 7; ++j) {
+      const std::string w = match<T>(got[j], 40, [&](std::int64_t q) { return x[q]; },
+                                     [&](std::int64_t q) { return mv[q * 7 + j]; }, t, porta::MatmulPrecision::exact);
+      EXPECT_TRUE(w.empty()) << d << " vector x matrix [" << j << "]: " << w;
+    }
+    // k = 0: zeros of the dtype; m = 0: an empty result.
+    const Array z = porta::matmul(porta::from_host(std::vector<T>{}, {3, 0}, dev()), porta::from_host(std::vector<T>{}, {0, 4}, dev()));
+    EXPECT_EQ(z.dtype(), t) << d;
+    EXPECT_EQ(z.to_vector<T>(), std::vector<T>(12, T{})) << d << " k = 0";
+    EXPECT_EQ(porta::matmul(porta::from_host(std::vector<T>{}, {0, 5}, dev()), porta::from_host(std::vector<T>(20), {5, 4}, dev())).shape(),
+              (Shape{0, 4})) << d;
+  }
+
+  template <class T> void check_all(const std::string& path) {
+    if (!dev().supports(porta::dtype_of<T>)) return;
+    check_shapes<T>(path, false);
+    if constexpr (!std::is_integral_v<T>) check_shapes<T>(path + " with NaN/inf/-0.0", true);
+  }
+};
+
+TEST_P(MatmulComplexInteger, ComplexMatchesTextbookProductsWithNaNAndInf) {
+  if (!dev().supports(DType::complex64)) GTEST_SKIP() << dev().spec() << " has no complex64";
+  check_all<std::complex<float>>("default");
+  check_all<std::complex<double>>("default");
+  if (dev().backend() == porta::Backend::opencl) {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
+    check_all<std::complex<float>>("PORTA_OPENCL_GEMM=tiled");
+    check_all<std::complex<double>>("PORTA_OPENCL_GEMM=tiled");
+  }
+}
+
+// Every integer dtype is exact and wraps as NumPy's (int8 @ int8 is int8).
+TEST_P(MatmulComplexInteger, IntegersAreExactAndWrap) {
+  check_all<std::int8_t>("default");
+  check_all<std::int16_t>("default");
+  check_all<std::int32_t>("default");
+  check_all<std::int64_t>("default");
+  check_all<std::uint8_t>("default");
+  check_all<std::uint16_t>("default");
+  check_all<std::uint32_t>("default");
+  check_all<std::uint64_t>("default");
+  if (dev().backend() == porta::Backend::opencl) {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "tiled");
+    check_all<std::int8_t>("PORTA_OPENCL_GEMM=tiled");
+    check_all<std::uint64_t>("PORTA_OPENCL_GEMM=tiled");
+    if (!dev().supports(DType::int8)) check_all<std::int32_t>("PORTA_OPENCL_GEMM=tiled");
+  }
+}
+
+// dot (a 0-d array), vector x matrix, k = 0 (zeros of the dtype) and m = 0, for a sample of the
+// dtypes: both complex, the narrowest and the widest integer.
+TEST_P(MatmulComplexInteger, VectorsDotAndEmptyOperands) {
+  if (!dev().supports(DType::int8) && !dev().supports(DType::complex64)) GTEST_SKIP() << dev().spec() << " lacks the new dtypes";
+  if (dev().supports(DType::complex64)) check_vectors_and_empty<std::complex<float>>("default");
+  if (dev().supports(DType::complex128)) check_vectors_and_empty<std::complex<double>>("default");
+  if (dev().supports(DType::int8)) check_vectors_and_empty<std::int8_t>("default");
+  if (dev().supports(DType::uint64)) check_vectors_and_empty<std::uint64_t>("default");
+}
+
+// The result dtype is NumPy's promotion of the operands' (int8 with uint8: int16; int64 with
+// uint64: float64; float32 with complex64: complex64; float64 with complex64: complex128).
+TEST_P(MatmulComplexInteger, ResultDTypesAreNumPys) {
+  if (!dev().supports(DType::int8) && !dev().supports(DType::complex64)) GTEST_SKIP() << dev().spec() << " lacks the new dtypes";
+  if (dev().supports(DType::int8)) {
+    const std::vector<std::int8_t> a8 = values<std::int8_t>(6 * 5, false);
+    const std::vector<std::uint8_t> b8 = values<std::uint8_t>(5 * 4, false);
+    const Array c = porta::matmul(porta::from_host(a8, {6, 5}, dev()), porta::from_host(b8, {5, 4}, dev()));
+    ASSERT_EQ(c.dtype(), DType::int16);
+    const std::vector<std::int16_t> got = c.to_vector<std::int16_t>();
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 4; ++j) {
+        std::int64_t s = 0;
+        for (int q = 0; q < 5; ++q) s += static_cast<std::int64_t>(a8[i * 5 + q]) * b8[q * 4 + j];
+        EXPECT_EQ(got[i * 4 + j], static_cast<std::int16_t>(s)) << "int8 @ uint8 at " << i << ", " << j;
+      }
+  }
+  if (!dev().supports(DType::complex64)) return;
+  const std::vector<float> fr = {1, 2, 3, 4};
+  const std::vector<std::complex<float>> cz = {{1, 1}, {0, 2}, {-1, 0}, {3, -1}};
+  const Array fc = porta::matmul(porta::from_host(fr, {2, 2}, dev()), porta::from_host(cz, {2, 2}, dev()));
+  ASSERT_EQ(fc.dtype(), DType::complex64);
+  const std::vector<std::complex<float>> want = {{1 * 1 + 2 * -1, 1 * 1 + 0}, {1 * 0 + 2 * 3, 1 * 2 + 2 * -1},
+                                                 {3 * 1 + 4 * -1, 3 * 1 + 0}, {3 * 0 + 4 * 3, 3 * 2 + 4 * -1}};
+  EXPECT_EQ(fc.to_vector<std::complex<float>>(), want) << "float32 @ complex64, no conjugation";
+  if (dev().supports(DType::complex128)) {
+    const Array d = porta::matmul(porta::from_host(std::vector<double>{1, 2}, {1, 2}, dev()), porta::from_host(cz, {2, 2}, dev()));
+    EXPECT_EQ(d.dtype(), DType::complex128) << "float64 @ complex64";
+  }
+}
+
+// bool @ bool is bool: whether any pair is true in both (as NumPy's), through int32 counts.
+TEST_P(MatmulComplexInteger, BoolIsWhetherAnyPairIsTrueInBoth) {
+  std::uniform_int_distribution<int> bit(0, 3);
+  std::vector<std::uint8_t> ab(7 * 19), bb(19 * 5);
+  for (auto& x : ab) x = bit(rng()) == 0;  // sparse, so that some results are false
+  for (auto& x : bb) x = bit(rng()) == 0;
+  std::vector<bool> want;
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 5; ++j) {
+      bool any = false;
+      for (int q = 0; q < 19; ++q) any = any || (ab[i * 19 + q] && bb[q * 5 + j]);
+      want.push_back(any);
+    }
+  const Array bm = porta::matmul(porta::from_host(ab.data(), DType::boolean, {7, 19}, dev(), ab.size()),
+                                 porta::from_host(bb.data(), DType::boolean, {19, 5}, dev(), bb.size()));
+  ASSERT_EQ(bm.dtype(), DType::boolean);
+  EXPECT_EQ(bm.to_vector<bool>(), want);
+}
+
+// TF32 (complex64) and the 3M form are taken only when asked, and stay within their own bounds.
+TEST_P(MatmulComplexInteger, FastComplexFormsOnlyWhenAsked) {
+  if (!dev().supports(DType::complex64)) GTEST_SKIP() << dev().spec() << " has no complex64";
+  for (auto precision : {porta::MatmulPrecision::tf32, porta::MatmulPrecision::complex_3m}) {
+    const std::string d = precision == porta::MatmulPrecision::tf32 ? "tf32" : "complex_3m";
+    check<std::complex<float>>(1, 1, 70, 130, 50, Layout::row_major, Layout::transposed, true, true, false, d, precision);
+    if (dev().supports(DType::complex128))
+      check<std::complex<double>>(2, 2, 30, 40, 20, Layout::row_major, Layout::row_major, false, false, false, d, precision);
+  }
+}
+
+// vecdot conjugates its first argument (the array API's, NumPy's); tensordot and matmul do not.
+TEST_P(MatmulComplexInteger, VecdotConjugatesTensordotDoesNot) {
+  if (!dev().supports(DType::complex64) && !dev().supports(DType::uint16)) GTEST_SKIP() << dev().spec() << " lacks the new dtypes";
+  if (dev().supports(DType::complex64)) {
+    const std::vector<std::complex<float>> x = values<std::complex<float>>(3 * 8, false), y = values<std::complex<float>>(3 * 8, false);
+    const Array a = porta::from_host(x, {3, 8}, dev()), b = porta::from_host(y, {3, 8}, dev());
+    const std::vector<std::complex<float>> v = porta::vecdot(a, b).to_vector<std::complex<float>>();
+    ASSERT_EQ(v.size(), 3u);
+    for (int r = 0; r < 3; ++r) {
+      std::complex<double> s = 0;
+      for (int q = 0; q < 8; ++q) s += std::conj(std::complex<double>(x[r * 8 + q])) * std::complex<double>(y[r * 8 + q]);
+      EXPECT_LE(std::abs(std::complex<double>(v[r]) - s), 1e-5) << "vecdot row " << r;
+    }
+    // tensordot over both axes: the sum of x * y without conjugation.
+    const std::vector<std::complex<float>> t = porta::tensordot(a, b, 2).to_vector<std::complex<float>>();
+    ASSERT_EQ(t.size(), 1u);
+    std::complex<double> s = 0;
+    for (int q = 0; q < 24; ++q) s += std::complex<double>(x[q]) * std::complex<double>(y[q]);
+    EXPECT_LE(std::abs(std::complex<double>(t[0]) - s), 1e-5) << "tensordot";
+  }
+  // Integers through tensordot: exact and wrapping.
+  if (!dev().supports(DType::uint16)) return;
+  const std::vector<std::uint16_t> p = values<std::uint16_t>(2 * 3 * 4, false), q = values<std::uint16_t>(3 * 4 * 5, false);
+  const Array pt = porta::tensordot(porta::from_host(p, {2, 3, 4}, dev()), porta::from_host(q, {3, 4, 5}, dev()), 2);
+  ASSERT_EQ(pt.dtype(), DType::uint16);
+  ASSERT_EQ(pt.shape(), (Shape{2, 5}));
+  const std::vector<std::uint16_t> got = pt.to_vector<std::uint16_t>();
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 5; ++j) {
+      std::uint64_t w = 0;
+      for (int l = 0; l < 12; ++l) w += static_cast<std::uint64_t>(p[i * 12 + l]) * q[l * 5 + j];
+      EXPECT_EQ(got[i * 5 + j], static_cast<std::uint16_t>(w)) << "tensordot uint16 at " << i << ", " << j;
+    }
+}
+
 PORTA_INSTANTIATE_DEVICES(Matmul);
+PORTA_INSTANTIATE_DEVICES(MatmulComplexInteger);
 PORTA_INSTANTIATE_DEVICES(MatmulTensorCore);
 PORTA_INSTANTIATE_DEVICES(MatmulShapes);
 PORTA_INSTANTIATE_DEVICES(MatmulCpAsync);
@@ -647,3 +987,4 @@ PORTA_INSTANTIATE_DEVICES(MatmulWarpgroup);
 
 }  // namespace
 }  // namespace porta_test
+

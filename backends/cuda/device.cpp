@@ -125,7 +125,10 @@ Device::Device(CUdevice device, int index, int driver_version)
   // cuMemAllocFromPoolAsync + cuMemFreeAsync pair cost 2.1 us on the H200 from one thread, and
   // the pool serialises threads (4.2 us a pair from 8), which doubled the cost of a small op.
   info_.caching_allocator = true;
-  info_.matmul = "cuBLAS (float16, bfloat16, float32, float64; TF32 only when asked for)";
+  info_.caps.complex_gemm = true;  // cuBLAS's cgemm/zgemm (blas.cpp)
+  info_.caps.integer_gemm = true;  // porta's exact kernel (kernels/gemm_exact.cu)
+  info_.matmul = "cuBLAS (float16, bfloat16, float32, float64, complex64, complex128; TF32 and 3M only when asked for); "
+                 "porta's exact kernel for integers";
   PORTA_LOG(debug, where, ": ", info_.name, ", ", info_.arch, ", ", detail::format_bytes(memory), ", ", sms,
             " SMs, PCI ", info_.pci_bus_id, memory_pools_ ? "" : ", no memory pools (cuMemAlloc is used)");
 }

@@ -1,7 +1,12 @@
-// cblas_{s,d}gemm per batch, row-major, with the transposes and leading dimensions of MatmulArgs.
+// cblas_{s,d,c,z}gemm per batch, row-major, with the transposes and leading dimensions of
+// MatmulArgs (cgemm3m/zgemm3m when the 3M form is allowed); integers through loop_gemm.
 #include "host/blas.hpp"
 
 #include <cblas.h>
+
+#include <complex>
+
+#include "host/loop_gemm.hpp"
 
 #include "porta_backend/strings.hpp"
 
@@ -21,6 +26,21 @@ void run(const MatmulArgs& g, const void* a, const void* b, void* c, Gemm gemm) 
   }
 }
 
+// The complex gemm's alpha and beta are pointers to complex numbers.
+template <class T, class Gemm>
+void run_complex(const MatmulArgs& g, const void* a, const void* b, void* c, Gemm gemm) {
+  const T* pa = static_cast<const T*>(a) + g.a_offset;
+  const T* pb = static_cast<const T*>(b) + g.b_offset;
+  T* pc = static_cast<T*>(c) + g.c_offset;
+  const T one(1), zero(0);
+  for (std::int64_t i = 0; i < g.batch; ++i) {
+    gemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans, g.trans_b ? CblasTrans : CblasNoTrans,
+         static_cast<blasint>(g.m), static_cast<blasint>(g.n), static_cast<blasint>(g.k), &one, pa + i * g.stride_a,
+         static_cast<blasint>(g.lda), pb + i * g.stride_b, static_cast<blasint>(g.ldb), &zero, pc + i * g.stride_c,
+         static_cast<blasint>(g.ldc));
+  }
+}
+
 }  // namespace
 
 void host_matmul(const MatmulArgs& g, const void* a, const void* b, void* c) {
@@ -32,9 +52,17 @@ void host_matmul(const MatmulArgs& g, const void* a, const void* b, void* c) {
   switch (g.dtype) {
     case DType::float32: run<float>(g, a, b, c, cblas_sgemm); return;
     case DType::float64: run<double>(g, a, b, c, cblas_dgemm); return;
+    case DType::complex64:
+      run_complex<std::complex<float>>(g, a, b, c, g.allow_3m ? cblas_cgemm3m : cblas_cgemm);
+      return;
+    case DType::complex128:
+      run_complex<std::complex<double>>(g, a, b, c, g.allow_3m ? cblas_zgemm3m : cblas_zgemm);
+      return;
     default:
+      if (loop_gemm_of(g, a, b, c)) return;  // integers
       throw DTypeError(cat("matmul of ", name(g.dtype),
-                           " is not supported on CPU devices (host BLAS does float32 and float64); use astype(float32)"));
+                           " is not supported by the host BLAS (float32, float64, complex64, complex128 and the "
+                           "integers are); use astype(float32)"));
   }
 }
 

@@ -1,11 +1,13 @@
-// matmul on the Kokkos device: float32 and float64 through the host's BLAS (OpenBLAS) on the
-// device memory, which is host memory; without a BLAS, a blocked loop. float16 and bfloat16 are
-// widened to float32, multiplied, and rounded once into C (float32 accumulation, as cuBLAS does).
+// matmul on the Kokkos device: float32, float64, complex64 and complex128 through the host's BLAS
+// (OpenBLAS) on the device memory, which is host memory; without a BLAS, a blocked loop (complex:
+// loop_gemm). float16 and bfloat16 are widened to float32, multiplied, and rounded once into C
+// (float32 accumulation, as cuBLAS does). Integers: loop_gemm, exact and wrapping as NumPy's.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "kokkos/kokkos.hpp"
+#include "host/loop_gemm.hpp"
 #include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
@@ -73,11 +75,12 @@ template <class T> void loop_matmul(const MatmulArgs& g, const T* a, const T* b,
 }
 #endif
 
-// float32 or float64 products of host memory.
+// float32, float64, complex and integer products of host memory.
 void float_matmul(const MatmulArgs& g, const void* a, const void* b, void* c) {
 #ifdef PORTA_HAVE_HOST_BLAS
   detail::host_matmul(g, a, b, c);
 #else
+  if (detail::loop_gemm_of(g, a, b, c)) return;
   if (g.dtype == DType::float32)
     loop_matmul(g, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(c));
   else
@@ -134,16 +137,9 @@ void check(const MatmulArgs& g) {
 }  // namespace
 
 void Device::matmul(detail::QueueImpl& q, const MatmulArgs& g) {
-  switch (g.dtype) {
-    case DType::float32:
-    case DType::float64:
-    case DType::float16:
-    case DType::bfloat16: break;
-    default:
-      throw DTypeError(detail::cat("matmul of ", name(g.dtype),
-                                   " is not supported on kokkos:0 (float16, bfloat16, float32, float64 are); "
-                                   "use astype(float32) or astype(float64) first"));
-  }
+  if (g.dtype == DType::boolean)
+    throw DTypeError("matmul of bool is not supported on kokkos:0 (the core multiplies bool as int32); "
+                     "use astype(int32) first");
   check(g);
   if (auto* r = recording(q)) {
     r->add([this, g](detail::QueueImpl& rq, const detail::HandleMap& m) {

@@ -55,11 +55,14 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
   info_.caps.handles_are_addresses = true;
   info_.caps.dlpack_device_type = 1;  // kDLCPU
   info_.caching_allocator = true;
+  info_.caps.complex_gemm = true;  // blas.cpp: the host BLAS's cgemm/zgemm, or loop_gemm
+  info_.caps.integer_gemm = true;  // loop_gemm
 #ifdef PORTA_HAVE_HOST_BLAS
-  info_.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on the device's memory (host memory, no copy) for float32 ",
-                             "and float64; a blocked loop for float16 and bfloat16");
+  info_.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on the device's memory (host memory, no copy) for float32, ",
+                             "float64, complex64 and complex128; a blocked loop for float16 and bfloat16; an exact loop for "
+                             "integers");
 #else
-  info_.matmul = "a blocked loop (porta was built without a host BLAS)";
+  info_.matmul = "a blocked loop (porta was built without a host BLAS); an exact loop for integers and complex";
 #endif
 }
 

@@ -12,9 +12,13 @@
 // devices with host memory and tiled elsewhere (CLBlast reached 0.66x cuBLAS on the H200 and was
 // 16-25x slower than OpenBLAS on PoCL: GPU.md). float16 and bfloat16 off the tensor cores always
 // take the tiled kernel, which loads them as float32 and accumulates in float32: neither the host
-// BLAS nor CLBlast (without cl_khr_fp16) multiplies them.
+// BLAS nor CLBlast (without cl_khr_fp16) multiplies them. complex64 and complex128 take the same
+// paths but the tensor cores (the tiled kernel with float2 / double2 accumulators; the host's
+// cgemm/zgemm; CLBlast's); integers too, exact (the host's loop_gemm; the tiled kernel with uint /
+// ulong accumulators; CLBlast has no integer GEMM, so clblast gives them the tiled kernel).
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -76,9 +80,9 @@ void check_args(const MatmulArgs& g, const std::string& label) {
       g.b_offset < 0 || g.c_offset < 0 || g.stride_a < 0 || g.stride_b < 0 || g.stride_c < 0)
     throw InvalidArgument(detail::cat("matmul on ", label, ": negative size, stride or offset (batch ", g.batch, ", m ",
                                       g.m, ", n ", g.n, ", k ", g.k, ", lda ", g.lda, ", ldb ", g.ldb, ", ldc ", g.ldc, ")"));
-  if (!is_floating(g.dtype))
-    throw DTypeError(detail::cat("matmul of ", name(g.dtype), " is not supported on ", label,
-                                 " (OpenCL matmul does float32, float64, float16 and bfloat16); convert with astype(float32)"));
+  if (g.dtype == DType::boolean)
+    throw DTypeError(detail::cat("matmul of bool is not supported on ", label,
+                                 " (the core multiplies bool as int32); convert with astype(int32)"));
 }
 
 // The element range [first, last) of one operand that a batched product touches.
@@ -166,7 +170,11 @@ void Device::matmul(QueueImpl& q, const MatmulArgs& args) {
   GemmPath path = choice.path;
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   bool half_precision = args.dtype == DType::float16 || args.dtype == DType::bfloat16;
-  if (path == GemmPath::mma) {
+  const bool exact = is_integral(args.dtype);
+  if (exact || is_complex(args.dtype)) {
+    if (path == GemmPath::mma) path = GemmPath::tiled;  // no tensor-core kernel multiplies them
+    if (exact && path == GemmPath::clblast) path = GemmPath::tiled;
+  } else if (path == GemmPath::mma) {
     if (matmul_tensor(q, args, true, choice.config)) return;
     path = GemmPath::tiled;
   } else if (path == GemmPath::automatic && !setting_text("PORTA_OPENCL_GEMM_SHAPE") &&
@@ -300,8 +308,10 @@ void Device::matmul_clblast(QueueImpl& q, const MatmulArgs& g) {
   }
   cl_command_queue queue = queue_of(q).native();
   auto lock = clblast_lock();
-  clblast::StatusCode s =
-      g.dtype == DType::float64 ? clblast_gemm<double>(g, queue) : clblast_gemm<float>(g, queue);
+  clblast::StatusCode s = g.dtype == DType::float64      ? clblast_gemm<double>(g, queue)
+                           : g.dtype == DType::complex64  ? clblast_gemm<std::complex<float>>(g, queue)
+                           : g.dtype == DType::complex128 ? clblast_gemm<std::complex<double>>(g, queue)
+                                                          : clblast_gemm<float>(g, queue);
   if (s != clblast::StatusCode::kSuccess)
     throw DeviceError(detail::cat("CLBlast ", g.batch == 1 ? "Gemm" : "GemmStridedBatched", " of ", name(g.dtype), " ",
                                   g.batch, "x", g.m, "x", g.n, "x", g.k, " (lda ", g.lda, ", ldb ", g.ldb, ", ldc ", g.ldc,

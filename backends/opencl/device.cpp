@@ -156,14 +156,18 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
   in.caps.memory_arg_offsets = false;       // a cl_mem is passed whole
   in.caps.handles_are_addresses = false;    // cl_mem
   in.caps.dlpack_device_type = 4;           // kDLOpenCL, device_id the device's index, data the cl_mem
+  in.caps.complex_gemm = true;  // blas.cpp: the tiled kernel's float2 / double2 form, the host's cgemm/zgemm
+  in.caps.integer_gemm = true;  // the tiled kernel's integer form, the host's loop_gemm
   // What blas.cpp's automatic choice does (PORTA_OPENCL_GEMM changes it per call).
 #ifdef PORTA_HAVE_HOST_BLAS
   if (in.kind == DeviceKind::cpu && in.host_memory)
-    in.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on zero-copy mapped memory for float32 and float64; ",
-                            "porta's OpenCL GEMM for float16 and bfloat16");
+    in.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on zero-copy mapped memory for float32, float64, ",
+                            "complex64 and complex128, an exact loop for integers; porta's OpenCL GEMM for float16 and "
+                            "bfloat16");
   else
 #endif
-    in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache";
+    in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache "
+                "(complex and integer products: fixed parameters)";
   if (tc_native(DType::float16, in.platform, nv_compute_capability_))
     in.matmul += "; float16, bfloat16 and (with PORTA_MATMUL=tf32) float32 as TF32 on the tensor cores "
                  "(inline PTX mma.sync), every shape and transpose";

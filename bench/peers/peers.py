@@ -213,7 +213,17 @@ def matmul():
             del Ad, Bd
         cA, cB = cp.asarray(A), cp.asarray(B)
         t = ev_time(lambda: cA @ cB, reps=reps); res[f"cupy_sgemm{n}_TFLOPs"] = flops / t / 1e12
-        del A, B, Ah, Bh, Ab, Bb, cA, cB
+        # Complex: cuBLAS's cgemm / zgemm, 8 real FLOPs a multiply-add (porta-bench's matmul_c64/c128).
+        cflops = 8 * n**3
+        Ac, Bc = torch.complex(A, B), torch.complex(B, A)
+        t = tev_time(lambda: Ac @ Bc, reps=reps, sustain=SUSTAIN); res[f"torch_cgemm{n}_TFLOPs"] = cflops / t / 1e12
+        cAc, cBc = cp.asarray(Ac), cp.asarray(Bc)
+        t = ev_time(lambda: cAc @ cBc, reps=reps); res[f"cupy_cgemm{n}_TFLOPs"] = cflops / t / 1e12
+        Az, Bz = Ac.to(torch.complex128), Bc.to(torch.complex128)
+        t = tev_time(lambda: Az @ Bz, reps=max(reps // 2, 2), sustain=SUSTAIN); res[f"torch_zgemm{n}_TFLOPs"] = cflops / t / 1e12
+        cAz, cBz = cp.asarray(Az), cp.asarray(Bz)
+        t = ev_time(lambda: cAz @ cBz, reps=max(reps // 2, 2)); res[f"cupy_zgemm{n}_TFLOPs"] = cflops / t / 1e12
+        del A, B, Ah, Bh, Ab, Bb, cA, cB, Ac, Bc, cAc, cBc, Az, Bz, cAz, cBz
         torch.cuda.empty_cache()
         cp.get_default_memory_pool().free_all_blocks()
 

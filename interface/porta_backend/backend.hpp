@@ -37,8 +37,9 @@ namespace porta::detail {
 // 9: plan.hpp's new ops, which renumber Op; 10: DeviceInfo::caps, BackendImpl::notes, the plugin
 // entry's name and install hint in place of a Backend value, create() given the backend's value,
 // native_objects() giving the device's ordinal by default; 11: the dtypes int8 ... uint64, complex64,
-// complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag).
-inline constexpr int kBackendApiVersion = 11;
+// complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag; 12:
+// Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m).
+inline constexpr int kBackendApiVersion = 12;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -82,6 +83,14 @@ struct Capabilities {
   int dlpack_device_type = 0;
   // Further device types whose tensors it imports as its own memory (CUDA: kDLCUDAManaged, 13).
   std::vector<int> dlpack_import_types;
+
+  // Matrix products beyond the real floats every DeviceImpl::matmul takes (float32, and float64,
+  // float16, bfloat16 where the device has them). complex_gemm: complex64 and complex128 (where the
+  // device has them), without conjugation; the core refuses complex matmul with a DTypeError
+  // elsewhere. integer_gemm: int8 ... uint64, exact, wrapping modulo 2^bits as NumPy's; elsewhere
+  // the core sums products through elementwise kernels and a reduction (m x k x n memory).
+  bool complex_gemm = false;
+  bool integer_gemm = false;
 };
 
 struct DeviceInfo {
@@ -233,7 +242,8 @@ struct MatmulArgs {
   std::int64_t lda = 0, ldb = 0, ldc = 0;                 // row strides in elements
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;  // batch strides in elements
   bool trans_a = false, trans_b = false;
-  bool allow_tf32 = false;
+  bool allow_tf32 = false;  // float32 and complex64 may use TF32 tensor cores
+  bool allow_3m = false;    // complex products may use the 3M (Gauss) form: 3 real products, not 4
 };
 
 // The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the

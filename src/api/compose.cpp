@@ -166,10 +166,7 @@ Array tensordot(const Array& a, const Array& b, const std::vector<int>& a_axes, 
       out_shape.push_back(b.dim(j));
     }
   const Array a2 = a.transpose(order_a).reshape({m, k}), b2 = b.transpose(order_b).reshape({k, n});
-  // matmul multiplies floating arrays; integers and bool are summed as products (m x k x n work).
-  const Array r = is_floating(t) ? matmul(a2.astype(t), b2.astype(t))
-                                 : sum_of_products(a2.reshape({m, k, 1}), b2.reshape({1, k, n}), 1, t);
-  return r.reshape(out_shape);
+  return matmul(a2.astype(t), b2.astype(t)).reshape(out_shape);
 }
 
 }  // namespace porta

@@ -1,7 +1,11 @@
 // matmul and dot: shapes and dtypes checked here, operands passed to the backend as row-major
 // or transposed views (no copy when a view already has unit stride in one of its two axes).
+// Complex and integer products go to the backend where its Capabilities say it multiplies them;
+// integers and bool elsewhere are summed products (docs/design/plugins.md#capabilities).
 #include <porta/linalg.hpp>
 #include <porta/error.hpp>
+#include <porta/ops.hpp>
+#include <porta/reduce.hpp>
 
 #include <algorithm>
 
@@ -59,6 +63,17 @@ Operand3 prepare(Array x, std::int64_t batch, std::int64_t rows, std::int64_t co
   return o;
 }
 
+// C = A B of integer or bool operands (2-D or 3-D, shapes checked) on a device whose matmul does
+// not take them: products broadcast to (batch, m, k, n) and summed over k, in `t` (wrapping).
+Array summed_products(const Array& a, const Array& b, DType t) {
+  Shape sa = a.shape(), sb = b.shape();
+  sa.push_back(1);             // (..., m, k, 1)
+  sb.insert(sb.end() - 2, 1);  // (..., 1, k, n)
+  const Array x = a.reshape(sa), y = b.reshape(sb);
+  if (t == DType::boolean) return any(logical_and(x, y), -2);
+  return sum(multiply(x, y), -2).astype(t);
+}
+
 }  // namespace
 
 Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
@@ -71,10 +86,14 @@ Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
   if (as.size() > 3 || bs.size() > 3)
     throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": porta multiplies 1-D, 2-D and 3-D (batched) operands"));
   DType t = promote_types(an->dtype(), bn->dtype());
-  if (!is_floating(t))
-    throw DTypeError(cat("matmul of ", name(an->dtype()), " and ", name(bn->dtype()),
-                         ": porta multiplies float32, float64, float16 and bfloat16; use astype(float32)"));
   detail::check_dtype(device, t);
+  const detail::Capabilities& caps = device.impl().info().caps;
+  if (is_complex(t) && !caps.complex_gemm)
+    throw DTypeError(cat("matmul of ", name(t), " on ", device.spec(), ": this device's matmul (", device.impl().info().matmul,
+                         ") has no complex product; move the arrays to another device, or multiply the real and "
+                         "imaginary parts as float matrices"));
+  // Integers and bool without the device's integer GEMM: summed products (exact, m x k x n memory).
+  const bool summed = (is_integral(t) || t == DType::boolean) && !caps.integer_gemm;
   bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
   Array a = a_in.astype(t), b = b_in.astype(t);
   if (a_vec) a = a.reshape({1, as[0]});
@@ -96,6 +115,12 @@ Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
   if (!b_vec) out_shape.push_back(n);
   if (batch * m * n == 0) return empty(out_shape, t, device);
   if (k == 0) return zeros(out_shape, t, device).copy();
+  if (summed) return summed_products(a, b, t).reshape(out_shape);
+  if (t == DType::boolean) {
+    // Whether any pair is true in both: the count of such pairs, exact in int32 below 2^31 terms.
+    const DType count = k < (std::int64_t{1} << 31) ? DType::int32 : DType::int64;
+    return not_equal(matmul(a.astype(count), b.astype(count), precision), 0).reshape(out_shape);
+  }
 
   Operand3 pa = prepare(a, batch, m, k), pb = prepare(b, batch, k, n);
   auto c = detail::make_buffer_node({batch, m, n}, t, device);
@@ -119,6 +144,7 @@ Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
   g.stride_b = pb.batch_stride;
   g.stride_c = m * n;
   g.allow_tf32 = precision == MatmulPrecision::tf32 || (precision == MatmulPrecision::from_env && tf32_from_env());
+  g.allow_3m = precision == MatmulPrecision::complex_3m;
   const auto& q = detail::thread_queue_shared(device);
   pa.view.buffer->before_read(q);
   pb.view.buffer->before_read(q);

@@ -46,6 +46,16 @@ std::optional<GemmParams> parse_gemm_params(const std::string& text) {
 }
 
 std::vector<GemmParams> gemm_gpu_candidates(DType dtype) {
+  // Complex and integer products: VW 1 (a complex64 is already a float2), fewer registers of C per
+  // work-item for complex (each is two). Integers are not searched (tiled.cpp): the first that fits
+  // runs.
+  if (dtype == DType::complex64)
+    return {{64, 64, 8, 4, 4, 1},  {64, 64, 16, 4, 4, 1}, {128, 64, 8, 8, 4, 1}, {64, 128, 8, 4, 8, 1},
+            {128, 128, 8, 8, 8, 1}, {32, 32, 16, 4, 4, 1}, {32, 32, 8, 2, 2, 1}};
+  if (dtype == DType::complex128)
+    return {{32, 64, 8, 4, 4, 1}, {64, 64, 8, 4, 4, 1}, {32, 32, 8, 2, 2, 1}, {32, 32, 16, 4, 4, 1}};
+  if (is_integral(dtype))
+    return {{64, 64, 16, 4, 4, 1}, {64, 64, 8, 4, 4, 1}, {32, 32, 16, 4, 4, 1}, {32, 32, 8, 2, 2, 1}};
   if (dtype == DType::float64)
     return {
         {64, 64, 8, 4, 4, 2},    {64, 64, 16, 4, 4, 2},  {128, 64, 8, 8, 4, 2}, {64, 128, 8, 4, 8, 2},
@@ -57,15 +67,26 @@ std::vector<GemmParams> gemm_gpu_candidates(DType dtype) {
   };
 }
 
-GemmParams gemm_cpu_params(DType) {
+GemmParams gemm_cpu_params(DType dtype) {
   // On PoCL (2 cores, 131x45x259) 64x64 tiles of 4x4 per work-item ran 3-10x faster than 128x128
   // of 8x8 and took a third of the time to build (PoCL turns the work-group into loops at the
-  // first launch: 5 against 16 s for float32, 10 against 39 s for float16).
+  // first launch: 5 against 16 s for float32, 10 against 39 s for float16). Integer products take
+  // the same tiles with VW 1; complex ones 32x32 of 2x2, which PoCL built in a tenth of the time
+  // of 64x64 of 4x4 (their default is the host's cgemm/zgemm anyway).
+  if (is_complex(dtype)) return {32, 32, 8, 2, 2, 1};
+  if (is_integral(dtype)) return {64, 64, 16, 4, 4, 1};
   return {64, 64, 16, 4, 4, 4};
 }
 
 std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fast, bool trans_a, bool trans_b) {
-  int elem = dtype == DType::float64 ? 1 : dtype == DType::float16 ? 2 : dtype == DType::bfloat16 ? 3 : 0;
+  // kernels/gemm_tiled.cl's ELEM codes.
+  int elem = dtype == DType::float64      ? 1
+             : dtype == DType::float16    ? 2
+             : dtype == DType::bfloat16   ? 3
+             : dtype == DType::complex64  ? 4
+             : dtype == DType::complex128 ? 5
+             : is_integral(dtype)         ? 100 + static_cast<int>(dtype)
+                                          : 0;
   return {detail::cat("-DELEM=", elem),           detail::cat("-DFAST=", fast ? 1 : 0),
           detail::cat("-DTRANS_A=", fast && trans_a ? 1 : 0), detail::cat("-DTRANS_B=", fast && trans_b ? 1 : 0),
           detail::cat("-DTM=", p.tile_m),         detail::cat("-DTN=", p.tile_n),

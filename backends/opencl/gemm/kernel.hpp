@@ -12,6 +12,8 @@
 //            multiples of VW: VW-wide global loads and stores, transposes fixed at compile time;
 //  guarded - any shape: scalar loads with bounds checks, each operand read through a (row, column)
 //            stride pair, so one kernel serves all four transpose combinations.
+// Complex products keep float2 / double2 elements and accumulators (VW 1), integers uint / ulong
+// accumulators truncated into C: exact, wrapping as NumPy's.
 #pragma once
 
 #include <optional>
@@ -44,7 +46,8 @@ std::optional<GemmParams> parse_gemm_params(const std::string& text);
 
 // The candidates of the per-device search on GPUs (and other non-CPU devices), best guess first.
 std::vector<GemmParams> gemm_gpu_candidates(DType dtype);
-// The parameters used on CPU devices (no search there: float32 and float64 take the host BLAS).
+// The parameters used on CPU devices (no search there: float32, float64, complex and integers take
+// the host BLAS or loop by default).
 GemmParams gemm_cpu_params(DType dtype);
 
 extern const char* const kGemmSource;  // kernels/gemm_tiled.cl, embedded at build time

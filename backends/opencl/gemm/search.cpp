@@ -28,10 +28,11 @@ std::string rate(double tflops) {
   return tflops >= 1 ? fixed(tflops, 2) + " TFLOP/s" : fixed(tflops * 1e3, 2) + " GFLOP/s";
 }
 
-// The value `v` rounded to `t`, and its bytes at `out`.
+// The value `v` rounded to `t`, and its bytes at `out` (a complex dtype: one part, of its real type).
 double store_value(DType t, double v, std::uint8_t* out) {
   switch (t) {
-    case DType::float64: std::memcpy(out, &v, 8); return v;
+    case DType::float64:
+    case DType::complex128: std::memcpy(out, &v, 8); return v;
     case DType::float16: {
       const porta::half h(v);
       std::memcpy(out, &h.bits, 2);
@@ -52,7 +53,8 @@ double store_value(DType t, double v, std::uint8_t* out) {
 
 double load_value(DType t, const std::uint8_t* in) {
   switch (t) {
-    case DType::float64: {
+    case DType::float64:
+    case DType::complex128: {
       double v;
       std::memcpy(&v, in, 8);
       return v;
@@ -76,7 +78,8 @@ double load_value(DType t, const std::uint8_t* in) {
 }
 
 // Device buffers for a search, released on every path out: a and b hold the same n x n random
-// values of dtype t (kept, as rounded, in `values`), c takes the products.
+// values of dtype t (kept, as rounded, in `values`; complex: the real and imaginary parts of each,
+// one after the other), c takes the products.
 struct SearchBuffers {
   cl_mem a = nullptr, b = nullptr, c = nullptr;
   std::vector<double> values;
@@ -95,12 +98,13 @@ struct SearchBuffers {
       release();
       throw_error(status, "clCreateBuffer", detail::cat("buffers for the GEMM search on ", dev.label()));
     }
-    values.resize(count);
+    const std::size_t parts = is_complex(t) ? 2 : 1, part_bytes = elem / parts;
+    values.resize(count * parts);
     std::vector<std::uint8_t> host(bytes);
     std::uint32_t state = 12345;
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = 0; i < count * parts; ++i) {
       state = state * 1664525u + 1013904223u;
-      values[i] = store_value(t, static_cast<double>(state >> 8) / 16777216.0 - 0.5, host.data() + i * elem);
+      values[i] = store_value(t, static_cast<double>(state >> 8) / 16777216.0 - 0.5, host.data() + i * part_bytes);
     }
     for (cl_mem x : {a, b}) {
       cl_int s = clEnqueueWriteBuffer(queue.native(), x, CL_TRUE, 0, bytes, host.data(), 0, nullptr, nullptr);
@@ -126,8 +130,8 @@ struct SearchBuffers {
     return g;
   }
   void poison(Device& dev) {
-    const std::uint64_t ones = ~std::uint64_t{0};  // NaN in every floating type
-    PORTA_CL_AT(detail::cat("clearing the GEMM search output on ", dev.label()), clEnqueueFillBuffer(queue.native(), c, &ones, elem, 0, static_cast<std::size_t>(n * n) * elem, 0,
+    const std::uint64_t ones[2] = {~std::uint64_t{0}, ~std::uint64_t{0}};  // NaN in every floating and complex type
+    PORTA_CL_AT(detail::cat("clearing the GEMM search output on ", dev.label()), clEnqueueFillBuffer(queue.native(), c, ones, elem, 0, static_cast<std::size_t>(n * n) * elem, 0,
                                            nullptr, nullptr));
   }
   void release() noexcept {
@@ -164,9 +168,13 @@ double time_ms(QueueImpl& q, const std::function<void()>& launch) {
 double product_error(Device& dev, SearchBuffers& buf, bool tf32) {
   const DType t = buf.t;
   const std::int64_t n = buf.n;
-  const double acc_eps = t == DType::float64 ? 0x1p-52 : 0x1p-23;
+  const bool complex = is_complex(t);
+  const double acc_eps = t == DType::float64 || t == DType::complex128 ? 0x1p-52 : 0x1p-23;
   const double in_eps = tf32 ? 0x1p-10 : 0;
-  const double out_eps = t == DType::float16 ? 0x1p-11 : t == DType::bfloat16 ? 0x1p-8 : t == DType::float32 ? 0x1p-24 : 0x1p-53;
+  const double out_eps = t == DType::float16    ? 0x1p-11
+                         : t == DType::bfloat16 ? 0x1p-8
+                         : t == DType::float32 || t == DType::complex64 ? 0x1p-24
+                                                                        : 0x1p-53;
   double worst = 0;
   std::uint32_t state = 777;
   for (int s = 0; s < 64; ++s) {
@@ -174,18 +182,29 @@ double product_error(Device& dev, SearchBuffers& buf, bool tf32) {
     const std::int64_t i = (state >> 8) % n;
     state = state * 1664525u + 1013904223u;
     const std::int64_t j = (state >> 8) % n;
-    double ref = 0, mag = 0;
+    double ref = 0, ref_im = 0, mag = 0;
     for (std::int64_t k = 0; k < n; ++k) {
+      if (complex) {
+        const double ar = buf.values[static_cast<std::size_t>(2 * (i * n + k))], ai = buf.values[static_cast<std::size_t>(2 * (i * n + k) + 1)];
+        const double br = buf.values[static_cast<std::size_t>(2 * (k * n + j))], bi = buf.values[static_cast<std::size_t>(2 * (k * n + j) + 1)];
+        ref += ar * br - ai * bi;
+        ref_im += ar * bi + ai * br;
+        mag += std::hypot(ar, ai) * std::hypot(br, bi);
+        continue;
+      }
       const double x = buf.values[static_cast<std::size_t>(i * n + k)] * buf.values[static_cast<std::size_t>(k * n + j)];
       ref += x;
       mag += std::fabs(x);
     }
-    std::uint8_t bytes[8] = {};
+    std::uint8_t bytes[16] = {};
     PORTA_CL_AT(detail::cat("reading a GEMM search result on ", dev.label()), clEnqueueReadBuffer(buf.queue.native(), buf.c, CL_TRUE, static_cast<std::size_t>(i * n + j) * buf.elem,
                                            buf.elem, bytes, 0, nullptr, nullptr));
     const double got = load_value(t, bytes);
-    const double bound = static_cast<double>(n) * acc_eps * mag + in_eps * mag + out_eps * std::fabs(ref) + 1e-300;
-    const double err = std::fabs(got - ref) / bound;
+    // A complex part sums 2n products: twice the real bound.
+    const double bound = (complex ? 2 : 1) * (static_cast<double>(n) * acc_eps * mag + in_eps * mag) +
+                         out_eps * std::max(std::fabs(ref), std::fabs(ref_im)) + 1e-300;
+    double err = std::fabs(got - ref) / bound;
+    if (complex) err = std::max(err, std::fabs(load_value(t, bytes + buf.elem / 2) - ref_im) / bound);
     worst = std::isnan(err) ? INFINITY : std::max(worst, err);
   }
   return worst;
@@ -276,7 +295,7 @@ std::vector<std::size_t> rank_gemm_candidates(Device& dev, QueueImpl& q, const G
     n = (n + s.round_to - 1) / s.round_to * s.round_to;
     SearchBuffers buf(dev, q, s.dtype, n);
     const MatmulArgs g = buf.product(s.tf32);
-    const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+    const double flops = (is_complex(s.dtype) ? 8.0 : 2.0) * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       double tflops = 0;
       std::string failure = try_candidate(q, [&]() -> std::string {

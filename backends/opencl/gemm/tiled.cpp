@@ -30,8 +30,20 @@ Device::GemmTuning& Device::gemm_tuning() {
 
 namespace {
 
-DType tuned_dtype(DType t) { return t == DType::float64 ? DType::float64 : DType::float32; }
-std::size_t tile_elem_bytes(DType t) { return t == DType::float64 ? 8 : 4; }  // local tiles hold float for half types
+// Complex and integer products have parameters of their own; float16 and bfloat16 use float32's.
+DType tuned_dtype(DType t) {
+  if (t == DType::float64 || is_complex(t) || is_integral(t)) return t;
+  return DType::float32;
+}
+// Local tiles hold float for the half types, the accumulator's type for integers.
+std::size_t tile_elem_bytes(DType t) {
+  if (is_complex(t)) return itemsize(t);
+  if (is_integral(t)) return itemsize(t) == 8 ? 8 : 4;
+  return t == DType::float64 ? 8 : 4;
+}
+// Integer products are not searched (gemm/search.cpp times and checks floating products): the
+// first candidate that fits runs.
+bool searched(DType t) { return !is_integral(t); }
 
 std::shared_ptr<Kernel> gemm_program(Device& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
   KernelSource src;
@@ -91,9 +103,10 @@ static std::string unfit_reason(const GemmParams& p, DType t, std::uint64_t loca
 }
 
 void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
-  if (g.dtype == DType::float64 && !info_.dtypes[static_cast<int>(DType::float64)])
-    throw DTypeError(detail::cat("matmul of float64 on ", label_, ": the device has no double precision (cl_khr_fp64); "
-                                 "use astype(float32)"));
+  if ((g.dtype == DType::float64 || g.dtype == DType::complex128) && !info_.dtypes[static_cast<int>(g.dtype)])
+    throw DTypeError(detail::cat("matmul of ", name(g.dtype), " on ", label_,
+                                 ": the device has no double precision (cl_khr_fp64); use astype(",
+                                 g.dtype == DType::float64 ? "float32" : "complex64", ")"));
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX)
     throw InvalidArgument(detail::cat("matmul of ", g.m, "x", g.k, " by ", g.k, "x", g.n, " on ", label_,
                                       ": porta's OpenCL GEMM takes sizes below 2^31"));
@@ -104,6 +117,7 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   std::optional<GemmParams> forced;
   if (auto v = setting_text("PORTA_OPENCL_GEMM_SHAPE")) {
     forced = parse_gemm_params(*v);
+    if (forced && (is_complex(tt) || is_integral(tt))) forced->vector = 1;  // they run with VW 1
     if (!forced)
       detail::bad_setting("PORTA_OPENCL_GEMM_SHAPE", *v,
                           "not TMxTNxTK:WMxWN or TMxTNxTK:WMxWN:vV (such as 128x128x8:8x8:v4) with TM a multiple of WM, "
@@ -115,9 +129,28 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   }
   if (forced) {
     p = *forced;
-  } else if (info_.kind == DeviceKind::cpu && !setting_text("PORTA_OPENCL_GEMM_SEARCH")) {
-    p = gemm_cpu_params(tt);
-    if (!unfit_reason(p, tt, local_mem, max_group).empty()) p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
+  } else if (!searched(tt) || (info_.kind == DeviceKind::cpu && !setting_text("PORTA_OPENCL_GEMM_SEARCH"))) {
+    p = info_.kind == DeviceKind::cpu ? gemm_cpu_params(tt) : gemm_gpu_candidates(tt).front();
+    if (!unfit_reason(p, tt, local_mem, max_group).empty()) {
+      if (searched(tt)) {
+        p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
+      } else {
+        std::string skipped;
+        bool found = false;
+        for (const GemmParams& c : gemm_gpu_candidates(tt)) {
+          if (auto r = unfit_reason(c, tt, local_mem, max_group); !r.empty()) {
+            skipped += detail::cat(" ", c.text(), " (", r, ")");
+          } else {
+            p = c;
+            found = true;
+            break;
+          }
+        }
+        if (!found)
+          throw DeviceError(detail::cat(label_, " cannot run porta's ", name(tt), " GEMM: no parameter set fits:", skipped,
+                                        "; set PORTA_OPENCL_GEMM_SHAPE to a smaller shape"));
+      }
+    }
   } else {
     p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
   }

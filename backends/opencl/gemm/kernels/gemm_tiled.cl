@@ -6,8 +6,13 @@
    spreads the transposing stores of a tile over the banks. */
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
-#if ELEM == 1
+/* ELEM: 0 float32, 1 float64, 2 float16, 3 bfloat16, 4 complex64, 5 complex128 (a float2 / double2
+   of real and imaginary parts, products without conjugation), 100 + DType's number for the
+   integers. Complex and integer products run with VW 1. */
+#if ELEM == 1 || ELEM == 5
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#if ELEM == 1
 #define REAL double
 typedef double elem;
 #elif ELEM == 2
@@ -16,11 +21,55 @@ typedef half elem; /* storage only, through vload_half / vstore_half (no cl_khr_
 #elif ELEM == 3
 #define REAL float
 typedef ushort elem; /* bfloat16: the upper half of a float32 */
+#elif ELEM == 4
+#define COMPLEX 1
+typedef float2 elem;
+typedef float2 real;
+#elif ELEM == 5
+#define COMPLEX 1
+typedef double2 elem;
+typedef double2 real;
+#elif ELEM >= 100
+/* Integers: products and sums in uint (ulong for the 64-bit types), whose low bits are those of the
+   two's-complement result (NumPy wraps modulo 2^bits), then truncated into C. */
+#define INTEGER 1
+#if ELEM == 102 || ELEM == 112
+typedef ulong real;
+#else
+typedef uint real;
+#endif
+#if ELEM == 101
+typedef int elem;
+#define WRAP(v) as_int(v)
+#elif ELEM == 102
+typedef long elem;
+#define WRAP(v) as_long(v)
+#elif ELEM == 107
+typedef char elem;
+#define WRAP(v) as_char((uchar)(v))
+#elif ELEM == 108
+typedef short elem;
+#define WRAP(v) as_short((ushort)(v))
+#elif ELEM == 109
+typedef uchar elem;
+#define WRAP(v) ((uchar)(v))
+#elif ELEM == 110
+typedef ushort elem;
+#define WRAP(v) ((ushort)(v))
+#elif ELEM == 111
+typedef uint elem;
+#define WRAP(v) (v)
+#elif ELEM == 112
+typedef ulong elem;
+#define WRAP(v) (v)
+#endif
 #else
 #define REAL float
 typedef float elem;
 #endif
+#ifdef REAL
 typedef REAL real;
+#endif
 
 #if ELEM == 2
 #define LOAD(p, i) vload_half((i), (p))
@@ -33,9 +82,26 @@ inline ushort to_bfloat16(float f) {
 }
 #define LOAD(p, i) as_float((uint)(p)[i] << 16)
 #define STORE(p, i, v) ((p)[i] = to_bfloat16(v))
+#elif defined(INTEGER)
+#define LOAD(p, i) ((real)(p)[i])
+#define STORE(p, i, v) ((p)[i] = WRAP(v))
 #else
 #define LOAD(p, i) (p)[i]
 #define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+/* c += a b: complex in the textbook form (4 real products, as cgemm), each part's two products
+   fused into the sum. */
+#ifdef COMPLEX
+#define MAC(c, a, b)                 \
+  do {                               \
+    (c).x = fma((a).x, (b).x, (c).x); \
+    (c).x = fma(-(a).y, (b).y, (c).x); \
+    (c).y = fma((a).x, (b).y, (c).y); \
+    (c).y = fma((a).y, (b).x, (c).y); \
+  } while (0)
+#else
+#define MAC(c, a, b) ((c) += (a) * (b))
 #endif
 
 #if VW == 1
@@ -85,7 +151,7 @@ void porta_gemm(const int m, const int n, const int k, const int trans_a, const 
 #pragma unroll
   for (int i = 0; i < WM; ++i)
 #pragma unroll
-    for (int j = 0; j < WN; ++j) acc[i][j] = 0;
+    for (int j = 0; j < WN; ++j) acc[i][j] = (real)0;
   const int tiles = (k + TK - 1) / TK;
 
 #if FAST
@@ -236,7 +302,7 @@ void porta_gemm(const int m, const int n, const int k, const int trans_a, const 
 #pragma unroll
       for (int i = 0; i < WM; ++i)
 #pragma unroll
-        for (int j = 0; j < WN; ++j) acc[i][j] += a[i] * b[j];
+        for (int j = 0; j < WN; ++j) MAC(acc[i][j], a[i], b[j]);
     }
     if (t + 1 < tiles) {
       STORE_A(1 - cur)
