@@ -176,7 +176,7 @@ template <ReduceOp R, class T> struct Reducer {
                                  std::conditional_t<R == ReduceOp::all || R == ReduceOp::any, u8, T>>;
   static constexpr DType acc_dtype(DType value) {
     if constexpr (std::is_same_v<Acc, i64>) return DType::int64;
-    else if constexpr (std::is_same_v<Acc, u8>) return DType::boolean;
+    else if constexpr (R == ReduceOp::all || R == ReduceOp::any) return DType::boolean;  // (not min/max of uint8)
     else if constexpr (std::is_same_v<Acc, float>) return DType::float32;
     else return value;
   }
