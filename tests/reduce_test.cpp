@@ -51,7 +51,9 @@ Array apply(Op op, const Array& a, std::optional<int> axis, bool keepdims) {
 DType result_dtype(Op op, DType t) {
   switch (op) {
     case Op::sum:
-    case Op::prod: return t == DType::boolean || t == DType::int32 ? DType::int64 : t;
+    case Op::prod:  // integers narrower than 64 bits accumulate in int64 / uint64 by their sign
+      if (t == DType::boolean || (porta::is_signed_integer(t) && porta::itemsize(t) < 8)) return DType::int64;
+      return porta::is_unsigned_integer(t) ? DType::uint64 : t;
     case Op::mean: return porta::is_floating(t) ? t : DType::float64;
     case Op::min:
     case Op::max: return t;
@@ -170,7 +172,7 @@ std::vector<double> inputs_for(TestContext& c, Op op, DType t, std::int64_t n) {
           if (c.random_int(0, 1)) x = -x;
       } else {
         v.assign(static_cast<std::size_t>(n), 1);
-        for (auto& x : v) x = c.random_int(0, 1) ? 1 : -1;
+        for (auto& x : v) x = c.random_int(0, 1) || porta::is_unsigned_integer(t) ? 1 : -1;
         for (int k = 0; k < 12 && n > 0; ++k) v[static_cast<std::size_t>(c.random_int(0, static_cast<int>(n - 1)))] = 2;
       }
       break;
@@ -187,7 +189,7 @@ std::vector<double> inputs_for(TestContext& c, Op op, DType t, std::int64_t n) {
       v = c.random_values(n, t, fl ? 0.5 : 1, 2);
       for (auto& x : v) {
         if (c.random_int(0, 9) == 0) x = 0;
-        if (t != DType::boolean && c.random_int(0, 1)) x = -x;
+        if (t != DType::boolean && !porta::is_unsigned_integer(t) && c.random_int(0, 1)) x = -x;
       }
       break;
   }

@@ -245,8 +245,8 @@ Array upload(const std::vector<double>& values, DType t, const Shape& shape, con
       case DType::uint8:
       case DType::uint16:
       case DType::uint32:
-      case DType::uint64: {  // the value wrapped to the type, then its low bytes
-        const double w = round_to(t, v);
+      case DType::uint64: {  // the value's low bytes: wrapped to the type (|v| < 2^64)
+        const double w = std::trunc(v);
         const std::uint64_t x = w >= 0x1p63 ? static_cast<std::uint64_t>(w) : static_cast<std::uint64_t>(static_cast<std::int64_t>(w));
         std::memcpy(p, &x, porta::itemsize(t));  // little-endian
         break;
