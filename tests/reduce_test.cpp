@@ -209,6 +209,10 @@ TEST_P(Reductions, EveryOpEveryAxisWithKeepdimsMatchesReference) {
   // {2, 2500}: rows long enough for CPU devices' vector first pass (two chunks of 1024 and a tail);
   // {300, 48}: columns for its column form (chunks of 64 rows, the last one short).
   std::vector<Shape> shapes = {{7}, {5, 7}, {3, 4, 5}, {2, 2500}, {300, 48}};
+  // Issue 37's integers: the small shapes (every axis of 1-D, 2-D, 3-D), to bound the compiles;
+  // CPU devices' vector passes take none of them, and integer_ops_test.cpp reduces long rows
+  // (several passes) and columns of every integer dtype.
+  if (porta::is_integral(t) && porta::itemsize(t) != 4 && t != DType::int64) shapes.resize(3);
   if (t == DType::float32 || t == DType::float64 || t == DType::int32)
     for (Shape more : {Shape{1}, Shape{33, 1}, Shape{1, 9}, Shape{2, 1, 65}, Shape{1000}, Shape{300, 3}, Shape{3, 1000}})
       shapes.push_back(more);
@@ -247,7 +251,13 @@ TEST_P(Reductions, EveryOpEveryAxisWithKeepdimsMatchesReference) {
   }
 }
 
-PORTA_INSTANTIATE_DEVICES_DTYPES(Reductions, kAllDTypes);
+// The sweep compiles a kernel per op, shape and dtype on PoCL: of issue 37's integers it takes
+// int8, uint8 and uint64 (a signed and an unsigned 1-byte type, the unsigned 64-bit
+// accumulator); int16, uint16 and uint32 take the same code paths, and integer_ops_test.cpp
+// reduces every integer dtype at its edges.
+inline constexpr DType kSweepDTypes[] = {DType::boolean, DType::int8,    DType::int32,   DType::int64,  DType::uint8,
+                                         DType::uint64,  DType::float16, DType::bfloat16, DType::float32, DType::float64};
+PORTA_INSTANTIATE_DEVICES_DTYPES(Reductions, kSweepDTypes);
 
 using ReductionRules = DeviceDTypeTest;
 
