@@ -31,7 +31,8 @@ using porta::detail::Instr;
 using porta::detail::kOpCount;
 using porta::detail::Op;
 
-constexpr DType kDTypes[] = {DType::boolean, DType::int32, DType::int64, DType::float16,
+constexpr DType kDTypes[] = {DType::boolean,  DType::int8,    DType::int16,   DType::int32,    DType::int64,
+                             DType::uint8,    DType::uint16,  DType::uint32,  DType::uint64,   DType::float16,
                              DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128};
 
 // A plan of two loads of dtype t and `extra`, checked by the interpreter's rules.

@@ -105,7 +105,9 @@ TEST_P(Creation, FromHostRoundTripsEveryBit) {
   EXPECT_EQ(fetch(scalar).bytes, std::vector<std::uint8_t>(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(porta::itemsize(t))));
 }
 
-PORTA_INSTANTIATE_DEVICES_DTYPES(Creation, kAllDTypes);
+// issue 37: primitives for the new integer dtypes land separately (full()'s checks of the value
+// for int8 ... uint64 are creation's).
+PORTA_INSTANTIATE_DEVICES_DTYPES(Creation, kOldDTypes);
 
 using Ranges = DeviceTest;
 
@@ -225,7 +227,7 @@ using Astype = DeviceTest;
 // fractions whose conversion to integers truncates toward zero.
 std::vector<double> castable_values(TestContext& c, DType t, std::int64_t n) {
   if (t == DType::boolean) return c.random_values(n, t, 0, 1);
-  std::vector<double> v = c.random_values(n, DType::int32, -100, 100);
+  std::vector<double> v = c.random_values(n, porta::is_unsigned_integer(t) ? t : DType::int32, -100, 100);
   if (porta::is_floating(t))
     for (std::size_t i = 0; i < v.size(); i += 2) v[i] = c.random_int(-255, 255) / 4.0;
   if (porta::is_floating(t)) {
@@ -266,7 +268,10 @@ TEST_P(Astype, EveryPairOfDTypesConverts) {
       std::vector<double> ref(static_cast<std::size_t>(n));
       for (std::size_t e = 0; e < ref.size(); ++e) {
         mask[e] = sel[e] == static_cast<int>(k);
-        ref[e] = round_to(t, values[k][e]);  // integers truncate toward zero; bool is x != 0
+        // Integers truncate toward zero (from floats saturating: a negative float gives an
+        // unsigned 0; from integers wrapping); bool is x != 0.
+        const double x = values[k][e];
+        ref[e] = porta::is_floating(sources[k]) && porta::is_unsigned_integer(t) && x < 0 ? 0.0 : round_to(t, x);
       }
       EXPECT_TRUE(values_match(got, ref, {0, 0}, &mask, [&](std::int64_t e) { return "from " + std::to_string(values[k][static_cast<std::size_t>(e)]); }))
           << porta::name(sources[k]) << " -> " << porta::name(t);

@@ -115,7 +115,8 @@ TEST_P(Manip, VarStdAndAxisListReductions) {
     stds.push_back(std::sqrt(ss / 14));
   }
   const bool small = dtype() == DType::float16 || dtype() == DType::bfloat16;
-  const DType sum_t = porta::is_floating(dtype()) ? dtype() : DType::int64;
+  // NumPy's: integers sum in int64, unsigned ones in uint64.
+  const DType sum_t = porta::is_floating(dtype()) ? dtype() : porta::is_unsigned_integer(dtype()) ? DType::uint64 : DType::int64;
   const DType var_t = small ? dtype() : porta::is_floating(dtype()) ? dtype() : DType::float64;
   Tolerance tol = porta::is_floating(dtype()) ? tolerance(dtype(), Accuracy::simple) : Tolerance{0, 0};
   if (porta::is_floating(dtype())) tol.atol = small ? 0.5 : 1e-4;

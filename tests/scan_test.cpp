@@ -99,7 +99,8 @@ TEST_P(Scans, DiffMatchesNumPy) {
   EXPECT_EQ(porta::diff(a, 0).shape(), (Shape{4, 11}));
 }
 
-PORTA_INSTANTIATE_DEVICES_DTYPES(Scans, kAllDTypes);
+// issue 37: primitives for the new integer dtypes land separately
+PORTA_INSTANTIATE_DEVICES_DTYPES(Scans, kOldDTypes);
 
 using ScanRules = DeviceTest;
 

@@ -144,7 +144,8 @@ TEST_P(Sorting, LargeSortsCrossTilesChunksAndPasses) {
   }
 }
 
-PORTA_INSTANTIATE_DEVICES_DTYPES(Sorting, kAllDTypes);
+// issue 37: primitives for the new integer dtypes land separately
+PORTA_INSTANTIATE_DEVICES_DTYPES(Sorting, kOldDTypes);
 
 using SortRules = DeviceTest;
 

@@ -70,6 +70,9 @@ std::vector<double> TestContext::random_values(std::int64_t n, DType t, double l
     return v;
   }
   if (!porta::is_floating(t)) {
+    const porta::IntInfo lim = porta::iinfo(t);
+    lo = std::max(lo, static_cast<double>(lim.min));
+    hi = std::min(hi, t == DType::uint64 ? 0x1p53 : t == DType::int64 ? 0x1p62 : static_cast<double>(lim.max));
     std::uniform_int_distribution<std::int64_t> u(static_cast<std::int64_t>(std::ceil(lo)),
                                                    static_cast<std::int64_t>(std::floor(hi)));
     for (auto& x : v) x = static_cast<double>(u(rng_));
@@ -100,6 +103,12 @@ double HostArray::value(std::int64_t i) const {
     case DType::boolean: return *p;
     case DType::int32: { std::int32_t x; std::memcpy(&x, p, 4); return x; }
     case DType::int64: { std::int64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
+    case DType::int8: { std::int8_t x; std::memcpy(&x, p, 1); return x; }
+    case DType::int16: { std::int16_t x; std::memcpy(&x, p, 2); return x; }
+    case DType::uint8: return *p;
+    case DType::uint16: { std::uint16_t x; std::memcpy(&x, p, 2); return x; }
+    case DType::uint32: { std::uint32_t x; std::memcpy(&x, p, 4); return x; }
+    case DType::uint64: { std::uint64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
     case DType::float16: { std::uint16_t x; std::memcpy(&x, p, 2); return static_cast<float>(porta::half::from_bits(x)); }
     case DType::bfloat16: { std::uint16_t x; std::memcpy(&x, p, 2); return static_cast<float>(porta::bfloat16::from_bits(x)); }
     case DType::float32: { float x; std::memcpy(&x, p, 4); return x; }
@@ -113,7 +122,13 @@ std::int64_t HostArray::integer(std::int64_t i) const {
   switch (dtype) {
     case DType::boolean: return *p;
     case DType::int32: { std::int32_t x; std::memcpy(&x, p, 4); return x; }
-    case DType::int64: { std::int64_t x; std::memcpy(&x, p, 8); return x; }
+    case DType::int64:
+    case DType::uint64: { std::int64_t x; std::memcpy(&x, p, 8); return x; }
+    case DType::int8:
+    case DType::int16:
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32: return static_cast<std::int64_t>(value(i));  // exact
     default: return static_cast<std::int64_t>(value(i));
   }
 }
@@ -174,6 +189,12 @@ double max_finite(DType t) {
     case DType::boolean: return 1;
     case DType::int32: return std::numeric_limits<std::int32_t>::max();
     case DType::int64: return 9.2233720368547758e18;
+    case DType::int8:
+    case DType::int16:
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64: return static_cast<double>(porta::iinfo(t).max);
     case DType::float16: return 65504.0;
     case DType::bfloat16: return 3.3895313892515355e38;
     case DType::float32: return std::numeric_limits<float>::max();
@@ -185,8 +206,22 @@ double max_finite(DType t) {
 double round_to(DType t, double v) {
   switch (t) {
     case DType::boolean: return v != 0 ? 1 : 0;
-    case DType::int32:
     case DType::int64: return std::trunc(v);
+    case DType::int8:
+    case DType::int16:
+    case DType::int32:
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64: {  // modulo 2^bits into the type's range (uint64: as far as doubles hold it)
+      if (!std::isfinite(v)) return v;
+      const porta::IntInfo lim = porta::iinfo(t);
+      const double span = std::ldexp(1.0, lim.bits);
+      double r = std::fmod(std::trunc(v), span);
+      if (r < static_cast<double>(lim.min)) r += span;
+      if (r > static_cast<double>(lim.max)) r -= span;
+      return r;
+    }
     case DType::float16: return round_binary(v, 10, -14, 65504.0);
     case DType::bfloat16: return round_binary(v, 7, -126, max_finite(DType::bfloat16));
     case DType::float32: return static_cast<float>(v);
@@ -205,6 +240,17 @@ Array upload(const std::vector<double>& values, DType t, const Shape& shape, con
       case DType::boolean: *p = v != 0 ? 1 : 0; break;
       case DType::int32: { auto x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); break; }
       case DType::int64: { auto x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
+      case DType::int8:
+      case DType::int16:
+      case DType::uint8:
+      case DType::uint16:
+      case DType::uint32:
+      case DType::uint64: {  // the value's low bytes: wrapped to the type (|v| < 2^64)
+        const double w = std::trunc(v);
+        const std::uint64_t x = w >= 0x1p63 ? static_cast<std::uint64_t>(w) : static_cast<std::uint64_t>(static_cast<std::int64_t>(w));
+        std::memcpy(p, &x, porta::itemsize(t));  // little-endian
+        break;
+      }
       case DType::float16: { porta::half h(static_cast<float>(round_to(t, v))); std::memcpy(p, &h.bits, 2); break; }
       case DType::bfloat16: { porta::bfloat16 h(static_cast<float>(round_to(t, v))); std::memcpy(p, &h.bits, 2); break; }
       case DType::float32: { auto x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
@@ -217,13 +263,11 @@ Array upload(const std::vector<double>& values, DType t, const Shape& shape, con
 Tolerance tolerance(DType t, Accuracy a) {
   if (a == Accuracy::exact) return {0, 0};
   switch (t) {
-    case DType::boolean:
-    case DType::int32:
-    case DType::int64: return {0, 0};
     case DType::float16: return {1e-3, 1e-5};
     case DType::bfloat16: return {1e-2, 1e-4};
     case DType::float32: return a == Accuracy::simple ? Tolerance{1e-6, 1e-30} : Tolerance{4e-6, 1e-7};
     case DType::float64: return a == Accuracy::simple ? Tolerance{1e-12, 1e-300} : Tolerance{1e-12, 1e-15};
+    default: return {0, 0};  // bool and the integers: exact
   }
   return {0, 0};
 }
@@ -247,9 +291,15 @@ Tolerance tolerance(DType t, Accuracy a) {
       std::uint8_t b = got.raw_bool(i);
       g = b;
       ok = (b == 0 || b == 1) && (b != 0) == (r != 0);
+    } else if (got.dtype == DType::uint64) {
+      // The bits, read unsigned; a reference past 2^53 (a value that wrapped: -1 is 2^64 - 1) is
+      // only as exact as its double, so the value as a double must equal it (tests of the exact
+      // bits up there compare bits() themselves).
+      g = got.value(i);
+      ok = std::isfinite(r) && r >= 0 && (r <= 0x1p53 ? got.bits(i) == static_cast<std::uint64_t>(r) : g == r);
     } else if (!porta::is_floating(got.dtype)) {
       g = static_cast<double>(got.integer(i));
-      ok = std::isfinite(r) && got.integer(i) == static_cast<std::int64_t>(r);
+      ok = r >= -0x1p63 && r < 0x1p63 && got.integer(i) == static_cast<std::int64_t>(r);
     } else {
       g = got.value(i);
       if (std::isnan(r)) {

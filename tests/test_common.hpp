@@ -29,8 +29,14 @@ using porta::Device;
 using porta::DType;
 using porta::Shape;
 
-inline constexpr DType kAllDTypes[] = {DType::boolean, DType::int32,   DType::int64,  DType::float16,
+inline constexpr DType kAllDTypes[] = {DType::boolean, DType::int8,    DType::int16,   DType::int32,   DType::int64,
+                                       DType::uint8,   DType::uint16,  DType::uint32,  DType::uint64,  DType::float16,
                                        DType::bfloat16, DType::float32, DType::float64};
+// The dtypes before issue 37's integers: suites whose primitives do not take those yet.
+inline constexpr DType kOldDTypes[] = {DType::boolean, DType::int32,   DType::int64,  DType::float16,
+                                       DType::bfloat16, DType::float32, DType::float64};
+inline constexpr DType kIntDTypes[] = {DType::int8,  DType::int16,  DType::int32,  DType::int64,
+                                       DType::uint8, DType::uint16, DType::uint32, DType::uint64};
 inline constexpr DType kFloatDTypes[] = {DType::float16, DType::bfloat16, DType::float32, DType::float64};
 
 // "opencl:0" -> "opencl_0", as test names need.
@@ -62,8 +68,9 @@ class TestContext {
   std::uint64_t seed() const { return seed_; }
   std::mt19937_64& rng() { return rng_; }
 
-  // n values of dtype t drawn uniformly from [lo, hi] (integers: whole numbers; bool: 0/1 with
-  // at least one 1), each exactly representable in t.
+  // n values of dtype t drawn uniformly from [lo, hi] (integers: whole numbers, [lo, hi] clipped
+  // to the type's range, and for uint64 to [0, 2^53] where doubles hold them exactly; bool: 0/1
+  // with at least one 1), each exactly representable in t.
   std::vector<double> random_values(std::int64_t n, DType t, double lo, double hi);
   // A new device array of `shape` with random values; `values` gets them in row-major order.
   Array random_array(const Shape& shape, DType t, double lo, double hi, std::vector<double>* values = nullptr);
@@ -134,7 +141,7 @@ struct HostArray {
 
   std::int64_t size() const;
   double value(std::int64_t i) const;          // any dtype, as a double (bool: the raw byte)
-  std::int64_t integer(std::int64_t i) const;  // bool, int32, int64
+  std::int64_t integer(std::int64_t i) const;  // bool and the integers (uint64: its bits)
   std::uint8_t raw_bool(std::int64_t i) const;
   std::uint64_t bits(std::int64_t i) const;    // the element's bit pattern
   std::vector<double> values() const;
@@ -143,7 +150,8 @@ struct HostArray {
 HostArray fetch(const Array& a);
 // A device array of dtype t holding `values` (each converted to t as porta::half etc. do).
 Array upload(const std::vector<double>& values, DType t, const Shape& shape, const Device& d);
-// The value of dtype t nearest to v (ties to even; overflow to infinity; integers truncate).
+// The value of dtype t nearest to v (ties to even; overflow to infinity; integers truncate and
+// wrap modulo 2^bits as NumPy's integer arithmetic does).
 double round_to(DType t, double v);
 double max_finite(DType t);
 // 2^-p for floating dtype t of a p-bit significand (0 for the others), and the same for the type

@@ -117,7 +117,8 @@ TEST_P(Writes, TransposedCopiesOfBlocksOverTilesAndEdges) {
   }
 }
 
-PORTA_INSTANTIATE_DEVICES_DTYPES(Writes, kAllDTypes);
+// issue 37: primitives for the new integer dtypes land separately
+PORTA_INSTANTIATE_DEVICES_DTYPES(Writes, kOldDTypes);
 
 using WriteRules = DeviceTest;
 

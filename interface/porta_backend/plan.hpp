@@ -22,9 +22,11 @@ enum class Op : std::uint8_t {
   scalar,  // scalars[arg]; dtype = the scalar's dtype
   index,   // this element's linear index in the plan's shape (int64)
   // Unary, operand a. Math functions take and give floating dtypes.
-  cast,         // a converted to dtype: C rules; to bool: a != 0 (NaN gives true); float -> int:
-                // toward zero, saturated at the dtype's limits, NaN gives 0 (cvt.rzi.sat,
+  cast,         // a converted to dtype: C rules; to bool: a != 0 (NaN gives true); float -> int
+                // (porta's one rule, every integer dtype): toward zero, saturated at the dtype's
+                // limits (unsigned: a negative value gives 0), NaN gives 0 (cvt.rzi.sat,
                 // convert_*_sat; src/base/float_to_int.hpp on the host); int -> int wraps
+                // (modulo 2^bits: uint8(-1) is 255, int8(200) is -56)
   neg, abs,
   sign,         // -1, 0, +1 (NaN stays NaN)
   square,
@@ -41,7 +43,7 @@ enum class Op : std::uint8_t {
   real, imag,   // the parts of a complex a (dtype: its real dtype); of a real a: a, and 0
   conj,         // complex conjugate (dtype: a's)
   // Binary, operands a and b
-  add, sub, mul,
+  add, sub, mul,  // integers wrap at their own width (int8 127 + 1 is -128), as NumPy
   div,          // true division (floating dtypes)
   mod,          // NumPy remainder: sign of the divisor; integer x % 0 is 0
   floor_div,    // NumPy floor_divide: integers floor (x // 0 is 0, MIN // -1 wraps); floats as
@@ -56,7 +58,7 @@ enum class Op : std::uint8_t {
   eq, ne, lt, le, gt, ge,          // bool; operands share a dtype (not the instruction's)
   logical_and, logical_or, logical_xor,  // bool from bool
   bit_and, bit_or, bit_xor,        // integers or bool
-  shl, shr,     // integers, NumPy's: a count outside [0, bits) gives 0 (shl), or 0 / -1 by a's sign (shr)
+  shl, shr,     // integers, NumPy's: a count outside [0, bits) gives 0 (shl), or 0 / -1 by a's sign (shr); unsigned >> gives 0 there
   // Ternary
   where,        // a (bool) ? b : c
   fma,          // a * b + c rounded once (floating dtypes)

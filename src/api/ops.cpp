@@ -43,7 +43,7 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
     if (op == Op::add) op = Op::logical_or;
     else if (op == Op::mul) op = Op::logical_and;
     else if (op == Op::sub) throw DTypeError("subtract of two bool arrays is not defined (as NumPy); use logical_xor or astype(int32)");
-    else if (op == Op::mod || op == Op::floor_div || op == Op::pow) r = resolve({&a, &b}, DType::int32);
+    else if (op == Op::mod || op == Op::floor_div || op == Op::pow) r = resolve({&a, &b}, DType::int8);  // NumPy's
   }
   if ((op == Op::mod || op == Op::floor_div) && is_complex(r.dtype))
     bad_dtype(op == Op::mod ? "remainder" : "floor_divide", r.dtype, "real operands (NumPy defines neither for complex)");
@@ -129,8 +129,8 @@ Array math2(Op op, const char* fname, const Operand& a, const Operand& b) {
 
 Array shift(Op op, const char* fname, const Operand& a, const Operand& b) {
   auto r = resolve({&a, &b});
-  if (!is_integral(r.dtype))
-    bad_dtype(fname, r.dtype, "integer arrays (bool shifts give NumPy's int8 once porta computes int8; use astype(int32))");
+  if (r.dtype == DType::boolean) r = resolve({&a, &b}, DType::int8);  // NumPy's: bool shifts give int8
+  if (!is_integral(r.dtype)) bad_dtype(fname, r.dtype, "integer or bool arrays");
   return wrap(make_node(op, r.dtype, r.nodes[0], r.nodes[1]));
 }
 

@@ -42,7 +42,10 @@ Array reduce(const Array& a, ReduceOp op, std::optional<int> axis, bool keepdims
   switch (op) {
     case ReduceOp::sum:
     case ReduceOp::prod:
-      if (t == DType::boolean || t == DType::int32) value_t = out_t = DType::int64;
+      // NumPy's: integers narrower than 64 bits (and bool) accumulate in the platform's long
+      // of their signedness, int64 or uint64.
+      if (t == DType::boolean || (is_signed_integer(t) && t != DType::int64)) value_t = out_t = DType::int64;
+      else if (is_unsigned_integer(t) && t != DType::uint64) value_t = out_t = DType::uint64;
       break;
     case ReduceOp::argmin:
     case ReduceOp::argmax: out_t = DType::int64; break;

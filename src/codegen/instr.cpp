@@ -11,6 +11,23 @@ namespace {
 
 std::string fsuffix(DType t) { return t == DType::float64 ? "f64" : "f32"; }
 
+// The suffix of an integer dtype's helpers in the prelude (porta_mod_i8 ... porta_shr_u64).
+const char* int_suffix(DType t) {
+  switch (t) {
+    case DType::int8: return "i8";
+    case DType::int16: return "i16";
+    case DType::int32: return "i32";
+    case DType::uint8: return "u8";
+    case DType::uint16: return "u16";
+    case DType::uint32: return "u32";
+    case DType::uint64: return "u64";
+    default: return "i64";
+  }
+}
+
+// Integers narrower than int: C computes them in int, so results are converted back.
+bool narrow_int(DType t) { return is_integral(t) && itemsize(t) < 4; }
+
 // The C / OpenCL C function that computes `op` of one floating operand (the scalar and the vector
 // forms, CUDA's with its float suffix); nullptr for the other ops.
 const char* math_function(Op op) {
@@ -102,15 +119,26 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
       if (t == DType::boolean) return is_floating(src) ? cat("((", a, ") != ", d.literal(0, src), ")") : cat("((", a, ") != 0)");
       // float -> integer saturates, NaN giving 0 (plan.hpp): a C cast leaves that undefined
       // (x86's cvttss2si gives INT_MIN for all of them), so say it in each dialect's own words.
-      if (is_floating(src) && (t == DType::int32 || t == DType::int64)) {
+      if (is_floating(src) && is_integral(t)) {
         if (d.cuda()) {
-          const char* from = src == DType::float64 ? "double" : "float";
-          // cvt.rzi saturates, but gives INT64_MIN for NaN from float64 or into int64 (PTX ISA).
-          return cat("(isnan(", a, ") ? 0 : __", from, t == DType::int32 ? "2int_rz(" : "2ll_rz(", a, "))");
+          const std::string from = src == DType::float64 ? "__double" : "__float";
+          std::string c;
+          switch (t) {
+            // cvt.rzi saturates, but gives INT64_MIN for NaN from float64 or into int64 (PTX ISA).
+            case DType::int32: c = cat(from, "2int_rz(", a, ")"); break;
+            case DType::int64: c = cat(from, "2ll_rz(", a, ")"); break;
+            case DType::uint32: c = cat(from, "2uint_rz(", a, ")"); break;  // negative gives 0
+            case DType::uint64: c = cat(from, "2ull_rz(", a, ")"); break;
+            default: {  // the narrow ones: int32's saturated value, clamped to the type's limits
+              const IntInfo lim = iinfo(t);
+              c = cat("(", ct, ")porta_clamp_i32(", from, "2int_rz(", a, "), ", lim.min, ", ", lim.max, ")");
+            }
+          }
+          return cat("(isnan(", a, ") ? (", ct, ")0 : ", c, ")");
         }
         // OpenCL's _sat conversions give 0 for NaN by the spec, but NVIDIA's driver gives the
         // minimum (seen on the H200, driver 580): test NaN explicitly there too.
-        return cat("(isnan(", a, ") ? 0 : ", t == DType::int32 ? "convert_int_sat(" : "convert_long_sat(", a, "))");
+        return cat("(isnan(", a, ") ? (", ct, ")0 : convert_", ct, "_sat(", a, "))");
       }
       std::string v = cat("(", ct, ")(", a, ")");
       // From float64, round to odd in float32 first so that the value is rounded only once.
@@ -119,12 +147,21 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
       if (t == DType::bfloat16) return cat("porta_round_bf(", v, ")");
       return v;
     }
-    case Op::neg: return cat("(-(", a, "))");
-    case Op::abs: return is_floating(t) ? fn("fabs") : cat("((", a, ") < 0 ? -(", a, ") : (", a, "))");
+    // Narrow and unsigned integers: C promotes char and short to int, so the value is converted
+    // back (wrapping, as NumPy: -(uint8)1 is 255, abs(int8 -128) is -128); no test of an
+    // unsigned value against 0, which compilers warn about.
+    case Op::neg: return narrow_int(t) ? cat("((", ct, ")(-(", a, ")))") : cat("(-(", a, "))");
+    case Op::abs:
+      if (is_floating(t)) return fn("fabs");
+      if (is_unsigned_integer(t)) return a;
+      return narrow_int(t) ? cat("((", ct, ")((", a, ") < 0 ? -(", a, ") : (", a, ")))") : cat("((", a, ") < 0 ? -(", a, ") : (", a, "))");
     case Op::sign:
       if (is_floating(t)) return cat("(isnan(", a, ") ? (", a, ") : (", ct, ")(((", a, ") > 0) - ((", a, ") < 0)))");
+      if (is_unsigned_integer(t)) return cat("(", ct, ")((", a, ") > 0)");
       return cat("(", ct, ")(((", a, ") > 0) - ((", a, ") < 0))");
-    case Op::square: return cat("((", a, ") * (", a, "))");
+    case Op::square:
+      if (narrow_int(t)) return cat("((", ct, ")((porta_u32)(", a, ") * (porta_u32)(", a, ")))");  // no int overflow (uint16)
+      return cat("((", a, ") * (", a, "))");
     case Op::sigmoid:
       return cat("(", d.literal(1, t), " / (", d.literal(1, t), " + ", d.math("exp", t), "(-(", a, "))))");
     case Op::isnan: return is_floating(src) ? cat("(isnan(", a, ") != 0)") : "false";
@@ -132,9 +169,11 @@ std::string unary(const DialectText& d, const Instr& in, DType src, const std::s
     case Op::isfinite: return is_floating(src) ? cat("(", "isfinite", "(", a, ") != 0)") : "true";
     case Op::signbit:
       if (is_floating(src)) return cat("(signbit(", a, ") != 0)");
-      return src == DType::boolean ? "false" : cat("((", a, ") < 0)");
+      return src == DType::boolean || is_unsigned_integer(src) ? "false" : cat("((", a, ") < 0)");
     case Op::logical_not: return cat("(!(", a, "))");
-    case Op::bit_not: return t == DType::boolean ? cat("(!(", a, "))") : cat("(~(", a, "))");
+    case Op::bit_not:
+      if (t == DType::boolean) return cat("(!(", a, "))");
+      return narrow_int(t) ? cat("((", ct, ")(~(", a, ")))") : cat("(~(", a, "))");
     case Op::real: case Op::conj: return a;  // of a real value
     case Op::imag: return d.literal(0, t);
     default: break;
@@ -187,21 +226,25 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     if (!same.empty()) return same;
   }
   auto infix = [&](const char* op) { return cat("((", a, ") ", op, " (", b, "))"); };
+  // A narrow integer's arithmetic is int's (C's promotion), converted back: it wraps.
+  const std::string ct = d.compute_type(t);
+  auto narrow = [&](const std::string& e) { return narrow_int(t) ? cat("((", ct, ")", e, ")") : e; };
   if (const char* f = math_function2(in.op)) return cat(d.math(f, t), "(", a, ", ", b, ")");
   switch (in.op) {
-    case Op::add: return infix("+");
-    case Op::sub: return infix("-");
-    case Op::mul: return infix("*");
+    case Op::add: return narrow(infix("+"));
+    case Op::sub: return narrow(infix("-"));
+    case Op::mul:  // uint16's 65535 * 65535 overflows int: multiply as unsigned
+      return narrow_int(t) ? cat("((", ct, ")((porta_u32)(", a, ") * (porta_u32)(", b, ")))") : infix("*");
     case Op::div: return infix("/");
     case Op::mod:
       if (is_floating(t)) return cat("porta_mod_", fsuffix(t), "(", a, ", ", b, ")");
-      return cat(t == DType::int64 ? "porta_mod_i64(" : "porta_mod_i32(", a, ", ", b, ")");
+      return cat("porta_mod_", int_suffix(t), "(", a, ", ", b, ")");
     case Op::floor_div:
       if (is_floating(t)) return cat("porta_fdiv_", fsuffix(t), "(", a, ", ", b, ")");
-      return cat(t == DType::int64 ? "porta_fdiv_i64(" : "porta_fdiv_i32(", a, ", ", b, ")");
+      return cat("porta_fdiv_", int_suffix(t), "(", a, ", ", b, ")");
     case Op::pow:
       if (is_floating(t)) return cat(d.math("pow", t), "(", a, ", ", b, ")");
-      return cat(t == DType::int64 ? "porta_pow_i64(" : "porta_pow_i32(", a, ", ", b, ")");
+      return cat("porta_pow_", int_suffix(t), "(", a, ", ", b, ")");
     case Op::maximum:
       if (is_floating(t)) return cat("porta_max_", fsuffix(t), "(", a, ", ", b, ")");
       return cat("((", a, ") > (", b, ") ? (", a, ") : (", b, "))");
@@ -217,11 +260,11 @@ std::string binary(const DialectText& d, const Instr& in, DType src, const std::
     case Op::logical_and: return infix("&&");
     case Op::logical_or: return infix("||");
     case Op::logical_xor: return infix("!=");
-    case Op::bit_and: return t == DType::boolean ? infix("&&") : infix("&");
-    case Op::bit_or: return t == DType::boolean ? infix("||") : infix("|");
-    case Op::bit_xor: return t == DType::boolean ? infix("!=") : infix("^");
-    case Op::shl: return cat(t == DType::int64 ? "porta_shl_i64(" : "porta_shl_i32(", a, ", ", b, ")");
-    case Op::shr: return cat(t == DType::int64 ? "porta_shr_i64(" : "porta_shr_i32(", a, ", ", b, ")");
+    case Op::bit_and: return t == DType::boolean ? infix("&&") : narrow(infix("&"));
+    case Op::bit_or: return t == DType::boolean ? infix("||") : narrow(infix("|"));
+    case Op::bit_xor: return t == DType::boolean ? infix("!=") : narrow(infix("^"));
+    case Op::shl: return cat("porta_shl_", int_suffix(t), "(", a, ", ", b, ")");
+    case Op::shr: return cat("porta_shr_", int_suffix(t), "(", a, ", ", b, ")");
     default: break;
   }
   (void)src;

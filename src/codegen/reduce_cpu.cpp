@@ -34,6 +34,16 @@ std::string identity(const DialectText& d, ReduceOp op, DType acc) {
     case DType::int32: return lowest ? "(-2147483647 - 1)" : "2147483647";
     case DType::int64: return d.cuda() ? (lowest ? "(-9223372036854775807LL - 1)" : "9223372036854775807LL")
                                        : (lowest ? "(-9223372036854775807L - 1)" : "9223372036854775807L");
+    case DType::int8:
+    case DType::int16:
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64: {  // the type's limits, converted to it
+      const IntInfo lim = iinfo(acc);
+      const char* suffix = acc == DType::uint64 ? (d.cuda() ? "ULL" : "UL") : acc == DType::uint32 ? "u" : "";
+      return cat("((", d.compute_type(acc), ")", lowest ? cat("(", lim.min, ")") : cat(lim.max, suffix), ")");
+    }
     case DType::float64:
       return d.cuda() ? (lowest ? "(-__longlong_as_double(0x7ff0000000000000LL))" : "__longlong_as_double(0x7ff0000000000000LL)")
                       : (lowest ? "(-as_double(0x7ff0000000000000UL))" : "as_double(0x7ff0000000000000UL)");

@@ -16,6 +16,12 @@ std::string DialectText::storage_type(DType t) const {
     case DType::boolean: return cuda() ? "unsigned char" : "uchar";
     case DType::int32: return "int";
     case DType::int64: return cuda() ? "long long" : "long";
+    case DType::int8:
+    case DType::int16:
+    case DType::uint8:
+    case DType::uint16:
+    case DType::uint32:
+    case DType::uint64: return compute_type(t);
     case DType::float16: return cuda() ? "unsigned short" : "half";
     case DType::bfloat16: return cuda() ? "unsigned short" : "ushort";
     case DType::float32: return "float";
@@ -31,6 +37,14 @@ std::string DialectText::compute_type(DType t) const {
     case DType::boolean: return "bool";
     case DType::int32: return "int";
     case DType::int64: return cuda() ? "long long" : "long";
+    // The narrow integers are computed in their own types (each instruction's value converted
+    // back to it, so that arithmetic wraps as NumPy's: codegen/instr.cpp). OpenCL C's char is signed.
+    case DType::int8: return cuda() ? "signed char" : "char";
+    case DType::int16: return "short";
+    case DType::uint8: return cuda() ? "unsigned char" : "uchar";
+    case DType::uint16: return cuda() ? "unsigned short" : "ushort";
+    case DType::uint32: return cuda() ? "unsigned int" : "uint";
+    case DType::uint64: return cuda() ? "unsigned long long" : "ulong";
     case DType::float16:
     case DType::bfloat16:
     case DType::float32: return "float";
@@ -103,6 +117,17 @@ std::string DialectText::literal(double v, DType t) const {
     case DType::boolean: return v != 0 ? "true" : "false";
     case DType::int32: std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v)); return buf;
     case DType::int64: std::snprintf(buf, sizeof buf, cuda() ? "%lldLL" : "%lldL", static_cast<long long>(v)); return buf;
+    case DType::int8:
+    case DType::int16:
+    case DType::uint8:
+    case DType::uint16:
+      // The narrow types' literals are ints, converted where they are used.
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+      return buf;
+    case DType::uint32: std::snprintf(buf, sizeof buf, "%lluu", static_cast<unsigned long long>(v)); return buf;
+    case DType::uint64:
+      std::snprintf(buf, sizeof buf, cuda() ? "%lluULL" : "%lluUL", static_cast<unsigned long long>(v));
+      return buf;
     case DType::float64: std::snprintf(buf, sizeof buf, "%.17g", v); break;
     default: std::snprintf(buf, sizeof buf, "%.9g", v); break;
   }

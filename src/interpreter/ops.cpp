@@ -51,6 +51,15 @@ void cast_values(DType from, const void* src, DType to, void* dst, i64 n) {
           return;
         }
       }
+      if constexpr (std::is_same_v<D, u8>) {
+        if (to == DType::uint8) {  // a u8 register, but not bool's: wraps (saturates from floats)
+          for (i64 i = 0; i < n; ++i) {
+            if constexpr (std::is_floating_point_v<S>) d[i] = saturate<u8>(s[i]);
+            else d[i] = static_cast<u8>(s[i]);
+          }
+          return;
+        }
+      }
       for (i64 i = 0; i < n; ++i) d[i] = convert<D>(s[i]);
     });
   });

@@ -1,9 +1,10 @@
 // The block interpreter's op math (the interpreter's counterpart of src/codegen/instr.cpp): dtypes
 // and conversions of registers, and each operation of plan.hpp as one typed loop over a block.
 //
-// Registers hold bool as one byte 0/1 (a loaded byte is tested != 0), int32 and int64 as
-// themselves, float16 and bfloat16 as float32 values, float32 and float64 as themselves, complex64
-// and complex128 as base/complex.hpp's structs (as stored; 16-byte registers for complex128). As in
+// Registers hold bool as one byte 0/1 (a loaded byte is tested != 0), the integers as
+// themselves (uint8 too is a u8 register: the ops tell it from bool by the instruction's dtype),
+// float16 and bfloat16 as float32 values, float32 and float64 as themselves, complex64 and
+// complex128 as base/complex.hpp's structs (as stored; 16-byte registers for complex128). As in
 // the generated kernels (src/codegen_*), a float16/bfloat16 value is rounded to its dtype only
 // where it is cast to that dtype, drawn at random, or stored; arithmetic between stays in float32.
 // Integer arithmetic wraps (computed in unsigned); integer div is floor division and div or mod
@@ -82,6 +83,12 @@ template <class F> void visit_compute(DType t, F&& f) {
     case DType::boolean: f(Type<u8>{}); return;
     case DType::int32: f(Type<std::int32_t>{}); return;
     case DType::int64: f(Type<std::int64_t>{}); return;
+    case DType::int8: f(Type<std::int8_t>{}); return;
+    case DType::int16: f(Type<std::int16_t>{}); return;
+    case DType::uint8: f(Type<u8>{}); return;
+    case DType::uint16: f(Type<std::uint16_t>{}); return;
+    case DType::uint32: f(Type<std::uint32_t>{}); return;
+    case DType::uint64: f(Type<u64>{}); return;
     case DType::float16:
     case DType::bfloat16:
     case DType::float32: f(Type<float>{}); return;
@@ -138,6 +145,12 @@ template <class F> void visit_storage(DType t, F&& f) {
     case DType::boolean: f(Type<u8>{}, [](u8 v) -> u8 { return v != 0; }); return;
     case DType::int32: f(Type<std::int32_t>{}, [](std::int32_t v) { return v; }); return;
     case DType::int64: f(Type<std::int64_t>{}, [](std::int64_t v) { return v; }); return;
+    case DType::int8: f(Type<std::int8_t>{}, [](std::int8_t v) { return v; }); return;
+    case DType::int16: f(Type<std::int16_t>{}, [](std::int16_t v) { return v; }); return;
+    case DType::uint8: f(Type<u8>{}, [](u8 v) { return v; }); return;
+    case DType::uint16: f(Type<std::uint16_t>{}, [](std::uint16_t v) { return v; }); return;
+    case DType::uint32: f(Type<std::uint32_t>{}, [](std::uint32_t v) { return v; }); return;
+    case DType::uint64: f(Type<u64>{}, [](u64 v) { return v; }); return;
     case DType::float16:
       f(Type<std::uint16_t>{}, [](std::uint16_t v) { return static_cast<float>(half::from_bits(v)); });
       return;
@@ -158,6 +171,12 @@ template <class F> void visit_store(DType t, F&& f) {
     case DType::boolean: f(Type<u8>{}, Type<u8>{}, [](u8 v) { return v; }); return;
     case DType::int32: f(Type<std::int32_t>{}, Type<std::int32_t>{}, [](std::int32_t v) { return v; }); return;
     case DType::int64: f(Type<std::int64_t>{}, Type<std::int64_t>{}, [](std::int64_t v) { return v; }); return;
+    case DType::int8: f(Type<std::int8_t>{}, Type<std::int8_t>{}, [](std::int8_t v) { return v; }); return;
+    case DType::int16: f(Type<std::int16_t>{}, Type<std::int16_t>{}, [](std::int16_t v) { return v; }); return;
+    case DType::uint8: f(Type<u8>{}, Type<u8>{}, [](u8 v) { return v; }); return;
+    case DType::uint16: f(Type<std::uint16_t>{}, Type<std::uint16_t>{}, [](std::uint16_t v) { return v; }); return;
+    case DType::uint32: f(Type<std::uint32_t>{}, Type<std::uint32_t>{}, [](std::uint32_t v) { return v; }); return;
+    case DType::uint64: f(Type<u64>{}, Type<u64>{}, [](u64 v) { return v; }); return;
     case DType::float16: f(Type<float>{}, Type<std::uint16_t>{}, [](float v) { return half(v).bits; }); return;
     case DType::bfloat16: f(Type<float>{}, Type<std::uint16_t>{}, [](float v) { return bfloat16(v).bits; }); return;
     case DType::float32: f(Type<float>{}, Type<float>{}, [](float v) { return v; }); return;
@@ -187,41 +206,57 @@ void map2(O* __restrict o, const A* __restrict a, const A* __restrict b, i64 n, 
 void exp_f32(float* o, const float* a, i64 n, bool sigmoid);
 
 template <class T> using Unsigned = std::make_unsigned_t<T>;
+// The unsigned type integer arithmetic of T wraps in: at least 32 bits, since C++ promotes
+// narrower operands to int (where uint16's 65535 * 65535 would overflow).
+template <class T> using Wide = std::conditional_t<(sizeof(T) < 4), std::uint32_t, Unsigned<T>>;
 
-template <class T> T wrap_add(T a, T b) { return static_cast<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b)); }
-template <class T> T wrap_sub(T a, T b) { return static_cast<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b)); }
-template <class T> T wrap_mul(T a, T b) { return static_cast<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b)); }
+template <class T> T wrap_add(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) + static_cast<Wide<T>>(b)); }
+template <class T> T wrap_sub(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) - static_cast<Wide<T>>(b)); }
+template <class T> T wrap_mul(T a, T b) { return static_cast<T>(static_cast<Wide<T>>(a) * static_cast<Wide<T>>(b)); }
 
 template <class T> T int_div(T a, T b) {  // floor division; x / 0 is 0; MIN / -1 wraps to MIN
   if (b == 0) return 0;
-  if (b == -1) return wrap_sub(T(0), a);
-  T q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-  return q;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrap_sub(T(0), a);
+    T q = static_cast<T>(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return static_cast<T>(a / b);
+  }
 }
 template <class T> T int_mod(T a, T b) {  // NumPy remainder: the sign of the divisor; x % 0 is 0
-  if (b == 0 || b == -1) return 0;
-  T r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
+  if (b == 0) return 0;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    return static_cast<T>(a % b);
+  }
 }
 template <class T> T int_pow(T a, T b) {  // exact by squaring, wrapping; plan.hpp for b < 0
-  if (b < 0) return a == 1 ? T(1) : a == -1 ? T((b & 1) ? -1 : 1) : T(0);
-  Unsigned<T> base = static_cast<Unsigned<T>>(a), e = static_cast<Unsigned<T>>(b), r = 1;
+  if constexpr (std::is_signed_v<T>)
+    if (b < 0) return a == 1 ? T(1) : a == -1 ? T((b & 1) ? -1 : 1) : T(0);
+  Wide<T> base = static_cast<Wide<T>>(a), r = 1;
+  Unsigned<T> e = static_cast<Unsigned<T>>(b);
   while (e) {
     if (e & 1u) r *= base;
     base *= base;
-    e >>= 1;
+    e = static_cast<Unsigned<T>>(e >> 1);
   }
   return static_cast<T>(r);
 }
 template <class T> T shift_left(T a, T b) {  // NumPy's: a count outside [0, bits) gives 0
   constexpr auto bits = std::numeric_limits<Unsigned<T>>::digits;
-  return static_cast<Unsigned<T>>(b) < bits ? static_cast<T>(static_cast<Unsigned<T>>(a) << b) : T(0);
+  return static_cast<Unsigned<T>>(b) < bits ? static_cast<T>(static_cast<Wide<T>>(a) << b) : T(0);
 }
-template <class T> T shift_right(T a, T b) {  // arithmetic; a count outside [0, bits) gives 0 or -1
+template <class T> T shift_right(T a, T b) {  // arithmetic; a count outside [0, bits) gives 0 or -1 (unsigned: 0)
   constexpr auto bits = std::numeric_limits<Unsigned<T>>::digits;
-  return static_cast<Unsigned<T>>(b) < bits ? static_cast<T>(a >> b) : T(a < 0 ? -1 : 0);
+  if (static_cast<Unsigned<T>>(b) < bits) return static_cast<T>(a >> b);
+  if constexpr (std::is_signed_v<T>) return T(a < 0 ? -1 : 0);
+  else return T(0);
 }
 template <class T> T float_mod(T a, T b) {  // NumPy remainder
   T m = std::fmod(a, b);
@@ -321,7 +356,7 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
       case Op::trunc: map1(o, a, n, [](T x) { return std::trunc(x); }); return;
       default: break;
     }
-  } else if constexpr (std::is_same_v<T, u8>) {
+  } else if (std::is_same_v<T, u8> && (t == DType::boolean || op == Op::logical_not)) {  // bool, not uint8
     switch (op) {
       case Op::neg:
       case Op::abs:
@@ -338,8 +373,14 @@ template <class T> void run_unary(Op op, DType t, T* o, const T* a, i64 n) {
   } else {
     switch (op) {
       case Op::neg: map1(o, a, n, [](T x) { return wrap_sub(T(0), x); }); return;
-      case Op::abs: map1(o, a, n, [](T x) { return x < 0 ? wrap_sub(T(0), x) : x; }); return;
-      case Op::sign: map1(o, a, n, [](T x) { return static_cast<T>((x > 0) - (x < 0)); }); return;
+      case Op::abs:
+        if constexpr (std::is_signed_v<T>) map1(o, a, n, [](T x) { return x < 0 ? wrap_sub(T(0), x) : x; });
+        else map1(o, a, n, [](T x) { return x; });
+        return;
+      case Op::sign:
+        if constexpr (std::is_signed_v<T>) map1(o, a, n, [](T x) { return static_cast<T>((x > 0) - (x < 0)); });
+        else map1(o, a, n, [](T x) { return static_cast<T>(x > 0); });
+        return;
       case Op::square: map1(o, a, n, [](T x) { return wrap_mul(x, x); }); return;
       case Op::floor:
       case Op::ceil:
@@ -374,7 +415,7 @@ template <class T> void run_binary(Op op, DType t, T* o, const T* a, const T* b,
       case Op::nextafter: map2(o, a, b, n, [](T x, T y) { return std::nextafter(x, y); }); return;
       default: break;
     }
-  } else if constexpr (std::is_same_v<T, u8>) {
+  } else if (std::is_same_v<T, u8> && t == DType::boolean) {  // bool, not uint8
     switch (op) {
       case Op::add:
       case Op::maximum:

@@ -95,7 +95,7 @@ void check_instruction(const ElementwisePlan& p, int j) {
   if (in.op == Op::nextafter)
     return need((t == DType::float32 || t == DType::float64) && a == t && b == t, "nextafter takes float32 or float64");
   if (is_math2(in.op)) return need(is_floating(t) && a == t && b == t, "math functions take and give floating dtypes");
-  if (is_shift(in.op)) return need((t == DType::int32 || t == DType::int64) && a == t && b == t, "shifts take integers");
+  if (is_shift(in.op)) return need(is_integral(t) && a == t && b == t, "shifts take integers");
   if (in.op == Op::bit_not) return need(!is_inexact(t) && a == t, "integers or bool");
   if (in.op == Op::bit_and || in.op == Op::bit_or || in.op == Op::bit_xor)
     return need(!is_inexact(t) && a == t && b == t, "integers or bool");

@@ -172,11 +172,12 @@ template <ReduceOp R, class T> struct Reducer {
   static constexpr bool kArg = R == ReduceOp::argmin || R == ReduceOp::argmax;
   static constexpr bool kLow = R == ReduceOp::argmin || R == ReduceOp::min;  // the extreme is the lowest
   static constexpr bool kPairwise = R == ReduceOp::sum && (std::is_floating_point_v<T> || is_cx_v<T>);
-  using Acc = std::conditional_t<R == ReduceOp::sum && std::is_same_v<T, u8>, i64,
+  // u8 values (bool or uint8: the same registers) sum and multiply in int64, right for both.
+  using Acc = std::conditional_t<(R == ReduceOp::sum || R == ReduceOp::prod) && std::is_same_v<T, u8>, i64,
                                  std::conditional_t<R == ReduceOp::all || R == ReduceOp::any, u8, T>>;
   static constexpr DType acc_dtype(DType value) {
     if constexpr (std::is_same_v<Acc, i64>) return DType::int64;
-    else if constexpr (std::is_same_v<Acc, u8>) return DType::boolean;
+    else if constexpr (R == ReduceOp::all || R == ReduceOp::any) return DType::boolean;  // (not min/max of uint8)
     else if constexpr (std::is_same_v<Acc, float>) return DType::float32;
     else return value;
   }

@@ -13,7 +13,13 @@ void scalar_storage(const ScalarValue& v, DType t, void* out) {
   switch (t) {
     case DType::boolean: { std::uint8_t b = v.i != 0 || v.f != 0; std::memcpy(out, &b, 1); return; }
     case DType::int32: { auto x = static_cast<std::int32_t>(v.i); std::memcpy(out, &x, 4); return; }
-    case DType::int64: std::memcpy(out, &v.i, 8); return;
+    case DType::int64:
+    case DType::uint64: std::memcpy(out, &v.i, 8); return;  // uint64: its bits
+    case DType::int8:
+    case DType::uint8: { auto x = static_cast<std::uint8_t>(v.i); std::memcpy(out, &x, 1); return; }
+    case DType::int16:
+    case DType::uint16: { auto x = static_cast<std::uint16_t>(v.i); std::memcpy(out, &x, 2); return; }
+    case DType::uint32: { auto x = static_cast<std::uint32_t>(v.i); std::memcpy(out, &x, 4); return; }
     case DType::float16: { half h(v.f); std::memcpy(out, &h.bits, 2); return; }
     case DType::bfloat16: { bfloat16 h(v.f); std::memcpy(out, &h.bits, 2); return; }
     case DType::float32: { auto x = static_cast<float>(v.f); std::memcpy(out, &x, 4); return; }

@@ -20,7 +20,7 @@ void watch_exit() { ExitGuard::instance().watch(); }
 namespace {
 // The dtype families the code generator, the interpreter and the primitives compute (issue 37
 // brings them in one at a time; a family is declared once all three do).
-constexpr bool kNarrowIntegers = false;  // int8, int16, uint8, uint16, uint32, uint64
+constexpr bool kNarrowIntegers = true;   // int8, int16, uint8, uint16, uint32, uint64
 
 constexpr bool kComplex = true;  // complex64, complex128
 }  // namespace

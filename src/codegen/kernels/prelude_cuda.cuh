@@ -15,6 +15,10 @@
 //@ types  integer types, float16/bfloat16 conversions (bfloat16: round to nearest even, NaN kept quiet), mulhi, qualifiers
 typedef unsigned int porta_u32;
 typedef unsigned long long porta_u64;
+typedef signed char porta_i8;
+typedef unsigned char porta_u8;
+typedef short porta_i16;
+typedef unsigned short porta_u16;
 __device__ __forceinline__ float porta_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ unsigned short porta_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 __device__ __forceinline__ float porta_bf2f(unsigned short b) { return __uint_as_float(((porta_u32)b) << 16); }

@@ -27,6 +27,10 @@
 //@ types  integer types, bfloat16 conversions (round to nearest even, NaN kept quiet), float16 rounding, mulhi, qualifiers
 typedef uint porta_u32;
 typedef ulong porta_u64;
+typedef char porta_i8;
+typedef uchar porta_u8;
+typedef short porta_i16;
+typedef ushort porta_u16;
 inline float porta_bf2f(ushort b) { return as_float(((uint)b) << 16); }
 inline ushort porta_f2bf(float f) {
   uint u = as_uint(f);
