@@ -26,7 +26,7 @@ TEST_P(Creation, ZerosOnesFullAndLikes) {
     EXPECT_TRUE(array_matches(porta::zeros(s, t, dev()), t, s, std::vector<double>(static_cast<std::size_t>(n), 0), ex)) << shape_str(s);
     EXPECT_TRUE(array_matches(porta::ones(s, t, dev()), t, s, std::vector<double>(static_cast<std::size_t>(n), 1), ex)) << shape_str(s);
   }
-  double v = t == DType::boolean ? 1 : porta::is_floating(t) ? -2.5 : -7;
+  double v = t == DType::boolean ? 1 : porta::is_floating(t) ? -2.5 : porta::is_unsigned_integer(t) ? 7 : -7;
   EXPECT_TRUE(array_matches(porta::full({4, 3}, v, t, dev()), t, {4, 3}, std::vector<double>(12, v), ex));
   Array like_src = porta::full({2, 3}, v, t, dev());
   EXPECT_TRUE(array_matches(porta::zeros_like(like_src), t, {2, 3}, std::vector<double>(6, 0), ex));
@@ -41,12 +41,16 @@ TEST_P(Creation, ZerosOnesFullAndLikes) {
   EXPECT_TRUE(array_matches(unset, t, {3, 2}, std::vector<double>(6, v), ex)) << "empty_like, then written";
   if (porta::is_integral(t)) {
     EXPECT_THROW((void)porta::full({2}, 2.5, t, dev()), porta::InvalidArgument) << "a fraction in an integer array";
-    const double limit = t == DType::int32 ? 2147483648.0 : 9223372036854775808.0;
-    for (double bad : {limit, -limit * 2, std::nan(""), HUGE_VAL}) {
+    // One past each end of the dtype's range (2^bits or 2^(bits-1) above, -1 or -2^bits below).
+    const porta::IntInfo info = porta::iinfo(t);
+    const double above = std::ldexp(1.0, porta::is_unsigned_integer(t) ? info.bits : info.bits - 1);
+    const double below = porta::is_unsigned_integer(t) ? -1.0 : -above * 2;
+    for (double bad : {above, below, std::nan(""), HUGE_VAL}) {
       std::string msg = thrown_message<porta::InvalidArgument>([&] { (void)porta::full({2}, bad, t, dev()); });
       EXPECT_NE(msg.find(std::string(porta::name(t))), std::string::npos) << msg;
     }
-    EXPECT_EQ(porta::full({1}, -limit, t, dev()).astype(DType::float64).item<double>(), -limit) << "the lowest value fits";
+    const double lowest = static_cast<double>(info.min);
+    EXPECT_EQ(porta::full({1}, lowest, t, dev()).astype(DType::float64).item<double>(), lowest) << "the lowest value fits";
   }
   // empty() has the shape and dtype; its values are whatever the memory held.
   Array e = porta::empty({5, 2}, t, dev());
@@ -65,7 +69,7 @@ TEST_P(Creation, LargeFillsAtAnyOffset) {
   PORTA_REQUIRE_DTYPE(t);
   const std::int64_t item = static_cast<std::int64_t>(porta::itemsize(t));
   const std::int64_t n = (std::int64_t{1} << 20) / item + 21;
-  const double v = t == DType::boolean ? 1.0 : -3.0;
+  const double v = t == DType::boolean ? 1.0 : porta::is_unsigned_integer(t) ? 3.0 : -3.0;
   EXPECT_TRUE(array_matches(porta::full({n}, v, t, dev()), t, {n}, std::vector<double>(static_cast<std::size_t>(n), v), {0, 0}));
   for (const std::int64_t first : {std::int64_t{0}, std::int64_t{3}, std::int64_t{16}}) {
     std::vector<double> base;
@@ -105,9 +109,7 @@ TEST_P(Creation, FromHostRoundTripsEveryBit) {
   EXPECT_EQ(fetch(scalar).bytes, std::vector<std::uint8_t>(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(porta::itemsize(t))));
 }
 
-// issue 37: primitives for the new integer dtypes land separately (full()'s checks of the value
-// for int8 ... uint64 are creation's).
-PORTA_INSTANTIATE_DEVICES_DTYPES(Creation, kOldDTypes);
+PORTA_INSTANTIATE_DEVICES_DTYPES(Creation, kAllDTypes);
 
 using Ranges = DeviceTest;
 

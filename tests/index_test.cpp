@@ -138,8 +138,7 @@ TEST_P(Indexing, PutAndScatterAddWriteTheFlatElements) {
   EXPECT_TRUE(array_matches(a, dtype(), {5, 8}, ref, tol));
 }
 
-// issue 37: primitives for the new integer dtypes land separately
-PORTA_INSTANTIATE_DEVICES_DTYPES(Indexing, kOldDTypes);
+PORTA_INSTANTIATE_DEVICES_DTYPES(Indexing, kAllDTypes);
 
 using IndexRules = DeviceTest;
 

@@ -99,8 +99,7 @@ TEST_P(Scans, DiffMatchesNumPy) {
   EXPECT_EQ(porta::diff(a, 0).shape(), (Shape{4, 11}));
 }
 
-// issue 37: primitives for the new integer dtypes land separately
-PORTA_INSTANTIATE_DEVICES_DTYPES(Scans, kOldDTypes);
+PORTA_INSTANTIATE_DEVICES_DTYPES(Scans, kAllDTypes);
 
 using ScanRules = DeviceTest;
 

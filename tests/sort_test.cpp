@@ -144,8 +144,7 @@ TEST_P(Sorting, LargeSortsCrossTilesChunksAndPasses) {
   }
 }
 
-// issue 37: primitives for the new integer dtypes land separately
-PORTA_INSTANTIATE_DEVICES_DTYPES(Sorting, kOldDTypes);
+PORTA_INSTANTIATE_DEVICES_DTYPES(Sorting, kAllDTypes);
 
 using SortRules = DeviceTest;
 

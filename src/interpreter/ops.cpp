@@ -55,6 +55,7 @@ void cast_values(DType from, const void* src, DType to, void* dst, i64 n) {
         if (to == DType::uint8) {  // a u8 register, but not bool's: wraps (saturates from floats)
           for (i64 i = 0; i < n; ++i) {
             if constexpr (std::is_floating_point_v<S>) d[i] = saturate<u8>(s[i]);
+            else if constexpr (is_cx_v<S>) d[i] = saturate<u8>(real_value(s[i]));  // the real part
             else d[i] = static_cast<u8>(s[i]);
           }
           return;
