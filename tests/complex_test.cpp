@@ -720,7 +720,8 @@ TEST_P(ComplexTest, ElementwiseKernelTakesComplexParameters) {
   const std::vector<double> m = fetch_real(out[1]);
   for (std::size_t i = 0; i < x.size(); ++i) {
     EXPECT_TRUE(close(t, z[i], CL(x[i]) * std::conj(CL(y[i])), 4)) << str(z[i]);
-    EXPECT_TRUE(part_ok(m[i], round_part(t, std::abs(CL(x[i]))), 2 * eps_of(t) * std::abs(x[i]))) << m[i];
+    // CUDA's hypot of doubles is within 2 ulps (the programming guide's table), not 1.
+    EXPECT_TRUE(part_ok(m[i], round_part(t, std::abs(CL(x[i]))), 4 * eps_of(t) * std::abs(x[i]))) << m[i];
   }
 }
 

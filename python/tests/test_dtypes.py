@@ -178,6 +178,10 @@ def test_python_scalars_are_weak(device, dtype):
     for s in PY_SCALARS:
         want = numpy_outcome(lambda: ref + s)
         want = "bfloat16" if getattr(want, "name", None) == "bfloat16" else want
+        if dtype == "bfloat16" and want is TypeError and isinstance(s, int):
+            # Some ml_dtypes releases (seen with the GPU host's) refuse a Python int beyond int64
+            # with bfloat16, others give bfloat16 as NumPy does for float16: porta gives bfloat16.
+            want = "bfloat16"
         if isinstance(want, np.dtype) and not device.supports(want.name):
             continue
         for fn in (lambda: x + s, lambda: s + x, lambda: porta.add(x, s), lambda: porta.multiply(s, x)):

@@ -1,6 +1,7 @@
 // The public reductions: result dtypes, axes and keepdims, then one ReductionPlan that fuses
 // the input tree.
 #include <porta/reduce.hpp>
+#include <porta/index.hpp>
 #include <porta/ops.hpp>
 #include <porta/error.hpp>
 
@@ -109,16 +110,42 @@ Array mean_of(const Array& a, std::optional<int> axis, bool keepdims) {
   return divide(s, static_cast<double>(count));
 }
 
+// max/min of complex numbers: the element at argmax/argmin. NumPy's answer with NaNs is the first
+// NaN in order; a value reduction on a GPU combines partials out of that order (which NaN won
+// depended on the launch shape, seen on an H100), while the index reduction keeps the first.
+Array complex_extreme(const Array& a, ReduceOp op, std::optional<int> axis, bool keepdims) {
+  const int nd = a.ndim();
+  const bool empty = axis ? (*axis >= -nd && *axis < nd && a.shape()[static_cast<std::size_t>(*axis < 0 ? *axis + nd : *axis)] == 0)
+                          : a.size() == 0;
+  if (empty || (axis && (*axis < -nd || *axis >= nd))) return reduce(a, op, axis, keepdims);  // its errors
+  const ReduceOp arg = op == ReduceOp::max ? ReduceOp::argmax : ReduceOp::argmin;
+  if (!axis) {
+    const Array at = take_along_axis(a.reshape({-1}), reduce(a, arg, std::nullopt, false).reshape({1}), 0);
+    return at.reshape(keepdims ? Shape(static_cast<std::size_t>(nd), 1) : Shape{});
+  }
+  const int ax = *axis < 0 ? *axis + nd : *axis;
+  const Array at = take_along_axis(a, reduce(a, arg, ax, true), ax);
+  if (keepdims) return at;
+  Shape out = a.shape();
+  out.erase(out.begin() + ax);
+  return at.reshape(out);
+}
+
+Array extreme(const Array& a, ReduceOp op, std::optional<int> axis, bool keepdims) {
+  if (a.valid() && is_complex(a.dtype())) return complex_extreme(a, op, axis, keepdims);
+  return reduce(a, op, axis, keepdims);
+}
+
 }  // namespace
 
 Array sum(const Array& a) { return reduce(a, ReduceOp::sum, std::nullopt, false); }
 Array sum(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::sum, axis, keepdims); }
 Array prod(const Array& a) { return reduce(a, ReduceOp::prod, std::nullopt, false); }
 Array prod(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::prod, axis, keepdims); }
-Array min(const Array& a) { return reduce(a, ReduceOp::min, std::nullopt, false); }
-Array min(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::min, axis, keepdims); }
-Array max(const Array& a) { return reduce(a, ReduceOp::max, std::nullopt, false); }
-Array max(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::max, axis, keepdims); }
+Array min(const Array& a) { return extreme(a, ReduceOp::min, std::nullopt, false); }
+Array min(const Array& a, int axis, bool keepdims) { return extreme(a, ReduceOp::min, axis, keepdims); }
+Array max(const Array& a) { return extreme(a, ReduceOp::max, std::nullopt, false); }
+Array max(const Array& a, int axis, bool keepdims) { return extreme(a, ReduceOp::max, axis, keepdims); }
 Array argmin(const Array& a) { return reduce(a, ReduceOp::argmin, std::nullopt, false); }
 Array argmin(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::argmin, axis, keepdims); }
 Array argmax(const Array& a) { return reduce(a, ReduceOp::argmax, std::nullopt, false); }
