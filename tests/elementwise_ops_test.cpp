@@ -272,7 +272,6 @@ const std::vector<BinaryCase>& binary_cases() {
 // NumPy 2's result dtype of op(a, b) for two arrays of dtype t; nullopt: DTypeError.
 std::optional<DType> binary_result(std::string_view op, DType t, const Device& d) {
   bool fl = porta::is_floating(t);
-  DType from_bool = d.supports(DType::float16) ? DType::float16 : DType::float32;
   if (op == "atan2" || op == "hypot" || op == "copysign" || op == "logaddexp") return math_result(t, d);
   if (op == "nextafter") {  // porta computes no 16-bit nextafter yet
     const DType m = math_result(t, d);

@@ -58,12 +58,12 @@ TEST_P(Interop, DLPackTypeCodesOfEveryDtype) {
     Array a = porta::empty({3}, t, dev());
     DLManagedTensorVersioned* x = porta::to_dlpack(a);
     const DLDataType d = x->dl_tensor.dtype;
-    const unsigned want_code = t == DType::bfloat16 ? kDLBfloat
-                               : t == DType::boolean ? porta::kDLPackBoolCode
-                               : porta::is_complex(t) ? kDLComplex
-                               : porta::is_floating(t) ? kDLFloat
-                               : porta::is_unsigned_integer(t) ? kDLUInt
-                                                               : kDLInt;
+    const unsigned want_code = t == DType::bfloat16       ? static_cast<unsigned>(kDLBfloat)
+                               : t == DType::boolean      ? static_cast<unsigned>(porta::kDLPackBoolCode)
+                               : porta::is_complex(t)     ? static_cast<unsigned>(kDLComplex)
+                               : porta::is_floating(t)    ? static_cast<unsigned>(kDLFloat)
+                               : porta::is_unsigned_integer(t) ? static_cast<unsigned>(kDLUInt)
+                                                               : static_cast<unsigned>(kDLInt);
     EXPECT_EQ(d.code, want_code);
     EXPECT_EQ(d.bits, 8 * porta::itemsize(t));
     EXPECT_EQ(d.lanes, 1);

@@ -290,15 +290,16 @@ PORTA_INSTANTIATE_DEVICES(Random);
 // 32-bit limbs), so every device gives the same bits as the host; NumPy's errors. Every integer
 // dtype on every device, a few ranges each (the whole dtype, a small one, one at the top end).
 using RandomIntegers = DeviceDTypeTest;
+__extension__ typedef __int128 i128;  // GCC and Clang: pedantic mode knows it as an extension
+__extension__ typedef unsigned __int128 u128;
 
-__int128 bound_value(const Generator::IntegerBound& b) {
-  if (b.two_to_64) return static_cast<__int128>(1) << 64;
-  return b.big_unsigned ? static_cast<__int128>(static_cast<std::uint64_t>(b.bits)) : static_cast<__int128>(b.bits);
+i128 bound_value(const Generator::IntegerBound& b) {
+  if (b.two_to_64) return static_cast<i128>(1) << 64;
+  return b.big_unsigned ? static_cast<i128>(static_cast<std::uint64_t>(b.bits)) : static_cast<i128>(b.bits);
 }
 
 // Element e of a draw of stream `stream` under `seed`, as the int64 bits of its value.
-std::int64_t reference_integer(std::uint64_t seed, std::uint64_t stream, std::int64_t e, __int128 low, __int128 high) {
-  using u128 = unsigned __int128;
+std::int64_t reference_integer(std::uint64_t seed, std::uint64_t stream, std::int64_t e, i128 low, i128 high) {
   const auto w = porta::detail::philox4x32_10(static_cast<std::uint64_t>(e), stream, seed);
   const u128 fh = (static_cast<u128>(w[0]) << 32) | w[1], fl = (static_cast<u128>(w[2]) << 32) | w[3];
   const u128 r = static_cast<u128>(high - low);
@@ -352,8 +353,12 @@ TEST_P(RandomIntegers, EveryIntegerDTypeGivesTheHostsBits) {
   EXPECT_EQ(g.integers_in({0}, B::of(0), B::of(5), t, dev()).size(), 0);
   // NumPy's ValueErrors: an empty range, bounds outside the dtype; floats are no integer dtype.
   EXPECT_THROW((void)g.integers({3}, 5, 5, t, dev()), porta::InvalidArgument);
-  if (t != DType::uint64) EXPECT_THROW((void)g.integers_in({3}, B::of(0), above(whole_high), t, dev()), porta::InvalidArgument);
-  if (t != DType::int64) EXPECT_THROW((void)g.integers({3}, info.min - 1, 0, t, dev()), porta::InvalidArgument);
+  if (t != DType::uint64) {
+    EXPECT_THROW((void)g.integers_in({3}, B::of(0), above(whole_high), t, dev()), porta::InvalidArgument);
+  }
+  if (t != DType::int64) {
+    EXPECT_THROW((void)g.integers({3}, info.min - 1, 0, t, dev()), porta::InvalidArgument);
+  }
   EXPECT_THROW((void)g.integers({3}, 0, 5, DType::float32, dev()), porta::DTypeError);
 }
 

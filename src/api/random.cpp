@@ -74,14 +74,18 @@ Array Generator::normal(Shape shape, double mean, double stddev, DType t, Device
 
 namespace {
 
+// 128-bit integers hold every bound and range (GCC and Clang; an extension in pedantic mode).
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
 // A bound as a 128-bit integer.
-__int128 wide(const Generator::IntegerBound& b) {
-  if (b.two_to_64) return static_cast<__int128>(1) << 64;
-  return b.big_unsigned ? static_cast<__int128>(static_cast<std::uint64_t>(b.bits)) : static_cast<__int128>(b.bits);
+i128 wide(const Generator::IntegerBound& b) {
+  if (b.two_to_64) return static_cast<i128>(1) << 64;
+  return b.big_unsigned ? static_cast<i128>(static_cast<std::uint64_t>(b.bits)) : static_cast<i128>(b.bits);
 }
 
-std::string text(__int128 v) {
-  if (v == (static_cast<__int128>(1) << 64)) return "2^64";
+std::string text(i128 v) {
+  if (v == (static_cast<i128>(1) << 64)) return "2^64";
   return v < 0 ? std::to_string(static_cast<std::int64_t>(v)) : std::to_string(static_cast<std::uint64_t>(v));
 }
 
@@ -91,18 +95,18 @@ Array Generator::integers_in(Shape shape, IntegerBound low, IntegerBound high, D
   detail::check_valid_dtype(t, "integers");
   if (!is_integral(t))
     throw DTypeError(cat("random::integers makes integer arrays; ", name(t), " is not an integer dtype (uniform draws floats)"));
-  const __int128 lo = wide(low), hi = wide(high);
+  const i128 lo = wide(low), hi = wide(high);
   // NumPy's checks and words: "low >= high", "low is out of bounds for int8", "high is out of bounds".
   if (hi <= lo) throw InvalidArgument(cat("random::integers: low ", text(lo), " >= high ", text(hi), "; the range [low, high) is empty"));
   const IntInfo info = iinfo(t);
   if (lo < info.min)
     throw InvalidArgument(cat("random::integers: low ", text(lo), " is out of bounds for ", name(t), " (its least value is ", info.min, ")"));
-  if (hi > static_cast<__int128>(info.max) + 1)
+  if (hi > static_cast<i128>(info.max) + 1)
     throw InvalidArgument(cat("random::integers: high ", text(hi), " is out of bounds for ", name(t), " (at most ", info.max,
                               " + 1: high is excluded)"));
   (void)element_count(shape);
   detail::check_dtype(d, t);
-  const auto r = static_cast<unsigned __int128>(hi - lo);  // 1 to 2^64
+  const auto r = static_cast<u128>(hi - lo);  // 1 to 2^64
   auto out = detail::make_buffer_node(shape, t, d);
   const std::int64_t n = element_count(shape);
   if (n > 0)

@@ -5,20 +5,22 @@
    per real type; generated kernels carry its text the same way (codegen/text.cpp, after the
    dialect's `complex_f32` / `complex_f64` sections of codegen/kernels/prelude_*.{cuh,cl}).
    There is no include guard: the includer defines, before each inclusion,
-     CX_T          the real type (float, double)
-     CX_C          the complex type, a struct { CX_T re, im; } (real part first: std::complex's layout)
-     CX_F(name)    the name of function `name` for this type (porta_<name>_c64)
-     CX_M(fn)      the real math function fn for CX_T (sqrtf or sqrt ...)
-     CX_K(lit)     a literal of CX_T (0.5f or 0.5)
+     CX_DOUBLE     0 for complex64 (float parts), 1 for complex128 (double parts)
+     CX_M(fn)      the real math function fn for that type (sqrtf or sqrt ...)
      CX_FN         the functions' qualifiers (inline; __device__ __forceinline__)
      CX_MUL(a, b)  a * b never contracted with an addition into an FMA (CUDA: __fmul_rn); the
                    OpenCL prelude turns FP_CONTRACT off around this text instead
+   and undefines them after. This file defines, from CX_DOUBLE, and undefines at its end:
+     CX_T          the real type (float, double)
+     CX_C          the complex type, a struct { CX_T re, im; } (real part first: std::complex's
+                   layout) that the includer declares: porta_c64, porta_c128
+     CX_F(name)    the name of function `name` for this type (porta_<name>_c64)
+     CX_K(lit)     a literal of CX_T (0.5f or 0.5)
      CX_EXP_OVER   above it exp(x) overflows (88.7f, 709.7)
      CX_SQRT_BIG   scale down by 4 from here (2^125, 2^1021)
      CX_SQRT_SMALL, CX_SQRT_UP, CX_SQRT_DOWN  below SMALL scale up by UP = 2^(2k), result by DOWN = 2^-k
      CX_TANH_BIG   from here tanh(x) is +-1 in CX_T (9, 22)
      CX_ATANH_BIG  from here atanh(z) is 1/z + i pi/2 in CX_T (1/eps: 2^24, 2^53)
-   and undefines them after.
 
    Conventions (NumPy 2's, which takes most of them from the C library's C99 Annex G functions):
    - multiplication is the textbook formula (NumPy's loop; no Annex G recovery of infinities);
@@ -42,6 +44,32 @@
    - the order of NumPy (its CLT/CLE/CGT/CGE): lexicographic, the real parts compared strictly
      first (with no NaN in either imaginary part), then the imaginary parts where the real parts
      are equal; maximum/minimum propagate NaN. */
+
+#if CX_DOUBLE
+#define CX_T double
+#define CX_C porta_c128
+#define CX_F(name) porta_##name##_c128
+#define CX_K(lit) lit
+#define CX_EXP_OVER 709.7
+#define CX_SQRT_BIG 0x1p1021
+#define CX_SQRT_SMALL 0x1p-1000
+#define CX_SQRT_UP 0x1p1000
+#define CX_SQRT_DOWN 0x1p-500
+#define CX_TANH_BIG 22.0
+#define CX_ATANH_BIG 0x1p53
+#else
+#define CX_T float
+#define CX_C porta_c64
+#define CX_F(name) porta_##name##_c64
+#define CX_K(lit) lit##f
+#define CX_EXP_OVER 88.7f
+#define CX_SQRT_BIG 0x1p125f
+#define CX_SQRT_SMALL 0x1p-100f
+#define CX_SQRT_UP 0x1p100f
+#define CX_SQRT_DOWN 0x1p-50f
+#define CX_TANH_BIG 9.0f
+#define CX_ATANH_BIG 0x1p24f
+#endif
 
 CX_FN CX_C CX_F(c)(CX_T re, CX_T im) { CX_C z; z.re = re; z.im = im; return z; }
 CX_FN CX_C CX_F(add)(CX_C a, CX_C b) { return CX_F(c)(a.re + b.re, a.im + b.im); }
@@ -310,3 +338,15 @@ CX_FN CX_C CX_F(atanh)(CX_C z) {
   return CX_F(c)(CX_M(copysign)(re, x), im);
 }
 CX_FN CX_C CX_F(atan)(CX_C z) { return CX_F(times_minus_i)(CX_F(atanh)(CX_F(times_i)(z))); }
+
+#undef CX_T
+#undef CX_C
+#undef CX_F
+#undef CX_K
+#undef CX_EXP_OVER
+#undef CX_SQRT_BIG
+#undef CX_SQRT_SMALL
+#undef CX_SQRT_UP
+#undef CX_SQRT_DOWN
+#undef CX_TANH_BIG
+#undef CX_ATANH_BIG

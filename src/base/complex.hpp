@@ -20,56 +20,14 @@ static_assert(sizeof(porta_c64) == sizeof(std::complex<float>) && sizeof(porta_c
 
 #define CX_FN inline
 #define CX_MUL(a, b) ((a) * (b))  // the interpreter is built with -ffp-contract=off
-
-#define CX_T float
-#define CX_C porta_c64
-#define CX_F(name) porta_##name##_c64
 #define CX_M(fn) std::fn
-#define CX_K(lit) lit##f
-#define CX_EXP_OVER 88.7f
-#define CX_SQRT_BIG 0x1p125f
-#define CX_SQRT_SMALL 0x1p-100f
-#define CX_SQRT_UP 0x1p100f
-#define CX_SQRT_DOWN 0x1p-50f
-#define CX_TANH_BIG 9.0f
-#define CX_ATANH_BIG 0x1p24f
+#define CX_DOUBLE 0
 #include "base/complex.h"
-#undef CX_T
-#undef CX_C
-#undef CX_F
-#undef CX_K
-#undef CX_EXP_OVER
-#undef CX_SQRT_BIG
-#undef CX_SQRT_SMALL
-#undef CX_SQRT_UP
-#undef CX_SQRT_DOWN
-#undef CX_TANH_BIG
-#undef CX_ATANH_BIG
-
-#define CX_T double
-#define CX_C porta_c128
-#define CX_F(name) porta_##name##_c128
-#define CX_K(lit) lit
-#define CX_EXP_OVER 709.7
-#define CX_SQRT_BIG 0x1p1021
-#define CX_SQRT_SMALL 0x1p-1000
-#define CX_SQRT_UP 0x1p1000
-#define CX_SQRT_DOWN 0x1p-500
-#define CX_TANH_BIG 22.0
-#define CX_ATANH_BIG 0x1p53
+#undef CX_DOUBLE
+#define CX_DOUBLE 1
 #include "base/complex.h"
-#undef CX_T
-#undef CX_C
-#undef CX_F
+#undef CX_DOUBLE
 #undef CX_M
-#undef CX_K
-#undef CX_EXP_OVER
-#undef CX_SQRT_BIG
-#undef CX_SQRT_SMALL
-#undef CX_SQRT_UP
-#undef CX_SQRT_DOWN
-#undef CX_TANH_BIG
-#undef CX_ATANH_BIG
 #undef CX_FN
 #undef CX_MUL
 

@@ -37,48 +37,18 @@ __device__ __forceinline__ porta_u32 porta_mulhi(porta_u32 a, porta_u32 b) { ret
 PORTA_FN float porta_odd_f32(double d) { float f = __double2float_rz(d); if ((double)f != d && f == f) f = __uint_as_float(__float_as_uint(f) | 1u); return f; }
 //@ complex_f32  (kernels with complex values) base/complex.h's names for complex64, its text follows (codegen/text.cpp); 8-byte aligned: one 64-bit access an element
 typedef struct __align__(8) { float re, im; } porta_c64;
+#define CX_DOUBLE 0
 #define CX_FN __device__ inline
-#define CX_T float
-#define CX_C porta_c64
 #define CX_MUL(a, b) __fmul_rn((a), (b))
-#define CX_F(name) porta_##name##_c64
 #define CX_M(fn) fn##f
-#define CX_K(lit) lit##f
-#define CX_EXP_OVER 88.7f
-#define CX_SQRT_BIG 0x1p125f
-#define CX_SQRT_SMALL 0x1p-100f
-#define CX_SQRT_UP 0x1p100f
-#define CX_SQRT_DOWN 0x1p-50f
-#define CX_TANH_BIG 9.0f
-#define CX_ATANH_BIG 0x1p24f
 //@ complex_f64  (kernels with complex128) the same for complex128; 16-byte aligned
 typedef struct __align__(16) { double re, im; } porta_c128;
+#define CX_DOUBLE 1
 #define CX_FN __device__ inline
-#define CX_T double
-#define CX_C porta_c128
 #define CX_MUL(a, b) __dmul_rn((a), (b))
-#define CX_F(name) porta_##name##_c128
 #define CX_M(fn) fn
-#define CX_K(lit) lit
-#define CX_EXP_OVER 709.7
-#define CX_SQRT_BIG 0x1p1021
-#define CX_SQRT_SMALL 0x1p-1000
-#define CX_SQRT_UP 0x1p1000
-#define CX_SQRT_DOWN 0x1p-500
-#define CX_TANH_BIG 22.0
-#define CX_ATANH_BIG 0x1p53
 //@ complex_end  after base/complex.h's text: its names undefined
+#undef CX_DOUBLE
 #undef CX_FN
 #undef CX_MUL
-#undef CX_T
-#undef CX_C
-#undef CX_F
 #undef CX_M
-#undef CX_K
-#undef CX_EXP_OVER
-#undef CX_SQRT_BIG
-#undef CX_SQRT_SMALL
-#undef CX_SQRT_UP
-#undef CX_SQRT_DOWN
-#undef CX_TANH_BIG
-#undef CX_ATANH_BIG

@@ -70,54 +70,24 @@ PORTA_PHILOX_VECTOR(8, (0, 1, 2, 3, 4, 5, 6, 7))
 PORTA_PHILOX_VECTOR(16, (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 //@ complex_f32  (kernels with complex values) base/complex.h's names for complex64, its text follows (codegen/text.cpp); 8-byte aligned: OpenCL C has no complex type: this struct is the same text on every OpenCL device; math functions are overloaded
 typedef struct __attribute__((aligned(8))) { float re, im; } porta_c64;
+#define CX_DOUBLE 0
 #define CX_FN static inline
-#define CX_T float
-#define CX_C porta_c64
 #define CX_MUL(a, b) ((a) * (b))
 #pragma OPENCL FP_CONTRACT OFF
-#define CX_F(name) porta_##name##_c64
 #define CX_M(fn) fn
-#define CX_K(lit) lit##f
-#define CX_EXP_OVER 88.7f
-#define CX_SQRT_BIG 0x1p125f
-#define CX_SQRT_SMALL 0x1p-100f
-#define CX_SQRT_UP 0x1p100f
-#define CX_SQRT_DOWN 0x1p-50f
-#define CX_TANH_BIG 9.0f
-#define CX_ATANH_BIG 0x1p24f
 //@ complex_f64  (kernels with complex128) the same for complex128; 16-byte aligned
 typedef struct __attribute__((aligned(16))) { double re, im; } porta_c128;
+#define CX_DOUBLE 1
 #define CX_FN static inline
-#define CX_T double
-#define CX_C porta_c128
 #define CX_MUL(a, b) ((a) * (b))
 #pragma OPENCL FP_CONTRACT OFF
-#define CX_F(name) porta_##name##_c128
 #define CX_M(fn) fn
-#define CX_K(lit) lit
-#define CX_EXP_OVER 709.7
-#define CX_SQRT_BIG 0x1p1021
-#define CX_SQRT_SMALL 0x1p-1000
-#define CX_SQRT_UP 0x1p1000
-#define CX_SQRT_DOWN 0x1p-500
-#define CX_TANH_BIG 22.0
-#define CX_ATANH_BIG 0x1p53
 //@ complex_end  after base/complex.h's text: its names undefined
 #pragma OPENCL FP_CONTRACT ON
+#undef CX_DOUBLE
 #undef CX_FN
 #undef CX_MUL
-#undef CX_T
-#undef CX_C
-#undef CX_F
 #undef CX_M
-#undef CX_K
-#undef CX_EXP_OVER
-#undef CX_SQRT_BIG
-#undef CX_SQRT_SMALL
-#undef CX_SQRT_UP
-#undef CX_SQRT_DOWN
-#undef CX_TANH_BIG
-#undef CX_ATANH_BIG
 //@ prefetch  (CPU devices' vector kernels, before the prelude) PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing
 #if defined(__clang__) && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
