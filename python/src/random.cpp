@@ -19,6 +19,18 @@ void bind_random(nb::module_& m) {
     nb::gil_scoped_release unlocked;
     return porta::random::normal(std::move(s), mean, stddev, t, std::move(d));
   }, nb::arg("shape"), nb::arg("mean"), nb::arg("stddev"), nb::arg("dtype"), nb::arg("device").none());
+  // integers: each bound as (int64 bits, above INT64_MAX, exactly 2^64), made by porta/random.py
+  // from a Python int of any size.
+  m.def("_integers", [](nb::handle shape, std::int64_t lo_bits, bool lo_big, std::int64_t hi_bits, bool hi_big,
+                        bool hi_2_64, nb::handle dtype, nb::handle device) {
+    Shape s = to_shape(shape);
+    DType t = to_dtype(dtype);
+    Device d = to_device(device);
+    const porta::random::Generator::IntegerBound lo{lo_bits, lo_big, false}, hi{hi_bits, hi_big, hi_2_64};
+    nb::gil_scoped_release unlocked;
+    return porta::random::integers_in(std::move(s), lo, hi, t, std::move(d));
+  }, nb::arg("shape"), nb::arg("lo_bits"), nb::arg("lo_big"), nb::arg("hi_bits"), nb::arg("hi_big"), nb::arg("hi_2_64"),
+     nb::arg("dtype"), nb::arg("device").none());
 }
 
 }  // namespace porta::python
