@@ -260,10 +260,10 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
       struct G {
         const char* family;
         const char* peer;
-        double target;
+        double target;  // at 8192; 0: no target
       };
-      for (G g : {G{"matmul_f32", "torch_sgemm", 0.98}, G{"matmul_f16", "torch_hgemm", 0.97}, G{"matmul_bf16", "torch_bf16gemm", 0.97},
-                  G{"matmul_tf32", "torch_tf32gemm", 0.0}, G{"matmul_f64", "torch_dgemm", 0.0}}) {
+      // Each GEMM of a family on this device against the peer's figure of the same size.
+      auto against = [&](const G& g, const char* who) {
         for (auto& [name, r] : results) {
           if (r.family != g.family || r.device != d.spec || !r.error.empty()) continue;
           auto p = peers.find(std::string(g.peer) + r.param + "_TFLOPs");
@@ -271,24 +271,16 @@ void add_ratios(Report& rep, const std::map<std::string, Result>& results, const
           if (p == peers.end() || t == r.counters.end() || p->second <= 0) continue;
           double v = t->second / p->second;
           bool target = g.target > 0 && r.param == "8192";
-          push(std::string(g.family) + " " + r.param + " / PyTorch", d.spec, v,
+          push(std::string(g.family) + " " + r.param + " / " + who, d.spec, v,
                target ? (g.target > 0.975 ? ">= 0.98" : ">= 0.97") : "",
                target ? std::optional(v >= g.target) : std::nullopt);
         }
-      }
+      };
+      for (G g : {G{"matmul_f32", "torch_sgemm", 0.98}, G{"matmul_f16", "torch_hgemm", 0.97}, G{"matmul_bf16", "torch_bf16gemm", 0.97},
+                  G{"matmul_tf32", "torch_tf32gemm", 0.0}, G{"matmul_f64", "torch_dgemm", 0.0}})
+        against(g, "PyTorch");
       // Issue 37: cgemm and zgemm 8192 at least 0.98x cuBLAS through CuPy (cupy.matmul of complex).
-      for (G g : {G{"matmul_c64", "cupy_cgemm", 0.98}, G{"matmul_c128", "cupy_zgemm", 0.98}}) {
-        for (auto& [name, r] : results) {
-          if (r.family != g.family || r.device != d.spec || !r.error.empty()) continue;
-          auto p = peers.find(std::string(g.peer) + r.param + "_TFLOPs");
-          auto t = r.counters.find("TFLOP/s");
-          if (p == peers.end() || t == r.counters.end() || p->second <= 0) continue;
-          double v = t->second / p->second;
-          bool target = r.param == "8192";
-          push(std::string(g.family) + " " + r.param + " / CuPy", d.spec, v, target ? ">= 0.98" : "",
-               target ? std::optional(v >= g.target) : std::nullopt);
-        }
-      }
+      for (G g : {G{"matmul_c64", "cupy_cgemm", 0.98}, G{"matmul_c128", "cupy_zgemm", 0.98}}) against(g, "CuPy");
       for (auto [fam, peer] : {std::pair{"add", "cupy_add_GBps"}, std::pair{"fused", "torch_expr_compiled_effGBps"},
                                std::pair{"sum", "torch_sum_GBps"}, std::pair{"uniform", "torch_rand_GBps"},
                                std::pair{"uniform", "cupy_random_GBps"}, std::pair{"normal", "torch_randn_GBps"},
