@@ -251,6 +251,31 @@ TEST_P(Promotion, ComparisonsWithIntegersBeyondInt32AreExact) {
   EXPECT_EQ((a < 5).dtype(), B);
 }
 
+// At the ends of 64 bits, where a double cannot tell the numbers apart: int64's maximum against
+// 2^63 (a C++ unsigned number above INT64_MAX), uint64's values against -1, both orders, exactly.
+TEST_P(Promotion, ComparisonsBeyondSixtyFourBitDTypesAreExact) {
+  const std::int64_t i64[] = {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), -1, 0};
+  const std::uint64_t u64[] = {std::numeric_limits<std::uint64_t>::max(), std::uint64_t{1} << 63, 0, 1};
+  const Array s = porta::from_host(std::span<const std::int64_t>(i64), {4}, dev());
+  const Array u = porta::from_host(std::span<const std::uint64_t>(u64), {4}, dev());
+  const std::uint64_t two63 = std::uint64_t{1} << 63;
+  auto all = [](const Array& r, bool want) {
+    EXPECT_EQ(r.dtype(), B);
+    for (std::uint8_t v : fetch(r).bytes) EXPECT_EQ(v, want ? 1 : 0);
+  };
+  all(porta::less(s, two63), true);
+  all(porta::less_equal(s, two63), true);
+  all(porta::equal(s, two63), false);
+  all(porta::not_equal(s, two63), true);
+  all(porta::greater(two63, s), true);
+  all(porta::greater_equal(s, two63), false);
+  all(porta::greater(u, -1), true);
+  all(porta::equal(u, -1), false);
+  all(porta::less(-1, u), true);
+  all(porta::less_equal(u, -1), false);
+  EXPECT_THROW((void)(s + two63), porta::InvalidArgument) << "arithmetic with it is still refused";
+}
+
 // The operands are converted to the result dtype before the operation: int32 + int64 does not
 // overflow in int32, and int32 == float32 compares in float64.
 TEST_P(Promotion, OperandsConvertBeforeTheOperation) {

@@ -59,14 +59,26 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
 }
 
 Array comparison(Op op, const Operand& a, const Operand& b) {
-  // uint8_array < 300 is all true in NumPy 2: a host integer the array's dtype cannot hold is
-  // compared in int64 (float64 where int64 cannot hold both: uint64 arrays with a negative
-  // number, values above INT64_MAX) rather than refused (arithmetic with it still is).
+  // uint8_array < 300 is all true in NumPy 2: a host integer the array's dtype cannot hold is not
+  // refused (arithmetic with it still is) but compared exactly. It lies above every element (a
+  // positive number) or below every one (a negative), so the answer is the same everywhere.
   const DType t = detail::result_dtype({&a, &b});
-  if (!detail::integer_fits(a, t) || !detail::integer_fits(b, t)) {
-    const bool int64_holds = t != DType::uint64 && !a.big_unsigned() && !b.big_unsigned();
-    auto r = resolve({&a, &b}, int64_holds ? DType::int64 : DType::float64);
-    return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
+  const bool a_out = !detail::integer_fits(a, t), b_out = !detail::integer_fits(b, t);
+  const Operand& other = a_out ? b : a;
+  if (a_out != b_out && other.kind() == Operand::Kind::array) {
+    const Operand& number = a_out ? a : b;
+    // Whether the left operand is the smaller, the same for every element.
+    const bool number_above = number.big_unsigned() || number.integer() > 0;
+    const bool left_less = a_out ? !number_above : number_above;
+    bool value = false;
+    switch (op) {
+      case Op::ne: value = true; break;
+      case Op::lt: case Op::le: value = left_less; break;
+      case Op::gt: case Op::ge: value = !left_less; break;
+      default: break;  // eq: never equal
+    }
+    const NodePtr n = detail::node_of(other.array(), "comparison");
+    return full(n->shape(), value ? 1.0 : 0.0, DType::boolean, n->device());
   }
   auto r = resolve({&a, &b});
   return wrap(make_node(op, DType::boolean, r.nodes[0], r.nodes[1]));
