@@ -133,6 +133,11 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "How sort and argsort rank a tile of keys: serial chunks, local memory (tiled) or the warp votes emulated in "
      "local memory (ballot), on any compiling device; auto: the device's own."},
+    {"PORTA_SORT", Type::choice, "auto onesweep twopass", 0, 0, false, "auto", "", "each sort", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "How sort and argsort make their radix passes on a compiling device: onesweep (one read and write of the keys a digit, "
+     "offsets by a look-back over tiles; sorts of fewer than 2^30 elements) or twopass (count, then scatter); auto: "
+     "onesweep on GPUs, twopass on CPU devices."},
     {"PORTA_RADIX_BLOCKS", Type::integer, "", 1, 8, false, "4", "", "once, at the first sort", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The blocks an SM is to hold in CUDA's downsweep of sorts without indices (its `__launch_bounds__`)."},
