@@ -326,7 +326,7 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
   const bool ballot = has_ballot(s.rank);
   return cat(defs(d, s, last_wide), part("downsweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
-             part("downsweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("downsweep_tiles"),
+             part("downsweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("downsweep_tiles"), part("tile_rank"),
              // The tile's digit counts scanned: warp shuffles, then the warps' totals; without
              // ballots, the scan over the work-group.
              ballot ? part("downsweep_tile_scan_ballot")
