@@ -61,7 +61,7 @@ TEST(SettingsTable, EveryRowIsComplete) {
                         "PORTA_LAUNCH", "PORTA_CACHE", "PORTA_CACHE_DIR", "PORTA_OPENCL_GEMM", "PORTA_OPENCL_GEMM_SHAPE",
                         "PORTA_OPENCL_GEMM_SEARCH", "PORTA_OPENCL_GEMM_CANDIDATES", "PORTA_OPENCL_COMMAND_BUFFER",
                         "PORTA_RADIX", "PORTA_RADIX_BLOCKS", "PORTA_SORT", "PORTA_SCAN", "PORTA_SCAN_ITEMS", "PORTA_SCAN_WINDOW",
-                        "PORTA_SCAN_BLOCKS", "PORTA_GIL_HOLD_US", "PORTA_MPI_NCCL_SHARED_GPU"})
+                        "PORTA_SCAN_BLOCKS", "PORTA_REDUCE_GROUPS", "PORTA_REDUCE_UNROLL", "PORTA_GIL_HOLD_US", "PORTA_MPI_NCCL_SHARED_GPU"})
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_FALSE(names.count("PORTA_SCAN_LOAD")) << "nothing reads it";
   EXPECT_EQ(info_of("PORTA_SCAN_ITEMS").audience, "tuning");

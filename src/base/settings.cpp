@@ -156,6 +156,13 @@ constexpr Spec kTable[] = {
      OnBad::error, kWrongKernel,
      "The work-groups of 256 an SM that the GPU scan's register bound leaves room for (CUDA's `__launch_bounds__`, "
      "NVIDIA OpenCL's `.maxnreg`), for 4-byte values."},
+    {"PORTA_REDUCE_GROUPS", Type::integer, "", 1, 256, false, "32", "", "once, at the first reduction", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "The work-groups a compute unit that a GPU reduction along rows aims for (the extent is cut into chunks of whole "
+     "tiles until there are this many a unit)."},
+    {"PORTA_REDUCE_UNROLL", Type::integer, "", 1, 16, false, "4", "", "once, at the first reduction", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "The loads a work-item of a GPU reduction along rows has in flight (each into its own accumulator)."},
 };
 
 const Spec& spec_of(std::string_view name) {
