@@ -206,12 +206,19 @@ KERNEL porta_k(GLOBAL const RT* keys, GLOBAL u32* hist, i64 k_off, i64 n, i64 cs
   i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
   for (int q = lid; q < HCOPY * HPASSES * DIGITS; q += GROUP) h[q] = 0;
   BARRIER
-  for (i64 e = lo + lid; e < hi; e += GROUP) {
-    RT raw = keys[k_off + e];
-    for (int p = 0; p < passes; ++p) {
-      const int by_row = p >= key_passes, shift = 8 * (by_row ? p - key_passes : p);
-      u32 dg; DIGIT(raw, (PT)e, dg);
-      LATOMIC_ADD(&h[copy + p * DIGITS + dg], 1u);
+  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {  // eight loads in flight a work-item, then their counts
+    RT raw[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) { i64 e = e0 + q * GROUP + lid; raw[q] = e < hi ? keys[k_off + e] : (RT)0; }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      i64 e = e0 + q * GROUP + lid;
+      if (e < hi)
+        for (int p = 0; p < passes; ++p) {
+          const int by_row = p >= key_passes, shift = 8 * (by_row ? p - key_passes : p);
+          u32 dg; DIGIT(raw[q], (PT)e, dg);
+          LATOMIC_ADD(&h[copy + p * DIGITS + dg], 1u);
+        }
     }
   }
   BARRIER
