@@ -224,6 +224,10 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
       neg[static_cast<std::size_t>(i)] = -1000000 - 65536.0 * r;   // negative, upper digits vary
     }
     for (const auto* v : {&low, &mid, &same, &neg}) expect_sorted(dev(), *v, DType::int32);
+    // The rest under the device's own ways and the one-sweep tiled ranking only (PoCL's compiles
+    // of each way's float32 kernels cost minutes in CI; NewDTypeSorting sorts rows under ballot).
+    if (way.radix && std::string(way.radix) != "tiled") continue;
+    if (way.radix && std::string(way.sort) != "onesweep") continue;
     // 300 rows of 7: two passes on the row after the key passes.
     std::vector<double> w;
     Array b = random_array({300, 7}, DType::float32, -3, 3, &w);

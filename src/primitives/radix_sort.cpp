@@ -455,8 +455,15 @@ int max_passes(DType t) { return key_bits(t) / 8 + kMaxRowPasses; }
 // Copies of the histogram kernel's local histograms: as many (up to 4) as fit 32 KiB.
 int hist_copies(DType t) { return std::clamp(32768 / (max_passes(t) * kDigits * 4), 1, 4); }
 
-std::string histogram_source(const DialectText& d, const RadixPlan& s) {
-  return cat(defs(d, s, false), "#define HPASSES ", max_passes(s.t), "\n#define HCOPY ", hist_copies(s.t), "\n",
+// The histogram reads keys alone and ranks nothing: one kernel a dtype (hist_plan), whatever the
+// sort's ranking, indices and tile (fewer programs to build, the slow part on PoCL).
+RadixPlan hist_plan(DType t) {
+  RadixPlan h{t, Rank::tiled};
+  h.pay = 4;
+  return h;
+}
+std::string histogram_source(const DialectText& d, DType t) {
+  return cat(defs(d, hist_plan(t), false), "#define HPASSES ", max_passes(t), "\n#define HCOPY ", hist_copies(t), "\n",
              kernel_text(d, kRadixSortSource, "histogram"));
 }
 
@@ -515,9 +522,9 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     h.write = &hist->view();
     h.items = n;
     h.groups = static_cast<std::size_t>((n + chunk - 1) / chunk);
-    h.group = static_cast<std::size_t>(s.group());
-    h.key = cat("radix_hist|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items);
-    h.source = [s](const DialectText& d) { return histogram_source(d, s); };
+    h.group = static_cast<std::size_t>(hist_plan(t).group());
+    h.key = cat("radix_hist|", static_cast<int>(t));
+    h.source = [t](const DialectText& d) { return histogram_source(d, t); };
     h.args = [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(hist->view()), i64(a.offset), i64(n), i64(chunk), KernelArg::scalar<std::int32_t>(key_passes),
            KernelArg::scalar<std::int32_t>(passes), KernelArg::scalar<std::int32_t>(descending ? 1 : 0), i64(len)};
@@ -687,7 +694,7 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
         out.emplace_back(cat("radix downsweep ", what), downsweep_source(d, s, false));
         if (pay == 4) out.emplace_back(cat("radix downsweep (wide last) ", what), downsweep_source(d, s, true));
         if (rank != Rank::serial && pay != 8) {  // the one-sweep sort: tiled rankings, 4-byte indices (n < 2^30)
-          out.emplace_back(cat("radix histogram ", what), histogram_source(d, s));
+          if (pay == 0 && rank == Rank::tiled) out.emplace_back(cat("radix histogram ", name(t)), histogram_source(d, t));
           out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, s, false));
           if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, s, true));
         }
