@@ -81,6 +81,7 @@ void add_array_api_ratios(Report& rep, const std::map<std::string, Result>& resu
                        OverPeer{"assign_transposed_f32", Metric::gbps, "cupy_assign_transposed_GBps", "torch_assign_transposed_GBps", 0},
                        OverPeer{"sort_f32", Metric::gkeys, "cupy_sort_f32_Gkeys", "torch_sort_f32_Gkeys", 0.7},
                        OverPeer{"sort_i32", Metric::gkeys, "cupy_sort_i32_Gkeys", "torch_sort_i32_Gkeys", 0.7},
+                       OverPeer{"sort_u32", Metric::gkeys, "cupy_sort_u32_Gkeys", "torch_sort_u32_Gkeys", 0.7},
                        OverPeer{"argsort_f32", Metric::gkeys, "cupy_argsort_f32_Gkeys", "torch_argsort_f32_Gkeys", 0.7}}) {
       Cell x = get(o.family, d.spec, o.metric);
       if (!x.found) continue;

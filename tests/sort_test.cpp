@@ -196,14 +196,25 @@ void expect_sorted(const Device& d, const std::vector<double>& v, DType dt) {
   EXPECT_TRUE(array_matches(porta::argsort(a), DType::int64, {n}, ref_i, {0, 0}));
 }
 
+// The ways a compiling device can sort, as (PORTA_RADIX, PORTA_SORT): the device's own (CPU
+// devices: serial chunks, two passes a digit; GPUs: one sweep), the device's ranking with two
+// passes (GPUs: sorts of 2^30 elements or more), and the GPUs' two rankings in local memory
+// alone (tiled, and ballot, which emulates the warp votes and shuffles) in the one-sweep sort and
+// (tiled) in the two-pass one, so that CPU devices check the GPUs' kernels too. Each is its own
+// set of kernels to compile, the slow part on PoCL (the auto and twopass ones are the same there).
+struct SortWay {
+  const char* radix;
+  const char* sort;
+};
+constexpr SortWay kSortWays[] = {{nullptr, nullptr}, {nullptr, "twopass"}, {"tiled", "twopass"}, {"tiled", "onesweep"}, {"ballot", "onesweep"}};
+std::string way_name(const SortWay& w) { return std::string(w.radix ? w.radix : "auto") + "/" + (w.sort ? w.sort : "auto"); }
+
 // Passes whose digit is the same for every key (they copy), rows beyond one row-digit, and the
-// elements' bits (-0.0 beside 0.0 in their order, NaN payloads): with the device's own ranking
-// and with PORTA_RADIX=tiled and =ballot, the GPUs' two rankings in local memory alone (the
-// second emulates the warp votes and shuffles), so that CPU devices check them too.
+// elements' bits (-0.0 beside 0.0 in their order, NaN payloads), every way of sorting.
 TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
-  for (const char* mode : {static_cast<const char*>(nullptr), "tiled", "ballot"}) {
-    ScopedEnv env("PORTA_RADIX", mode);
-    SCOPED_TRACE(mode ? mode : "auto");
+  for (const SortWay& way : kSortWays) {
+    ScopedEnv radix("PORTA_RADIX", way.radix), sort("PORTA_SORT", way.sort);
+    SCOPED_TRACE(way_name(way));
     const std::int64_t n = 3 * 4096 + 5;  // several tiles and chunks, and a part of one
     std::vector<double> low(n), mid(n), same(n, 7.0), neg(n);
     for (std::int64_t i = 0; i < n; ++i) {
@@ -213,6 +224,10 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
       neg[static_cast<std::size_t>(i)] = -1000000 - 65536.0 * r;   // negative, upper digits vary
     }
     for (const auto* v : {&low, &mid, &same, &neg}) expect_sorted(dev(), *v, DType::int32);
+    // The rest under the device's own ways and the one-sweep tiled ranking only (PoCL's compiles
+    // of each way's float32 kernels cost minutes in CI; NewDTypeSorting sorts rows under ballot).
+    if (way.radix && std::string(way.radix) != "tiled") continue;
+    if (way.radix && std::string(way.sort) != "onesweep") continue;
     // 300 rows of 7: two passes on the row after the key passes.
     std::vector<double> w;
     Array b = random_array({300, 7}, DType::float32, -3, 3, &w);
@@ -241,6 +256,50 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
     std::memcpy(got_bits.data(), got.data(), 4 * got.size());
     EXPECT_EQ(got_bits, want);
   }
+}
+
+// The one-sweep sort's look-back (PORTA_SORT=onesweep; on CPU devices with the tiled ranking):
+// lengths around multiples of its tiles (256 x 16 keys without indices, 256 x 15 with), many
+// tiles (PoCL runs two work-groups at once here, so that tiles wait on running ones), keys that
+// are all equal or differ in one digit only (the other passes copy), every digit varying, float
+// keys with NaNs, -0.0 and infinities, and rows that span tiles. int32 and float32 only: the
+// kernels of the other dtypes are the same text with another key map, which NewDTypeSorting
+// checks under this sort.
+TEST_P(SortRules, OnesweepAcrossTileBoundaries) {
+  ScopedEnv sort("PORTA_SORT", "onesweep");
+  for (std::int64_t n : std::vector<std::int64_t>{1, 3839, 3840, 3841, 4095, 4096, 4097, 2 * 4096, 7 * 3840 + 1}) {
+    SCOPED_TRACE(n);
+    std::vector<double> any(n), same(n, -5.0), one_digit(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int r = random_int(0, 255);
+      any[static_cast<std::size_t>(i)] = static_cast<double>(random_int(-2000000000, 2000000000));
+      one_digit[static_cast<std::size_t>(i)] = -0x70000000 + (static_cast<double>(r) * 0x10000);  // only the third digit varies
+    }
+    for (const auto* v : {&any, &same, &one_digit}) expect_sorted(dev(), *v, DType::int32);
+  }
+  // 2^17 + 3 float32 keys (33 tiles), ties, NaNs, zeros of both signs and infinities.
+  const std::int64_t n = (std::int64_t{1} << 17) + 3;
+  std::vector<double> f(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int r = random_int(0, 99);
+    const double inf = std::numeric_limits<double>::infinity();
+    f[static_cast<std::size_t>(i)] = r < 5 ? std::numeric_limits<double>::quiet_NaN() : r < 10 ? -0.0 : r < 15 ? 0.0
+                                     : r < 17 ? inf : r < 19 ? -inf : random_int(-100000, 100000) / 64.0;
+  }
+  expect_sorted(dev(), f, DType::float32);
+  Array a = upload(f, DType::float32, {n}, dev());
+  auto o = stable_order(f, true);
+  std::vector<double> ref_i(o.begin(), o.end());
+  EXPECT_TRUE(array_matches(porta::argsort(a, -1, true), DType::int64, {n}, ref_i, {0, 0})) << "descending";
+  // Rows that span tiles (row passes after the key passes).
+  std::vector<double> w;
+  Array b = random_array({3, 5001}, DType::int32, -300, 300, &w);
+  std::vector<double> order_ref;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> row(w.begin() + r * 5001, w.begin() + (r + 1) * 5001);
+    for (auto i : stable_order(row, false)) order_ref.push_back(static_cast<double>(i));
+  }
+  EXPECT_TRUE(array_matches(porta::argsort(b), DType::int64, {3, 5001}, order_ref, {0, 0}));
 }
 
 PORTA_INSTANTIATE_DEVICES(SortRules);
@@ -298,9 +357,10 @@ TEST_P(NewDTypeSorting, SortAndArgsortFollowNumPysOrder) {
   // One element, odd lengths, rows sorted apart, and several tiles and chunks (4096 a chunk on CPU devices).
   for (auto [rows, len] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {1, 2}, {1, 37}, {5, 101}, {1, 3 * 4096 + 5}})
     expect_rows_sorted(dev(), dtype(), rows, len, rng);
-  // The GPUs' rankings in local memory, on any device (SortRules says why).
+  // The GPUs' rankings in local memory in the one-sweep sort, on any device (kSortWays says why;
+  // the two-pass sort's GPU kernels take the same key map, checked by the serial chunks above).
   for (const char* mode : {"tiled", "ballot"}) {
-    ScopedEnv env("PORTA_RADIX", mode);
+    ScopedEnv env("PORTA_RADIX", mode), sort("PORTA_SORT", "onesweep");
     SCOPED_TRACE(mode);
     expect_rows_sorted(dev(), dtype(), 3, 701, rng);
   }

@@ -152,6 +152,9 @@ def cupy_bandwidth():
     v = y[:COLS]
     mo = out[: ROWS * COLS].reshape(ROWS, COLS)
     t = ev_time(lambda: cp.add(m, v, out=mo)); res["cupy_add_broadcast_GBps"] = (2 * 4 * ROWS * COLS + 4 * COLS) / t / 1e9
+    # porta-bench's sum_rows and sum_cols rows: the matrix read, the sums written.
+    t = ev_time(lambda: m.sum(axis=1)); res["cupy_sum_rows_GBps"] = (4 * ROWS * COLS + 4 * ROWS) / t / 1e9
+    t = ev_time(lambda: m.sum(axis=0)); res["cupy_sum_cols_GBps"] = (4 * ROWS * COLS + 4 * COLS) / t / 1e9
 
 
 def torch_bandwidth():
@@ -183,6 +186,8 @@ def torch_bandwidth():
     v = ty[:COLS]
     mo = to[: ROWS * COLS].view(ROWS, COLS)
     t = tev_time(lambda: torch.add(m, v, out=mo)); res["torch_add_broadcast_GBps"] = (2 * 4 * ROWS * COLS + 4 * COLS) / t / 1e9
+    t = tev_time(lambda: m.sum(dim=1)); res["torch_sum_rows_GBps"] = (4 * ROWS * COLS + 4 * ROWS) / t / 1e9
+    t = tev_time(lambda: m.sum(dim=0)); res["torch_sum_cols_GBps"] = (4 * ROWS * COLS + 4 * COLS) / t / 1e9
 
 
 # GEMMs are timed after 0.5 s of back-to-back products, as porta-bench times its own (Google
@@ -505,7 +510,9 @@ def cupy_array_api():
     del b
     reps = max(REPS // 4, 3)
     xi = (x * 1e9).astype(cp.int32)
-    for key, fn in (("sort_f32", lambda: cp.sort(x)), ("sort_i32", lambda: cp.sort(xi)), ("argsort_f32", lambda: cp.argsort(x))):
+    xu = cp.random.randint(0, 1 << 32, N, dtype=cp.int64).astype(cp.uint32)  # sort_u32: every bit random
+    for key, fn in (("sort_f32", lambda: cp.sort(x)), ("sort_i32", lambda: cp.sort(xi)), ("sort_u32", lambda: cp.sort(xu)),
+                    ("argsort_f32", lambda: cp.argsort(x))):
         t = ev_time(fn, reps=reps, warm=1)
         res[f"cupy_{key}_Gkeys"] = N / t / 1e9
         res[f"cupy_{key}_GBps"] = (12 if key.startswith("arg") else 8) * N / t / 1e9
@@ -534,6 +541,14 @@ def torch_array_api():
         t = tev_time(fn, reps=reps, warm=1)
         res[f"torch_{key}_Gkeys"] = N / t / 1e9
         res[f"torch_{key}_GBps"] = (12 if key.startswith("arg") else 8) * N / t / 1e9
+    # sort_u32: PyTorch's uint32 is a storage dtype of few ops; its sort may be missing.
+    try:
+        txu = torch.randint(0, 1 << 32, (N,), device="cuda", dtype=torch.int64).to(torch.uint32)
+        t = tev_time(lambda: torch.sort(txu), reps=reps, warm=1)
+        res["torch_sort_u32_Gkeys"] = N / t / 1e9
+        res["torch_sort_u32_GBps"] = 8 * N / t / 1e9
+    except Exception as ex:  # noqa: BLE001
+        res["torch_sort_u32_error"] = repr(ex)[:200]
 
 
 def numpy_array_api():
@@ -565,7 +580,9 @@ def numpy_array_api():
 
     res["numpy_assign_transposed_GBps"] = 8 * rows * cols / wall(transposed) / 1e9
     xi = (x * 1e9).astype(np.int32)
+    xu = rng.integers(0, 1 << 32, n, dtype=np.uint32)
     for key, fn in (("sort_f32", lambda: np.sort(x, kind="stable")), ("sort_i32", lambda: np.sort(xi, kind="stable")),
+                    ("sort_u32", lambda: np.sort(xu, kind="stable")),
                     ("argsort_f32", lambda: np.argsort(x, kind="stable"))):
         t = host_median(fn, 3)
         res[f"numpy_{key}_Gkeys"] = n / t / 1e9

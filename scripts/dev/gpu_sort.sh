@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The radix sort on the H200 (issue 19, sorting): the sort tests on cuda:0 and opencl:1 (also with
-# PORTA_RADIX=tiled, the portable ranking, and =ballot, its emulated warp votes), porta-bench's
-# sort rows on both, CuPy's sort and argsort of the same sizes in the same run, the sort rows
-# with PORTA_RADIX=tiled (the ranking without warp votes) and on PoCL (opencl:0).
+# The radix sort on a GPU host (issues 19 and 41, sorting): the sort tests on cuda:0 and opencl:1
+# (also with PORTA_RADIX=tiled, the portable ranking, =ballot, its emulated warp votes, and
+# PORTA_SORT=twopass, the sort of two passes a digit), porta-bench's sort rows on both, CuPy's
+# sort and argsort of the same sizes in the same run, the sort rows with PORTA_SORT=twopass and
+# PORTA_RADIX=tiled (the ranking without warp votes) and on PoCL (opencl:0).
 # Run from the tree's root after ../../.gpu/setup.sh (or .gpu/setup.sh); logs go to $OUT.
 #   PREBUILT=dir   use dir/{bin,lib} (built elsewhere with -DPORTA_CUDA=ON) when they start here;
 #                  otherwise (or unset) build porta_sort_test and porta-bench into /tmp/b.
@@ -32,6 +33,8 @@ for mode in tiled ballot; do
   PORTA_RADIX=$mode timeout 90 "$bin/porta_sort_test" --gtest_filter='*cuda_0*:*opencl_1*' > "$OUT/tests_$mode.log" 2>&1
   echo "tests (PORTA_RADIX=$mode) rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|tests from .* ran" "$OUT/tests_$mode.log" | head -30
 done
+PORTA_SORT=twopass timeout 90 "$bin/porta_sort_test" --gtest_filter='*cuda_0*:*opencl_1*' > "$OUT/tests_twopass.log" 2>&1
+echo "tests (PORTA_SORT=twopass) rc=$?"; grep -E "^\[  (PASSED|FAILED) |FAILED  \]|tests from .* ran" "$OUT/tests_twopass.log" | head -30
 
 # 2. porta-bench's sort rows (2^28 elements on GPUs), CuPy beside them.
 date -u +"bench %H:%M:%S"
@@ -53,7 +56,9 @@ for name, fn in [("cupy.sort f32", lambda: cp.sort(x)), ("cupy.sort i32", lambda
 EOF
 echo "cupy rc=$?"; cat "$OUT/cupy.txt" | tail -4
 
-# 3. The portable ranking's speed, and PoCL's rows (2^24 elements there).
+# 3. The two-pass sort's speed, the portable ranking's, and PoCL's rows (2^24 elements there).
+PORTA_SORT=twopass timeout 60 "$bin/porta-bench" --devices=cuda:0,opencl:1 --filter=sort --no-ceilings --repetitions=1 > "$OUT/bench_twopass.txt" 2>&1
+echo "bench twopass rc=$?"; grep -E "/manual_time " "$OUT/bench_twopass.txt" | awk '{print $1, $2, $3, $7, $8}'
 PORTA_RADIX=tiled timeout 60 "$bin/porta-bench" --devices=cuda:0,opencl:1 --filter=sort --no-ceilings --repetitions=1 > "$OUT/bench_tiled.txt" 2>&1
 echo "bench tiled rc=$?"; grep -E "/manual_time " "$OUT/bench_tiled.txt" | awk '{print $1, $2, $3, $7, $8}'
 timeout 90 "$bin/porta-bench" --devices=opencl:0 --filter=sort --no-ceilings --repetitions=1 > "$OUT/bench_pocl.txt" 2>&1

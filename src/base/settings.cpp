@@ -133,6 +133,11 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "How sort and argsort rank a tile of keys: serial chunks, local memory (tiled) or the warp votes emulated in "
      "local memory (ballot), on any compiling device; auto: the device's own."},
+    {"PORTA_SORT", Type::choice, "auto onesweep twopass", 0, 0, false, "auto", "", "each sort", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "How sort and argsort make their radix passes on a compiling device: onesweep (one read and write of the keys a digit, "
+     "offsets by a look-back over tiles; sorts of fewer than 2^30 elements) or twopass (count, then scatter); auto: "
+     "onesweep on GPUs, twopass on CPU devices."},
     {"PORTA_RADIX_BLOCKS", Type::integer, "", 1, 8, false, "4", "", "once, at the first sort", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The blocks an SM is to hold in CUDA's downsweep of sorts without indices (its `__launch_bounds__`)."},
@@ -151,6 +156,13 @@ constexpr Spec kTable[] = {
      OnBad::error, kWrongKernel,
      "The work-groups of 256 an SM that the GPU scan's register bound leaves room for (CUDA's `__launch_bounds__`, "
      "NVIDIA OpenCL's `.maxnreg`), for 4-byte values."},
+    {"PORTA_REDUCE_GROUPS", Type::integer, "", 1, 256, false, "32", "", "once, at the first reduction", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "The work-groups a compute unit that a GPU reduction along rows aims for (the extent is cut into chunks of whole "
+     "tiles until there are this many a unit)."},
+    {"PORTA_REDUCE_UNROLL", Type::integer, "", 1, 16, false, "4", "", "once, at the first reduction", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "The loads a work-item of a GPU reduction along rows has in flight (each into its own accumulator)."},
 };
 
 const Spec& spec_of(std::string_view name) {

@@ -14,6 +14,7 @@
 #include "codegen/reduce_text.hpp"
 #include "runtime/device_state.hpp"
 #include "runtime/kernel_args.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
@@ -42,6 +43,19 @@ struct Geometry {
   std::size_t group = 256;
 };
 
+// GPU reductions along rows, for tuning on each GPU (porta-bench's sum, sum_rows, argmax rows):
+// PORTA_REDUCE_GROUPS, the work-groups a compute unit the chunks aim for, and
+// PORTA_REDUCE_UNROLL, a work-item's loads in flight. Read once (reductions are on every small
+// op's path); each value is its own kernel and its own fixed order.
+int reduce_groups_per_unit() {
+  static const int groups = *setting_int("PORTA_REDUCE_GROUPS");
+  return groups;
+}
+int reduce_unroll() {
+  static const int unroll = *setting_int("PORTA_REDUCE_UNROLL");
+  return unroll;
+}
+
 Geometry choose_geometry(const ReductionPlan& rp, const DeviceInfo& info) {
   Geometry g;
   g.outer = rp.outer;
@@ -56,7 +70,7 @@ Geometry choose_geometry(const ReductionPlan& rp, const DeviceInfo& info) {
     // Many groups of moderate chunks: with one wave of 8 groups per unit, a kernel that does not
     // keep all 8 resident runs a second, mostly empty wave (the whole-array sum of 2^28 floats
     // reached 0.80x copy on the H200 where row sums of 16384 rows reached 1.1x).
-    std::int64_t target_groups = gpu ? cu * 32 : cu * 4;
+    std::int64_t target_groups = gpu ? cu * reduce_groups_per_unit() : cu * 4;
     std::int64_t max_chunks = std::max<std::int64_t>(1, g.extent / (static_cast<std::int64_t>(g.group) * 4));
     chunks = std::clamp<std::int64_t>((target_groups + g.outer - 1) / g.outer, 1, max_chunks);
   } else {
@@ -66,8 +80,15 @@ Geometry choose_geometry(const ReductionPlan& rp, const DeviceInfo& info) {
     chunks = std::clamp<std::int64_t>((target_threads + columns - 1) / columns, 1, max_chunks);
   }
   g.chunk = std::max<std::int64_t>(1, (g.extent + chunks - 1) / chunks);
-  // Chunks of whole 4-vectors for the vector first pass of arg reductions (vector_arg_fits).
-  if (g.row && gpu && is_arg(rp.op) && g.chunk < g.extent) g.chunk = (g.chunk + 3) / 4 * 4;
+  // GPUs: chunks of whole tiles of a work-group's unrolled loads (group x unroll x 4 elements,
+  // so also whole 4-vectors for the vector first pass of arg reductions, vector_arg_fits): every
+  // chunk of a row starts where its loads are aligned as the row's start is, and no work-group
+  // ends in a remainder loop. (2^28 float32 on 132 units had chunks of 63551 elements, each
+  // group's loads straddling 32-byte sectors.)
+  if (g.row && gpu && g.chunk < g.extent) {
+    const std::int64_t tile = static_cast<std::int64_t>(g.group) * reduce_unroll() * 4;
+    g.chunk = (g.chunk + tile - 1) / tile * tile;
+  }
   g.chunks = std::max<std::int64_t>(1, (g.extent + g.chunk - 1) / g.chunk);
   return g;
 }
@@ -497,7 +518,7 @@ void launch_pass(DeviceImpl& device, QueueImpl& q, const ReductionPlan& rp, cons
   bool wide = (src.plan && src.layout.wide) || g.outer * extent * g.inner > 0x7ffffff0LL || total * static_cast<std::int64_t>(g.group) > 0x7ffffff0LL ||
               rp.out_offset + g.outer * g.inner > 0x7ffffff0LL;
   // GPUs need several loads in flight per thread to reach their memory bandwidth.
-  int unroll = (g.row && info.launch.grid_stride) ? 4 : 1;
+  int unroll = (g.row && info.launch.grid_stride) ? reduce_unroll() : 1;
   const int vec = vector_arg_fits(rp, src, g, info) ? 4 : 1;
   std::string key = reduce_key(rp, src, final_out, g.row, g.group, wide, unroll, vec);
   auto kernel = device.state().kernels().get(key, [&] { return generate(rp, src, final_out, g.row, g.group, wide, unroll, vec, d); });

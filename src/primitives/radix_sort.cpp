@@ -326,7 +326,7 @@ std::string downsweep_source(const DialectText& d, const RadixPlan& s, bool last
   const bool ballot = has_ballot(s.rank);
   return cat(defs(d, s, last_wide), part("downsweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
-             part("downsweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("downsweep_tiles"),
+             part("downsweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("downsweep_tiles"), part("tile_rank"),
              // The tile's digit counts scanned: warp shuffles, then the warps' totals; without
              // ballots, the scan over the work-group.
              ballot ? part("downsweep_tile_scan_ballot")
@@ -439,6 +439,143 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
   }
 }
 
+// The one-sweep sort (Adinets & Merrill 2022, CUB's Onesweep): every pass's digit counts from one
+// read of the keys (histogram), then per pass one kernel that ranks a tile as the downsweep does
+// and finds each digit's offset by a decoupled look-back over the tiles before it (onesweep in
+// kernels/radix_sort.cl), so that each pass reads and writes the data once where the two-pass
+// sort reads it twice. docs/design/sorting.md says what the look-back relies on.
+//
+// The look-back's words hold a count in 30 bits: sorts of fewer than 2^30 elements.
+constexpr std::int64_t kOnesweepMax = std::int64_t{1} << 30;
+// Row passes a one-sweep sort can have: rows < 2^30, 8 bits a pass.
+constexpr int kMaxRowPasses = 4;
+
+int max_passes(DType t) { return key_bits(t) / 8 + kMaxRowPasses; }
+
+// Copies of the histogram kernel's local histograms: as many (up to 4) as fit 32 KiB.
+int hist_copies(DType t) { return std::clamp(32768 / (max_passes(t) * kDigits * 4), 1, 4); }
+
+// The histogram reads keys alone and ranks nothing: one kernel a dtype (hist_plan), whatever the
+// sort's ranking, indices and tile (fewer programs to build, the slow part on PoCL).
+RadixPlan hist_plan(DType t) {
+  RadixPlan h{t, Rank::tiled};
+  h.pay = 4;
+  return h;
+}
+std::string histogram_source(const DialectText& d, DType t) {
+  return cat(defs(d, hist_plan(t), false), "#define HPASSES ", max_passes(t), "\n#define HCOPY ", hist_copies(t), "\n",
+             kernel_text(d, kRadixSortSource, "histogram"));
+}
+
+// One pass of the one-sweep sort: the downsweep's sections around its own (kernels/radix_sort.cl).
+std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
+  auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
+  const bool ballot = has_ballot(s.rank);
+  return cat(defs(d, s, last_wide), part("onesweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
+             uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
+             part("onesweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("onesweep_tile"), part("tile_rank"),
+             part("onesweep_publish"),
+             ballot ? part("downsweep_tile_scan_ballot")
+                    : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
+             part("onesweep_lookback"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
+             part("downsweep_write"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
+}
+
+// PORTA_SORT=onesweep|twopass forces either (onesweep: sorts of fewer than 2^30 elements; on CPU
+// devices with the tiled ranking); auto: one-sweep on GPUs (devices that rank in tiles), the
+// two passes on CPU devices, whose serial chunks are the fast way there (docs/design/sorting.md).
+bool use_onesweep(Rank rank, std::int64_t n) {
+  if (n >= kOnesweepMax) return false;
+  const std::string forced = setting_choice("PORTA_SORT");
+  if (forced == "onesweep") return true;
+  if (forced == "twopass") return false;
+  return rank != Rank::serial;
+}
+
+void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t len, bool descending,
+                   const View* values_out, const View* index_out) {
+  const Device& device = a.buffer->device();
+  const DeviceInfo& info = device.impl().info();
+  if (rank == Rank::serial) rank = Rank::tiled;
+  const std::int64_t rows = n / len;
+  int row_bits = 0;
+  while ((std::int64_t{1} << row_bits) < rows) ++row_bits;
+  const int key_passes = key_bits(t) / 8, row_passes = (row_bits + 7) / 8, passes = key_passes + row_passes;
+  RadixPlan s{t, rank};
+  if (index_out || row_passes) s.pay = 4;  // n < 2^30
+  s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
+  s.blocks = s.pay ? 0 : radix_blocks();
+  const std::int64_t tiles = (n + s.tile() - 1) / s.tile();
+  // hist: every pass's digit counts; counter: each pass's tile counter; look: a pass's tile words.
+  auto hist = make_buffer_node({std::int64_t{kDigits} * passes}, DType::uint32, device);
+  auto counter = make_buffer_node({passes}, DType::int32, device);
+  auto look = make_buffer_node({std::int64_t{kDigits} * tiles}, DType::uint32, device);
+  zero_fill(hist->view(), 4, static_cast<std::size_t>(kDigits * passes));
+  zero_fill(counter->view(), 4, static_cast<std::size_t>(passes));
+  const std::string rk = rank_name(rank);
+  {
+    // A few work-groups an SM, each a long chunk: the histograms' global atomics stay few.
+    const std::int64_t cu = std::max(info.compute_units, 1);
+    const std::int64_t groups = std::max<std::int64_t>(1, std::min(cu * 4, (n + 4095) / 4096)), chunk = (n + groups - 1) / groups;
+    Work h;
+    h.reads = {&a};
+    h.write = &hist->view();
+    h.items = n;
+    h.groups = static_cast<std::size_t>((n + chunk - 1) / chunk);
+    h.group = static_cast<std::size_t>(hist_plan(t).group());
+    h.key = cat("radix_hist|", static_cast<int>(t));
+    h.source = [t](const DialectText& d) { return histogram_source(d, t); };
+    h.args = [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(hist->view()), i64(a.offset), i64(n), i64(chunk), KernelArg::scalar<std::int32_t>(key_passes),
+           KernelArg::scalar<std::int32_t>(passes), KernelArg::scalar<std::int32_t>(descending ? 1 : 0), i64(len)};
+    };
+    run(h, DType::uint32);
+  }
+  NodePtr ktmp[2], ptmp[2];
+  auto tmp = [&](NodePtr* slot, int i, DType dt) -> const View& {
+    if (!slot[i]) slot[i] = make_buffer_node({n}, dt, device);
+    return slot[i]->view();
+  };
+  for (int pass = 0; pass < passes; ++pass) {
+    const bool first = pass == 0, last = pass == passes - 1;
+    const bool by_row = pass >= key_passes;
+    const int shift = 8 * (by_row ? pass - key_passes : pass);
+    const View& kin = first ? a : ktmp[(pass - 1) & 1]->view();
+    const View& kout = last && values_out ? *values_out : tmp(ktmp, pass & 1, t);
+    const View* pin = s.pay && !first ? &ptmp[(pass - 1) & 1]->view() : nullptr;
+    const bool last_wide = s.pay && last && index_out;
+    const View* pout = !s.pay ? nullptr : last_wide ? index_out : &tmp(ptmp, pass & 1, DType::int32);
+    zero_fill(look->view(), 4, static_cast<std::size_t>(kDigits * tiles));  // every tile's word: nothing yet
+    Work w;
+    w.reads = {&kin, &hist->view(), &look->view(), &counter->view()};
+    if (pin) w.reads.push_back(pin);
+    w.write = &kout;
+    w.write2 = pout;
+    w.items = n;
+    w.groups = static_cast<std::size_t>(tiles);
+    w.group = static_cast<std::size_t>(s.group());
+    w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks);
+    w.source = [s, last_wide](const DialectText& d) { return onesweep_source(d, s, last_wide); };
+    if (rank == Rank::ballot_ptx && s.blocks > 0)
+      w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (s.blocks * s.group()) / 8 * 8))};
+    w.args = [&](std::vector<KernelArg>& g) {
+      g = {mem(kin), mem(pin ? *pin : kin), mem(hist->view()), mem(look->view()), mem(counter->view()), mem(kout),
+           mem(pout ? *pout : kout), i64(kin.offset), i64(kout.offset), i64(pout ? pout->offset : 0), i64(n),
+           KernelArg::scalar<std::int32_t>(pass), KernelArg::scalar<std::int32_t>(shift),
+           KernelArg::scalar<std::int32_t>(descending ? 1 : 0), KernelArg::scalar<std::int32_t>(by_row ? 1 : 0), i64(len),
+           KernelArg::scalar<std::int32_t>(first ? 1 : 0)};
+    };
+    run(w, DType::int64);
+  }
+}
+
+// One sort: one-sweep or two passes a digit (use_onesweep).
+void sort_any(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t len, bool descending, const View* values_out,
+              const View* index_out) {
+  if (use_onesweep(rank, n)) return sort_onesweep(rank, t, a, n, len, descending, values_out, index_out);
+  sort_with(rank, t, a, n, len, descending, values_out, index_out);
+}
+
 }  // namespace
 
 void radix_sort(DType t, const View& a, std::int64_t n, std::int64_t len, bool descending, const View* values_out,
@@ -446,16 +583,16 @@ void radix_sort(DType t, const View& a, std::int64_t n, std::int64_t len, bool d
   if (n == 0) return;
   const DeviceInfo& info = a.buffer->device().impl().info();
   const Rank rank = choose_rank(info);
-  if (rank != Rank::ballot_ptx) return sort_with(rank, t, a, n, len, descending, values_out, index_out);
+  if (rank != Rank::ballot_ptx) return sort_any(rank, t, a, n, len, descending, values_out, index_out);
   try {
-    sort_with(rank, t, a, n, len, descending, values_out, index_out);
+    sort_any(rank, t, a, n, len, descending, values_out, index_out);
   } catch (const CompileError& e) {
     // This NVIDIA OpenCL did not take the inline PTX: the portable ranking from now on. The sort
     // is whole again from its input (nothing of it reached the outputs that a later pass reads).
     PORTA_LOG(warn, info.name, ": the radix sort's warp-vote kernels (inline PTX) did not build, so sorts take the portable"
               " ranking: ", e.what());
     g_ptx_failed.store(true);
-    sort_with(Rank::tiled, t, a, n, len, descending, values_out, index_out);
+    sort_any(Rank::tiled, t, a, n, len, descending, values_out, index_out);
   }
 }
 
@@ -556,6 +693,11 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
         out.emplace_back(cat("radix upsweep ", what), upsweep_source(d, s));
         out.emplace_back(cat("radix downsweep ", what), downsweep_source(d, s, false));
         if (pay == 4) out.emplace_back(cat("radix downsweep (wide last) ", what), downsweep_source(d, s, true));
+        if (rank != Rank::serial && pay != 8) {  // the one-sweep sort: tiled rankings, 4-byte indices (n < 2^30)
+          if (pay == 0 && rank == Rank::tiled) out.emplace_back(cat("radix histogram ", name(t)), histogram_source(d, t));
+          out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, s, false));
+          if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, s, true));
+        }
       }
   out.emplace_back("radix digit scan", scan_source(d, kGroup));
   out.emplace_back("radix digit scan (CPU)", scan_source(d, 1));

@@ -13,9 +13,13 @@
 #define BOUNDS
 #define POPC(x) popcount(x)
 #define LATOMIC_ADD(p, v) atomic_add((volatile __local uint*)(p), (v))
+#define GATOMIC_ADD(p, v) atomic_add((volatile __global uint*)(p), (v))
+#define TAKE_TILE(p) atomic_add((volatile __global int*)(p), 1)
 //@ ops_cuda  (after BOUNDS, the __launch_bounds__ radix_sort.cpp's defs writes) CUDA's
 #define POPC(x) __popc(x)
 #define LATOMIC_ADD(p, v) atomicAdd((p), (v))
+#define GATOMIC_ADD(p, v) atomicAdd((unsigned int*)(p), (v))
+#define TAKE_TILE(p) atomicAdd((int*)(p), 1)
 //@ rank_ballot_cuda  BALLOT(pred, out): the warp's mask of work-items whose pred (0/1) is 1; SHFL_UP(v, o, out): v of the work-item o lanes below (every work-item of the warp reaches both). CUDA's intrinsics
 #define BALLOT(pr, out) out = __ballot_sync(0xffffffffu, (pr));
 #define SHFL_UP(v, o, out) out = __shfl_up_sync(0xffffffffu, (v), (o));
@@ -118,7 +122,7 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
   u64 tot = totals[lid];
   if (lid == 0) trivial[0] = 0;
   u64 incl;
-//@ downsweep_tiles  round q of warp w: the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order), all of a work-item's loads first (ITEMS in flight), then the rounds; work-items past the end vote with digit 0 and are masked out of every peer set (vm: the round's lanes inside the tile), where a ninth vote had told them apart: 8 votes an element
+//@ downsweep_tiles  the chunk's digit offsets, then its tiles (the ranking: tile_rank)
   goff[lid] = incl - tot + counts[(i64)lid * G + b];
   if (tot == (u64)n) trivial[0] = 1;
   BARRIER
@@ -127,6 +131,7 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
     return;
   }
   for (i64 t0 = lo; t0 < hi; t0 += TILE) {
+//@ tile_rank  (downsweep and onesweep) the tile [t0, min(t0 + TILE, hi)) ranked: round q of warp w takes the tile's elements w * 32 * ITEMS + q * 32 + lane (the tile's order), all of a work-item's loads first (ITEMS in flight), then the rounds; work-items past the end vote with digit 0 and are masked out of every peer set (vm: the round's lanes inside the tile), where a ninth vote had told them apart: 8 votes an element; tcount: the tile's count of digit lid
     for (int q = lid; q < WARPS * DIGITS; q += GROUP) wh[q] = 0;
     BARRIER
     RT kr[ITEMS];
@@ -194,3 +199,74 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
     goff[lid] += tcount;
   }
 }
+//@ histogram  (onesweep) every pass's digit counts in one read of the keys: hist[pass * DIGITS + digit], a work-group a chunk [chunk * csize, ...) of n, HCOPY copies of the histograms in local memory (work-item lid adds to copy lid % HCOPY, so that keys of few digits collide on fewer counters), added to hist with global atomics; an element's row digits (by_row) from its flat index e
+KERNEL porta_k(GLOBAL const RT* keys, GLOBAL u32* hist, i64 k_off, i64 n, i64 csize, int key_passes, int passes, int desc, i64 len) {
+  __local u32 h[HCOPY * HPASSES * DIGITS];
+  int lid = LID, copy = (lid % HCOPY) * HPASSES * DIGITS;
+  i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
+  for (int q = lid; q < HCOPY * HPASSES * DIGITS; q += GROUP) h[q] = 0;
+  BARRIER
+  for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {  // eight loads in flight a work-item, then their counts
+    RT raw[8];
+#pragma unroll
+    for (int q = 0; q < 8; ++q) { i64 e = e0 + q * GROUP + lid; raw[q] = e < hi ? keys[k_off + e] : (RT)0; }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+      i64 e = e0 + q * GROUP + lid;
+      if (e < hi)
+        for (int p = 0; p < passes; ++p) {
+          const int by_row = p >= key_passes, shift = 8 * (by_row ? p - key_passes : p);
+          u32 dg; DIGIT(raw[q], (PT)e, dg);
+          LATOMIC_ADD(&h[copy + p * DIGITS + dg], 1u);
+        }
+    }
+  }
+  BARRIER
+  for (int q = lid; q < passes * DIGITS; q += GROUP) {
+    u32 c = 0;
+    for (int k = 0; k < HCOPY; ++k) c += h[k * HPASSES * DIGITS + q];
+    if (c) GATOMIC_ADD(&hist[q], c);
+  }
+}
+//@ onesweep  one pass of the one-sweep sort (radix_sort.cpp's onesweep_source): a work-group a tile, tiles taken in launch order from counter[pass] (a work-group only ever waits on tiles that running work-groups took before it); the tile is ranked as in the downsweep (the same sections), its digit counts published in look[tile * DIGITS + digit], each work-item looks back over the tiles before it for its digit's offset, and the tile goes out through local memory as in the downsweep
+KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u32* hist, __global volatile u32* look, __global volatile int* counter, GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, int pass, int shift, int desc, int by_row, i64 len, int iota) {
+#define LOAD_PAY(e) (HAS_PAY ? (iota ? (PT)(e) : pay_in[e]) : (PT)0)
+#define STORE(pos, raw, p) { keys_out[ko_off + (pos)] = (raw); if (HAS_PAY) pay_out[po_off + (pos)] = (PO)(p); }
+  __local RT kbuf[TILE];
+//@ onesweep_digits  (after the downsweep's tables) the pass's digit totals from the histogram, the tile's index taken; then group_scan: incl, the inclusive scan of tot over digits
+  __local int trivial[1];
+  __local int tile_id[1];
+  int lid = LID, warp = lid >> 5, lane = lid & 31;
+  u64 tot = hist[pass * DIGITS + lid];
+  if (lid == 0) { trivial[0] = 0; tile_id[0] = TAKE_TILE(counter + pass); }
+  u64 incl;
+//@ onesweep_tile  a pass whose digit is the same for every element copies the tile; others rank it (tile_rank)
+  if (tot == (u64)n) trivial[0] = 1;
+  BARRIER
+  const i64 tile = tile_id[0], lo = tile * TILE, hi = lo + TILE < n ? lo + TILE : n;
+  if (trivial[0]) {  // one digit: the pass keeps the order
+    for (i64 e = lo + lid; e < hi; e += GROUP) { RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); STORE(e, raw, p) }
+    return;
+  }
+  {
+    const i64 t0 = lo;
+//@ onesweep_publish  (after tile_rank) the tile's count of digit lid published: a 32-bit word, the state in its top two bits (0: nothing yet, AGGREGATE: this tile's count, PREFIX: the count over this tile and all before it) and the count below (n < 2^30), written and read as one word, so that no reader sees a state with another count
+#define AGGREGATE 0x40000000u
+#define PREFIX 0x80000000u
+#define COUNT_MASK 0x3fffffffu
+    __global volatile u32* mine = look + tile * DIGITS + lid;
+    *mine = (tile == 0 ? PREFIX : AGGREGATE) | tcount;
+//@ onesweep_lookback  (after the tile's scan) digit lid's offset: the counts of the tiles before, walked back from the nearest until a PREFIX (tile 0's always is), waiting where a tile has published nothing yet; this tile's PREFIX published; goff: where the tile's run of the digit starts in the output
+    u32 excl = 0;
+    if (tile > 0) {
+      __global volatile u32* p = mine - DIGITS;
+      for (;;) {
+        const u32 w = *p;
+        if (w == 0u) continue;  // that tile has not published yet: it is running (it took its index first)
+        excl += w & COUNT_MASK;
+        if (w & PREFIX) break;
+        p -= DIGITS;
+      }
+      *mine = PREFIX | (excl + tcount);
+    }
+    goff[lid] = incl - tot + excl;
