@@ -1,0 +1,307 @@
+// porta's own dense solvers (primitives/dense.hpp): the drivers, which generate the kernels of
+// primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
+// the blocked getrf and potrf, whose trailing updates go through the device's GEMM.
+//
+// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of kDenseBlock
+// columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
+// the diagonal; rows swapped within the panel), the same swaps applied to the columns left and
+// right of it (laswp), A12 = L11^-1 A12 (a work-item a column), then A22 -= A21 A12: the product
+// into a scratch matrix by DeviceImpl::matmul (which has no beta) and subtracted by a kernel.
+// Cholesky likewise: potf2 of the diagonal block, A21 = A21 L11^-H (a work-item a row),
+// A22 -= A21 A21^H (the product whole, subtracted in the lower triangle only). The panel of one
+// work-group is what bounds these on large GPUs: MAGMA factors the panel on the host or over
+// several work-groups (what remains to do for issue 40's opencl:1 targets).
+#include "primitives/dense.hpp"
+
+#include <porta/error.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "primitives/work.hpp"
+#include "runtime/thread_queues.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::detail {
+extern const char* const kDenseSource;  // primitives/kernels/dense.cl
+}
+
+namespace porta::detail::dense {
+
+using namespace primitives;
+
+namespace {
+
+enum Kind { kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr, kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy };
+
+// Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
+// CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
+int group_of(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 64 : 256; }
+
+// The scalar arithmetic dense.cl's functions are written in (its head lists the macros).
+std::string scalar_defs(const DialectText& d, DType t) {
+  const bool cx = is_complex(t);
+  const DType r = cx ? real_dtype(t) : t;
+  const std::string rt = r == DType::float64 ? "double" : "float";
+  const std::string fabs = d.math("fabs", r), sqrt = d.math("sqrt", r);
+  std::string s = cat("typedef ", d.storage_type(t), " T;\ntypedef ", rt, " R;\n");
+  if (cx) {
+    const std::string f = t == DType::complex64 ? "_c64" : "_c128", z = cat("(", rt, ")0");
+    s += cat("#define ADD(a, b) porta_add", f, "(a, b)\n#define SUB(a, b) porta_sub", f, "(a, b)\n#define MUL(a, b) porta_mul", f,
+             "(a, b)\n#define DIV(a, b) porta_div", f, "(a, b)\n#define CONJ(a) porta_conj", f, "(a)\n#define NEG(a) porta_neg", f,
+             "(a)\n#define SCALE(a, s) porta_scale", f, "(a, s)\n#define RE(a) ((a).re)\n#define IM(a) ((a).im)\n#define MKR(r) porta_c", f,
+             "((R)(r), ", z, ")\n#define MKC(r, i) porta_c", f, "((R)(r), (R)(i))\n#define NONZERO(a) porta_nonzero", f,
+             "(a)\n#define ABS1(a) (", fabs, "((a).re) + ", fabs, "((a).im))\n#define ABSV(a) porta_abs", f, "(a)\n");
+  } else {
+    s += cat("#define ADD(a, b) ((a) + (b))\n#define SUB(a, b) ((a) - (b))\n#define MUL(a, b) ((a) * (b))\n#define DIV(a, b) ((a) / (b))\n"
+             "#define CONJ(a) (a)\n#define NEG(a) (-(a))\n#define SCALE(a, s) ((a) * (s))\n#define RE(a) (a)\n#define IM(a) ((R)0)\n"
+             "#define MKR(r) ((T)(r))\n#define MKC(r, i) ((T)(r))\n#define NONZERO(a) ((a) != (R)0)\n#define ABS1(a) ",
+             fabs, "(a)\n#define ABSV(a) ", fabs, "(a)\n");
+  }
+  // LAPACK's dlapy3: sqrt(a^2 + b^2 + c^2) scaled by the largest, without overflow.
+  s += cat("#define SQRTR(x) ", sqrt, "(x)\n", d.cuda() ? "__device__ inline" : "static inline",
+           " R porta_hypot3(R a, R b, R c) {\n  R x = ", fabs, "(a), y = ", fabs, "(b), z = ", fabs,
+           "(c), w = x > y ? x : y;\n  w = w > z ? w : z;\n  if (w == (R)0) return x + y + z;\n"
+           "  x /= w; y /= w; z /= w;\n  return w * SQRTR(x * x + y * y + z * z);\n}\n#define HYPOT3(a, b, c) porta_hypot3(a, b, c)\n");
+  return s;
+}
+
+// A kernel's whole text (after common_prelude): `small` holds the matrix in local memory.
+std::string dense_source(const DialectText& d, DType t, Kind kind, int group, bool small) {
+  const bool fp64 = t == DType::float64 || t == DType::complex128;
+  const std::string local = d.cuda() ? "__shared__" : "__local";
+  std::string s = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define SMALL ",
+                      kDenseSmall, "\n#define KIND ", static_cast<int>(kind), "\n#define LID ((int)", d.local_id(),
+                      ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline",
+                      "\n#define LP ", d.cuda() ? "" : "__local", "\n");
+  // OpenCL: the functions' barriers order global memory too (the large matrices live there).
+  s += cat("#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "\n");
+  if (small) {
+    s += cat("#define AS ", d.cuda() ? "" : "__local", "\n#define MAT s\n#define LOAD ", local,
+             " T s[SMALL * SMALL]; GLOBAL T* g = a + a_off + GROUP_ID * stride; "
+             "for (int e = LID; e < m * n; e += GROUP) s[e] = g[e]; BARRIER\n"
+             "#define STORE BARRIER for (int e = LID; e < m * n; e += GROUP) g[e] = s[e];\n");
+  } else {
+    s += cat("#define AS ", d.cuda() ? "" : "__global", "\n#define MAT g\n#define LOAD GLOBAL T* g = a + a_off + GROUP_ID * stride;\n"
+             "#define STORE\n");
+  }
+  return cat(s, kernel_text(d, kDenseSource, "functions"), kernel_text(d, kDenseSource, "kernels"));
+}
+
+void check(DType t, const View& a, const char* what) {
+  if (t != DType::float32 && t != DType::float64 && t != DType::complex64 && t != DType::complex128)
+    throw DTypeError(cat(what, ": porta's solvers take float32, float64, complex64 and complex128, not ", name(t), " (cast first)"));
+  const Device& device = a.buffer->device();
+  if (!available(device))
+    throw BackendUnavailable(cat(what, ": ", device.spec(), " does not compile kernels; porta's own solvers need a device that does"));
+  if (!device.supports(t)) throw DTypeError(cat(what, ": ", device.spec(), " has no ", name(t)));
+}
+
+void check_order(std::int64_t batch, std::int64_t m, std::int64_t n, const char* what) {
+  if (batch < 0 || m < 0 || n < 0 || m > (std::int64_t{1} << 30) || n > (std::int64_t{1} << 30))
+    throw InvalidArgument(cat(what, ": ", batch, " matrices of ", m, " x ", n, " (each order from 0 to 2^30, the batch not negative)"));
+}
+
+// Runs a kernel of `kind`: `groups` work-groups of the one-matrix kernels (group > 0) or `items`
+// work-items; `writes` past the first two are ordered by hand (Work has two).
+void launch(DType t, Kind kind, bool small, const std::vector<const View*>& reads, const std::vector<const View*>& writes,
+            std::int64_t groups, std::int64_t items, const std::function<void(std::vector<KernelArg>&)>& args) {
+  const Device& device = writes[0]->buffer->device();
+  const DeviceInfo& info = device.impl().info();
+  const int group = group_of(info);
+  const auto& q = thread_queue_shared(device);
+  for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->before_write(q);
+  Work w;
+  w.reads = reads;
+  w.write = writes[0];
+  w.write2 = writes.size() > 1 ? writes[1] : nullptr;
+  w.key = cat("dense|", static_cast<int>(kind), "|", static_cast<int>(t), "|", group, "|", small);
+  w.source = [t, kind, group, small](const DialectText& d) { return dense_source(d, t, kind, group, small); };
+  w.args = args;
+  if (groups > 0) {
+    w.groups = static_cast<std::size_t>(groups);
+    w.group = static_cast<std::size_t>(group);
+    w.items = groups * group;
+  } else {
+    w.items = items;
+  }
+  run(w, t);
+  for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->after_write(q);
+}
+
+KernelArg i32(std::int64_t x) { return KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(x)); }
+
+// C = A op(B) into scratch c (r x r, batch after batch): A at a_off of `a` (r x k, ld n), B at b_off
+// of buffer `b` (k x r, ld ldb; trans_b: B's transpose stored, r x k). Column-major C is the
+// row-major C^T = op(B)^T A^T that MatmulArgs describes.
+void gemm(DType t, const View& a, std::int64_t a_off, const View& b, std::int64_t b_off, std::int64_t ldb, std::int64_t b_stride,
+          bool trans_b, const View& c, std::int64_t batch, std::int64_t n, std::int64_t r, std::int64_t k) {
+  const Device& device = a.buffer->device();
+  const auto& q = thread_queue_shared(device);
+  MatmulArgs g;
+  g.dtype = t;
+  g.batch = batch;
+  g.m = r;
+  g.n = r;
+  g.k = k;
+  g.a = b.buffer->handle();
+  g.a_offset = b_off;
+  g.lda = ldb;
+  g.trans_a = trans_b;
+  g.stride_a = b_stride;
+  g.b = a.buffer->handle();
+  g.b_offset = a_off;
+  g.ldb = n;
+  g.stride_b = n * n;
+  g.c = c.buffer->handle();
+  g.c_offset = c.offset;
+  g.ldc = r;
+  g.stride_c = r * r;
+  a.buffer->before_read(q);
+  b.buffer->before_read(q);
+  c.buffer->before_write(q);
+  device.impl().matmul(*q, g);
+  c.buffer->after_write(q);
+}
+
+// The trailing update A22 -= product in scratch (lower: the lower triangle only).
+void subtract(DType t, const View& a, const View& scratch, std::int64_t batch, std::int64_t n, std::int64_t i0, bool lower) {
+  const std::int64_t r = n - i0;
+  launch(t, kSubtract, false, {&scratch}, {&a}, 0, batch * r * r, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(scratch), i64(a.offset), i64(n), i64(batch), i64(i0), i32(lower)};
+  });
+}
+
+}  // namespace
+
+bool available(const Device& device) { return device.impl().info().dialect != Dialect::none; }
+
+void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int64_t batch, std::int64_t n) {
+  check(t, a, "getrf");
+  check_order(batch, n, n, "getrf");
+  if (batch == 0) return;
+  zero_fill(info, 4, static_cast<std::size_t>(batch));
+  if (n == 0) return;
+  auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kGetrf, small, {}, {&a, &ipiv, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a),    mem(ipiv),          mem(info), i64(a.offset + j0 + j0 * n), i64(ipiv.offset + j0), i64(info.offset), i32(n - j0),
+           i32(jb),   i64(small ? n : n), i64(n * n), i64(n),                     i32(j0)};
+    });
+  };
+  if (n <= kDenseSmall) return panel(true, 0, n);
+  const Device& device = a.buffer->device();
+  for (std::int64_t j0 = 0; j0 < n; j0 += kDenseBlock) {
+    const std::int64_t jb = std::min(kDenseBlock, n - j0), i0 = j0 + jb;
+    panel(false, j0, jb);
+    if (n > jb)
+      launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * n, [&](std::vector<KernelArg>& g) {
+        g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+      });
+    if (i0 == n) break;
+    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * (n - i0), [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+    });
+    const std::int64_t r = n - i0;
+    auto scratch = make_buffer_node({batch * r * r}, t, device);
+    // A22 -= A21 A12: A21 at (i0, j0), A12 at (j0, i0), both of ld n.
+    gemm(t, a, a.offset + i0 + j0 * n, a, a.offset + j0 + i0 * n, n, n * n, false, scratch->view(), batch, n, r, jb);
+    subtract(t, a, scratch->view(), batch, n, i0, false);
+  }
+}
+
+void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs) {
+  check(t, lu, "getrs");
+  check_order(batch, n, nrhs, "getrs");
+  if (batch * n * nrhs == 0) return;
+  const bool small = n <= kDenseSmall;
+  launch(t, kGetrs, small, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(lu), mem(ipiv), mem(b), i64(lu.offset), i64(ipiv.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+  });
+}
+
+void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n) {
+  check(t, a, "potrf");
+  check_order(batch, n, n, "potrf");
+  if (batch == 0) return;
+  zero_fill(info, 4, static_cast<std::size_t>(batch));
+  if (n == 0) return;
+  auto diagonal = [&](bool small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kPotrf, small, {}, {&a, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(info), i64(a.offset + j0 + j0 * n), i64(info.offset), i32(jb), i32(jb), i64(n), i64(n * n), i32(j0)};
+    });
+  };
+  if (n <= kDenseSmall) return diagonal(true, 0, n);
+  const Device& device = a.buffer->device();
+  for (std::int64_t j0 = 0; j0 < n; j0 += kDenseBlock) {
+    const std::int64_t jb = std::min(kDenseBlock, n - j0), i0 = j0 + jb;
+    diagonal(false, j0, jb);
+    if (i0 == n) break;
+    const std::int64_t r = n - i0;
+    launch(t, kTrsmRightLowerH, false, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+    });
+    // A22 -= A21 A21^H: B = A21^H, GEMM's transpose of conj(A21) (real dtypes: of A21 itself).
+    auto scratch = make_buffer_node({batch * r * r}, t, device);
+    if (is_complex(t)) {
+      auto w = make_buffer_node({batch * r * jb}, t, device);
+      const View& wv = w->view();
+      launch(t, kConjCopy, false, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
+        g = {mem(a), mem(wv), i64(a.offset), i64(n), i64(batch), i64(i0), i32(j0), i32(jb)};
+      });
+      gemm(t, a, a.offset + i0 + j0 * n, wv, wv.offset, r, r * jb, true, scratch->view(), batch, n, r, jb);
+    } else {
+      gemm(t, a, a.offset + i0 + j0 * n, a, a.offset + i0 + j0 * n, n, n * n, true, scratch->view(), batch, n, r, jb);
+    }
+    subtract(t, a, scratch->view(), batch, n, i0, true);
+  }
+}
+
+void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs) {
+  check(t, l, "potrs");
+  check_order(batch, n, nrhs, "potrs");
+  if (batch * n * nrhs == 0) return;
+  const bool small = n <= kDenseSmall;
+  launch(t, kPotrs, small, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(l), mem(b), i64(l.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+  });
+}
+
+void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n) {
+  check(t, a, "geqrf");
+  check_order(batch, m, n, "geqrf");
+  if (batch * m * n == 0) return;
+  const bool small = m <= kDenseSmall && n <= kDenseSmall;
+  launch(t, kGeqrf, small, {}, {&a, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(tau), i64(a.offset), i64(tau.offset), i32(m), i32(n), i64(m), i64(m * n)};
+  });
+}
+
+void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+  check(t, a, "orgqr");
+  check_order(batch, m, n, "orgqr");
+  if (!(m >= n && n >= k && k >= 0))
+    throw InvalidArgument(cat("orgqr: ", m, " x ", n, " with ", k, " reflectors: it needs m >= n >= k >= 0"));
+  if (batch * m * n == 0) return;
+  const bool small = m <= kDenseSmall && n <= kDenseSmall;
+  launch(t, kOrgqr, small, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(tau), i64(a.offset), i64(tau.offset), i32(m), i32(n), i64(m), i64(m * n), i32(k)};
+  });
+}
+
+}  // namespace porta::detail::dense
+
+namespace porta::detail::primitives {
+std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const DialectText& d) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (DType t : {DType::float32, DType::float64, DType::complex64, DType::complex128})
+    for (int kind = dense::kGetrf; kind <= dense::kConjCopy; ++kind)
+      for (bool small : {false, true}) {
+        if (small && kind >= dense::kLaswp) continue;
+        out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
+                         common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small));
+      }
+  return out;
+}
+}  // namespace porta::detail::primitives
