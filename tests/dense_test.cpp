@@ -8,7 +8,8 @@
 // blocked and one-work-group kernels: panels of 64, a last one of another width). Each dtype
 // compiles its own kernels (a PoCL compile is about a second), so every dtype takes the small
 // sizes and the blocked sizes run in float64 and complex64 (one real and one complex dtype, one
-// of each precision); float32 and complex128 take 33 (the blocked path, one GEMM step).
+// of each precision); float32 and complex128 the small ones (the blocked path's kernels are the
+// same text in another dtype). Cold PoCL caches: about 100 s, most of it compiles.
 #include <lapacke.h>
 
 #include <algorithm>
@@ -95,7 +96,7 @@ class DenseTest : public DeviceDTypeTest {
   std::vector<std::int64_t> sizes() const {
     if (const char* only = std::getenv("DENSE_N")) return {std::atoll(only)};
     if (dtype() == DType::float64 || dtype() == DType::complex64) return {0, 1, 5, 16, 31, 32, 33, 100, 257};
-    return {0, 1, 5, 16, 31, 32, 33};
+    return {0, 1, 5, 16, 31, 32};
   }
   std::int64_t batch_for(std::int64_t n) const { return n <= 32 ? 3 : n <= 100 ? 2 : 1; }
 };
@@ -155,7 +156,7 @@ TEST_P(DenseTest, LuFactorsAndSolves) {
 TEST_P(DenseTest, LuReportsSingularAsLapack) {
   const DType t = dtype();
   for (std::int64_t n : {std::int64_t{5}, std::int64_t{70}}) {
-    if (n > 32 && sizes().back() < 100) continue;
+    if (n > sizes().back()) continue;
     std::vector<C> a = random(3 * n * n);
     for (std::int64_t i = 0; i < n; ++i) a[i + 3 * n] = 0;                     // matrix 0: column 3 zero
     for (std::int64_t e = 0; e < n * n; ++e) a[n * n + e] = C(1.0 + (e % n == 2), 0);  // matrix 1: rank one (rows of 1 and a row of 2)
@@ -257,8 +258,8 @@ TEST_P(DenseTest, CholeskyFactorsAndSolves) {
 // m > n, the complete m x m) with ||Q^H Q - I|| <= 8 m eps and ||A - Q R|| <= 8 m eps ||A||.
 TEST_P(DenseTest, QrFactorsAndForms) {
   const DType t = dtype();
-  std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{0, 0}, {1, 1}, {5, 3}, {3, 5}, {16, 16}, {32, 31}, {33, 20}};
-  if (sizes().back() >= 100) shapes.insert(shapes.end(), {{100, 40}, {40, 100}, {257, 70}});
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{0, 0}, {1, 1}, {5, 3}, {3, 5}, {16, 16}, {32, 31}};
+  if (sizes().back() >= 100) shapes.insert(shapes.end(), {{33, 20}, {100, 40}, {40, 100}, {257, 70}});
   for (auto [m, n] : shapes) {
     SCOPED_TRACE(testing::Message() << m << " x " << n);
     const std::int64_t batch = std::max(m, n) <= 32 ? 3 : 1, k = std::min(m, n);
