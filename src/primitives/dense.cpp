@@ -34,7 +34,10 @@ using namespace primitives;
 
 namespace {
 
-enum Kind { kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr, kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy };
+enum Kind {
+  kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
+  kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero  // the blocked drivers' steps
+};
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
 // CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
@@ -133,45 +136,95 @@ void launch(DType t, Kind kind, bool small, const std::vector<const View*>& read
 
 KernelArg i32(std::int64_t x) { return KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(x)); }
 
-// C = A op(B) into scratch c (r x r, batch after batch): A at a_off of `a` (r x k, ld n), B at b_off
-// of buffer `b` (k x r, ld ldb; trans_b: B's transpose stored, r x k). Column-major C is the
-// row-major C^T = op(B)^T A^T that MatmulArgs describes.
-void gemm(DType t, const View& a, std::int64_t a_off, const View& b, std::int64_t b_off, std::int64_t ldb, std::int64_t b_stride,
-          bool trans_b, const View& c, std::int64_t batch, std::int64_t n, std::int64_t r, std::int64_t k) {
-  const Device& device = a.buffer->device();
+// A column-major operand of gemm: at `off` of v's buffer, leading dimension ld, matrices `stride`
+// apart; trans: its transpose is the operand.
+struct Operand {
+  const View* v;
+  std::int64_t off, ld, stride;
+  bool trans;
+};
+
+// c (mc x nc, packed, a matrix after another) = op(x) op(y) over k, through the device's GEMM:
+// column-major C is the row-major C^T = op(y)^T op(x)^T that MatmulArgs describes (an operand
+// stored column-major is its transpose stored row-major).
+void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t batch, std::int64_t mc, std::int64_t nc,
+          std::int64_t k) {
+  const Device& device = c.buffer->device();
   const auto& q = thread_queue_shared(device);
   MatmulArgs g;
   g.dtype = t;
   g.batch = batch;
-  g.m = r;
-  g.n = r;
+  g.m = nc;
+  g.n = mc;
   g.k = k;
-  g.a = b.buffer->handle();
-  g.a_offset = b_off;
-  g.lda = ldb;
-  g.trans_a = trans_b;
-  g.stride_a = b_stride;
-  g.b = a.buffer->handle();
-  g.b_offset = a_off;
-  g.ldb = n;
-  g.stride_b = n * n;
+  g.a = y.v->buffer->handle();
+  g.a_offset = y.off;
+  g.lda = y.ld;
+  g.trans_a = y.trans;
+  g.stride_a = y.stride;
+  g.b = x.v->buffer->handle();
+  g.b_offset = x.off;
+  g.ldb = x.ld;
+  g.trans_b = x.trans;
+  g.stride_b = x.stride;
   g.c = c.buffer->handle();
   g.c_offset = c.offset;
-  g.ldc = r;
-  g.stride_c = r * r;
-  a.buffer->before_read(q);
-  b.buffer->before_read(q);
+  g.ldc = mc;
+  g.stride_c = mc * nc;
+  x.v->buffer->before_read(q);
+  y.v->buffer->before_read(q);
   c.buffer->before_write(q);
   device.impl().matmul(*q, g);
   c.buffer->after_write(q);
 }
 
-// The trailing update A22 -= product in scratch (lower: the lower triangle only).
-void subtract(DType t, const View& a, const View& scratch, std::int64_t batch, std::int64_t n, std::int64_t i0, bool lower) {
-  const std::int64_t r = n - i0;
-  launch(t, kSubtract, false, {&scratch}, {&a}, 0, batch * r * r, [&](std::vector<KernelArg>& g) {
-    g = {mem(a), mem(scratch), i64(a.offset), i64(n), i64(batch), i64(i0), i32(lower)};
+// A block of a (rows x cols at a_off, leading dimension lda, matrices astride apart) -= the
+// packed product in scratch (lower: on and below the block's diagonal only).
+void subtract(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std::int64_t astride, const View& scratch, std::int64_t batch,
+              std::int64_t rows, std::int64_t cols, bool lower) {
+  launch(t, kSubtract, false, {&scratch}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(scratch), i64(a_off), i64(lda), i64(astride), i64(rows), i64(cols), i64(batch), i32(lower)};
   });
+}
+
+// Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
+// matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, n) of rows [j0, m): H^H C
+// (geqrf: herm) or H C (orgqr), H = I - V T V^H (larft, larfb): V packed (and conjugated), T from
+// V^H V, then C -= V (op(T) (V^H C)), each product a GEMM.
+void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, std::int64_t tau_stride, std::int64_t batch,
+                 std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, bool herm) {
+  const Device& device = a.buffer->device();
+  const std::int64_t rows = m - j0, cols = n - j0 - jb, panel = a.offset + j0 + j0 * m;
+  auto vp = make_buffer_node({batch * rows * jb}, t, device);
+  const View& v = vp->view();
+  auto pack = [&](const View& out, bool conj) {
+    launch(t, kCopyV, false, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(out), i64(panel), i64(m), i64(m * n), i64(rows), i32(jb), i64(batch), i32(conj)};
+    });
+  };
+  pack(v, false);
+  NodePtr vcp = vp;
+  if (is_complex(t)) {
+    vcp = make_buffer_node({batch * rows * jb}, t, device);
+    pack(vcp->view(), true);
+  }
+  const View& vc = vcp->view();
+  const Operand V{&v, v.offset, rows, rows * jb, false}, VcT{&vc, vc.offset, rows, rows * jb, true};
+  auto gn = make_buffer_node({batch * jb * jb}, t, device), tn = make_buffer_node({batch * jb * jb}, t, device);
+  gemm(t, VcT, V, gn->view(), batch, jb, jb, rows);  // V^H V
+  const View &gv = gn->view(), &tv = tn->view();
+  launch(t, kLarft, false, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(gv), mem(tau), mem(tv), i64(tau_off), i64(tau_stride), i32(jb)};
+  });
+  auto w1 = make_buffer_node({batch * jb * cols}, t, device), w2 = make_buffer_node({batch * jb * cols}, t, device);
+  const View &w1v = w1->view(), &w2v = w2->view();
+  gemm(t, VcT, Operand{&a, panel + jb * m, m, m * n, false}, w1v, batch, jb, cols, rows);  // V^H C
+  launch(t, kTrmm, false, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
+    g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
+  });
+  auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, scratch->view(), batch, rows, cols, jb);
+  subtract(t, a, panel + jb * m, m, m * n, scratch->view(), batch, rows, cols, false);
 }
 
 }  // namespace
@@ -206,8 +259,9 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     const std::int64_t r = n - i0;
     auto scratch = make_buffer_node({batch * r * r}, t, device);
     // A22 -= A21 A12: A21 at (i0, j0), A12 at (j0, i0), both of ld n.
-    gemm(t, a, a.offset + i0 + j0 * n, a, a.offset + j0 + i0 * n, n, n * n, false, scratch->view(), batch, n, r, jb);
-    subtract(t, a, scratch->view(), batch, n, i0, false);
+    gemm(t, Operand{&a, a.offset + i0 + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + i0 * n, n, n * n, false}, scratch->view(),
+         batch, r, r, jb);
+    subtract(t, a, a.offset + i0 + i0 * n, n, n * n, scratch->view(), batch, r, r, false);
   }
 }
 
@@ -244,17 +298,18 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     });
     // A22 -= A21 A21^H: B = A21^H, GEMM's transpose of conj(A21) (real dtypes: of A21 itself).
     auto scratch = make_buffer_node({batch * r * r}, t, device);
+    const Operand a21{&a, a.offset + i0 + j0 * n, n, n * n, false};
     if (is_complex(t)) {
       auto w = make_buffer_node({batch * r * jb}, t, device);
       const View& wv = w->view();
       launch(t, kConjCopy, false, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
         g = {mem(a), mem(wv), i64(a.offset), i64(n), i64(batch), i64(i0), i32(j0), i32(jb)};
       });
-      gemm(t, a, a.offset + i0 + j0 * n, wv, wv.offset, r, r * jb, true, scratch->view(), batch, n, r, jb);
+      gemm(t, a21, Operand{&wv, wv.offset, r, r * jb, true}, scratch->view(), batch, r, r, jb);
     } else {
-      gemm(t, a, a.offset + i0 + j0 * n, a, a.offset + i0 + j0 * n, n, n * n, true, scratch->view(), batch, n, r, jb);
+      gemm(t, a21, Operand{&a, a.offset + i0 + j0 * n, n, n * n, true}, scratch->view(), batch, r, r, jb);
     }
-    subtract(t, a, scratch->view(), batch, n, i0, true);
+    subtract(t, a, a.offset + i0 + i0 * n, n, n * n, scratch->view(), batch, r, r, true);
   }
 }
 
@@ -272,10 +327,22 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   check(t, a, "geqrf");
   check_order(batch, m, n, "geqrf");
   if (batch * m * n == 0) return;
-  const bool small = m <= kDenseSmall && n <= kDenseSmall;
-  launch(t, kGeqrf, small, {}, {&a, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
-    g = {mem(a), mem(tau), i64(a.offset), i64(tau.offset), i32(m), i32(n), i64(m), i64(m * n)};
-  });
+  const std::int64_t k = std::min(m, n);
+  // geqr2 of the m - j0 x jb block at (j0, j0), its tau at j0.
+  auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kGeqrf, small, {}, {&a, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(jb), i64(m), i64(m * n), i64(k)};
+    });
+  };
+  if (m <= kDenseSmall && n <= kDenseSmall) return panel(true, 0, n);
+  // Blocked (LAPACK's geqrf): each panel's reflectors, then H^H of the block applied to the
+  // columns right of it. The last panel takes the columns past k too.
+  for (std::int64_t j0 = 0; j0 < k; j0 += kDenseBlock) {
+    const std::int64_t jb = std::min(kDenseBlock, k - j0);
+    const bool last = j0 + jb == k;
+    panel(false, j0, last ? n - j0 : jb);
+    if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, true);
+  }
 }
 
 void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -284,10 +351,30 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   if (!(m >= n && n >= k && k >= 0))
     throw InvalidArgument(cat("orgqr: ", m, " x ", n, " with ", k, " reflectors: it needs m >= n >= k >= 0"));
   if (batch * m * n == 0) return;
-  const bool small = m <= kDenseSmall && n <= kDenseSmall;
-  launch(t, kOrgqr, small, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
-    g = {mem(a), mem(tau), i64(a.offset), i64(tau.offset), i32(m), i32(n), i64(m), i64(m * n), i32(k)};
-  });
+  // org2r of the m - j0 x nc block at (j0, j0) with the kb reflectors from tau's j0.
+  auto block = [&](bool small, std::int64_t j0, std::int64_t nc, std::int64_t kb) {
+    launch(t, kOrgqr, small, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(nc), i64(m), i64(m * n), i32(kb), i64(k)};
+    });
+  };
+  auto zero = [&](std::int64_t rows, std::int64_t j0, std::int64_t cols) {
+    if (rows * cols == 0) return;
+    launch(t, kZero, false, {}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset + j0 * m), i64(m), i64(m * n), i64(rows), i64(cols), i64(batch)};
+    });
+  };
+  if (m <= kDenseSmall && n <= kDenseSmall) return block(true, 0, n, k);
+  // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
+  // on, then each block before it, last to first: its H applied to the columns right of it, then
+  // org2r of its own columns, the rows above it zeroed.
+  const std::int64_t last = k == 0 ? 0 : (k - 1) / kDenseBlock * kDenseBlock;
+  zero(last, last, n - last);
+  block(false, last, n - last, k - last);
+  for (std::int64_t j0 = last - kDenseBlock; j0 >= 0; j0 -= kDenseBlock) {
+    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, kDenseBlock, false);
+    block(false, j0, kDenseBlock, kDenseBlock);
+    zero(j0, j0, kDenseBlock);
+  }
 }
 
 }  // namespace porta::detail::dense
@@ -298,7 +385,7 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
   // float32 and complex128: the real and the complex text, in both precisions (float64 and
   // complex64 are the same text with other typedefs; each compile takes NVRTC about a second).
   for (DType t : {DType::float32, DType::complex128})
-    for (int kind = dense::kGetrf; kind <= dense::kConjCopy; ++kind)
+    for (int kind = dense::kGetrf; kind <= dense::kZero; ++kind)
       for (bool small : {false, true}) {
         if (small && kind >= dense::kLaswp) continue;
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),

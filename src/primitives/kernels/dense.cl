@@ -261,16 +261,16 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL T* b, i64 a_off, i64 b_off, int m, int n, i64
   potrs2(MAT, lda, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
 }
 #elif KIND == 4
-KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride) {
+KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, i64 tau_stride) {
   __local R red_v[GROUP];
   LOAD
-  geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * (m < n ? m : n), red_v);
+  geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v);
   STORE
 }
 #elif KIND == 5
-KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, int k) {
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, int k, i64 tau_stride) {
   LOAD
-  org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * k);
+  org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride);
   STORE
 }
 #elif KIND == 6
@@ -317,14 +317,14 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb) {
   }
 }
 #elif KIND == 9
-// The trailing update's subtraction: A(i0 + i, i0 + j) -= t[i + j * r] over r x r (lower: i >= j
-// only; potrf's upper part stays untouched); t is the product GEMM left.
-KERNEL porta_k(GLOBAL T* a, GLOBAL const T* t, i64 a_off, i64 n, i64 batch, i64 i0, int lower) {
-  const i64 r = n - i0;
-  for (i64 e = GID; e < batch * r * r; e += GSIZE) {
-    i64 b = e / (r * r), q = e - b * r * r, j = q / r, i = q - j * r;
+// The trailing updates' subtraction: A(i, j) -= t[i + j * rows] over a rows x cols block (at
+// a_off in matrix 0, matrices astride apart; lower: i >= j only, potrf's upper part untouched);
+// t is the product GEMM left, a block after another.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* t, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch, int lower) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
     if (lower && i < j) continue;
-    GLOBAL T* p = a + a_off + b * n * n + (i0 + i) + (i0 + j) * n;
+    GLOBAL T* p = a + a_off + b * astride + i + j * lda;
     *p = SUB(*p, t[e]);
   }
 }
@@ -336,6 +336,64 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 n, i64 batch, i64 
   for (i64 e = GID; e < batch * r * jb; e += GSIZE) {
     i64 b = e / (r * jb), q = e - b * r * jb, j = q / r, i = q - j * r;
     w[e] = CONJ(a[a_off + b * n * n + (i0 + i) + (j0 + j) * n]);
+  }
+}
+#elif KIND == 11
+// The block of reflectors V of geqrf's panel (rows x jb from a_off, the unit diagonal and the
+// zeros above it written out) packed for GEMM, conjugated where conj is set.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* v, i64 a_off, i64 lda, i64 astride, i64 rows, int jb, i64 batch, int conj) {
+  for (i64 e = GID; e < batch * rows * jb; e += GSIZE) {
+    i64 b = e / (rows * jb), q = e - b * rows * jb, j = q / rows, i = q - j * rows;
+    T x = i > j ? a[a_off + b * astride + i + j * lda] : MKR(i == j ? (R)1 : (R)0);
+    v[e] = conj ? CONJ(x) : x;
+  }
+}
+#elif KIND == 12
+// larft (forward, columnwise) from g = V^H V (jb x jb, GEMM's) and the panel's tau: the upper
+// triangular t of H(0) ... H(jb-1) = I - V t V^H, t(r, i) = -tau(i) sum_l t(r, l) g(l, i). A
+// work-group a matrix, a column at a time.
+KERNEL porta_k(GLOBAL const T* g, GLOBAL const T* tau, GLOBAL T* t, i64 tau_off, i64 tau_stride, int jb) {
+  GLOBAL const T* gm = g + (i64)GROUP_ID * jb * jb;
+  GLOBAL const T* tm = tau + tau_off + (i64)GROUP_ID * tau_stride;
+  GLOBAL T* out = t + (i64)GROUP_ID * jb * jb;
+  for (int i = 0; i < jb; ++i) {
+    T ti = tm[i];
+    for (int r = LID; r < jb; r += GROUP) {
+      T v = MKR((R)0);
+      if (r < i) {
+        for (int l = r; l < i; ++l) v = ADD(v, MUL(out[r + l * jb], gm[l + i * jb]));
+        v = MUL(NEG(ti), v);
+      } else if (r == i) {
+        v = ti;
+      }
+      out[r + i * jb] = v;
+    }
+    BARRIER
+  }
+}
+#elif KIND == 13
+// w2 = op(t) w1 (t jb x jb upper triangular, w1 jb x cols, both packed a matrix after another):
+// op = t^H for geqrf's H^H, t for orgqr's H.
+KERNEL porta_k(GLOBAL const T* t, GLOBAL const T* w1, GLOBAL T* w2, int jb, i64 cols, i64 batch, int herm) {
+  for (i64 e = GID; e < batch * jb * cols; e += GSIZE) {
+    i64 b = e / (jb * cols), q = e - b * jb * cols, c = q / jb;
+    int i = (int)(q - c * jb);
+    GLOBAL const T* tm = t + b * jb * jb;
+    GLOBAL const T* wm = w1 + b * jb * cols + c * jb;
+    T v = MKR((R)0);
+    if (herm)
+      for (int l = 0; l <= i; ++l) v = ADD(v, MUL(CONJ(tm[l + i * jb]), wm[l]));
+    else
+      for (int l = i; l < jb; ++l) v = ADD(v, MUL(tm[i + l * jb], wm[l]));
+    w2[e] = v;
+  }
+}
+#elif KIND == 14
+// Zeros over a rows x cols block (orgqr's rows above its diagonal blocks).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    a[a_off + b * astride + i + j * lda] = MKR((R)0);
   }
 }
 #endif
