@@ -36,7 +36,7 @@ namespace {
 
 enum Kind {
   kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
-  kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero  // the blocked drivers' steps
+  kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock  // the blocked drivers' steps
 };
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
@@ -250,7 +250,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     panel(false, j0, jb);
     if (n > jb)
       launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * n, [&](std::vector<KernelArg>& g) {
-        g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+        g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(n), i64(n * n), i64(batch), i32(j0), i32(jb), i64(j0)};
       });
     if (i0 == n) break;
     launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * (n - i0), [&](std::vector<KernelArg>& g) {
@@ -265,14 +265,62 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   }
 }
 
+// The blocked triangular solves of getrs and potrs over b (n x nrhs a matrix) with the factor f
+// (n x n): for each block of kDenseBlock rows, forward (lower) or backward (upper), the block's
+// own solve (a work-item a right-hand side) and the update of the rows still to solve through
+// GEMM. mode as kernels/dense.cl's kind 15: 0 L unit lower, 1 L lower, 2 U upper, 3 L^H.
+void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode) {
+  const Device& device = b.buffer->device();
+  const std::int64_t nb = kDenseBlock, blocks = (n + nb - 1) / nb;
+  for (std::int64_t s = 0; s < blocks; ++s) {
+    const std::int64_t j0 = mode <= 1 ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
+    launch(t, kTrsmBlock, false, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+      g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
+           i64(batch), i32(mode)};
+    });
+    // The rows left: below the block (forward) or above it (backward), minus their factor block
+    // times the block's solution.
+    const bool forward = mode <= 1;
+    const std::int64_t r0 = forward ? j0 + jb : 0, rows = forward ? n - j0 - jb : j0;
+    if (rows == 0) continue;
+    const Operand x1{&b, b.offset + j0, n, n * nrhs, false};
+    Operand fx{&f, f.offset + r0 + j0 * n, n, n * n, false};  // L21 or U01
+    NodePtr w;
+    if (mode == 3) {
+      // L^H's block above the diagonal block is L10^H, L10 = L(j0:j0+jb, 0:j0): its transpose,
+      // conjugated first for complex dtypes.
+      fx = Operand{&f, f.offset + j0, n, n * n, true};
+      if (is_complex(t)) {
+        w = make_buffer_node({batch * jb * j0}, t, device);
+        const View& wv = w->view();
+        launch(t, kConjCopy, false, {&f}, {&wv}, 0, batch * jb * j0, [&](std::vector<KernelArg>& g) {
+          g = {mem(f), mem(wv), i64(f.offset + j0), i64(n), i64(n * n), i64(jb), i64(j0), i64(batch)};
+        });
+        fx = Operand{&wv, wv.offset, jb, jb * j0, true};
+      }
+    }
+    auto scratch = make_buffer_node({batch * rows * nrhs}, t, device);
+    gemm(t, fx, x1, scratch->view(), batch, rows, nrhs, jb);
+    subtract(t, b, b.offset + r0, n, n * nrhs, scratch->view(), batch, rows, nrhs, false);
+  }
+}
+
 void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs) {
   check(t, lu, "getrs");
   check_order(batch, n, nrhs, "getrs");
   if (batch * n * nrhs == 0) return;
-  const bool small = n <= kDenseSmall;
-  launch(t, kGetrs, small, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
-    g = {mem(lu), mem(ipiv), mem(b), i64(lu.offset), i64(ipiv.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+  if (n <= kDenseSmall) {
+    launch(t, kGetrs, true, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(lu), mem(ipiv), mem(b), i64(lu.offset), i64(ipiv.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+    });
+    return;
+  }
+  // P B (every pivot, in order, down each right-hand side), then L and U.
+  launch(t, kLaswp, false, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+    g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(nrhs)};
   });
+  solve_blocked(t, lu, b, batch, n, nrhs, 0);
+  solve_blocked(t, lu, b, batch, n, nrhs, 2);
 }
 
 void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n) {
@@ -303,7 +351,7 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
       auto w = make_buffer_node({batch * r * jb}, t, device);
       const View& wv = w->view();
       launch(t, kConjCopy, false, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
-        g = {mem(a), mem(wv), i64(a.offset), i64(n), i64(batch), i64(i0), i32(j0), i32(jb)};
+        g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(r), i64(jb), i64(batch)};
       });
       gemm(t, a21, Operand{&wv, wv.offset, r, r * jb, true}, scratch->view(), batch, r, r, jb);
     } else {
@@ -317,10 +365,14 @@ void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64
   check(t, l, "potrs");
   check_order(batch, n, nrhs, "potrs");
   if (batch * n * nrhs == 0) return;
-  const bool small = n <= kDenseSmall;
-  launch(t, kPotrs, small, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
-    g = {mem(l), mem(b), i64(l.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
-  });
+  if (n <= kDenseSmall) {
+    launch(t, kPotrs, true, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(l), mem(b), i64(l.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+    });
+    return;
+  }
+  solve_blocked(t, l, b, batch, n, nrhs, 1);
+  solve_blocked(t, l, b, batch, n, nrhs, 3);
 }
 
 void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n) {
@@ -385,9 +437,9 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
   // float32 and complex128: the real and the complex text, in both precisions (float64 and
   // complex64 are the same text with other typedefs; each compile takes NVRTC about a second).
   for (DType t : {DType::float32, DType::complex128})
-    for (int kind = dense::kGetrf; kind <= dense::kZero; ++kind)
+    for (int kind = dense::kGetrf; kind <= dense::kTrsmBlock; ++kind)
       for (bool small : {false, true}) {
-        if (small && kind >= dense::kLaswp) continue;
+        if (small ? kind >= dense::kLaswp : kind == dense::kGetrs || kind == dense::kPotrs) continue;  // the variants the drivers run
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small));
       }

@@ -274,13 +274,15 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, 
   STORE
 }
 #elif KIND == 6
-// laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in every column outside
-// [j0, j0 + jb) (the panel swapped its own).
-KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 batch, int j0, int jb) {
-  for (i64 e = GID; e < batch * n; e += GSIZE) {
-    i64 b = e / n, c = e - b * n;
-    if (c >= j0 && c < j0 + jb) continue;
-    GLOBAL T* col = a + a_off + b * n * n + c * n;
+// laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in every column of
+// n rows outside [skip, skip + jb) (getrf's panel swapped its own; getrs: skip = cols): cols
+// columns a matrix, matrices astride apart.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 cols, i64 astride, i64 batch, int j0, int jb,
+               i64 skip) {
+  for (i64 e = GID; e < batch * cols; e += GSIZE) {
+    i64 b = e / cols, c = e - b * cols;
+    if (c >= skip && c < skip + jb) continue;
+    GLOBAL T* col = a + a_off + b * astride + c * n;
     GLOBAL const int* piv = ipiv + ipiv_off + b * n;
     for (int k = j0; k < j0 + jb; ++k) {
       int p = piv[k] - 1;
@@ -329,13 +331,12 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* t, i64 a_off, i64 lda, i64 astride, 
   }
 }
 #elif KIND == 10
-// w = conj(A(i0:n, j0:j0+jb)) packed (r x jb, a batch after another): potrf's A21^H for GEMM,
-// which does not conjugate.
-KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 n, i64 batch, i64 i0, int j0, int jb) {
-  const i64 r = n - i0;
-  for (i64 e = GID; e < batch * r * jb; e += GSIZE) {
-    i64 b = e / (r * jb), q = e - b * r * jb, j = q / r, i = q - j * r;
-    w[e] = CONJ(a[a_off + b * n * n + (i0 + i) + (j0 + j) * n]);
+// w = conj(a block of rows x cols at a_off), packed (a matrix after another, astride apart in a):
+// the conjugate transposes GEMM takes as transposes of these (it does not conjugate).
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    w[e] = CONJ(a[a_off + b * astride + i + j * lda]);
   }
 }
 #elif KIND == 11
@@ -394,6 +395,32 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols,
   for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
     i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
     a[a_off + b * astride + i + j * lda] = MKR((R)0);
+  }
+}
+#elif KIND == 15
+// The blocked solves' diagonal block: a work-item a right-hand side (nrhs a matrix), solving the
+// jb x jb block at a_off (lda, astride) into the jb rows of b at b_off (ldb, bstride).
+// mode 0: L unit lower, 1: L lower, 2: U upper, 3: L^H (L lower, its diagonal real).
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* b, i64 a_off, i64 lda, i64 astride, i64 b_off, i64 ldb, i64 bstride, int jb, i64 nrhs,
+               i64 batch, int mode) {
+  for (i64 e = GID; e < batch * nrhs; e += GSIZE) {
+    i64 m = e / nrhs, c = e - m * nrhs;
+    GLOBAL const T* l = a + a_off + m * astride;
+    GLOBAL T* x = b + b_off + m * bstride + c * ldb;
+    if (mode <= 1) {
+      for (int r = 0; r < jb; ++r) {
+        T v = x[r];
+        if (mode == 1) v = SCALE(v, (R)1 / RE(l[r + r * lda]));
+        x[r] = v;
+        for (int q = r + 1; q < jb; ++q) x[q] = SUB(x[q], MUL(l[q + r * lda], v));
+      }
+    } else {
+      for (int r = jb - 1; r >= 0; --r) {
+        T v = mode == 2 ? DIV(x[r], l[r + r * lda]) : SCALE(x[r], (R)1 / RE(l[r + r * lda]));
+        x[r] = v;
+        for (int q = 0; q < r; ++q) x[q] = SUB(x[q], MUL(mode == 2 ? l[q + r * lda] : CONJ(l[r + q * lda]), v));
+      }
+    }
   }
 }
 #endif
