@@ -4,8 +4,9 @@
 // the orthogonality of Q, and LAPACKE's info on singular and non-positive-definite matrices and
 // its R (the same sign convention).
 //
-// Sizes: 0, 1, 5, 16, 31, 32 (the small kernels: a matrix in local memory), 33, 100 and 257 (the
-// blocked and one-work-group kernels: panels of 64, a last one of another width). Each dtype
+// Sizes: 0, 1, 5, 16, 31, 32, 33, 64 (the small kernels: a matrix in local memory, up to 32 or,
+// for dtypes of up to 8 bytes, 64), 65, 100 and 257 (the blocked kernels: blocks of 64, a last
+// one of another width). Each dtype
 // compiles its own kernels (a PoCL compile is about a second), so every dtype takes the small
 // sizes and the blocked sizes run in float64 and complex64 (one real and one complex dtype, one
 // of each precision); float32 and complex128 the small ones (the blocked path's kernels are the
@@ -94,10 +95,10 @@ class DenseTest : public DeviceDTypeTest {
     return rounded(dtype(), v);
   }
   std::vector<std::int64_t> sizes() const {
-    if (dtype() == DType::float64 || dtype() == DType::complex64) return {0, 1, 5, 16, 31, 32, 33, 100, 257};
+    if (dtype() == DType::float64 || dtype() == DType::complex64) return {0, 1, 5, 16, 31, 32, 33, 64, 65, 100, 257};
     return {0, 1, 5, 16, 31, 32};
   }
-  std::int64_t batch_for(std::int64_t n) const { return n <= 32 ? 3 : n <= 100 ? 2 : 1; }
+  std::int64_t batch_for(std::int64_t n) const { return n <= 64 ? 3 : n <= 100 ? 2 : 1; }
 };
 
 // LU: ||P A - L U||_F <= 8 n eps ||A||_F for each matrix, pivots in range, info 0; then the

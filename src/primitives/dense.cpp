@@ -71,12 +71,25 @@ std::string scalar_defs(const DialectText& d, DType t) {
   return s;
 }
 
-// A kernel's whole text (after common_prelude): `small` holds the matrix in local memory.
-std::string dense_source(const DialectText& d, DType t, Kind kind, int group, bool small) {
+// The largest order the small kernels take: 64 where a 64 x 64 matrix of t is at most 32 KiB and
+// fits the device's local memory beside the reductions' arrays (float32, float64, complex64;
+// batches of 64 x 64 matrices are one launch), else kDenseSmall.
+std::int64_t small_order(DType t, const DeviceInfo& info) {
+  constexpr std::uint64_t kCudaStatic = 48 * 1024;  // a block's static __shared__ memory (scan.cpp's scan_local_limit)
+  std::uint64_t limit = info.max_local_bytes ? info.max_local_bytes : 32 * 1024;
+  if (info.dialect == Dialect::cuda) limit = std::min(limit, kCudaStatic);
+  const std::uint64_t item = itemsize(t), need = 64 * 64 * item + static_cast<std::uint64_t>(group_of(info)) * (item + 4) + 256;
+  return item <= 8 && need <= limit ? 64 : kDenseSmall;
+}
+std::int64_t small_order(DType t, const View& a) { return small_order(t, a.buffer->device().impl().info()); }
+
+// A kernel's whole text (after common_prelude): with `small` (an order) it holds the matrix in
+// local memory.
+std::string dense_source(const DialectText& d, DType t, Kind kind, int group, std::int64_t small) {
   const bool fp64 = t == DType::float64 || t == DType::complex128;
   const std::string local = d.cuda() ? "__shared__" : "__local";
   std::string s = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define SMALL ",
-                      kDenseSmall, "\n#define KIND ", static_cast<int>(kind), "\n#define LID ((int)", d.local_id(),
+                      std::max<std::int64_t>(small, 1), "\n#define KIND ", static_cast<int>(kind), "\n#define LID ((int)", d.local_id(),
                       ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline",
                       "\n#define LP ", d.cuda() ? "" : "__local", "\n");
   // OpenCL: the functions' barriers order global memory too (the large matrices live there).
@@ -114,14 +127,15 @@ void launch(DType t, Kind kind, bool small, const std::vector<const View*>& read
   const Device& device = writes[0]->buffer->device();
   const DeviceInfo& info = device.impl().info();
   const int group = group_of(info);
+  const std::int64_t order = small ? small_order(t, info) : 0;
   const auto& q = thread_queue_shared(device);
   for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->before_write(q);
   Work w;
   w.reads = reads;
   w.write = writes[0];
   w.write2 = writes.size() > 1 ? writes[1] : nullptr;
-  w.key = cat("dense|", static_cast<int>(kind), "|", static_cast<int>(t), "|", group, "|", small);
-  w.source = [t, kind, group, small](const DialectText& d) { return dense_source(d, t, kind, group, small); };
+  w.key = cat("dense|", static_cast<int>(kind), "|", static_cast<int>(t), "|", group, "|", order);
+  w.source = [t, kind, group, order](const DialectText& d) { return dense_source(d, t, kind, group, order); };
   w.args = args;
   if (groups > 0) {
     w.groups = static_cast<std::size_t>(groups);
@@ -240,10 +254,10 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
     launch(t, kGetrf, small, {}, {&a, &ipiv, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(a),    mem(ipiv),          mem(info), i64(a.offset + j0 + j0 * n), i64(ipiv.offset + j0), i64(info.offset), i32(n - j0),
-           i32(jb),   i64(small ? n : n), i64(n * n), i64(n),                     i32(j0)};
+           i32(jb),   i64(n),             i64(n * n), i64(n),                     i32(j0)};
     });
   };
-  if (n <= kDenseSmall) return panel(true, 0, n);
+  if (n <= small_order(t, a)) return panel(true, 0, n);
   const Device& device = a.buffer->device();
   for (std::int64_t j0 = 0; j0 < n; j0 += kDenseBlock) {
     const std::int64_t jb = std::min(kDenseBlock, n - j0), i0 = j0 + jb;
@@ -309,7 +323,7 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
   check(t, lu, "getrs");
   check_order(batch, n, nrhs, "getrs");
   if (batch * n * nrhs == 0) return;
-  if (n <= kDenseSmall) {
+  if (n <= small_order(t, lu)) {
     launch(t, kGetrs, true, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(lu), mem(ipiv), mem(b), i64(lu.offset), i64(ipiv.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
     });
@@ -334,7 +348,7 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
       g = {mem(a), mem(info), i64(a.offset + j0 + j0 * n), i64(info.offset), i32(jb), i32(jb), i64(n), i64(n * n), i32(j0)};
     });
   };
-  if (n <= kDenseSmall) return diagonal(true, 0, n);
+  if (n <= small_order(t, a)) return diagonal(true, 0, n);
   const Device& device = a.buffer->device();
   for (std::int64_t j0 = 0; j0 < n; j0 += kDenseBlock) {
     const std::int64_t jb = std::min(kDenseBlock, n - j0), i0 = j0 + jb;
@@ -365,7 +379,7 @@ void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64
   check(t, l, "potrs");
   check_order(batch, n, nrhs, "potrs");
   if (batch * n * nrhs == 0) return;
-  if (n <= kDenseSmall) {
+  if (n <= small_order(t, l)) {
     launch(t, kPotrs, true, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(l), mem(b), i64(l.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
     });
@@ -386,7 +400,7 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
       g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(jb), i64(m), i64(m * n), i64(k)};
     });
   };
-  if (m <= kDenseSmall && n <= kDenseSmall) return panel(true, 0, n);
+  if (std::max(m, n) <= small_order(t, a)) return panel(true, 0, n);
   // Blocked (LAPACK's geqrf): each panel's reflectors, then H^H of the block applied to the
   // columns right of it. The last panel takes the columns past k too.
   for (std::int64_t j0 = 0; j0 < k; j0 += kDenseBlock) {
@@ -415,7 +429,7 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
       g = {mem(a), i64(a.offset + j0 * m), i64(m), i64(m * n), i64(rows), i64(cols), i64(batch)};
     });
   };
-  if (m <= kDenseSmall && n <= kDenseSmall) return block(true, 0, n, k);
+  if (std::max(m, n) <= small_order(t, a)) return block(true, 0, n, k);
   // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
   // on, then each block before it, last to first: its H applied to the columns right of it, then
   // org2r of its own columns, the rows above it zeroed.
@@ -441,7 +455,7 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
       for (bool small : {false, true}) {
         if (small ? kind >= dense::kLaswp : kind == dense::kGetrs || kind == dense::kPotrs) continue;  // the variants the drivers run
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
-                         common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small));
+                         common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small ? (itemsize(t) <= 8 ? 64 : 32) : 0));
       }
   return out;
 }

@@ -8,10 +8,11 @@
 // minor of order k is not positive definite). Results are written in place, in the calling
 // thread's queue order, as every primitive. Devices that do not compile: BackendUnavailable.
 //
-// Matrices of order up to kDenseSmall take one work-group each with the whole matrix in local
-// memory (many small matrices: one launch); larger ones are factored in panels of kDenseBlock
-// columns (getrf, potrf: a panel kernel, triangular solves, the trailing update through the
-// device's GEMM, DeviceImpl::matmul), the solves and QR by one work-group a matrix.
+// Matrices of order up to kDenseSmall (64 for dtypes of up to 8 bytes where the device's local
+// memory holds 32 KiB) take one work-group each with the whole matrix in local memory (many small
+// matrices: one launch); larger ones go in blocks of kDenseBlock columns: a panel kernel (one
+// work-group a matrix), triangular solves, and the updates of the rest through the device's GEMM
+// (DeviceImpl::matmul), as LAPACK's blocked getrf, getrs, potrf, potrs, geqrf and orgqr.
 // docs/design/linalg.md ("porta's own solvers") says more.
 #pragma once
 
