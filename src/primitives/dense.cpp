@@ -2,7 +2,7 @@
 // primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
 // the blocked getrf and potrf, whose trailing updates go through the device's GEMM.
 //
-// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of kDenseBlock
+// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size()
 // columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
 // the diagonal; rows swapped within the panel), the same swaps applied to the columns left and
 // right of it (laswp), A12 = L11^-1 A12 (a work-item a column), then A22 -= A21 A12: the product
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "primitives/work.hpp"
+#include "porta_backend/settings.hpp"
 #include "runtime/thread_queues.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -38,6 +39,13 @@ enum Kind {
   kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
   kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock  // the blocked drivers' steps
 };
+
+// The columns of a panel (PORTA_DENSE_BLOCK, 64 unless set): wider panels give GEMM more work
+// a step and the one-work-group panel more (its cost grows as n^2 times the width).
+std::int64_t block_size() {
+  static const int b = *setting_int("PORTA_DENSE_BLOCK");
+  return b;
+}
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
 // CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
@@ -259,8 +267,9 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   };
   if (n <= small_order(t, a)) return panel(true, 0, n);
   const Device& device = a.buffer->device();
-  for (std::int64_t j0 = 0; j0 < n; j0 += kDenseBlock) {
-    const std::int64_t jb = std::min(kDenseBlock, n - j0), i0 = j0 + jb;
+  const std::int64_t nb = block_size();
+  for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+    const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
     panel(false, j0, jb);
     if (n > jb)
       launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * n, [&](std::vector<KernelArg>& g) {
@@ -280,12 +289,12 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
 }
 
 // The blocked triangular solves of getrs and potrs over b (n x nrhs a matrix) with the factor f
-// (n x n): for each block of kDenseBlock rows, forward (lower) or backward (upper), the block's
+// (n x n): for each block of block_size() rows, forward (lower) or backward (upper), the block's
 // own solve (a work-item a right-hand side) and the update of the rows still to solve through
 // GEMM. mode as kernels/dense.cl's kind 15: 0 L unit lower, 1 L lower, 2 U upper, 3 L^H.
 void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode) {
   const Device& device = b.buffer->device();
-  const std::int64_t nb = kDenseBlock, blocks = (n + nb - 1) / nb;
+  const std::int64_t nb = block_size(), blocks = (n + nb - 1) / nb;
   for (std::int64_t s = 0; s < blocks; ++s) {
     const std::int64_t j0 = mode <= 1 ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
     launch(t, kTrsmBlock, false, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
@@ -350,8 +359,9 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
   };
   if (n <= small_order(t, a)) return diagonal(true, 0, n);
   const Device& device = a.buffer->device();
-  for (std::int64_t j0 = 0; j0 < n; j0 += kDenseBlock) {
-    const std::int64_t jb = std::min(kDenseBlock, n - j0), i0 = j0 + jb;
+  const std::int64_t nb = block_size();
+  for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+    const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
     diagonal(false, j0, jb);
     if (i0 == n) break;
     const std::int64_t r = n - i0;
@@ -403,8 +413,9 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   if (std::max(m, n) <= small_order(t, a)) return panel(true, 0, n);
   // Blocked (LAPACK's geqrf): each panel's reflectors, then H^H of the block applied to the
   // columns right of it. The last panel takes the columns past k too.
-  for (std::int64_t j0 = 0; j0 < k; j0 += kDenseBlock) {
-    const std::int64_t jb = std::min(kDenseBlock, k - j0);
+  const std::int64_t nb = block_size();
+  for (std::int64_t j0 = 0; j0 < k; j0 += nb) {
+    const std::int64_t jb = std::min(nb, k - j0);
     const bool last = j0 + jb == k;
     panel(false, j0, last ? n - j0 : jb);
     if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, true);
@@ -433,13 +444,13 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
   // on, then each block before it, last to first: its H applied to the columns right of it, then
   // org2r of its own columns, the rows above it zeroed.
-  const std::int64_t last = k == 0 ? 0 : (k - 1) / kDenseBlock * kDenseBlock;
+  const std::int64_t nb = block_size(), last = k == 0 ? 0 : (k - 1) / nb * nb;
   zero(last, last, n - last);
   block(false, last, n - last, k - last);
-  for (std::int64_t j0 = last - kDenseBlock; j0 >= 0; j0 -= kDenseBlock) {
-    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, kDenseBlock, false);
-    block(false, j0, kDenseBlock, kDenseBlock);
-    zero(j0, j0, kDenseBlock);
+  for (std::int64_t j0 = last - nb; j0 >= 0; j0 -= nb) {
+    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, false);
+    block(false, j0, nb, nb);
+    zero(j0, j0, nb);
   }
 }
 

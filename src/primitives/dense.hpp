@@ -10,7 +10,7 @@
 //
 // Matrices of order up to kDenseSmall (64 for dtypes of up to 8 bytes where the device's local
 // memory holds 32 KiB) take one work-group each with the whole matrix in local memory (many small
-// matrices: one launch); larger ones go in blocks of kDenseBlock columns: a panel kernel (one
+// matrices: one launch); larger ones go in blocks of PORTA_DENSE_BLOCK (64) columns: a panel kernel (one
 // work-group a matrix), triangular solves, and the updates of the rest through the device's GEMM
 // (DeviceImpl::matmul), as LAPACK's blocked getrf, getrs, potrf, potrs, geqrf and orgqr.
 // docs/design/linalg.md ("porta's own solvers") says more.
@@ -29,7 +29,6 @@
 namespace porta::detail::dense {
 
 inline constexpr std::int64_t kDenseSmall = 32;
-inline constexpr std::int64_t kDenseBlock = 64;
 
 // Whether this device runs these kernels (it compiles at run time).
 bool available(const Device& device);
