@@ -86,7 +86,7 @@ std::int64_t small_order(DType t, const DeviceInfo& info) {
   constexpr std::uint64_t kCudaStatic = 48 * 1024;  // a block's static __shared__ memory (scan.cpp's scan_local_limit)
   std::uint64_t limit = info.max_local_bytes ? info.max_local_bytes : 32 * 1024;
   if (info.dialect == Dialect::cuda) limit = std::min(limit, kCudaStatic);
-  const std::uint64_t item = itemsize(t), need = 64 * 64 * item + static_cast<std::uint64_t>(group_of(info)) * (item + 4) + 256;
+  const std::uint64_t item = itemsize(t), need = 64 * 64 * item + static_cast<std::uint64_t>(group_of(info)) * (2 * item + 4) + 256;
   return item <= 8 && need <= limit ? 64 : kDenseSmall;
 }
 std::int64_t small_order(DType t, const View& a) { return small_order(t, a.buffer->device().impl().info()); }

@@ -152,20 +152,42 @@ FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
 }
 
 // Applies H = I - tau v v^H (v = (1, A(k+1:m, k))) from the left to columns [j0, n) of rows
-// [k, m): a work-item a column, its dot product and update in row order.
-FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau) {
-  for (int j = j0 + LID; j < n; j += GROUP) {
-    T w = A_(k, j);
-    for (int i = k + 1; i < m; ++i) w = ADD(w, MUL(CONJ(A_(i, k)), A_(i, j)));
-    w = MUL(tau, w);
-    A_(k, j) = SUB(A_(k, j), w);
-    for (int i = k + 1; i < m; ++i) A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), w));
+// [k, m). Columns go cb at a time (all of them, or GROUP); each column's dot product v^H A(:, j)
+// is split over GROUP / cb work-items (rows strided), their parts summed in a fixed order in red,
+// then every element of the columns is updated by its own work-item: a tall panel of few columns
+// keeps the whole work-group busy (a work-item a column left most of it idle).
+FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau, LP T* red) {
+  const int lid = LID, cols = n - j0, cb = cols < GROUP ? cols : GROUP, nz = NONZERO(tau);  // tau = 0: H = I (LAPACK's larf skips it)
+  for (int c0 = 0; c0 < cols; c0 += cb) {
+    const int parts = GROUP / cb, c = lid % cb, part = lid / cb, j = j0 + c0 + c;
+    T w = MKR((R)0);
+    if (part < parts && c0 + c < cols) {
+      if (part == 0) w = A_(k, j);
+      for (int i = k + 1 + part; i < m; i += parts) w = ADD(w, MUL(CONJ(A_(i, k)), A_(i, j)));
+    }
+    red[lid] = w;
+    BARRIER
+    if (part == 0 && c0 + c < cols) {
+      T sum = red[c];
+      for (int p = 1; p < parts; ++p) sum = ADD(sum, red[c + p * cb]);
+      red[c] = MUL(tau, sum);
+    }
+    BARRIER
+    const int rows = m - k;
+    for (int e = lid; e < rows * cb; e += GROUP) {
+      int cc = e / rows, i = k + e % rows;
+      if (nz && c0 + cc < cols) {
+        T x = red[cc];
+        A_(i, j0 + c0 + cc) = SUB(A_(i, j0 + c0 + cc), i == k ? x : MUL(A_(i, k), x));
+      }
+    }
+    BARRIER
   }
 }
 
 // geqr2: Householder QR of m x n, R on and above the diagonal, the reflectors' v below it, their
 // tau in tau[0, min(m, n)) (LAPACK's larfg without its rescaling of norms below the safe minimum).
-FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v) {
+FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* red_t) {
   const int lid = LID, kn = m < n ? m : n;
   for (int k = 0; k < kn; ++k) {
     // ||A(k+1:m, k)||, scaled by its largest element against overflow and underflow.
@@ -206,13 +228,12 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v) {
     }
     if (lid == 0) tau[k] = tk;
     BARRIER
-    if (NONZERO(tk)) apply_reflector(a, lda, m, n, k, k + 1, CONJ(tk));
-    BARRIER
+    apply_reflector(a, lda, m, n, k, k + 1, CONJ(tk), red_t);
   }
 }
 
 // org2r: the first n columns of Q = H(0) ... H(k-1) from geqr2's reflectors in m x n (m >= n >= k).
-FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau) {
+FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* red_t) {
   const int lid = LID;
   for (int e = lid; e < m * (n - k); e += GROUP) {
     int j = k + e / m, i = e % m;
@@ -223,8 +244,7 @@ FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau) {
     T ti = tau[i];
     if (lid == 0 && i < n - 1) A_(i, i) = MKR((R)1);
     BARRIER
-    apply_reflector(a, lda, m, n, i, i + 1, ti);
-    BARRIER
+    apply_reflector(a, lda, m, n, i, i + 1, ti, red_t);
     for (int l = i + 1 + lid; l < m; l += GROUP) A_(l, i) = MUL(NEG(ti), A_(l, i));
     for (int l = lid; l < i; l += GROUP) A_(l, i) = MKR((R)0);
     if (lid == 0) A_(i, i) = SUB(MKR((R)1), ti);
@@ -263,14 +283,16 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL T* b, i64 a_off, i64 b_off, int m, int n, i64
 #elif KIND == 4
 KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, i64 tau_stride) {
   __local R red_v[GROUP];
+  __local T red_t[GROUP];
   LOAD
-  geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v);
+  geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v, red_t);
   STORE
 }
 #elif KIND == 5
 KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, int k, i64 tau_stride) {
+  __local T red_t[GROUP];
   LOAD
-  org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride);
+  org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride, red_t);
   STORE
 }
 #elif KIND == 6
