@@ -18,6 +18,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include "lazy/node.hpp"
 #include "primitives/dense.hpp"
@@ -326,6 +327,48 @@ TEST_P(DenseTest, QrFactorsAndForms) {
     EXPECT_LE(std::sqrt(orth), 8 * (m + 4) * eps_of(t) * std::sqrt(static_cast<double>(m))) << "complete Q";
     for (std::int64_t e = 0; e < m * k; ++e) EXPECT_LE(std::abs(qf[e] - q[e]), 8 * (m + 4) * eps_of(t)) << "complete Q's first columns";
   }
+}
+
+// Threads: four at once, each factoring and solving its own matrices on the device (its own queue,
+// porta's ordering of the buffers between them), small and blocked; residuals as above.
+TEST_P(DenseTest, ThreadsSolveAtOnce) {
+  const DType t = dtype();
+  if (sizes().back() < 100) GTEST_SKIP() << "the blocked sizes run in float64 and complex64";
+  Failures failures;
+  std::vector<std::vector<C>> as(4), bs(4);
+  for (int w = 0; w < 4; ++w) {
+    as[w] = random(2 * 70 * 70);
+    bs[w] = random(2 * 70);
+  }
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 4; ++w)
+    threads.emplace_back([&, w] {
+      try {
+        const std::int64_t n = w % 2 ? 70 : 20;
+        std::vector<C> a(as[w].begin(), as[w].begin() + 2 * n * n), b(bs[w].begin(), bs[w].begin() + 2 * n);
+        Array da = upload_c(a, t, dev()), db = upload_c(b, t, dev());
+        Array ipiv = porta::zeros({2 * n}, DType::int32, dev()), info = porta::zeros({2}, DType::int32, dev());
+        dense::getrf(t, view(da), view(ipiv), view(info), 2, n);
+        dense::getrs(t, view(da), view(ipiv), view(db), 2, n, 1);
+        const std::vector<C> x = download(db, t);
+        for (std::int64_t m = 0; m < 2; ++m) {
+          double r = 0;
+          for (std::int64_t i = 0; i < n; ++i) {
+            C s = 0;
+            for (std::int64_t l = 0; l < n; ++l) s += a[m * n * n + i + l * n] * x[m * n + l];
+            r += std::norm(s - b[m * n + i]);
+          }
+          const double bound = 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * n, n);
+          if (!(std::sqrt(r) <= bound))
+            failures.add((testing::Message() << "thread " << w << ", n " << n << ", matrix " << m << ": ||Ax - b|| " << std::sqrt(r)
+                                             << " > " << bound).GetString());
+        }
+      } catch (const std::exception& e) {
+        failures.add(std::string("thread threw: ") + e.what());
+      }
+    });
+  for (auto& th : threads) th.join();
+  failures.report();
 }
 
 // Bad input: dtypes without a decomposition, orgqr's shapes, devices that do not compile.
