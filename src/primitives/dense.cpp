@@ -111,7 +111,10 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
     s += cat("#define AS ", d.cuda() ? "" : "__global", "\n#define MAT g\n#define LOAD GLOBAL T* g = a + a_off + GROUP_ID * stride;\n"
              "#define STORE\n");
   }
-  return cat(s, kernel_text(d, kDenseSource, "functions"), kernel_text(d, kDenseSource, "kernels"));
+  // The functions this kind calls (each section is compiled only into the kernels that need it).
+  static constexpr const char* kSections[] = {"lu", "cholesky", "lu_solve", "cholesky_solve", "qr", "qr"};
+  if (kind <= kOrgqr) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, kSections[kind]));
+  return cat(s, kernel_text(d, kDenseSource, "kernels"));
 }
 
 void check(DType t, const View& a, const char* what) {

@@ -13,9 +13,10 @@
 // one column-major matrix: A(i, j) = a[i + j * lda]. Each follows the LAPACK routine it names
 // (unblocked, level 2), right-looking; the blocked drivers in dense.cpp call them for panels.
 //
-//@ functions  the unblocked factorizations and solves
+//@ access  the unblocked factorizations and solves, in sections that dense.cpp puts in the kernels that call them
 #define A_(i, j) a[(i) + (i64)(j) * lda]
 
+//@ lu  getf2 and its pivot search
 // The index of the largest ABS1 of rows [k, m) of column k (the first of equal ones, as LAPACK's
 // i?amax; NaNs never win; k where every one is NaN), reduced in red_v / red_i.
 FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
@@ -69,6 +70,7 @@ FN void getf2(AS T* a, i64 lda, int m, int n, GLOBAL int* ipiv, GLOBAL int* info
   }
 }
 
+//@ cholesky  potf2
 // potf2, lower: A = L L^H on n x n, the strict upper part untouched; on a diagonal that is not
 // positive (or NaN) *info (where 0) = its index + 1 + shift, and nothing more is done (nor where
 // *info was set on entry: an earlier block failed). Barriers are never inside a branch: PoCL's
@@ -99,6 +101,7 @@ FN void potf2(AS T* a, i64 lda, int n, GLOBAL int* info, int shift) {
   }
 }
 
+//@ lu_solve  getrs2
 // getrs's solve with n x n LU (getf2's or getrf's, pivots ipiv 1-based) of nrhs columns of b (ldb).
 FN void getrs2(AS T* a, i64 lda, GLOBAL const int* ipiv, GLOBAL T* b, i64 ldb, int n, int nrhs) {
   const int lid = LID;
@@ -127,6 +130,7 @@ FN void getrs2(AS T* a, i64 lda, GLOBAL const int* ipiv, GLOBAL T* b, i64 ldb, i
   }
 }
 
+//@ cholesky_solve  potrs2
 // potrs: L y = b, then L^H x = y, with potf2's or potrf's lower L (real diagonal).
 FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
   const int lid = LID;
@@ -151,6 +155,7 @@ FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
   }
 }
 
+//@ qr  geqr2 and org2r over Householder reflectors
 // Applies H = I - tau v v^H (v = (1, A(k+1:m, k))) from the left to columns [j0, n) of rows
 // [k, m). Columns go cb at a time (all of them, or GROUP); each column's dot product v^H A(:, j)
 // is split over GROUP / cb work-items (rows strided), their parts summed in a fixed order in red,
