@@ -185,7 +185,7 @@ TEST_P(DenseTest, LuReportsSingularAsLapack) {
 
 // Cholesky of A = M M^H + n I: ||A - L L^H||_F <= 8 n eps ||A||_F over the lower triangle, the
 // strict upper triangle as it was (bit for bit), potrs' backward error; a matrix made indefinite
-// at row j gives LAPACKE's info (j + 1).
+// at row j, or with a NaN on its diagonal, gives LAPACKE's info.
 TEST_P(DenseTest, CholeskyFactorsAndSolves) {
   const DType t = dtype();
   for (std::int64_t n : sizes()) {
@@ -235,22 +235,27 @@ TEST_P(DenseTest, CholeskyFactorsAndSolves) {
           << "potrs, n " << n << ", matrix " << m;
     }
     if (n < 2) continue;
-    // Not positive definite from row j on: LAPACKE's info.
+    // Not positive definite from row j on (matrix 0): LAPACKE's info, j + 1. A NaN on the last
+    // diagonal element (matrix 1, the batch's second): n, as reference LAPACK's potrf2 (its
+    // DISNAN test); OpenBLAS's own potrf, which LAPACKE calls here, lets the NaN through with 0.
     const std::int64_t j = n / 2;
     std::vector<C> bad(a.begin(), a.begin() + n * n);
+    bad.insert(bad.end(), a.begin(), a.begin() + n * n);
     bad[j + j * n] = C(-1.0);
-    std::vector<lapack_int> want_v(1);
-    std::vector<C> h = bad;
+    bad[n * n + n * n - 1] = C(std::numeric_limits<double>::quiet_NaN());
+    std::vector<C> h(bad.begin(), bad.begin() + n * n);
     lapack_int want = cx(t) ? LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', n, reinterpret_cast<lapack_complex_double*>(h.data()), n) : [&] {
       std::vector<double> r(h.size());
       for (std::size_t i = 0; i < h.size(); ++i) r[i] = h[i].real();
       return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, r.data(), n);
     }();
-    Array dbad = upload_c(bad, t, dev());
-    Array info1 = porta::full({1}, -7, DType::int32, dev());
-    dense::potrf(t, view(dbad), view(info1), 1, n);
-    EXPECT_EQ(download_int(info1)[0], want) << "n " << n;
     EXPECT_EQ(want, j + 1);
+    Array dbad = upload_c(bad, t, dev());
+    Array info2 = porta::full({2}, -7, DType::int32, dev());
+    dense::potrf(t, view(dbad), view(info2), 2, n);
+    const std::vector<std::int32_t> got = download_int(info2);
+    EXPECT_EQ(got[0], want) << "n " << n;
+    EXPECT_EQ(got[1], n) << "n " << n << ", NaN on the diagonal";
   }
 }
 

@@ -62,8 +62,8 @@ FN void getf2(AS T* a, i64 lda, int m, int n, GLOBAL int* ipiv, GLOBAL int* info
       for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(A_(i, k), piv);
     BARRIER
     const int rows = m - k - 1, cols = n - k - 1;
-    for (int e = lid; e < rows * cols; e += GROUP) {
-      int j = k + 1 + e / rows, i = k + 1 + e % rows;
+    for (i64 e = lid; e < (i64)rows * cols; e += GROUP) {
+      int j = k + 1 + (int)(e / rows), i = k + 1 + (int)(e % rows);
       A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), A_(k, j)));
     }
     BARRIER
@@ -93,8 +93,8 @@ FN void potf2(AS T* a, i64 lda, int n, GLOBAL int* info, int shift) {
     }
     BARRIER
     const int r = stop ? 0 : n - k - 1;
-    for (int e = lid; e < r * r; e += GROUP) {
-      int j = k + 1 + e / r, i = k + 1 + e % r;
+    for (i64 e = lid; e < (i64)r * r; e += GROUP) {
+      int j = k + 1 + (int)(e / r), i = k + 1 + (int)(e % r);
       if (i >= j) A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), CONJ(A_(j, k))));
     }
     BARRIER
@@ -113,8 +113,9 @@ FN void getrs2(AS T* a, i64 lda, GLOBAL const int* ipiv, GLOBAL T* b, i64 ldb, i
   BARRIER
   for (int k = 0; k < n; ++k) {
     const int rows = n - k - 1;
-    for (int e = lid; e < rows * nrhs; e += GROUP) {
-      int c = e / rows, i = k + 1 + e % rows;
+    for (i64 e = lid; e < (i64)rows * nrhs; e += GROUP) {
+      i64 c = e / rows;
+      int i = k + 1 + (int)(e % rows);
       b[i + c * ldb] = SUB(b[i + c * ldb], MUL(A_(i, k), b[k + c * ldb]));
     }
     BARRIER
@@ -122,8 +123,9 @@ FN void getrs2(AS T* a, i64 lda, GLOBAL const int* ipiv, GLOBAL T* b, i64 ldb, i
   for (int k = n - 1; k >= 0; --k) {
     for (int c = lid; c < nrhs; c += GROUP) b[k + c * ldb] = DIV(b[k + c * ldb], A_(k, k));
     BARRIER
-    for (int e = lid; e < k * nrhs; e += GROUP) {
-      int c = e / k, i = e % k;
+    for (i64 e = lid; e < (i64)k * nrhs; e += GROUP) {
+      i64 c = e / k;
+      int i = (int)(e % k);
       b[i + c * ldb] = SUB(b[i + c * ldb], MUL(A_(i, k), b[k + c * ldb]));
     }
     BARRIER
@@ -138,8 +140,9 @@ FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
     for (int c = lid; c < nrhs; c += GROUP) b[k + c * ldb] = SCALE(b[k + c * ldb], (R)1 / RE(A_(k, k)));
     BARRIER
     const int rows = n - k - 1;
-    for (int e = lid; e < rows * nrhs; e += GROUP) {
-      int c = e / rows, i = k + 1 + e % rows;
+    for (i64 e = lid; e < (i64)rows * nrhs; e += GROUP) {
+      i64 c = e / rows;
+      int i = k + 1 + (int)(e % rows);
       b[i + c * ldb] = SUB(b[i + c * ldb], MUL(A_(i, k), b[k + c * ldb]));
     }
     BARRIER
@@ -147,8 +150,9 @@ FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
   for (int k = n - 1; k >= 0; --k) {
     for (int c = lid; c < nrhs; c += GROUP) b[k + c * ldb] = SCALE(b[k + c * ldb], (R)1 / RE(A_(k, k)));
     BARRIER
-    for (int e = lid; e < k * nrhs; e += GROUP) {
-      int c = e / k, i = e % k;
+    for (i64 e = lid; e < (i64)k * nrhs; e += GROUP) {
+      i64 c = e / k;
+      int i = (int)(e % k);
       b[i + c * ldb] = SUB(b[i + c * ldb], MUL(CONJ(A_(k, i)), b[k + c * ldb]));
     }
     BARRIER
@@ -179,8 +183,8 @@ FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau, LP
     }
     BARRIER
     const int rows = m - k;
-    for (int e = lid; e < rows * cb; e += GROUP) {
-      int cc = e / rows, i = k + e % rows;
+    for (i64 e = lid; e < (i64)rows * cb; e += GROUP) {
+      int cc = (int)(e / rows), i = k + (int)(e % rows);
       if (nz && c0 + cc < cols) {
         T x = red[cc];
         A_(i, j0 + c0 + cc) = SUB(A_(i, j0 + c0 + cc), i == k ? x : MUL(A_(i, k), x));
@@ -240,8 +244,8 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
 // org2r: the first n columns of Q = H(0) ... H(k-1) from geqr2's reflectors in m x n (m >= n >= k).
 FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* red_t) {
   const int lid = LID;
-  for (int e = lid; e < m * (n - k); e += GROUP) {
-    int j = k + e / m, i = e % m;
+  for (i64 e = lid; e < (i64)m * (n - k); e += GROUP) {
+    int j = k + (int)(e / m), i = (int)(e % m);
     A_(i, j) = MKR(i == j ? (R)1 : (R)0);
   }
   BARRIER
