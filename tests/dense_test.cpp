@@ -334,6 +334,44 @@ TEST_P(DenseTest, QrFactorsAndForms) {
   }
 }
 
+// Triangular solves (trtrs) upper and lower, unit or not: the other triangle (and a unit
+// diagonal) NaN, which must not be read; backward error <= 8 n eps ||T|| ||x||.
+TEST_P(DenseTest, TriangularSolves) {
+  const DType t = dtype();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::int64_t n : sizes()) {
+    const std::int64_t batch = batch_for(n), nrhs = 2;
+    for (int upper = 0; upper < 2; ++upper)
+      for (int unit = 0; unit < 2; ++unit) {
+        SCOPED_TRACE(testing::Message() << "n " << n << (upper ? ", upper" : ", lower") << (unit ? ", unit" : ""));
+        std::vector<C> a = random(batch * n * n), b = random(batch * n * nrhs);
+        std::vector<C> tri(a.size());  // the triangle as the solve sees it (the reference)
+        for (std::int64_t m = 0; m < batch; ++m)
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < n; ++i) {
+              C& x = a[m * n * n + i + j * n];
+              if (i == j) x = unit ? C(nan) : x + C(x.real() >= 0 ? 2.0 : -2.0);  // well conditioned
+              else if ((i < j) != static_cast<bool>(upper)) x = C(nan);
+              tri[m * n * n + i + j * n] = i == j && unit ? C(1) : std::isnan(x.real()) ? C(0) : x;
+            }
+        a = rounded(t, a);
+        Array da = upload_c(a, t, dev()), db = upload_c(b, t, dev());
+        dense::trtrs(t, view(da), view(db), batch, n, nrhs, upper, unit);
+        const std::vector<C> x = download(db, t);
+        for (std::int64_t m = 0; m < batch; ++m) {
+          double r = 0;
+          for (std::int64_t c = 0; c < nrhs; ++c)
+            for (std::int64_t i = 0; i < n; ++i) {
+              C s = 0;
+              for (std::int64_t l = 0; l < n; ++l) s += tri[m * n * n + i + l * n] * x[(m * nrhs + c) * n + l];
+              r += std::norm(s - b[(m * nrhs + c) * n + i]);
+            }
+          EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(tri, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "matrix " << m;
+        }
+      }
+  }
+}
+
 // Threads: four at once, each factoring and solving its own matrices on the device (its own queue,
 // porta's ordering of the buffers between them), small and blocked; residuals as above.
 TEST_P(DenseTest, ThreadsSolveAtOnce) {

@@ -294,25 +294,26 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
 // The blocked triangular solves of getrs and potrs over b (n x nrhs a matrix) with the factor f
 // (n x n): for each block of block_size() rows, forward (lower) or backward (upper), the block's
 // own solve (a work-item a right-hand side) and the update of the rows still to solve through
-// GEMM. mode as kernels/dense.cl's kind 15: 0 L unit lower, 1 L lower, 2 U upper, 3 L^H.
+// GEMM. mode as kernels/dense.cl's kind 15.
+enum Tri { kLowerUnit = 0, kLowerRealDiagonal, kUpper, kLowerConjTrans, kLower, kUpperUnit };
+bool forward(int mode) { return mode == kLowerUnit || mode == kLowerRealDiagonal || mode == kLower; }
 void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode) {
   const Device& device = b.buffer->device();
   const std::int64_t nb = block_size(), blocks = (n + nb - 1) / nb;
   for (std::int64_t s = 0; s < blocks; ++s) {
-    const std::int64_t j0 = mode <= 1 ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
+    const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
     launch(t, kTrsmBlock, false, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
       g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
            i64(batch), i32(mode)};
     });
     // The rows left: below the block (forward) or above it (backward), minus their factor block
     // times the block's solution.
-    const bool forward = mode <= 1;
-    const std::int64_t r0 = forward ? j0 + jb : 0, rows = forward ? n - j0 - jb : j0;
+    const std::int64_t r0 = forward(mode) ? j0 + jb : 0, rows = forward(mode) ? n - j0 - jb : j0;
     if (rows == 0) continue;
     const Operand x1{&b, b.offset + j0, n, n * nrhs, false};
     Operand fx{&f, f.offset + r0 + j0 * n, n, n * n, false};  // L21 or U01
     NodePtr w;
-    if (mode == 3) {
+    if (mode == kLowerConjTrans) {
       // L^H's block above the diagonal block is L10^H, L10 = L(j0:j0+jb, 0:j0): its transpose,
       // conjugated first for complex dtypes.
       fx = Operand{&f, f.offset + j0, n, n * n, true};
@@ -345,8 +346,15 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
   launch(t, kLaswp, false, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
     g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(nrhs)};
   });
-  solve_blocked(t, lu, b, batch, n, nrhs, 0);
-  solve_blocked(t, lu, b, batch, n, nrhs, 2);
+  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit);
+  solve_blocked(t, lu, b, batch, n, nrhs, kUpper);
+}
+
+void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit) {
+  check(t, a, "trtrs");
+  check_order(batch, n, nrhs, "trtrs");
+  if (batch * n * nrhs == 0) return;
+  solve_blocked(t, a, b, batch, n, nrhs, upper ? (unit ? kUpperUnit : kUpper) : (unit ? kLowerUnit : kLower));
 }
 
 void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n) {
@@ -398,8 +406,8 @@ void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64
     });
     return;
   }
-  solve_blocked(t, l, b, batch, n, nrhs, 1);
-  solve_blocked(t, l, b, batch, n, nrhs, 3);
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerRealDiagonal);
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerConjTrans);
 }
 
 void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n) {

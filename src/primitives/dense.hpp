@@ -38,6 +38,10 @@ bool available(const Device& device);
 void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int64_t batch, std::int64_t n);
 // Solves A X = B in place of b ([batch, nrhs, n]: each matrix's nrhs columns of n) with getrf's lu and ipiv.
 void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs);
+// Solves A X = B in place of b with the triangle of a (upper or lower; unit: its diagonal taken as
+// ones, not read), the other triangle not read: QR's R for least squares (no pivoting, no check:
+// a zero on the diagonal gives infinities and NaNs, as LAPACK's trsm).
+void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit);
 // Cholesky, lower: A = L L^H, L over a's lower triangle, the strict upper triangle untouched; info [batch].
 void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n);
 // Solves A X = B in place of b with potrf's l.

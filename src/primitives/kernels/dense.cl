@@ -430,26 +430,28 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols,
 }
 #elif KIND == 15
 // The blocked solves' diagonal block: a work-item a right-hand side (nrhs a matrix), solving the
-// jb x jb block at a_off (lda, astride) into the jb rows of b at b_off (ldb, bstride).
-// mode 0: L unit lower, 1: L lower, 2: U upper, 3: L^H (L lower, its diagonal real).
+// jb x jb block at a_off (lda, astride) into the jb rows of b at b_off (ldb, bstride). mode (dense.cpp's
+// Tri): 0 L unit lower, 1 L lower with a real diagonal (Cholesky's), 2 U upper, 3 L^H (L lower,
+// its diagonal real), 4 L lower, 5 U unit upper; 0, 1, 4 forward, the others backward.
 KERNEL porta_k(GLOBAL const T* a, GLOBAL T* b, i64 a_off, i64 lda, i64 astride, i64 b_off, i64 ldb, i64 bstride, int jb, i64 nrhs,
                i64 batch, int mode) {
   for (i64 e = GID; e < batch * nrhs; e += GSIZE) {
     i64 m = e / nrhs, c = e - m * nrhs;
     GLOBAL const T* l = a + a_off + m * astride;
     GLOBAL T* x = b + b_off + m * bstride + c * ldb;
-    if (mode <= 1) {
+    if (mode == 0 || mode == 1 || mode == 4) {
       for (int r = 0; r < jb; ++r) {
         T v = x[r];
         if (mode == 1) v = SCALE(v, (R)1 / RE(l[r + r * lda]));
+        if (mode == 4) v = DIV(v, l[r + r * lda]);
         x[r] = v;
         for (int q = r + 1; q < jb; ++q) x[q] = SUB(x[q], MUL(l[q + r * lda], v));
       }
     } else {
       for (int r = jb - 1; r >= 0; --r) {
-        T v = mode == 2 ? DIV(x[r], l[r + r * lda]) : SCALE(x[r], (R)1 / RE(l[r + r * lda]));
+        T v = mode == 2 ? DIV(x[r], l[r + r * lda]) : mode == 3 ? SCALE(x[r], (R)1 / RE(l[r + r * lda])) : x[r];
         x[r] = v;
-        for (int q = 0; q < r; ++q) x[q] = SUB(x[q], MUL(mode == 2 ? l[q + r * lda] : CONJ(l[r + q * lda]), v));
+        for (int q = 0; q < r; ++q) x[q] = SUB(x[q], MUL(mode == 3 ? CONJ(l[r + q * lda]) : l[q + r * lda], v));
       }
     }
   }
