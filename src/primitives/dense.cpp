@@ -8,7 +8,8 @@
 // right of it (laswp), A12 = L11^-1 A12 (a work-item a column), then A22 -= A21 A12: the product
 // into a scratch matrix by DeviceImpl::matmul (which has no beta) and subtracted by a kernel.
 // Cholesky likewise: potf2 of the diagonal block, A21 = A21 L11^-H (a work-item a row),
-// A22 -= A21 A21^H (the product whole, subtracted in the lower triangle only). The panel of one
+// A22 -= A21 A21^H (in column chunks from the diagonal down, subtracted in the lower triangle
+// only). The panel of one
 // work-group is what bounds these on large GPUs: MAGMA factors the panel on the host or over
 // several work-groups (what remains to do for issue 40's opencl:1 targets).
 #include "primitives/dense.hpp"
@@ -39,6 +40,9 @@ enum Kind {
   kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
   kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock  // the blocked drivers' steps
 };
+
+// The most a trailing update's scratch product takes where it goes in column chunks (potrf).
+constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 
 // The columns of a panel (PORTA_DENSE_BLOCK, 64 unless set): wider panels give GEMM more work
 // a step and the one-work-group panel more (its cost grows as n^2 times the width).
@@ -379,20 +383,33 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     launch(t, kTrsmRightLowerH, false, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
       g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
     });
-    // A22 -= A21 A21^H: B = A21^H, GEMM's transpose of conj(A21) (real dtypes: of A21 itself).
-    auto scratch = make_buffer_node({batch * r * r}, t, device);
+    // A22 -= A21 A21^H in the lower triangle: in column chunks, each the product of the rows from
+    // its diagonal down (A21 from row c0) with its columns' rows of A21^H, so that the products
+    // skip most of the upper triangle (four chunks: 5/8 of the whole product's work) and the
+    // scratch stays within kScratchBytes. B = A21^H is GEMM's transpose of conj(A21) (real
+    // dtypes: of A21 itself).
     const Operand a21{&a, a.offset + i0 + j0 * n, n, n * n, false};
+    Operand a21h{&a, a21.off, n, n * n, true};
+    NodePtr w;
     if (is_complex(t)) {
-      auto w = make_buffer_node({batch * r * jb}, t, device);
+      w = make_buffer_node({batch * r * jb}, t, device);
       const View& wv = w->view();
       launch(t, kConjCopy, false, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
         g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(r), i64(jb), i64(batch)};
       });
-      gemm(t, a21, Operand{&wv, wv.offset, r, r * jb, true}, scratch->view(), batch, r, r, jb);
-    } else {
-      gemm(t, a21, Operand{&a, a.offset + i0 + j0 * n, n, n * n, true}, scratch->view(), batch, r, r, jb);
+      a21h = Operand{&wv, wv.offset, r, r * jb, true};
     }
-    subtract(t, a, a.offset + i0 + i0 * n, n, n * n, scratch->view(), batch, r, r, true);
+    const std::int64_t by_memory = kScratchBytes / std::max<std::int64_t>(1, batch * r * static_cast<std::int64_t>(itemsize(t)));
+    const std::int64_t width = std::max(nb, std::min((r + 3) / 4, by_memory) / nb * nb);
+    for (std::int64_t c0 = 0; c0 < r; c0 += width) {
+      const std::int64_t cols = std::min(width, r - c0), rows = r - c0;
+      auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+      Operand x = a21, y = a21h;
+      x.off += c0;
+      y.off += c0;  // rows c0.. of A21 (or of its conjugate): columns c0.. of A21^H
+      gemm(t, x, y, scratch->view(), batch, rows, cols, jb);
+      subtract(t, a, a.offset + (i0 + c0) + (i0 + c0) * n, n, n * n, scratch->view(), batch, rows, cols, true);
+    }
   }
 }
 
