@@ -160,7 +160,9 @@ Array scaled(const Array& r, Norm norm, bool forward, double n) {
 }
 
 // c2c transforms along `axes` in groups the device plans at once: consecutive distinct axes.
-Array c2c_axes(Array x, const std::vector<int>& axes, bool forward, const char* what) {
+// A transform of length 1 is the identity: no plan (VkFFT refuses length 1).
+Array c2c_axes(Array x, std::vector<int> axes, bool forward, const char* what) {
+  axes.erase(std::remove_if(axes.begin(), axes.end(), [&](int ax) { return x.dim(ax) == 1; }), axes.end());
   const int rank = std::max(1, x.device().impl().info().caps.fft_max_rank);
   std::size_t i = axes.size();
   while (i > 0) {
@@ -209,7 +211,7 @@ Array r2c_nd(const Array& a, const Plan& p, Norm norm, const char* what) {
     sh[static_cast<std::size_t>(last)] = sh[static_cast<std::size_t>(last)] / 2 + 1;
     y = zeros(sh, complex_dtype(x.dtype()), x.device());
   } else {
-    y = run_plan(x, {last}, FftKind::r2c, true, 0, what);
+    y = x.dim(last) == 1 ? x.astype(complex_dtype(x.dtype())) : run_plan(x, {last}, FftKind::r2c, true, 0, what);
     std::vector<int> rest(p.axes.begin(), p.axes.end() - 1);
     // An axis named twice (NumPy transforms it again): the real axis only once, as NumPy's.
     rest.erase(std::remove(rest.begin(), rest.end(), last), rest.end());
@@ -243,7 +245,7 @@ Array c2r_nd(const Array& a, const Lengths& s, const Axes& axes, Norm norm, cons
     y = zeros(sh, real_dtype(x.dtype()), x.device());
   } else {
     x = c2c_axes(x, rest, false, what);
-    y = run_plan(x, {last}, FftKind::c2r, false, nlast, what);
+    y = nlast == 1 ? real(x) : run_plan(x, {last}, FftKind::c2r, false, nlast, what);
   }
   return scaled(y, norm, false, n);
 }
