@@ -1,8 +1,9 @@
 // porta's own FFT on the host: the transforms of CPU devices without a run-time compiler (Kokkos
 // on the host). No packaged CPU FFT fits: FFTW is GPL, which a permissive library cannot make a
-// default dependency, and pocketfft (NumPy's, BSD) is not packaged in Debian bookworm
-// (docs/design/fft.md). Mixed-radix Stockham (radices 4, 2, 3, 5, 7, 11, 13), Bluestein's chirp-z
-// through a power-of-two transform for lengths with a larger prime factor.
+// default dependency, pocketfft (NumPy's, BSD) is not packaged in Debian bookworm, and KissFFT
+// has no Bluestein (a prime length costs O(n^2)) (docs/design/fft.md). Mixed-radix Stockham
+// (radices 4, 2, 3, 5, 7, 11, 13), Bluestein's chirp-z through a power-of-two transform for
+// lengths with a larger prime factor.
 #pragma once
 
 #include <complex>
