@@ -1,8 +1,8 @@
 """porta.fft against numpy.fft on every device: within c * log2(n) * eps * ||x|| (the norm of the
 input's transformed lines), NumPy's result dtypes and shapes, every norm, views with negative
 strides, empty batches, round trips, errors. PoCL builds VkFFT's programs for each distinct plan
-(about 6 s cold), so lengths come from a few (1, 2, 16, 17, 360: trivial, radix 2, Bluestein,
-mixed radix), the ones fft_test.cpp uses too, whose programs PoCL's cache then holds."""
+(about 6 s cold), so the shapes are fft_test.cpp's (lengths 1, 2, 16, 17, 360: trivial, radix 2,
+Bluestein, mixed radix; the same batches), whose programs PoCL's cache then holds."""
 import math
 
 import numpy as np
@@ -82,7 +82,7 @@ def test_axes_s_and_views(device, rng):
     _close(pfft.fft(a, 16, axis=0), np.fft.fft(v, 16, axis=0), v, 16, axes=(0,))
     _close(pfft.fft(a, 17, axis=1), np.fft.fft(v, 17, axis=1), v, 17, axes=(1,))
     _close(pfft.fftn(a, axes=(2, 0)), np.fft.fftn(v, axes=(2, 0)), v, 16 * 17, axes=(0, 2))
-    _close(pfft.ifft2(a), np.fft.ifft2(v), v, 4 * 16, axes=(1, 2))
+    _close(pfft.ifft2(a, axes=(2, 0)), np.fft.ifft2(v, axes=(2, 0)), v, 16 * 17, axes=(0, 2))
     r = np.ascontiguousarray(v.real)
     ra = porta.real(a)
     _close(pfft.rfftn(ra, s=(16, 17), axes=(0, 2)), np.fft.rfftn(r, s=(16, 17), axes=(0, 2)), r, 16 * 17, axes=(0, 2))
