@@ -8,6 +8,7 @@
 #include <porta/fft.hpp>
 
 #include <cmath>
+#include <limits>
 #include <complex>
 #include <numbers>
 #include <thread>
@@ -287,6 +288,21 @@ TEST_P(Fft, RoundTripsLazyAndEmpty) {
   Array z = pf::fft(porta::zeros({2, 0}, DType::complex64, dev()), 16);
   EXPECT_EQ(z.shape(), (Shape{2, 16}));
   EXPECT_TRUE(matches(z, DType::complex64, {2, 16}, std::vector<CL>(32), 1, 16));
+}
+
+// A NaN spreads over its own line only; -0.0 and zeros transform as zeros; a zero line stays zero.
+TEST_P(Fft, NaNAndZeros) {
+  std::vector<std::complex<float>> v(3 * 16);
+  std::normal_distribution<float> g;
+  for (auto& z : v) z = {g(rng()), g(rng())};
+  v[16 + 5] = {std::numeric_limits<float>::quiet_NaN(), 0};
+  for (int j = 0; j < 16; ++j) v[32 + j] = {j % 2 ? -0.0f : 0.0f, -0.0f};
+  auto y = pf::fft(porta::from_host(v, {3, 16}, dev())).to_vector<std::complex<float>>();
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_TRUE(std::isfinite(y[j].real()) && std::isfinite(y[j].imag())) << j;
+    EXPECT_TRUE(std::isnan(y[16 + j].real()) || std::isnan(y[16 + j].imag())) << j;
+    EXPECT_EQ(y[32 + j], std::complex<float>(0, 0)) << j;
+  }
 }
 
 TEST_P(Fft, Errors) {

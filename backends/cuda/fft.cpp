@@ -62,6 +62,9 @@ class Plan final : public detail::FftPlanImpl {
       : device_(device), ctx_(std::move(ctx)), desc_(d) {}
   ~Plan() override {
     if (!ctx_->make_current_noexcept()) return;  // the driver is gone: nothing to free
+    // Transforms queued on any stream may still use the work areas: wait for them first (plans
+    // go rarely: when the cache drops one, or the device's state is released).
+    cuCtxSynchronize();
     for (auto& [stream, e] : plans_) {
       cufftDestroy(e.handle);
       if (e.work) cuMemFree(e.work);
