@@ -384,5 +384,11 @@ CUresult launch_kernel(const Kernel& k, const unsigned grid[3], const unsigned b
 
 // "cuFFT 11.2.6": the library fft.cpp plans with.
 std::string cufft_library_name();
+#ifdef PORTA_HAVE_VKFFT
+// VkFFT's CUDA backend, PORTA_CUDA_FFT=vkfft (fft_vkfft.cpp): its name, and a plan.
+std::string vkfft_cuda_name();
+std::shared_ptr<detail::FftPlanImpl> make_vkfft_plan(const std::string& label, std::shared_ptr<Context> ctx,
+                                                     const detail::FftDesc& desc, std::uint64_t free);
+#endif
 
 }  // namespace porta::cuda
