@@ -154,6 +154,10 @@ int main(int argc, char** argv) {
                   d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
       if (auto missing = missing_dtypes_of(d); !missing.empty()) std::printf("            lacks %s\n", missing.c_str());
       if (auto m = d.matmul_path(); !m.empty()) std::printf("            matmul: %s\n", m.c_str());
+      const auto& caps = d.impl().info().caps;
+      std::printf("            fft: %s\n", caps.fft.empty() ? "none (porta::fft refuses this device)"
+                                                             : caps.fft_max_rank > 1 ? porta::detail::cat(caps.fft, ", up to ", caps.fft_max_rank, " axes a plan").c_str()
+                                                             : porta::detail::cat(caps.fft, ", one axis a plan").c_str());
     }
     // What each backend with devices here tells about itself (the OpenCL matmul paths).
     for (const auto& b : porta::backends())

@@ -307,6 +307,8 @@ class Device final : public detail::DeviceImpl {
               std::span<const detail::KernelArg> args) override;
   // blas.cpp
   void matmul(detail::QueueImpl& q, const detail::MatmulArgs& args) override;
+  // fft.cpp
+  std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;
   // interop.cpp
   detail::NativeObjects native_objects() override;
   std::shared_ptr<detail::EventImpl> record_foreign(void* foreign) override;
@@ -379,5 +381,14 @@ std::string nvrtc_version_text();
 // waits for its predecessor itself (Kernel::programmatic); launch.cpp.
 CUresult launch_kernel(const Kernel& k, const unsigned grid[3], const unsigned block[3], unsigned shared, CUstream stream,
                        void** params);
+
+// "cuFFT 11.2.6": the library fft.cpp plans with.
+std::string cufft_library_name();
+#ifdef PORTA_HAVE_VKFFT
+// VkFFT's CUDA backend, PORTA_CUDA_FFT=vkfft (fft_vkfft.cpp): its name, and a plan.
+std::string vkfft_cuda_name();
+std::shared_ptr<detail::FftPlanImpl> make_vkfft_plan(const std::string& label, std::shared_ptr<Context> ctx,
+                                                     const detail::FftDesc& desc, std::uint64_t free);
+#endif
 
 }  // namespace porta::cuda

@@ -127,6 +127,12 @@ Device::Device(CUdevice device, int index, int driver_version)
   info_.caching_allocator = true;
   info_.caps.complex_gemm = true;  // cuBLAS's cgemm/zgemm (blas.cpp)
   info_.caps.integer_gemm = true;  // porta's exact kernel (kernels/gemm_exact.cu)
+#ifdef PORTA_HAVE_VKFFT
+  info_.caps.fft = setting_choice("PORTA_CUDA_FFT") == "vkfft" ? vkfft_cuda_name() : cufft_library_name();  // fft.cpp
+#else
+  info_.caps.fft = cufft_library_name();  // fft.cpp
+#endif
+  info_.caps.fft_max_rank = 3;
   info_.matmul = "cuBLAS (float16, bfloat16, float32, float64, complex64, complex128; TF32 and 3M only when asked for); "
                  "porta's exact kernel for integers";
   PORTA_LOG(debug, where, ": ", info_.name, ", ", info_.arch, ", ", detail::format_bytes(memory), ", ", sms,

@@ -289,6 +289,9 @@ class Device final : public detail::DeviceImpl {
   void launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
 
   void matmul(QueueImpl& q, const MatmulArgs& args) override;
+#ifdef PORTA_HAVE_VKFFT
+  std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;  // fft.cpp
+#endif
 
   // interop.cpp
   detail::NativeObjects native_objects() override;
@@ -371,5 +374,10 @@ template <class T> T device_value(cl_device_id d, cl_device_info what) {
   PORTA_CL(clGetDeviceInfo(d, what, sizeof v, &v, nullptr));
   return v;
 }
+
+#ifdef PORTA_HAVE_VKFFT
+// "VkFFT 1.2.26 (OpenCL)": the library fft.cpp plans with.
+std::string vkfft_name();
+#endif
 
 }  // namespace porta::opencl

@@ -47,7 +47,7 @@ parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
 parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
                     "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs, numpy_array_api, "
-                    "cupy_array_api, torch_array_api, cupy_dtypes, torch_dtypes)")
+                    "cupy_array_api, torch_array_api, cupy_dtypes, torch_dtypes, numpy_fft, cupy_fft, torch_fft)")
 args = parser.parse_args()
 if not GPU_PEERS and not args.numpy_only:
     sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({GPU_MISSING}); --numpy-only times NumPy alone")
@@ -589,15 +589,61 @@ def numpy_array_api():
         res[f"numpy_{key}_GBps"] = (12 if key.startswith("arg") else 8) * n / t / 1e9
 
 
+# porta-bench's suite_fft rows, GB/s counted as there: the input read and the output written once
+# per transform (complex64 8 B, complex128 16 B; rfft reads 4 B and writes n/2+1 complex64). GPUs:
+# 2^28 complex64 elements as batches of 256, 4096, 65536; single transforms of 2^24 and 2^20; rfft
+# of float32 rows of 4096; complex128 rows of 4096 over half the elements; fft2 of 1024 x 1024
+# images over a quarter. NumPy (pocketfft, one core): the same over 2^22 elements and one image.
+def fft_rows(xp, fft, total, images, timer, prefix, cast=lambda a, t: a.astype(t), copy=lambda a: a.copy()):
+    x = cast(xp.arange(total, dtype=xp.float32) % 7 - 3, xp.complex64) * (0.5 + 0.25j)
+    for key, length in (("b256", 256), ("b4096", 4096), ("b65536", 65536)):
+        v = x.reshape(-1, length)
+        res[f"{prefix}_fft_c64_{key}_GBps"] = 16 * total / timer(lambda v=v: fft.fft(v)) / 1e9
+    for key, length in (("2p24", 1 << 24), ("2p20", 1 << 20)):
+        if length <= total and (key != "2p24" or prefix != "numpy"):
+            v = x[:length]
+            res[f"{prefix}_fft_c64_{key}_GBps"] = 16 * length / timer(lambda v=v: fft.fft(v)) / 1e9
+    r = copy(x.real).reshape(-1, 4096)
+    res[f"{prefix}_rfft_f32_GBps"] = (4 * total + 8 * (total // 4096) * 2049) / timer(lambda: fft.rfft(r)) / 1e9
+    del r
+    z = cast(x[: total // 2], xp.complex128).reshape(-1, 4096)
+    res[f"{prefix}_fft_c128_b4096_GBps"] = 32 * (total // 2) / timer(lambda: fft.fft(z)) / 1e9
+    del z
+    im = x[: images << 20].reshape(images, 1024, 1024)
+    res[f"{prefix}_fft2_c64_1024_GBps"] = 16 * (images << 20) / timer(lambda: fft.fft2(im)) / 1e9
+
+
+def numpy_fft():
+    fft_rows(np, np.fft, 1 << 22, 1, lambda fn: host_median(fn, 3), "numpy")
+
+
+def cupy_fft():
+    fft_rows(cp, cp.fft, N, max(N // (1 << 20) // 4, 1), ev_time, "cupy")
+    cp.fft.config.get_plan_cache().clear()
+
+
+def torch_fft():
+    class TorchXp:  # the array functions fft_rows needs, on the GPU
+        float32, complex64, complex128 = torch.float32, torch.complex64, torch.complex128
+
+        @staticmethod
+        def arange(n, dtype):
+            return torch.arange(n, dtype=dtype, device="cuda")
+
+    fft_rows(TorchXp, torch.fft, N, max(N // (1 << 20) // 4, 1), tev_time, "torch", cast=lambda a, t: a.to(t),
+             copy=lambda a: a.clone())
+
+
 meta = {"n": N, "numpy_n": NUMPY_N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick, "numpy": np.__version__}
-sections = [("numpy_bandwidth", numpy_bandwidth), ("numpy_array_api", numpy_array_api)]
+sections = [("numpy_bandwidth", numpy_bandwidth), ("numpy_array_api", numpy_array_api), ("numpy_fft", numpy_fft)]
 if not args.numpy_only:
     meta.update({"cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)})
     sections += [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
                  ("small_ops", small_ops), ("cupy_threads", lambda: thread_scaling("cupy")),
                  ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack),
                  ("graphs", graphs), ("cupy_array_api", cupy_array_api), ("torch_array_api", torch_array_api),
-                 ("cupy_dtypes", cupy_dtypes), ("torch_dtypes", torch_dtypes)]
+                 ("cupy_dtypes", cupy_dtypes), ("torch_dtypes", torch_dtypes), ("cupy_fft", cupy_fft),
+                 ("torch_fft", torch_fft)]
 res["meta"] = meta
 only = [x for x in args.only.split(",") if x]
 unknown = set(only) - {name for name, _ in sections}

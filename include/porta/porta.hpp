@@ -6,6 +6,7 @@
 #include <porta/dtype.hpp>
 #include <porta/error.hpp>
 #include <porta/event.hpp>
+#include <porta/fft.hpp>
 #include <porta/graph.hpp>
 #include <porta/index.hpp>
 #include <porta/kernel.hpp>

@@ -38,8 +38,9 @@ namespace porta::detail {
 // entry's name and install hint in place of a Backend value, create() given the backend's value,
 // native_objects() giving the device's ordinal by default; 11: the dtypes int8 ... uint64, complex64,
 // complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag; 12:
-// Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m).
-inline constexpr int kBackendApiVersion = 12;
+// Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
+// FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan).
+inline constexpr int kBackendApiVersion = 13;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -91,6 +92,13 @@ struct Capabilities {
   // the core sums products through elementwise kernels and a reduction (m x k x n memory).
   bool complex_gemm = false;
   bool integer_gemm = false;
+
+  // Fourier transforms (DeviceImpl::make_fft_plan): the library that runs them, for porta-info and
+  // messages ("VkFFT 1.2.26 (OpenCL)", "cuFFT 11.2", "porta host FFT"); empty: the device has none
+  // and porta::fft refuses it with a DTypeError naming the device. fft_max_rank: the most trailing
+  // axes one plan transforms at once (1-3); the core splits more axes into several plans.
+  std::string fft;
+  int fft_max_rank = 1;
 };
 
 struct DeviceInfo {
@@ -246,6 +254,35 @@ struct MatmulArgs {
   bool allow_3m = false;    // complex products may use the 3M (Gauss) form: 3 real products, not 4
 };
 
+// A batched FFT the core asks a device for (docs/design/fft.md): `batch` transforms over the last
+// lengths.size() (1 to Capabilities::fft_max_rank) axes of a C-contiguous array starting at the
+// first byte of its buffer, out of place into another such array. `dtype` is complex64 or
+// complex128; r2c reads its real dtype (batch x lengths) and writes lengths' last / 2 + 1
+// complex elements on the last axis; c2r reads those and writes real lengths; c2c reads and
+// writes complex lengths. Transforms are unnormalised in both directions (the core scales).
+enum class FftKind : std::uint8_t { c2c, r2c, c2r };
+struct FftDesc {
+  DType dtype = DType::complex64;
+  FftKind kind = FftKind::c2c;
+  std::vector<std::int64_t> lengths;  // outermost first; every length >= 1
+  std::int64_t batch = 1;             // >= 1
+  bool operator==(const FftDesc&) const = default;
+};
+
+// A plan made once for a description and executed many times, from many threads (each with its
+// own queue of the plan's device): a backend serialises what its library cannot run concurrently.
+class FftPlanImpl {
+ public:
+  virtual ~FftPlanImpl() = default;
+  // Queues the transform on `q`: forward is exp(-2 pi i jk/n), else exp(+2 pi i jk/n) (c2c only;
+  // r2c is always forward and c2r always backward). `in` may be overwritten where
+  // overwrites_input() says so (the core then passes memory of its own).
+  virtual void execute(QueueImpl& q, Handle in, Handle out, bool forward) = 0;
+  virtual bool overwrites_input() const { return false; }
+  // Device memory the plan holds (work areas, twiddles), counted by the core's plan cache.
+  virtual std::size_t bytes() const { return 0; }
+};
+
 // The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the
 // primary context) and the CUdevice's ordinal; a cl_context, cl_device_id and cl_platform_id.
 // `ordinal` is the device's number in its vendor's own API, which interop and DLPack report
@@ -351,6 +388,12 @@ class DeviceImpl {
 
   // Matrix product; the backend picks its library or kernel. Throws DTypeError for a dtype it lacks.
   virtual void matmul(QueueImpl& q, const MatmulArgs& args) = 0;
+
+  // A plan for `desc` (info().caps.fft non-empty). Throws OutOfMemory when the device lacks the
+  // memory (the core frees its caches and retries once), InvalidArgument for a size the library
+  // cannot plan, DTypeError for a dtype the device lacks; a failed plan frees what it took. The
+  // default: the device has no FFT (DTypeError).
+  virtual std::shared_ptr<FftPlanImpl> make_fft_plan(const FftDesc& desc);
 
   // The core's state for this device, created on first use. The core releases it (cached
   // memory, compiled kernels) before the backend is destroyed.

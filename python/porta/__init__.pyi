@@ -6,6 +6,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Tupl
 import numpy as np
 
 from . import random as random
+from . import fft as fft
 
 _T = TypeVar("_T")
 DTypeLike = Union[str, np.dtype, type, None]

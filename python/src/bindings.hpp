@@ -26,6 +26,7 @@ void bind_array(nb::module_& m);
 void bind_ops(nb::module_& m);
 void bind_reduce(nb::module_& m);
 void bind_linalg(nb::module_& m);
+void bind_fft(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_pool(nb::module_& m);

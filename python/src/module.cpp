@@ -104,6 +104,7 @@ NB_MODULE(_core, m) {
   bind_ops(m);
   bind_reduce(m);
   bind_linalg(m);
+  bind_fft(m);
   bind_random(m);
   bind_kernel(m);
   bind_pool(m);

@@ -1,4 +1,4 @@
-"""The type stubs (porta/__init__.pyi, porta/random.pyi) name everything the package offers, and
+"""The type stubs (porta/__init__.pyi, porta/random.pyi, porta/fft.pyi) name everything the package offers, and
 nothing it lacks, so that editors complete the real API."""
 import ast
 import pathlib
@@ -6,6 +6,7 @@ import pathlib
 import pytest
 
 import porta
+import porta.fft
 import porta.random
 
 PKG = pathlib.Path(porta.__file__).resolve().parent
@@ -73,6 +74,12 @@ def test_class_members_are_in_the_stub(cls):
         for dunder in ("__dlpack__", "__dlpack_device__", "__cuda_array_interface__", "__getitem__", "__array__",
                        "__matmul__", "__add__", "__radd__", "__eq__", "__len__", "__iter__", "__iadd__", "__imatmul__"):
             assert dunder in classes[cls], dunder
+
+
+def test_fft_stub_matches_porta_fft():
+    top, _ = _stub("fft.pyi")
+    public = {n for n in _public(porta.fft) if callable(getattr(porta.fft, n))}
+    assert public - top == set() and {n for n in top if callable(getattr(porta.fft, n, None))} == public
 
 
 def test_random_stub_matches_porta_random():

@@ -86,6 +86,12 @@ constexpr Spec kTable[] = {
     {"PORTA_MATMUL", Type::choice, "exact tf32", 0, 0, false, "exact", "", "once, at the first matmul",
      Audience::user, OnBad::warn, "",
      "Whether float32 matmul may use TF32 tensor cores (cuBLAS, the OpenCL tensor-core kernels)."},
+    {"PORTA_FFT_CACHE", Type::integer, "", 0, 4096, false, "16", "", "once, at the first fft", Audience::user,
+     OnBad::warn, "",
+     "The FFT plans kept per device (least recently used first out, as CuPy's plan cache); 0 keeps none."},
+    {"PORTA_CUDA_FFT", Type::choice, "cufft vkfft", 0, 0, false, "cufft", "", "when the CUDA devices are made",
+     Audience::user, OnBad::warn, "",
+     "The FFT library of CUDA devices: cuFFT, or VkFFT's CUDA backend where porta was built with VkFFT's header."},
     {"PORTA_ALLOC", Type::choice, "cached direct", 0, 0, false, "cached", "",
      "once, at the first allocation (CUDA: when its devices are made)", Audience::user, OnBad::warn, "",
      "direct: no memory caching (porta's pool nor CUDA's), so that sanitizers and leak checkers see every "

@@ -83,6 +83,11 @@ void DeviceImpl::execute(QueueImpl&, const ElementwisePlan&) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " does not interpret plans; it compiles kernels"));
 }
 
+std::shared_ptr<FftPlanImpl> DeviceImpl::make_fft_plan(const FftDesc&) {
+  throw DTypeError(cat("fft on ", name(backend()), ":", index(), " (", info().name,
+                       "): this device has no FFT library; move the array to another device with .to()"));
+}
+
 DeviceImpl::Imported DeviceImpl::import_memory(void*, MemoryKind kind, std::size_t, std::size_t) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot use ", kind == MemoryKind::host ? "host" : "device",
                                " memory porta does not own"));

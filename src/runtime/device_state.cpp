@@ -7,9 +7,10 @@
 
 namespace porta::detail {
 
-DeviceState::DeviceState(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device) {}
+DeviceState::DeviceState(DeviceImpl& device) : device_(device), kernels_(device), allocator_(device), fft_plans_(device) {}
 
 void DeviceState::release() {
+  fft_plans_.clear();
   allocator_.free_cached();
   kernels_.clear();
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/caching_allocator.hpp"
+#include "runtime/fft_plan_cache.hpp"
 #include "porta_backend/backend.hpp"
 #include "runtime/kernel_cache.hpp"
 #include "runtime/thread_queues.hpp"
@@ -20,6 +21,7 @@ class DeviceState {
   DeviceImpl& device() { return device_; }
   KernelCache& kernels() { return kernels_; }
   CachingAllocator& allocator() { return allocator_; }
+  FftPlanCache& fft_plans() { return fft_plans_; }
   // Frees cached memory and compiled kernels while the backend can still free them.
   void release();
 
@@ -27,6 +29,7 @@ class DeviceState {
   DeviceImpl& device_;
   KernelCache kernels_;
   CachingAllocator allocator_;
+  FftPlanCache fft_plans_;
 };
 
 // Memory for the core: through the device's caching allocator where the backend asks for it,
