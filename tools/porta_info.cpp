@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
                   d.compiles_at_runtime() ? "compiles kernels at run time" : "runs plans through the block interpreter");
       if (auto missing = missing_dtypes_of(d); !missing.empty()) std::printf("            lacks %s\n", missing.c_str());
       if (auto m = d.matmul_path(); !m.empty()) std::printf("            matmul: %s\n", m.c_str());
+      if (auto s = d.solver_path(); !s.empty()) std::printf("            linalg: %s\n", s.c_str());
     }
     // What each backend with devices here tells about itself (the OpenCL matmul paths).
     for (const auto& b : porta::backends())

@@ -80,6 +80,7 @@ class Device final : public detail::DeviceImpl {
   void execute(detail::QueueImpl& q, const detail::ElementwisePlan& plan) override;
   void execute(detail::QueueImpl& q, const detail::ReductionPlan& plan) override;
   void matmul(detail::QueueImpl& q, const detail::MatmulArgs& args) override;
+  void solver(detail::QueueImpl& q, const detail::SolverArgs& args) override;
 
  private:
   detail::DeviceInfo info_;

@@ -289,6 +289,7 @@ class Device final : public detail::DeviceImpl {
   void launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
 
   void matmul(QueueImpl& q, const MatmulArgs& args) override;
+  void solver(QueueImpl& q, const detail::SolverArgs& args) override;  // solver.cpp
 
   // interop.cpp
   detail::NativeObjects native_objects() override;

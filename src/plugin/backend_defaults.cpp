@@ -83,6 +83,11 @@ void DeviceImpl::execute(QueueImpl&, const ElementwisePlan&) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " does not interpret plans; it compiles kernels"));
 }
 
+void DeviceImpl::solver(QueueImpl&, const SolverArgs& args) {
+  throw DTypeError(cat(name(backend()), ":", index(), " has no dense solver (", to_string(args.op), " of ",
+                       porta::name(args.dtype), "); move the array to a device that has one (porta-info lists them)"));
+}
+
 DeviceImpl::Imported DeviceImpl::import_memory(void*, MemoryKind kind, std::size_t, std::size_t) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot use ", kind == MemoryKind::host ? "host" : "device",
                                " memory porta does not own"));
