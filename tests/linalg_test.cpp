@@ -188,9 +188,9 @@ TEST_P(Linalg, InvDetSlogdetMatchTheHost) {
   try {
     la::inv(s);
     ADD_FAILURE() << "inv of a singular matrix did not throw";
-  } catch (const porta::LinAlgError& e) {
-    EXPECT_EQ(e.batch_index(), 1);
-    EXPECT_NE(std::string(e.what()).find("singular"), std::string::npos) << e.what();
+  } catch (const porta::LinAlgError& err) {
+    EXPECT_EQ(err.batch_index(), 1);
+    EXPECT_NE(std::string(err.what()).find("singular"), std::string::npos) << err.what();
   }
 }
 
@@ -211,8 +211,8 @@ TEST_P(Linalg, CholeskyReconstructs) {
   try {
     la::cholesky(bad);
     ADD_FAILURE() << "cholesky of a negative definite matrix did not throw";
-  } catch (const porta::LinAlgError& e) {
-    EXPECT_EQ(e.batch_index(), 1);
+  } catch (const porta::LinAlgError& err) {
+    EXPECT_EQ(err.batch_index(), 1);
   }
 }
 
@@ -225,7 +225,7 @@ TEST_P(Linalg, QrIsOrthogonalAndReconstructs) {
       ASSERT_EQ(q.shape(), (Shape{2, m, k}));
       ASSERT_EQ(r.shape(), (Shape{2, k, n}));
       HostStack hq = to_host(q), hr = to_host(r), ha = to_host(a);
-      HostStack rec = product(hq, hr), qq = product(adjoint(hq), hq), e = identity(2, k);
+      HostStack rec = product(hq, hr), qq = product(adjoint(hq), hq), eye_k = identity(2, k);
       for (std::int64_t p = 0; p < 2; ++p) {
         EXPECT_LT(distance(rec, ha, p) / norm(ha, p), tol(std::max(m, n))) << m << " x " << n;
         EXPECT_LT(distance(qq, eye_k, p), tol(std::max(m, n))) << m << " x " << n;

@@ -3,13 +3,16 @@ porta::linalg (cuSOLVER on CUDA, LAPACK on CPU devices; Device.solver_path says 
 function takes stacks of matrices (..., M, N); float32, float64, complex64 and complex128 (integers
 and bool become float64). A matrix without the decomposition raises LinAlgError, which is also
 numpy.linalg.LinAlgError, with .batch_index the flat index of the matrix in the stack."""
-import math
-from collections import namedtuple
+import math as _math
+from collections import namedtuple as _namedtuple
 
 from . import _core
+from ._compose import moveaxis as _moveaxis
 from ._compose import tensordot, vecdot
 from ._core import LinAlgError, matmul
-from ._helpers import as_int, check_array
+from ._helpers import as_int as _as_int
+from ._helpers import check_array as _check_array
+from ._reduce import any as _any
 
 __all__ = [
     "LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul",
@@ -18,16 +21,16 @@ __all__ = [
     "EighResult", "QRResult", "SlogdetResult", "SVDResult",
 ]
 
-EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = namedtuple("QRResult", ["Q", "R"])
-SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = _namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 
 _no_value = object()
 
 
 def _arr(a, what):
-    check_array(a, what)
+    _check_array(a, what)
     return a
 
 
@@ -107,7 +110,6 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_no_value):
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     _arr(A, "matrix_rank")
     if A.ndim < 2:
-        from ._reduce import any as _any
         return _any(_core.not_equal(A, 0)).astype("int64")
     return _core._linalg_matrix_rank(A, None if rtol is None else float(rtol), None if tol is None else float(tol))
 
@@ -117,11 +119,11 @@ def matrix_transpose(x, /):
 
 
 def diagonal(x, /, *, offset=0):
-    return _core._linalg_diagonal(_arr(x, "diagonal"), as_int(offset, "diagonal: offset"))
+    return _core._linalg_diagonal(_arr(x, "diagonal"), _as_int(offset, "diagonal: offset"))
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    t = _core._linalg_trace(_arr(x, "trace"), as_int(offset, "trace: offset"))
+    t = _core._linalg_trace(_arr(x, "trace"), _as_int(offset, "trace: offset"))
     return t if dtype is None else t.astype(dtype)
 
 
@@ -130,16 +132,16 @@ def outer(x1, x2, /):
 
 
 def cross(x1, x2, /, *, axis=-1):
-    return _core._linalg_cross(_arr(x1, "cross"), _arr(x2, "cross"), as_int(axis, "cross: axis"))
+    return _core._linalg_cross(_arr(x1, "cross"), _arr(x2, "cross"), _as_int(axis, "cross: axis"))
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     _arr(x, "vector_norm")
-    axes = [] if axis is None else [as_int(a, "vector_norm: axis") for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
+    axes = [] if axis is None else [_as_int(a, "vector_norm: axis") for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
     return _core._linalg_vector_norm(x, float(ord), axes, bool(keepdims))
 
 
-_MATRIX_ORDS = {"fro": "fro", "nuc": "nuc", 1: "1", -1: "-1", 2: "2", -2: "-2", math.inf: "inf", -math.inf: "-inf"}
+_MATRIX_ORDS = {"fro": "fro", "nuc": "nuc", 1: "1", -1: "-1", 2: "2", -2: "-2", _math.inf: "inf", -_math.inf: "-inf"}
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -161,11 +163,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
         axis = (axis,)
     if len(axis) == 2:
         if x.ndim != 2 or tuple(a % x.ndim for a in axis) != (0, 1):
-            from ._compose import moveaxis
-            x = moveaxis(x, list(axis), [-2, -1])
+            x = _moveaxis(x, list(axis), [-2, -1])
         return matrix_norm(x, keepdims=False, ord="fro" if ord is None else ord)
     return vector_norm(x, axis=axis, keepdims=keepdims, ord=2 if ord is None else ord)
 
 
 def matrix_power(a, n):
-    return _core._linalg_matrix_power(_arr(a, "matrix_power"), as_int(n, "matrix_power: n"))
+    return _core._linalg_matrix_power(_arr(a, "matrix_power"), _as_int(n, "matrix_power: n"))

@@ -59,7 +59,7 @@ void bind_error(nb::module_& m) {
 
   // numpy.linalg.LinAlgError as a base, so that code written for NumPy catches porta's; a
   // ValueError (NumPy's base of it) where NumPy is not installed.
-  nb::object numpy_linalg_error = nb::handle(PyExc_ValueError);
+  nb::object numpy_linalg_error = nb::borrow<nb::object>(PyExc_ValueError);
   try {
     numpy_linalg_error = nb::module_::import_("numpy.linalg").attr("LinAlgError");
   } catch (const nb::python_error&) {

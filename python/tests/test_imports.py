@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import porta
+import porta.linalg
 import porta.random
 
 PKG = pathlib.Path(porta.__file__).resolve().parent
@@ -147,7 +148,7 @@ def test_the_function_import_check_sees_imports_in_methods_nested_functions_and_
 
 
 def _module(name):
-    return porta if name == "__init__" else porta.random if name == "random" else getattr(porta, name)
+    return porta if name == "__init__" else getattr(porta, name)
 
 
 @pytest.mark.parametrize("name", MODULES + ["__init__"])
@@ -169,7 +170,12 @@ def test_porta_random___all___is_every_public_name_of_porta_random():
     assert set(porta.random.__all__) == public, sorted(set(porta.random.__all__) ^ public)
 
 
-@pytest.mark.parametrize("name", [m for m in MODULES if m not in (LEAF, "random")])
+def test_porta_linalg___all___is_every_public_name_of_porta_linalg():
+    public = {n for n in dir(porta.linalg) if not n.startswith("_")}
+    assert set(porta.linalg.__all__) == public, sorted(set(porta.linalg.__all__) ^ public)
+
+
+@pytest.mark.parametrize("name", [m for m in MODULES if m not in (LEAF, "random", "linalg")])
 def test_porta_exports_each_private_modules___all___as_the_same_objects(name):
     mod = _module(name)
     for n in mod.__all__:
