@@ -2,7 +2,7 @@
 // double precision: residuals ||A x - b|| / (||A|| ||x||), reconstructions (L L^H, Q R, V diag(w)
 // V^H, U diag(s) Vh) and orthogonality, with bounds of a few n * eps (times the condition number
 // where it enters); determinants against the host's LU. Random matrices in all four dtypes with
-// orders 1, 5 and 37 (no multiple of any block), stacks of 2 x 3, 0 x 0, transposed and sliced
+// orders 1 (solve), 5 and 37 (no multiple of any block), stacks of 2 x 3, 0 x 0, transposed and sliced
 // views, singular and not-positive-definite inputs (LinAlgError naming the matrix), bad shapes and
 // dtypes. The sizes stay small: every case is a few LAPACK calls and a handful of kernels.
 #include "test_common.hpp"
@@ -41,8 +41,23 @@ HostStack to_host(const Array& a) {
     h.batch = 1;
     for (int i = 0; i < a.ndim() - 2; ++i) h.batch *= a.dim(i);
   }
-  h.v = a.astype(DType::complex128).to_vector<C>();
+  // Read in the array's own dtype: a cast on the device would be a kernel of its own per layout
+  // (PoCL compiles each in about a second), where the plain copy of a view is the one the solvers'
+  // transposing copies already compiled.
+  switch (a.dtype()) {
+    case DType::float32: for (float x : a.to_vector<float>()) h.v.emplace_back(x); break;
+    case DType::float64: for (double x : a.to_vector<double>()) h.v.emplace_back(x); break;
+    case DType::complex64: for (auto x : a.to_vector<std::complex<float>>()) h.v.emplace_back(x); break;
+    case DType::complex128: h.v = a.to_vector<C>(); break;
+    default: h.v = a.astype(DType::complex128).to_vector<C>(); break;
+  }
   return h;
+}
+
+std::vector<double> reals(const Array& a) {
+  std::vector<double> r;
+  for (C x : to_host(a).v) r.push_back(x.real());
+  return r;
 }
 
 HostStack product(const HostStack& a, const HostStack& b) {
@@ -114,24 +129,32 @@ class Linalg : public DeviceDTypeTest {
                       porta::multiply(porta::eye(shape.back(), dtype(), dev()), static_cast<double>(shape.back())))
         .reshape(shape);
   }
+  // PoCL compiles each kernel of a dtype once a process (about a second each), so the tests that
+  // need the most distinct kernels sample the dtypes: every test runs in float64 and complex64
+  // (both kinds, both precisions' storage); solve and cholesky in all four.
+  void sample() {
+    if (dtype() == DType::float32 || dtype() == DType::complex128)
+      GTEST_SKIP() << "sampled on float64 and complex64 (solve and cholesky take every dtype)";
+  }
   double tol(std::int64_t n, double factor = 30) const { return factor * static_cast<double>(std::max<std::int64_t>(n, 1)) * eps(real_dtype(dtype())); }
 };
 
 TEST_P(Linalg, SolveResidualIsSmall) {
   for (std::int64_t n : {1, 5, 37}) {
     Array a = random({2, 3, n, n}, 2.0), b = random({2, 3, n, 4});
-    const std::vector<C> before = a.astype(DType::complex128).to_vector<C>();
+    const std::vector<C> before = to_host(a).v;
     Array x = la::solve(a, b);
     ASSERT_EQ(x.shape(), (Shape{2, 3, n, 4}));
     EXPECT_EQ(x.dtype(), dtype());
     HostStack ha = to_host(a), hx = to_host(x), hb = to_host(b), r = product(ha, hx);
     for (std::int64_t p = 0; p < ha.batch; ++p)
       EXPECT_LT(distance(r, hb, p) / (norm(ha, p) * norm(hx, p)), tol(n)) << "n " << n << " matrix " << p;
-    EXPECT_EQ(a.astype(DType::complex128).to_vector<C>(), before) << "solve changed its input";
+    EXPECT_EQ(to_host(a).v, before) << "solve changed its input";
   }
 }
 
 TEST_P(Linalg, SolveVectorBroadcastAndViews) {
+  sample();
   const std::int64_t n = 6;
   Array a = random({n, n}, 2.0);
   Array at = la::matrix_transpose(a);  // a transposed view
@@ -150,16 +173,17 @@ TEST_P(Linalg, SolveVectorBroadcastAndViews) {
 }
 
 TEST_P(Linalg, InvDetSlogdetMatchTheHost) {
+  sample();
   const std::int64_t n = 7;
   Array a = random({3, n, n}, 1.5);
   HostStack ha = to_host(a), hi = to_host(la::inv(a)), e = identity(3, n);
   HostStack prod = product(ha, hi);
   for (std::int64_t p = 0; p < 3; ++p) EXPECT_LT(distance(prod, e, p) / (norm(ha, p) * norm(hi, p)), tol(n));
   // det by the host's own elimination with partial pivoting, in double.
-  std::vector<C> dets = la::det(a).astype(DType::complex128).to_vector<C>();
+  std::vector<C> dets = to_host(la::det(a)).v;
   auto slog = la::slogdet(a);
-  std::vector<C> sign = slog.sign.astype(DType::complex128).to_vector<C>();
-  std::vector<double> logabs = slog.logabsdet.astype(DType::float64).to_vector<double>();
+  std::vector<C> sign = to_host(slog.sign).v;
+  std::vector<double> logabs = reals(slog.logabsdet);
   for (std::int64_t p = 0; p < 3; ++p) {
     std::vector<C> m(ha.v.begin() + p * n * n, ha.v.begin() + (p + 1) * n * n);
     C d = 1;
@@ -183,8 +207,8 @@ TEST_P(Linalg, InvDetSlogdetMatchTheHost) {
   }
   // A singular matrix: det 0, slogdet (0, -inf), solve and inv a LinAlgError naming matrix 1.
   Array s = porta::concatenate({random({1, 3, 3}, 2.0), porta::zeros({1, 3, 3}, dtype(), dev())}, 0);
-  EXPECT_EQ(la::det(s).astype(DType::complex128).to_vector<C>()[1], C(0));
-  EXPECT_EQ(la::slogdet(s).logabsdet.astype(DType::float64).to_vector<double>()[1], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(to_host(la::det(s)).v[1], C(0));
+  EXPECT_EQ(reals(la::slogdet(s).logabsdet)[1], -std::numeric_limits<double>::infinity());
   try {
     la::inv(s);
     ADD_FAILURE() << "inv of a singular matrix did not throw";
@@ -195,7 +219,7 @@ TEST_P(Linalg, InvDetSlogdetMatchTheHost) {
 }
 
 TEST_P(Linalg, CholeskyReconstructs) {
-  for (std::int64_t n : {1, 5, 37}) {
+  for (std::int64_t n : {5, 37}) {
     Array a = spd({2, n, n});
     Array l = la::cholesky(a), u = la::cholesky(a, true);
     HostStack ha = to_host(a), hl = to_host(l), rec = product(hl, adjoint(hl));
@@ -217,6 +241,7 @@ TEST_P(Linalg, CholeskyReconstructs) {
 }
 
 TEST_P(Linalg, QrIsOrthogonalAndReconstructs) {
+  sample();
   for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{9, 5}, {5, 9}, {6, 6}}) {
     Array a = random({2, m, n});
     for (la::QrMode mode : {la::QrMode::reduced, la::QrMode::complete}) {
@@ -239,7 +264,8 @@ TEST_P(Linalg, QrIsOrthogonalAndReconstructs) {
 }
 
 TEST_P(Linalg, EighDiagonalises) {
-  for (std::int64_t n : {1, 5, 37}) {
+  sample();
+  for (std::int64_t n : {5, 37}) {
     Array b = random({3, n, n});
     Array a = porta::add(b, porta::conj(la::matrix_transpose(b)));  // Hermitian
     auto [w, v] = la::eigh(a);
@@ -261,6 +287,7 @@ TEST_P(Linalg, EighDiagonalises) {
 }
 
 TEST_P(Linalg, SvdReconstructs) {
+  sample();
   for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{9, 5}, {5, 9}, {1, 1}}) {
     Array a = random({2, m, n});
     for (bool full : {false, true}) {
@@ -288,10 +315,11 @@ TEST_P(Linalg, SvdReconstructs) {
 }
 
 TEST_P(Linalg, EmptyMatricesAndErrors) {
+  sample();
   Array e = porta::zeros({2, 0, 0}, dtype(), dev());
   EXPECT_EQ(la::solve(e, porta::zeros({2, 0, 3}, dtype(), dev())).shape(), (Shape{2, 0, 3}));
   EXPECT_EQ(la::inv(e).shape(), (Shape{2, 0, 0}));
-  EXPECT_EQ(la::det(e).astype(DType::complex128).to_vector<C>(), (std::vector<C>{1, 1}));
+  EXPECT_EQ(to_host(la::det(e)).v, (std::vector<C>{1, 1}));
   EXPECT_EQ(la::cholesky(e).shape(), (Shape{2, 0, 0}));
   EXPECT_EQ(la::eigvalsh(e).shape(), (Shape{2, 0}));
   EXPECT_EQ(la::svdvals(porta::zeros({3, 0}, dtype(), dev())).shape(), (Shape{0}));
@@ -299,7 +327,7 @@ TEST_P(Linalg, EmptyMatricesAndErrors) {
   EXPECT_THROW(la::inv(random({5})), porta::ShapeError);
   EXPECT_THROW(la::cholesky(random({2, 3})), porta::ShapeError);
   EXPECT_THROW(la::solve(random({3, 3}, 2.0), random({4})), porta::ShapeError);
-  if (dev().supports(DType::float16) && dtype() == DType::float32) {
+  if (dev().supports(DType::float16) && dtype() == DType::float64) {
     EXPECT_THROW(la::inv(random({3, 3}, 2.0).astype(DType::float16)), porta::DTypeError);
   }
 }
@@ -307,11 +335,11 @@ TEST_P(Linalg, EmptyMatricesAndErrors) {
 // The compositions against host arithmetic on one dtype per device (they are elementwise work and
 // reductions already tested for every dtype elsewhere).
 TEST_P(Linalg, Compositions) {
-  if (dtype() != DType::float64 && dtype() != DType::complex64) GTEST_SKIP() << "sampled on float64 and complex64";
+  if (dtype() != DType::complex64) GTEST_SKIP() << "sampled on complex64";
   Array a = random({2, 4, 6});
   HostStack h = to_host(a);
-  std::vector<C> tr = la::trace(a, 1).astype(DType::complex128).to_vector<C>();
-  std::vector<C> dg = la::diagonal(a, -1).astype(DType::complex128).to_vector<C>();
+  std::vector<C> tr = to_host(la::trace(a, 1)).v;
+  std::vector<C> dg = to_host(la::diagonal(a, -1)).v;
   ASSERT_EQ(la::diagonal(a, -1).shape(), (Shape{2, 3}));
   for (std::int64_t p = 0; p < 2; ++p) {
     C t = 0;
@@ -319,10 +347,10 @@ TEST_P(Linalg, Compositions) {
     EXPECT_LT(std::abs(tr[p] - t), 1e-5);
     for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(dg[p * 3 + i], h.at(p, i + 1, i));
   }
-  std::vector<double> fro = la::matrix_norm(a).astype(DType::float64).to_vector<double>();
-  std::vector<double> two = la::matrix_norm(a, "2").astype(DType::float64).to_vector<double>();
-  std::vector<double> inf = la::matrix_norm(a, "inf").astype(DType::float64).to_vector<double>();
-  std::vector<double> v1 = la::vector_norm(a, 1, {-1}).astype(DType::float64).to_vector<double>();
+  std::vector<double> fro = reals(la::matrix_norm(a));
+  std::vector<double> two = reals(la::matrix_norm(a, "2"));
+  std::vector<double> inf = reals(la::matrix_norm(a, "inf"));
+  std::vector<double> v1 = reals(la::vector_norm(a, 1, {-1}));
   for (std::int64_t p = 0; p < 2; ++p) {
     EXPECT_NEAR(fro[p], norm(h, p), 1e-5);
     EXPECT_LE(two[p], fro[p] * (1 + 1e-5));
