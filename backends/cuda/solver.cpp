@@ -1,9 +1,12 @@
 // Dense solvers through cuSOLVER on the calling thread's stream: its 32-bit routines one matrix of
-// the batch at a time (their pivots are int32, as SolverArgs' are), and syevjBatched (Jacobi, one
-// launch for the whole batch) for batches of Hermitian matrices up to 32 x 32. The workspace comes
+// the batch at a time (their pivots are int32, as SolverArgs' are); for a batch of more than one
+// matrix the batched routines CuPy calls too: cuBLAS's getrfBatched/getrsBatched, cuSOLVER's
+// potrfBatched (and potrsBatched for one right-hand side), and syevjBatched (Jacobi) for Hermitian
+// matrices up to 32 x 32. The workspace (and the batched routines' arrays of matrix pointers) comes
 // from the device's stream-ordered pool and goes back to it after the queued work.
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "cuda/cuda.hpp"
 #include "porta_backend/strings.hpp"
@@ -72,6 +75,22 @@ template <class T> struct Cusolver;
                                       int lda, R* w, T* work, int lw, int* info, syevjInfo_t params, int batch) {     \
       return cusolverDn##p##syevj(h, j, u, n, a, lda, w, work, lw, info, params, batch);                              \
     }                                                                                                                 \
+    static cublasStatus_t getrf_batched(cublasHandle_t h, int n, T* const a[], int lda, int* ipiv, int* info,        \
+                                        int batch) {                                                                  \
+      return cublas##p##getrfBatched(h, n, a, lda, ipiv, info, batch);                                                \
+    }                                                                                                                 \
+    static cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, const T* const a[], int lda,               \
+                                        const int* ipiv, T* const b[], int ldb, int* host_info, int batch) {          \
+      return cublas##p##getrsBatched(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, host_info, batch);                \
+    }                                                                                                                 \
+    static cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda,           \
+                                          int* info, int batch) {                                                     \
+      return cusolverDn##p##potrfBatched(h, u, n, a, lda, info, batch);                                               \
+    }                                                                                                                 \
+    static cusolverStatus_t potrs_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda, T* b[],   \
+                                          int ldb, int* info, int batch) {                                            \
+      return cusolverDn##p##potrsBatched(h, u, n, 1, a, lda, b, ldb, info, batch);                                    \
+    }                                                                                                                 \
     static cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, int* lw) {                                 \
       return cusolverDn##p##gesvd_bufferSize(h, m, n, lw);                                                            \
     }                                                                                                                 \
@@ -115,10 +134,11 @@ template <class T> class Runner {
  public:
   using C = Cusolver<T>;
   using R = typename C::Real;
-  Runner(Device& dev, detail::QueueImpl& q, cusolverDnHandle_t h, const SolverArgs& g)
-      : dev_(dev), q_(q), h_(h), g_(g) {}
+  Runner(Device& dev, detail::QueueImpl& q, cusolverDnHandle_t h, cublasHandle_t blas, const SolverArgs& g)
+      : dev_(dev), q_(q), h_(h), blas_(blas), g_(g) {}
 
   void run() {
+    if (g_.batch > 1 && run_batched()) return;
     const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
     const int im = to_int(m), in = to_int(n), lda = std::max(1, im), ldb = std::max(1, in);
     const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
@@ -209,6 +229,50 @@ template <class T> class Runner {
   }
 
  private:
+  // The batched routines where one takes the op: true when it ran.
+  bool run_batched() {
+    const SolverOp op = g_.op;
+    const bool one_rhs = op == SolverOp::potrs && g_.nrhs == 1;
+    if (!(op == SolverOp::getrf && g_.m == g_.n) && op != SolverOp::getrs && op != SolverOp::potrf && !one_rhs)
+      return false;
+    const std::int64_t n = g_.n, nrhs = g_.nrhs;
+    const int in = to_int(n), ld = std::max(1, in), batch = to_int(g_.batch);
+    const std::string& where = dev_.label();
+    const bool with_b = op == SolverOp::getrs || op == SolverOp::potrs;
+    // The arrays of matrix pointers, written from the host (write() returns once the source may go).
+    std::vector<T*> pointers(static_cast<std::size_t>(g_.batch) * (with_b ? 2 : 1));
+    for (std::int64_t i = 0; i < g_.batch; ++i) {
+      pointers[static_cast<std::size_t>(i)] = at<T>(g_.a, g_.a_offset + i * n * n);
+      if (with_b) pointers[static_cast<std::size_t>(g_.batch + i)] = at<T>(g_.b, g_.b_offset + i * n * nrhs);
+    }
+    const std::size_t bytes = pointers.size() * sizeof(T*);
+    Scratch scratch(dev_, q_, bytes + 256);
+    dev_.write(q_, reinterpret_cast<detail::Handle>(scratch.ptr<char>()), 0, pointers.data(), bytes);
+    T** a_array = scratch.ptr<T*>();
+    T** b_array = a_array + g_.batch;
+    int* info = g_.info ? at<int>(g_.info, g_.info_offset) : scratch.ptr<int>((bytes + 255) / 256 * 256);
+    const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    switch (op) {
+      case SolverOp::getrf:
+        PORTA_CUBLAS_AT(where, C::getrf_batched(blas_, in, a_array, ld, at<int>(g_.ipiv, g_.ipiv_offset), info, batch));
+        break;
+      case SolverOp::getrs: {
+        int host_info = 0;  // getrsBatched checks its arguments on the host
+        PORTA_CUBLAS_AT(where, C::getrs_batched(blas_, in, to_int(nrhs), a_array, ld, at<int>(g_.ipiv, g_.ipiv_offset),
+                                                b_array, ld, &host_info, batch));
+        if (host_info != 0)
+          throw InvalidArgument(detail::cat(where, ": cublasgetrsBatched rejected argument ", -host_info, " (n ", n,
+                                            ", nrhs ", nrhs, ", batch ", g_.batch, ")"));
+        break;
+      }
+      case SolverOp::potrf: PORTA_CUSOLVER_AT(where, C::potrf_batched(h_, uplo, in, a_array, ld, info, batch)); break;
+      default:  // potrs of one right-hand side; its info is one int for the whole batch
+        PORTA_CUSOLVER_AT(where, C::potrs_batched(h_, uplo, in, a_array, ld, b_array, ld, info, batch));
+        break;
+    }
+    return true;
+  }
+
   bool jacobi_batched() const { return g_.batch > 1 && g_.n <= kJacobiBatchedMaxOrder; }
   syevjInfo_t params() {
     if (!params_) PORTA_CUSOLVER_AT(dev_.label(), cusolverDnCreateSyevjInfo(&params_));
@@ -226,6 +290,7 @@ template <class T> class Runner {
   Device& dev_;
   detail::QueueImpl& q_;
   cusolverDnHandle_t h_;
+  cublasHandle_t blas_;
   const SolverArgs& g_;
   syevjInfo_t params_ = nullptr;
 };
@@ -240,6 +305,7 @@ void Device::solver(detail::QueueImpl& q, const SolverArgs& g) {
   ctx_->make_current();
   std::lock_guard lock(queue.blas_mutex());
   cusolverDnHandle_t handle = queue.solver();
+  cublasHandle_t blas = queue.blas();
   if (g.batch == 0) return;
   if (g.m == 0 || g.n == 0 || ((g.op == SolverOp::getrs || g.op == SolverOp::potrs) && g.nrhs == 0)) {
     // Nothing to factor: every info is 0 (cuSOLVER rejects leading dimensions of empty matrices).
@@ -249,10 +315,10 @@ void Device::solver(detail::QueueImpl& q, const SolverArgs& g) {
     return;
   }
   switch (g.dtype) {
-    case DType::float32: Runner<float>(*this, q, handle, g).run(); return;
-    case DType::float64: Runner<double>(*this, q, handle, g).run(); return;
-    case DType::complex64: Runner<cuComplex>(*this, q, handle, g).run(); return;
-    case DType::complex128: Runner<cuDoubleComplex>(*this, q, handle, g).run(); return;
+    case DType::float32: Runner<float>(*this, q, handle, blas, g).run(); return;
+    case DType::float64: Runner<double>(*this, q, handle, blas, g).run(); return;
+    case DType::complex64: Runner<cuComplex>(*this, q, handle, blas, g).run(); return;
+    case DType::complex128: Runner<cuDoubleComplex>(*this, q, handle, blas, g).run(); return;
     default:
       throw DTypeError(detail::cat(label(), ": ", to_string(g.op), " of ", name(g.dtype),
                                    ": cuSOLVER takes float32, float64, complex64 and complex128; use astype(float64)"));
