@@ -17,7 +17,7 @@ porta_jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 
 # Debian package here: the CUDA backend is built when /usr/local/cuda (or CUDAToolkit_ROOT) has it,
 # and runs where an NVIDIA driver is.
 porta_packages=(cmake g++ ninja-build ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
-                libclblast-dev libopenblas-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev
+                libclblast-dev libopenblas-dev liblapacke-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev
                 libopenmpi-dev openmpi-bin python3-dev python3-venv nlohmann-json3-dev libcli11-dev)
 # What each package provides, so that a package unpacked without dpkg's database (the GPU host's
 # .gpu/setup.sh) or a tool installed another way (CMake from a tarball) counts as present.
@@ -29,6 +29,7 @@ declare -A porta_provides=(
   [pocl-opencl-icd]=/etc/OpenCL/vendors/pocl.icd
   [libclblast-dev]=/usr/include/clblast.h
   [libopenblas-dev]='/usr/include/*/openblas*/cblas.h /usr/include/openblas/cblas.h'
+  [liblapacke-dev]=/usr/include/lapacke.h
   [libtrilinos-kokkos-dev]=/usr/include/trilinos/Kokkos_Core.hpp
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [libbenchmark-dev]=/usr/include/benchmark/benchmark.h

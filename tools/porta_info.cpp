@@ -158,6 +158,7 @@ int main(int argc, char** argv) {
       std::printf("            fft: %s\n", caps.fft.empty() ? "none (porta::fft refuses this device)"
                                                              : caps.fft_max_rank > 1 ? porta::detail::cat(caps.fft, ", up to ", caps.fft_max_rank, " axes a plan").c_str()
                                                              : porta::detail::cat(caps.fft, ", one axis a plan").c_str());
+      if (auto s = d.solver_path(); !s.empty()) std::printf("            linalg: %s\n", s.c_str());
     }
     // What each backend with devices here tells about itself (the OpenCL matmul paths).
     for (const auto& b : porta::backends())

@@ -18,6 +18,7 @@
 
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cusolverDn.h>
 
 #include "porta_backend/backend.hpp"
 #include "porta_backend/graph.hpp"
@@ -144,6 +145,9 @@ class Queue final : public detail::QueueImpl {
   // blas_mutex() while they use it: a handle must not be used by two threads at once.
   cublasHandle_t blas();
   std::mutex& blas_mutex() { return blas_m_; }
+  // The queue's cuSOLVER handle, bound to its stream, created on first use; callers hold
+  // blas_mutex() too (solver.cpp).
+  cusolverDnHandle_t solver();
 
   // Graphs (graph.cpp): stream capture in relaxed mode, so that memory can be allocated (off the
   // stream) while the stream records.
@@ -165,6 +169,7 @@ class Queue final : public detail::QueueImpl {
   std::mutex blas_m_;
   cublasHandle_t blas_ = nullptr;
   CUdeviceptr blas_workspace_ = 0;  // given to the handle: cuBLAS then never allocates per call
+  cusolverDnHandle_t solver_ = nullptr;
   detail::QueueLauncher<LaunchItem> launcher_{[this] { ctx_->make_current(); },
                                               [this](LaunchItem& item) { make_launch(item); }};
   std::atomic<bool> capturing_{false};
@@ -309,6 +314,8 @@ class Device final : public detail::DeviceImpl {
   void matmul(detail::QueueImpl& q, const detail::MatmulArgs& args) override;
   // fft.cpp
   std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;
+  // solver.cpp
+  void solver(detail::QueueImpl& q, const detail::SolverArgs& args) override;
   // interop.cpp
   detail::NativeObjects native_objects() override;
   std::shared_ptr<detail::EventImpl> record_foreign(void* foreign) override;

@@ -93,6 +93,20 @@ std::string describe(cublasStatus_t r) {
   return text ? detail::cat(name, " (", text, ")") : std::string(name);
 }
 
+std::string describe(cusolverStatus_t r) {
+  // cuSOLVER has no status-name function; these are the codes its routines return.
+  switch (r) {
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE (an argument is out of range)";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED (a kernel failed to launch)";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return detail::cat("cusolverStatus_t ", static_cast<int>(r));
+  }
+}
+
 void throw_error(CUresult r, std::string_view call, std::string_view where) {
   std::string what = detail::cat(call_name(call), " failed: ", describe(r));
   if (r == CUDA_ERROR_OUT_OF_MEMORY) throw_out_of_memory(what, where);
@@ -110,6 +124,21 @@ void throw_error(cublasStatus_t r, std::string_view call, std::string_view where
   std::string what = detail::cat(call_name(call), " failed: ", describe(r));
   if (r == CUBLAS_STATUS_ALLOC_FAILED) throw_out_of_memory(what, where);
   throw DeviceError(prefix(where) + what);
+}
+
+void throw_error(cusolverStatus_t r, std::string_view call, std::string_view where) {
+  std::string what = detail::cat(call_name(call), " failed: ", describe(r));
+  if (r == CUSOLVER_STATUS_ALLOC_FAILED) throw_out_of_memory(what, where);
+  throw DeviceError(prefix(where) + what);
+}
+
+bool log_failure(cusolverStatus_t r, std::string_view call, std::string_view where) noexcept {
+  if (r == CUSOLVER_STATUS_SUCCESS) return true;
+  try {
+    PORTA_LOG(error, prefix(where), call_name(call), " failed: ", describe(r));
+  } catch (...) {
+  }
+  return false;
 }
 
 bool log_failure(CUresult r, std::string_view call, std::string_view where) noexcept {

@@ -1,11 +1,12 @@
-// Turning CUDA driver, NVRTC and cuBLAS status codes into porta exceptions, in the style every
+// Turning CUDA driver, NVRTC, cuBLAS and cuSOLVER status codes into porta exceptions, in the style every
 // backend shares (interface/porta_backend/check.hpp): one check function per library, called at
-// every vendor call through the PORTA_CU / PORTA_NVRTC / PORTA_CU_AT / PORTA_CUBLAS_AT macros,
+// every vendor call through the PORTA_CU / PORTA_NVRTC / PORTA_CU_AT / PORTA_CUBLAS_AT / PORTA_CUSOLVER_AT macros,
 // which pass the call's text so that the message names the function that failed.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cusolverDn.h>
 #include <nvrtc.h>
 
 #include <string>
@@ -19,6 +20,7 @@ namespace porta::cuda {
 std::string describe(CUresult r);
 std::string describe(nvrtcResult r);
 std::string describe(cublasStatus_t r);
+std::string describe(cusolverStatus_t r);
 
 // Throws DeviceError ("cuStreamSynchronize failed: CUDA_ERROR_... (...)"), OutOfMemory for
 // CUDA_ERROR_OUT_OF_MEMORY and CUBLAS_STATUS_ALLOC_FAILED. `call` is the call's source text;
@@ -27,6 +29,7 @@ std::string describe(cublasStatus_t r);
 [[noreturn]] void throw_error(CUresult r, std::string_view call, std::string_view where = {});
 [[noreturn]] void throw_error(nvrtcResult r, std::string_view call, std::string_view where = {});
 [[noreturn]] void throw_error(cublasStatus_t r, std::string_view call, std::string_view where = {});
+[[noreturn]] void throw_error(cusolverStatus_t r, std::string_view call, std::string_view where = {});
 
 inline void check(CUresult r, std::string_view call, std::string_view where = {}) {
   if (r != CUDA_SUCCESS) throw_error(r, call, where);
@@ -43,6 +46,7 @@ inline void check(cublasStatus_t r, std::string_view call, std::string_view wher
 // returned as a failure without a message.
 bool log_failure(CUresult r, std::string_view call, std::string_view where = {}) noexcept;
 bool log_failure(cublasStatus_t r, std::string_view call, std::string_view where = {}) noexcept;
+bool log_failure(cusolverStatus_t r, std::string_view call, std::string_view where = {}) noexcept;
 
 }  // namespace porta::cuda
 
@@ -58,4 +62,9 @@ bool log_failure(cublasStatus_t r, std::string_view call, std::string_view where
   do {                                                                                        \
     if (const cublasStatus_t porta_cublas_status_ = (call); porta_cublas_status_ != CUBLAS_STATUS_SUCCESS) \
       ::porta::cuda::throw_error(porta_cublas_status_, #call, (where));                       \
+  } while (0)
+#define PORTA_CUSOLVER_AT(where, call)                                                        \
+  do {                                                                                        \
+    if (const cusolverStatus_t porta_cusolver_status_ = (call); porta_cusolver_status_ != CUSOLVER_STATUS_SUCCESS) \
+      ::porta::cuda::throw_error(porta_cusolver_status_, #call, (where));                     \
   } while (0)

@@ -80,6 +80,7 @@ Queue::~Queue() {
   if (!ctx_->make_current_noexcept()) return;  // the driver is gone (process exit)
   log_failure(cuStreamSynchronize(stream_), "cuStreamSynchronize", ctx_->label());
   if (blas_) log_failure(cublasDestroy(blas_), "cublasDestroy", ctx_->label());
+  if (solver_) log_failure(cusolverDnDestroy(solver_), "cusolverDnDestroy", ctx_->label());
   if (blas_workspace_) log_failure(cuMemFree(blas_workspace_), "cuMemFree", ctx_->label());
   log_failure(cuStreamDestroy(stream_), "cuStreamDestroy", ctx_->label());
 }
@@ -132,6 +133,22 @@ cublasHandle_t Queue::blas() {
   }  // else: out of memory now; cuBLAS falls back to its own default workspace
   blas_ = handle;
   return blas_;
+}
+
+cusolverDnHandle_t Queue::solver() {
+  // Called with blas_m_ held, as blas(): cuSOLVER queues on the stream directly.
+  native();
+  if (solver_) return solver_;
+  ctx_->make_current();
+  cusolverDnHandle_t handle = nullptr;
+  PORTA_CUSOLVER_AT(ctx_->label(), cusolverDnCreate(&handle));
+  cusolverStatus_t r = cusolverDnSetStream(handle, stream_);
+  if (r != CUSOLVER_STATUS_SUCCESS) {
+    cusolverDnDestroy(handle);
+    throw_error(r, "cusolverDnSetStream", ctx_->label());
+  }
+  solver_ = handle;
+  return solver_;
 }
 
 void Queue::make_launch(LaunchItem& item) {

@@ -11,6 +11,7 @@
 #include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
+#include "host/solver.hpp"
 #endif
 
 namespace porta::kokkos {
@@ -63,6 +64,8 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
   info_.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on the device's memory (host memory, no copy) for float32, ",
                              "float64, complex64 and complex128; a blocked loop for float16 and bfloat16; an exact loop for "
                              "integers");
+  info_.caps.solvers = detail::kHostSolvers;
+  info_.solver = detail::cat(detail::host_solver_name(), " on the device's memory (host memory, no copy)");
 #else
   info_.matmul = "a blocked loop (porta was built without a host BLAS); an exact loop for integers and complex";
 #endif

@@ -81,6 +81,7 @@ class Device final : public detail::DeviceImpl {
   void execute(detail::QueueImpl& q, const detail::ReductionPlan& plan) override;
   void matmul(detail::QueueImpl& q, const detail::MatmulArgs& args) override;
   std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;  // fft.cpp
+  void solver(detail::QueueImpl& q, const detail::SolverArgs& args) override;
 
  private:
   detail::DeviceInfo info_;

@@ -9,6 +9,7 @@
 #include "porta_backend/log.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
+#include "host/solver.hpp"
 #endif
 #include "opencl/gemm/mma.hpp"
 #include "opencl/gemm/tc.hpp"
@@ -172,6 +173,13 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
 #endif
     in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache "
                 "(complex and integer products: fixed parameters)";
+#ifdef PORTA_HAVE_HOST_BLAS
+  in.caps.solvers = detail::kHostSolvers;
+  in.solver = in.kind == DeviceKind::cpu && in.host_memory
+                  ? detail::cat(detail::host_solver_name(), " on zero-copy mapped memory")
+                  : detail::cat(detail::host_solver_name(), " on the host, through a mapped copy of each operand "
+                                "(porta's own GPU solvers are not built yet)");
+#endif
   if (tc_native(DType::float16, in.platform, nv_compute_capability_))
     in.matmul += "; float16, bfloat16 and (with PORTA_MATMUL=tf32) float32 as TF32 on the tensor cores "
                  "(inline PTX mma.sync), every shape and transpose";

@@ -292,6 +292,7 @@ class Device final : public detail::DeviceImpl {
 #ifdef PORTA_HAVE_VKFFT
   std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;  // fft.cpp
 #endif
+  void solver(QueueImpl& q, const detail::SolverArgs& args) override;  // solver.cpp
 
   // interop.cpp
   detail::NativeObjects native_objects() override;

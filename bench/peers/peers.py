@@ -47,7 +47,7 @@ parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
 parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
                     "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs, numpy_array_api, "
-                    "cupy_array_api, torch_array_api, cupy_dtypes, torch_dtypes, numpy_fft, cupy_fft, torch_fft)")
+                    "cupy_array_api, torch_array_api, cupy_dtypes, torch_dtypes, numpy_fft, cupy_fft, torch_fft, numpy_linalg, cupy_linalg, torch_linalg)")
 args = parser.parse_args()
 if not GPU_PEERS and not args.numpy_only:
     sys.exit(f"peers.py: needs CuPy and PyTorch with a CUDA GPU ({GPU_MISSING}); --numpy-only times NumPy alone")
@@ -634,8 +634,66 @@ def torch_fft():
              copy=lambda a: a.clone())
 
 
+# porta-bench's linalg rows (bench/suite_linalg.cpp): the same calls on the same shapes, in TFLOP/s
+# of the same LAPACK operation counts. Keys <lib>_linalg_<op>_<f32|f64>_<param>_TFLOPs, param n
+# for one n x n matrix, batch * k * k for a batch of k x k matrices.
+LINALG_FLOPS = {"solve": lambda n: 2 / 3 * n**3 + 2 * n**2, "cholesky": lambda n: n**3 / 3,
+                "qr": lambda n: 8 / 3 * n**3, "eigh": lambda n: 9 * n**3, "svd": lambda n: 22 * n**3}
+
+
+def linalg_inputs(xp, shape, dtype, seed=20261206):
+    """porta-bench's inputs: uniform on [-1, 1); the SPD one a + a^T + 2n I."""
+    rng = np.random.default_rng(seed)
+    a = (rng.random(shape) * 2 - 1).astype(dtype)
+    n = shape[-1]
+    spd = a + np.swapaxes(a, -1, -2) + 2 * n * np.eye(n, dtype=dtype)
+    return xp.asarray(a), xp.asarray(spd), xp.asarray((rng.random(shape[:-1] + (1,)) * 2 - 1).astype(dtype))
+
+
+def linalg_rows(lib, la, xp, timer, n, batches):
+    calls = {"solve": lambda a, spd, b: la.solve(spd, b), "cholesky": lambda a, spd, b: la.cholesky(spd),
+             "qr": lambda a, spd, b: la.qr(a), "eigh": lambda a, spd, b: la.eigh(spd),
+             "svd": lambda a, spd, b: la.svd(a, full_matrices=False)}
+    for suffix, dtype in (("f32", np.float32), ("f64", np.float64)):
+        a, spd, b = linalg_inputs(xp, (n, n), dtype)
+        for op, call in calls.items():
+            t = timer(lambda: call(a, spd, b))
+            res[f"{lib}_linalg_{op}_{suffix}_{n}_TFLOPs"] = LINALG_FLOPS[op](n) / t / 1e12
+        for batch, k in batches:
+            a, spd, b = linalg_inputs(xp, (batch, k, k), dtype)
+            for op in ("solve", "cholesky"):
+                t = timer(lambda: calls[op](a, spd, b))
+                res[f"{lib}_linalg_{op}_batched_{suffix}_{batch * k * k}_TFLOPs"] = batch * LINALG_FLOPS[op](k) / t / 1e12
+
+
+def cupy_linalg():
+    n = 64 if args.quick else 4096
+    batches = [(100, 16)] if args.quick else [(10000, 16), (10000, 64)]
+    linalg_rows("cupy", cp.linalg, cp, lambda fn: ev_time(fn, reps=3 if args.quick else 5), n, batches)
+
+
+def torch_linalg():
+    n = 64 if args.quick else 4096
+    batches = [(100, 16)] if args.quick else [(10000, 16), (10000, 64)]
+
+    class TorchXp:
+        @staticmethod
+        def asarray(x):
+            return torch.as_tensor(x, device="cuda")
+
+    linalg_rows("torch", torch.linalg, TorchXp, lambda fn: tev_time(fn, reps=3 if args.quick else 5), n, batches)
+
+
+def numpy_linalg():
+    """The CPU devices' sizes (suite_linalg.cpp: 512, and 1000 matrices of 16 x 16)."""
+    n = 64 if args.quick else 512
+    batches = [(100, 16)] if args.quick else [(1000, 16)]
+    linalg_rows("numpy", np.linalg, np, lambda fn: host_median(fn, 3 if args.quick else 5), n, batches)
+
+
 meta = {"n": N, "numpy_n": NUMPY_N, "tasks": TASKS, "task_n": TASK_N, "quick": args.quick, "numpy": np.__version__}
-sections = [("numpy_bandwidth", numpy_bandwidth), ("numpy_array_api", numpy_array_api), ("numpy_fft", numpy_fft)]
+sections = [("numpy_bandwidth", numpy_bandwidth), ("numpy_array_api", numpy_array_api), ("numpy_fft", numpy_fft),
+            ("numpy_linalg", numpy_linalg)]
 if not args.numpy_only:
     meta.update({"cupy": cp.__version__, "torch": torch.__version__, "gpu": torch.cuda.get_device_name(0)})
     sections += [("cupy_bandwidth", cupy_bandwidth), ("torch_bandwidth", torch_bandwidth), ("matmul", matmul),
@@ -643,7 +701,7 @@ if not args.numpy_only:
                  ("torch_threads", lambda: thread_scaling("torch")), ("tasks", tasks), ("dlpack", dlpack),
                  ("graphs", graphs), ("cupy_array_api", cupy_array_api), ("torch_array_api", torch_array_api),
                  ("cupy_dtypes", cupy_dtypes), ("torch_dtypes", torch_dtypes), ("cupy_fft", cupy_fft),
-                 ("torch_fft", torch_fft)]
+                 ("torch_fft", torch_fft), ("cupy_linalg", cupy_linalg), ("torch_linalg", torch_linalg)]
 res["meta"] = meta
 only = [x for x in args.only.split(",") if x]
 unknown = set(only) - {name for name, _ in sections}

@@ -64,6 +64,7 @@ class Device {
   // reports the same id. Empty for CPU devices and drivers that do not say.
   std::string pci_bus_id() const;
   std::string matmul_path() const;  // how matmul runs here: "cuBLAS", "host BLAS (OpenBLAS) on zero-copy mapped memory", ...
+  std::string solver_path() const;  // how porta::linalg's decompositions run here ("cuSOLVER", ...); empty: none
   bool supports(DType t) const;    // can arrays of this dtype live and compute here
   bool compiles_at_runtime() const;  // ElementwiseKernel and RawKernel need this
 

@@ -19,6 +19,17 @@ class DeviceError : public Error { using Error::Error; };
 class ShapeError : public Error { using Error::Error; };
 class DTypeError : public Error { using Error::Error; };
 class InvalidArgument : public Error { using Error::Error; };
+// A decomposition that does not exist for a matrix of the input (porta::linalg): singular (solve,
+// inv), not positive definite (cholesky), no convergence (eigh, svd); NumPy's LinAlgError.
+// batch_index() is the flat index of the first such matrix among the leading dimensions.
+class LinAlgError : public Error {
+ public:
+  LinAlgError(const std::string& message, std::int64_t batch_index) : Error(message), batch_index_(batch_index) {}
+  std::int64_t batch_index() const { return batch_index_; }
+
+ private:
+  std::int64_t batch_index_;
+};
 // A DevicePool task that was cancelled before it started.
 class Cancelled : public Error { using Error::Error; };
 

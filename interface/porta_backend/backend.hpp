@@ -39,8 +39,9 @@ namespace porta::detail {
 // native_objects() giving the device's ordinal by default; 11: the dtypes int8 ... uint64, complex64,
 // complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag; 12:
 // Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
-// FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan).
-inline constexpr int kBackendApiVersion = 13;
+// FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
+// SolverOp, SolverArgs, DeviceImpl::solver).
+inline constexpr int kBackendApiVersion = 14;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -99,6 +100,10 @@ struct Capabilities {
   // axes one plan transforms at once (1-3); the core splits more axes into several plans.
   std::string fft;
   int fft_max_rank = 1;
+  // Dense solvers (DeviceImpl::solver): a bit (1u << SolverOp) for each op the device runs, for
+  // float32, float64, complex64 and complex128. The core refuses porta::linalg's decompositions
+  // with a DTypeError where the op's bit is clear.
+  std::uint32_t solvers = 0;
 };
 
 struct DeviceInfo {
@@ -119,6 +124,7 @@ struct DeviceInfo {
   bool host_memory = false;     // device memory is host-addressable (CPU devices): see map()
   bool caching_allocator = true;  // false: the backend pools memory itself (none does today)
   std::string matmul;           // how matmul runs here, for porta-info ("cuBLAS", "host BLAS (OpenBLAS) ...")
+  std::string solver;           // how the dense solvers run here, for porta-info ("cuSOLVER", "LAPACKE ..."); empty: none
   Capabilities caps;
 };
 
@@ -283,6 +289,48 @@ class FftPlanImpl {
   virtual std::size_t bytes() const { return 0; }
 };
 
+// Dense solvers with LAPACK's meaning (docs/design/linalg.md), each on a contiguous batch of
+// column-major matrices: matrix i of an operand starts at its offset + i * its batch stride
+// (below), with leading dimension its row count. Integers (ipiv, info) are int32; ipiv is 1-based
+// as LAPACK's. info[i] is LAPACK's info of matrix i (> 0: singular at that pivot, not positive
+// definite at that order, not converged); a bad argument throws instead. Operands are distinct
+// buffers. float32, float64, complex64, complex128; w and s are of the real dtype.
+enum class SolverOp : std::uint8_t {
+  getrf,  // a (m x n) = P L U in place; ipiv (min(m,n)); info
+  getrs,  // b (n x nrhs) = A^-1 b from getrf's a (n x n) and ipiv
+  potrf,  // a (n x n) = L L^H (lower) or U^H U in place, the other triangle untouched; info
+  potrs,  // b (n x nrhs) = A^-1 b from potrf's a
+  geqrf,  // a (m x n) = Q R in place (R above the diagonal, reflectors below); tau (min(m,n))
+  orgqr,  // a (m x n, n <= m) = the first n columns of Q from k reflectors in a and tau (k) (ungqr)
+  syevd,  // eigenvalues w (n, ascending) of Hermitian a (n x n, triangle `lower`); vectors into a
+          // when `vectors` (heevd); info
+  gesvd,  // a (m x n) = U diag(s) V^H, m >= n: s (n); when `vectors`, u (m x m when
+          // full_matrices, else m x n) and vt (n x n); a is overwritten; info
+  count
+};
+inline constexpr std::uint32_t solver_bit(SolverOp op) { return 1u << static_cast<unsigned>(op); }
+inline const char* to_string(SolverOp op) {
+  constexpr const char* kNames[] = {"getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "syevd", "gesvd"};
+  return op < SolverOp::count ? kNames[static_cast<int>(op)] : "?";
+}
+
+struct SolverArgs {
+  SolverOp op = SolverOp::getrf;
+  DType dtype = DType::float32;
+  std::int64_t batch = 1, m = 0, n = 0;
+  std::int64_t nrhs = 0;  // getrs, potrs
+  std::int64_t k = 0;     // orgqr: reflectors
+  // Batch strides (elements): a m*n; b n*nrhs; ipiv min(m,n); tau min(m,n) (orgqr: k); w n;
+  // s min(m,n); u m*m or m*n; vt n*n; info 1.
+  Handle a = nullptr, b = nullptr, ipiv = nullptr, tau = nullptr, w = nullptr, u = nullptr, vt = nullptr,
+         info = nullptr;  // w: syevd's eigenvalues, gesvd's singular values
+  std::int64_t a_offset = 0, b_offset = 0, ipiv_offset = 0, tau_offset = 0, w_offset = 0, u_offset = 0,
+               vt_offset = 0, info_offset = 0;  // elements
+  bool lower = true;          // potrf, potrs, syevd: which triangle
+  bool vectors = true;        // syevd: eigenvectors; gesvd: u and vt
+  bool full_matrices = false; // gesvd: u is m x m
+};
+
 // The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the
 // primary context) and the CUdevice's ordinal; a cl_context, cl_device_id and cl_platform_id.
 // `ordinal` is the device's number in its vendor's own API, which interop and DLPack report
@@ -388,6 +436,9 @@ class DeviceImpl {
 
   // Matrix product; the backend picks its library or kernel. Throws DTypeError for a dtype it lacks.
   virtual void matmul(QueueImpl& q, const MatmulArgs& args) = 0;
+  // Dense solvers (SolverArgs), for the ops info().caps.solvers names; the default throws
+  // DTypeError. Ordered on `q` like matmul; info is written on the device, not read here.
+  virtual void solver(QueueImpl& q, const SolverArgs& args);
 
   // A plan for `desc` (info().caps.fft non-empty). Throws OutOfMemory when the device lacks the
   // memory (the core frees its caches and retries once), InvalidArgument for a size the library

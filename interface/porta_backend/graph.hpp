@@ -53,6 +53,10 @@ class HandleMap {
     g.b = (*this)(g.b);
     g.c = (*this)(g.c);
   }
+  void rebind(SolverArgs& g) const {
+    for (Handle* h : {&g.a, &g.b, &g.ipiv, &g.tau, &g.w, &g.u, &g.vt, &g.info})
+      if (*h) *h = (*this)(*h);
+  }
 
  private:
   std::span<const MemoryRange> recorded_;

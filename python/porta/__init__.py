@@ -40,6 +40,7 @@ from ._pool import DevicePool  # noqa: F401
 from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401
 from . import random  # noqa: F401
 from . import fft  # noqa: F401
+from . import linalg  # noqa: F401
 
 # What `from porta import *` gives: _core's names imported above, then each module's __all__.
 __all__ = [
@@ -58,7 +59,7 @@ __all__ = [
     "sinh", "cosh", "log2", "log10", "trunc", "signbit", "reciprocal", "atan2", "arctan2", "hypot", "copysign",
     "nextafter", "logaddexp", "bitwise_left_shift", "left_shift", "bitwise_right_shift", "right_shift",
     "floor_divide", "positive",
-    "random", "fft",
+    "random", "fft", "linalg",
 ]
 __all__ += _creation.__all__
 __all__ += _reduce.__all__

@@ -5,6 +5,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Tupl
 
 import numpy as np
 
+from . import linalg as linalg
 from . import random as random
 from . import fft as fft
 
@@ -92,6 +93,7 @@ class Device:
     compute_units: int
     pci_bus_id: str
     matmul_path: str
+    solver_path: str
     compiles_at_runtime: bool
     def supports(self, dtype: DTypeLike) -> bool: ...
     def synchronize(self) -> None: ...

@@ -85,6 +85,7 @@ void bind_device(nb::module_& m) {
       .def_prop_ro("compute_units", &Device::compute_units)
       .def_prop_ro("pci_bus_id", &Device::pci_bus_id)
       .def_prop_ro("matmul_path", &Device::matmul_path)
+      .def_prop_ro("solver_path", &Device::solver_path)
       .def_prop_ro("compiles_at_runtime", &Device::compiles_at_runtime)
       .def("supports", [](const Device& d, nb::handle t) { return d.supports(to_dtype(t)); }, nb::arg("dtype"))
       .def("synchronize", [](const Device& d) { porta::synchronize(d); }, release_gil(),

@@ -8,7 +8,7 @@ namespace {
 
 struct ErrorTypes {
   nb::object error, backend_unavailable, device_error, shape_error, dtype_error, invalid_argument, cancelled,
-      compile_error, out_of_memory, out_of_range;
+      compile_error, out_of_memory, out_of_range, linalg_error;
 };
 
 // src/lazy/expr.cpp's InvalidArgument for a host integer the array's dtype cannot hold says so;
@@ -57,6 +57,18 @@ void bind_error(nb::module_& m) {
   types->out_of_memory = make_type(m, "OutOfMemory", {base, nb::handle(PyExc_MemoryError)},
                                    "A device allocation failed; .requested_bytes and .available_bytes say how much.");
 
+  // numpy.linalg.LinAlgError as a base, so that code written for NumPy catches porta's; a
+  // ValueError (NumPy's base of it) where NumPy is not installed.
+  nb::object numpy_linalg_error = nb::borrow<nb::object>(PyExc_ValueError);
+  try {
+    numpy_linalg_error = nb::module_::import_("numpy.linalg").attr("LinAlgError");
+  } catch (const nb::python_error&) {
+  }
+  types->linalg_error = make_type(m, "LinAlgError", {base, numpy_linalg_error},
+                                  "A matrix without the decomposition asked for (singular, not positive definite, no "
+                                  "convergence); .batch_index is its flat index in the stack. Also "
+                                  "numpy.linalg.LinAlgError.");
+
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
@@ -80,6 +92,10 @@ void bind_error(nb::module_& m) {
       raise(types->dtype_error, e);
     } catch (const InvalidArgument& e) {
       raise(is_overflow(e) ? types->out_of_range : types->invalid_argument, e);
+    } catch (const LinAlgError& e) {
+      nb::object ex = types->linalg_error(e.what());
+      ex.attr("batch_index") = e.batch_index();
+      PyErr_SetObject(types->linalg_error.ptr(), ex.ptr());
     } catch (const Cancelled& e) {
       raise(types->cancelled, e);
     } catch (const Error& e) {

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import porta
+import porta.linalg
 import porta.random
 
 PKG = pathlib.Path(porta.__file__).resolve().parent
@@ -174,8 +175,13 @@ def test_porta_fft___all___is_every_public_name_of_porta_fft():
     assert set(porta.fft.__all__) == public, sorted(set(porta.fft.__all__) ^ public)
 
 
-# porta.random and porta.fft are public submodules (cupy.random, cupy.fft), not re-exported.
-@pytest.mark.parametrize("name", [m for m in MODULES if m not in (LEAF, "random", "fft")])
+def test_porta_linalg___all___is_every_public_name_of_porta_linalg():
+    public = {n for n in dir(porta.linalg) if not n.startswith("_")}
+    assert set(porta.linalg.__all__) == public, sorted(set(porta.linalg.__all__) ^ public)
+
+
+# porta.random, porta.fft and porta.linalg are public submodules (cupy.random, cupy.fft, cupy.linalg), not re-exported.
+@pytest.mark.parametrize("name", [m for m in MODULES if m not in (LEAF, "random", "fft", "linalg")])
 def test_porta_exports_each_private_modules___all___as_the_same_objects(name):
     mod = _module(name)
     for n in mod.__all__:

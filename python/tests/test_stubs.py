@@ -1,4 +1,4 @@
-"""The type stubs (porta/__init__.pyi, porta/random.pyi, porta/fft.pyi) name everything the package offers, and
+"""The type stubs (porta/__init__.pyi, porta/random.pyi, porta/fft.pyi, porta/linalg.pyi) name everything the package offers, and
 nothing it lacks, so that editors complete the real API."""
 import ast
 import pathlib
@@ -7,6 +7,7 @@ import pytest
 
 import porta
 import porta.fft
+import porta.linalg
 import porta.random
 
 PKG = pathlib.Path(porta.__file__).resolve().parent
@@ -86,3 +87,9 @@ def test_random_stub_matches_porta_random():
     top, _ = _stub("random.pyi")
     public = {n for n in _public(porta.random) if callable(getattr(porta.random, n))}
     assert public - top == set() and {n for n in top if callable(getattr(porta.random, n, None))} == public
+
+
+def test_linalg_stub_matches_porta_linalg():
+    top, _ = _stub("linalg.pyi")
+    public = {n for n in _public(porta.linalg) if callable(getattr(porta.linalg, n))}
+    assert public - top == set() and {n for n in top if callable(getattr(porta.linalg, n, None))} == public

@@ -46,6 +46,7 @@ std::uint64_t Device::max_local_bytes() const { return impl().info().max_local_b
 int Device::compute_units() const { return impl().info().compute_units; }
 std::string Device::pci_bus_id() const { return impl().info().pci_bus_id; }
 std::string Device::matmul_path() const { return impl().info().matmul; }
+std::string Device::solver_path() const { return impl().info().solver; }
 bool Device::supports(DType t) const { return is_valid(t) && impl().info().dtypes[static_cast<int>(t)]; }
 bool Device::compiles_at_runtime() const { return impl().info().dialect != detail::Dialect::none; }
 

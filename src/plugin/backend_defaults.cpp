@@ -88,6 +88,11 @@ std::shared_ptr<FftPlanImpl> DeviceImpl::make_fft_plan(const FftDesc&) {
                        "): this device has no FFT library; move the array to another device with .to()"));
 }
 
+void DeviceImpl::solver(QueueImpl&, const SolverArgs& args) {
+  throw DTypeError(cat(name(backend()), ":", index(), " has no dense solver (", to_string(args.op), " of ",
+                       porta::name(args.dtype), "); move the array to a device that has one (porta-info lists them)"));
+}
+
 DeviceImpl::Imported DeviceImpl::import_memory(void*, MemoryKind kind, std::size_t, std::size_t) {
   throw BackendUnavailable(cat(name(backend()), ":", index(), " cannot use ", kind == MemoryKind::host ? "host" : "device",
                                " memory porta does not own"));

@@ -1,0 +1,328 @@
+// Dense solvers through cuSOLVER on the calling thread's stream: its 32-bit routines one matrix of
+// the batch at a time (their pivots are int32, as SolverArgs' are); for a batch of more than one
+// matrix the batched routines CuPy calls too: cuBLAS's getrfBatched/getrsBatched, cuSOLVER's
+// potrfBatched (and potrsBatched for one right-hand side), and syevjBatched (Jacobi) for Hermitian
+// matrices up to 32 x 32. The workspace (and the batched routines' arrays of matrix pointers) comes
+// from the device's stream-ordered pool and goes back to it after the queued work.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cuda/cuda.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::cuda {
+namespace {
+
+using detail::SolverArgs;
+using detail::SolverOp;
+
+// cuSOLVER's routines of one element type, named as LAPACK's; R is its real type.
+template <class T> struct Cusolver;
+
+#define PORTA_CUSOLVER_TYPE(T, R, p, orgqr, syevd, syevj)                                                               \
+  template <> struct Cusolver<T> {                                                                                    \
+    using Real = R;                                                                                                   \
+    static cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) {                  \
+      return cusolverDn##p##getrf_bufferSize(h, m, n, a, lda, lw);                                                    \
+    }                                                                                                                 \
+    static cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* w, int* ipiv, int* info) {    \
+      return cusolverDn##p##getrf(h, m, n, a, lda, w, ipiv, info);                                                    \
+    }                                                                                                                 \
+    static cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b,  \
+                                  int ldb, int* info) {                                                               \
+      return cusolverDn##p##getrs(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info);                               \
+    }                                                                                                                 \
+    static cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a, int lda, int* lw) {     \
+      return cusolverDn##p##potrf_bufferSize(h, u, n, a, lda, lw);                                                    \
+    }                                                                                                                 \
+    static cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a, int lda, T* w, int lw,       \
+                                  int* info) {                                                                        \
+      return cusolverDn##p##potrf(h, u, n, a, lda, w, lw, info);                                                      \
+    }                                                                                                                 \
+    static cusolverStatus_t potrs(cusolverDnHandle_t h, cublasFillMode_t u, int n, int nrhs, const T* a, int lda,     \
+                                  T* b, int ldb, int* info) {                                                         \
+      return cusolverDn##p##potrs(h, u, n, nrhs, a, lda, b, ldb, info);                                               \
+    }                                                                                                                 \
+    static cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) {                  \
+      return cusolverDn##p##geqrf_bufferSize(h, m, n, a, lda, lw);                                                    \
+    }                                                                                                                 \
+    static cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* tau, T* w, int lw,            \
+                                  int* info) {                                                                        \
+      return cusolverDn##p##geqrf(h, m, n, a, lda, tau, w, lw, info);                                                 \
+    }                                                                                                                 \
+    static cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, int k, const T* a, int lda, const T* tau,  \
+                                       int* lw) {                                                                     \
+      return cusolverDn##p##orgqr##_bufferSize(h, m, n, k, a, lda, tau, lw);                                          \
+    }                                                                                                                 \
+    static cusolverStatus_t orgqr_run(cusolverDnHandle_t h, int m, int n, int k, T* a, int lda, const T* tau, T* w,   \
+                                      int lw, int* info) {                                                            \
+      return cusolverDn##p##orgqr(h, m, n, k, a, lda, tau, w, lw, info);                                              \
+    }                                                                                                                 \
+    static cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n,          \
+                                       const T* a, int lda, const R* w, int* lw) {                                    \
+      return cusolverDn##p##syevd##_bufferSize(h, j, u, n, a, lda, w, lw);                                            \
+    }                                                                                                                 \
+    static cusolverStatus_t syevd_run(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T* a,     \
+                                      int lda, R* w, T* work, int lw, int* info) {                                    \
+      return cusolverDn##p##syevd(h, j, u, n, a, lda, w, work, lw, info);                                             \
+    }                                                                                                                 \
+    static cusolverStatus_t syevj_size(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n,          \
+                                       const T* a, int lda, const R* w, int* lw, syevjInfo_t params, int batch) {     \
+      return cusolverDn##p##syevj##_bufferSize(h, j, u, n, a, lda, w, lw, params, batch);                             \
+    }                                                                                                                 \
+    static cusolverStatus_t syevj_run(cusolverDnHandle_t h, cusolverEigMode_t j, cublasFillMode_t u, int n, T* a,     \
+                                      int lda, R* w, T* work, int lw, int* info, syevjInfo_t params, int batch) {     \
+      return cusolverDn##p##syevj(h, j, u, n, a, lda, w, work, lw, info, params, batch);                              \
+    }                                                                                                                 \
+    static cublasStatus_t getrf_batched(cublasHandle_t h, int n, T* const a[], int lda, int* ipiv, int* info,        \
+                                        int batch) {                                                                  \
+      return cublas##p##getrfBatched(h, n, a, lda, ipiv, info, batch);                                                \
+    }                                                                                                                 \
+    static cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, const T* const a[], int lda,               \
+                                        const int* ipiv, T* const b[], int ldb, int* host_info, int batch) {          \
+      return cublas##p##getrsBatched(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, host_info, batch);                \
+    }                                                                                                                 \
+    static cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda,           \
+                                          int* info, int batch) {                                                     \
+      return cusolverDn##p##potrfBatched(h, u, n, a, lda, info, batch);                                               \
+    }                                                                                                                 \
+    static cusolverStatus_t potrs_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a[], int lda, T* b[],   \
+                                          int ldb, int* info, int batch) {                                            \
+      return cusolverDn##p##potrsBatched(h, u, n, 1, a, lda, b, ldb, info, batch);                                    \
+    }                                                                                                                 \
+    static cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, int* lw) {                                 \
+      return cusolverDn##p##gesvd_bufferSize(h, m, n, lw);                                                            \
+    }                                                                                                                 \
+    static cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T* a, int lda,  \
+                                  R* s, T* u, int ldu, T* vt, int ldvt, T* w, int lw, int* info) {                    \
+      return cusolverDn##p##gesvd(h, ju, jv, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, nullptr, info);                \
+    }                                                                                                                 \
+  };
+PORTA_CUSOLVER_TYPE(float, float, S, orgqr, syevd, syevjBatched)
+PORTA_CUSOLVER_TYPE(double, double, D, orgqr, syevd, syevjBatched)
+PORTA_CUSOLVER_TYPE(cuComplex, float, C, ungqr, heevd, heevjBatched)
+PORTA_CUSOLVER_TYPE(cuDoubleComplex, double, Z, ungqr, heevd, heevjBatched)
+#undef PORTA_CUSOLVER_TYPE
+
+// syevjBatched's limit on the order (cuSOLVER's documentation: n <= 32).
+constexpr std::int64_t kJacobiBatchedMaxOrder = 32;
+
+// Device memory from the pool for the queued work, given back (stream-ordered) at scope exit.
+class Scratch {
+ public:
+  Scratch(Device& dev, detail::QueueImpl& q, std::size_t bytes) : dev_(dev), q_(q), bytes_(bytes) {
+    if (bytes_) handle_ = dev_.allocate(bytes_, q_);
+  }
+  ~Scratch() {
+    if (handle_) dev_.deallocate(handle_, bytes_, &q_);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  template <class P> P* ptr(std::size_t offset_bytes = 0) const {
+    return reinterpret_cast<P*>(device_ptr(handle_, offset_bytes));
+  }
+
+ private:
+  Device& dev_;
+  detail::QueueImpl& q_;
+  std::size_t bytes_;
+  detail::Handle handle_ = nullptr;
+};
+
+template <class T> class Runner {
+ public:
+  using C = Cusolver<T>;
+  using R = typename C::Real;
+  Runner(Device& dev, detail::QueueImpl& q, cusolverDnHandle_t h, cublasHandle_t blas, const SolverArgs& g)
+      : dev_(dev), q_(q), h_(h), blas_(blas), g_(g) {}
+
+  void run() {
+    if (g_.batch > 1 && run_batched()) return;
+    const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
+    const int im = to_int(m), in = to_int(n), lda = std::max(1, im), ldb = std::max(1, in);
+    const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    const cusolverEigMode_t jobz = g_.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const int nrhs = to_int(g_.nrhs), k = to_int(g_.k);
+    to_int(g_.batch);
+    T* a0 = at<T>(g_.a, g_.a_offset);
+    const std::string& where = dev_.label();
+    // Workspace elements (T) from the routine's query, then room for getrs/potrs' info.
+    int lwork = 0;
+    switch (g_.op) {
+      case SolverOp::getrf: PORTA_CUSOLVER_AT(where, C::getrf_size(h_, im, in, a0, lda, &lwork)); break;
+      case SolverOp::potrf: PORTA_CUSOLVER_AT(where, C::potrf_size(h_, uplo, in, a0, lda, &lwork)); break;
+      case SolverOp::geqrf: PORTA_CUSOLVER_AT(where, C::geqrf_size(h_, im, in, a0, lda, &lwork)); break;
+      case SolverOp::orgqr:
+        PORTA_CUSOLVER_AT(where, C::orgqr_size(h_, im, in, k, a0, lda, at<T>(g_.tau, g_.tau_offset), &lwork));
+        break;
+      case SolverOp::syevd:
+        if (jacobi_batched())
+          PORTA_CUSOLVER_AT(where, C::syevj_size(h_, jobz, uplo, in, a0, lda, at<R>(g_.w, g_.w_offset), &lwork,
+                                                 params(), static_cast<int>(g_.batch)));
+        else
+          PORTA_CUSOLVER_AT(where, C::syevd_size(h_, jobz, uplo, in, a0, lda, at<R>(g_.w, g_.w_offset), &lwork));
+        break;
+      case SolverOp::gesvd:
+        if (m < n)
+          throw InvalidArgument(detail::cat(where, ": gesvd of ", m, " x ", n, ": cuSOLVER needs m >= n (the core "
+                                            "passes the conjugate transpose of a wide matrix)"));
+        PORTA_CUSOLVER_AT(where, C::gesvd_size(h_, im, in, &lwork));
+        break;
+      default: break;
+    }
+    const std::size_t work_bytes = (static_cast<std::size_t>(std::max(lwork, 1)) * sizeof(T) + 255) / 256 * 256;
+    Scratch scratch(dev_, q_, work_bytes + 256);
+    T* work = scratch.ptr<T>();
+    int* spare_info = scratch.ptr<int>(work_bytes);  // getrs/potrs report only bad arguments
+    auto info_of = [&](std::int64_t i) { return g_.info ? at<int>(g_.info, g_.info_offset + i) : spare_info; };
+
+    if (g_.op == SolverOp::syevd && jacobi_batched()) {
+      PORTA_CUSOLVER_AT(where, C::syevj_run(h_, jobz, uplo, in, a0, lda, at<R>(g_.w, g_.w_offset), work, lwork,
+                                            info_of(0), params(), static_cast<int>(g_.batch)));
+      return;
+    }
+    const std::int64_t ucols = g_.full_matrices ? m : mn;
+    for (std::int64_t i = 0; i < g_.batch; ++i) {
+      T* a = a0 + i * m * n;
+      int* info = info_of(i);
+      switch (g_.op) {
+        case SolverOp::getrf:
+          PORTA_CUSOLVER_AT(where, C::getrf(h_, im, in, a, lda, work, at<int>(g_.ipiv, g_.ipiv_offset + i * mn), info));
+          break;
+        case SolverOp::getrs:
+          PORTA_CUSOLVER_AT(where, C::getrs(h_, in, nrhs, a, lda, at<int>(g_.ipiv, g_.ipiv_offset + i * n),
+                                            at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), ldb, info));
+          break;
+        case SolverOp::potrf: PORTA_CUSOLVER_AT(where, C::potrf(h_, uplo, in, a, lda, work, lwork, info)); break;
+        case SolverOp::potrs:
+          PORTA_CUSOLVER_AT(where,
+                            C::potrs(h_, uplo, in, nrhs, a, lda, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), ldb, info));
+          break;
+        case SolverOp::geqrf:
+          PORTA_CUSOLVER_AT(where, C::geqrf(h_, im, in, a, lda, at<T>(g_.tau, g_.tau_offset + i * mn), work, lwork, info));
+          break;
+        case SolverOp::orgqr:
+          PORTA_CUSOLVER_AT(where,
+                            C::orgqr_run(h_, im, in, k, a, lda, at<T>(g_.tau, g_.tau_offset + i * g_.k), work, lwork, info));
+          break;
+        case SolverOp::syevd:
+          PORTA_CUSOLVER_AT(where, C::syevd_run(h_, jobz, uplo, in, a, lda, at<R>(g_.w, g_.w_offset + i * n), work, lwork,
+                                                info));
+          break;
+        case SolverOp::gesvd: {
+          const signed char ju = !g_.vectors ? 'N' : g_.full_matrices ? 'A' : 'S';
+          const signed char jv = g_.vectors ? 'A' : 'N';  // m >= n: V^H is n x n either way
+          T* u = g_.vectors ? at<T>(g_.u, g_.u_offset + i * m * ucols) : nullptr;
+          T* vt = g_.vectors ? at<T>(g_.vt, g_.vt_offset + i * n * n) : nullptr;
+          PORTA_CUSOLVER_AT(where, C::gesvd(h_, ju, jv, im, in, a, lda, at<R>(g_.w, g_.w_offset + i * mn), u, lda, vt,
+                                            ldb, work, lwork, info));
+          break;
+        }
+        default: throw InvalidArgument(detail::cat(where, ": unknown solver op ", static_cast<int>(g_.op)));
+      }
+    }
+  }
+
+  ~Runner() {
+    if (params_) cusolverDnDestroySyevjInfo(params_);
+  }
+
+ private:
+  // The batched routines where one takes the op: true when it ran.
+  bool run_batched() {
+    const SolverOp op = g_.op;
+    const bool one_rhs = op == SolverOp::potrs && g_.nrhs == 1;
+    if (!(op == SolverOp::getrf && g_.m == g_.n) && op != SolverOp::getrs && op != SolverOp::potrf && !one_rhs)
+      return false;
+    const std::int64_t n = g_.n, nrhs = g_.nrhs;
+    const int in = to_int(n), ld = std::max(1, in), batch = to_int(g_.batch);
+    const std::string& where = dev_.label();
+    const bool with_b = op == SolverOp::getrs || op == SolverOp::potrs;
+    // The arrays of matrix pointers, written from the host (write() returns once the source may go).
+    std::vector<T*> pointers(static_cast<std::size_t>(g_.batch) * (with_b ? 2 : 1));
+    for (std::int64_t i = 0; i < g_.batch; ++i) {
+      pointers[static_cast<std::size_t>(i)] = at<T>(g_.a, g_.a_offset + i * n * n);
+      if (with_b) pointers[static_cast<std::size_t>(g_.batch + i)] = at<T>(g_.b, g_.b_offset + i * n * nrhs);
+    }
+    const std::size_t bytes = pointers.size() * sizeof(T*);
+    Scratch scratch(dev_, q_, bytes + 256);
+    dev_.write(q_, reinterpret_cast<detail::Handle>(scratch.ptr<char>()), 0, pointers.data(), bytes);
+    T** a_array = scratch.ptr<T*>();
+    T** b_array = a_array + g_.batch;
+    int* info = g_.info ? at<int>(g_.info, g_.info_offset) : scratch.ptr<int>((bytes + 255) / 256 * 256);
+    const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    switch (op) {
+      case SolverOp::getrf:
+        PORTA_CUBLAS_AT(where, C::getrf_batched(blas_, in, a_array, ld, at<int>(g_.ipiv, g_.ipiv_offset), info, batch));
+        break;
+      case SolverOp::getrs: {
+        int host_info = 0;  // getrsBatched checks its arguments on the host
+        PORTA_CUBLAS_AT(where, C::getrs_batched(blas_, in, to_int(nrhs), a_array, ld, at<int>(g_.ipiv, g_.ipiv_offset),
+                                                b_array, ld, &host_info, batch));
+        if (host_info != 0)
+          throw InvalidArgument(detail::cat(where, ": cublasgetrsBatched rejected argument ", -host_info, " (n ", n,
+                                            ", nrhs ", nrhs, ", batch ", g_.batch, ")"));
+        break;
+      }
+      case SolverOp::potrf: PORTA_CUSOLVER_AT(where, C::potrf_batched(h_, uplo, in, a_array, ld, info, batch)); break;
+      default:  // potrs of one right-hand side; its info is one int for the whole batch
+        PORTA_CUSOLVER_AT(where, C::potrs_batched(h_, uplo, in, a_array, ld, b_array, ld, info, batch));
+        break;
+    }
+    return true;
+  }
+
+  bool jacobi_batched() const { return g_.batch > 1 && g_.n <= kJacobiBatchedMaxOrder; }
+  syevjInfo_t params() {
+    if (!params_) PORTA_CUSOLVER_AT(dev_.label(), cusolverDnCreateSyevjInfo(&params_));
+    return params_;
+  }
+  template <class P> P* at(detail::Handle h, std::int64_t offset) const {
+    return reinterpret_cast<P*>(device_ptr(h, static_cast<std::size_t>(offset) * sizeof(P)));
+  }
+  int to_int(std::int64_t v) const {
+    if (v > std::numeric_limits<int>::max())
+      throw InvalidArgument(detail::cat(dev_.label(), ": ", to_string(g_.op), " of ", g_.batch, " x ", g_.m, " x ", g_.n,
+                                        " (nrhs ", g_.nrhs, "): cuSOLVER's routines take sizes below 2^31"));
+    return static_cast<int>(v);
+  }
+  Device& dev_;
+  detail::QueueImpl& q_;
+  cusolverDnHandle_t h_;
+  cublasHandle_t blas_;
+  const SolverArgs& g_;
+  syevjInfo_t params_ = nullptr;
+};
+
+}  // namespace
+
+void Device::solver(detail::QueueImpl& q, const SolverArgs& g) {
+  Queue& queue = own(q);
+  if (g.batch < 0 || g.m < 0 || g.n < 0 || g.nrhs < 0 || g.k < 0)
+    throw InvalidArgument(detail::cat(label(), ": ", to_string(g.op), " with a negative size (batch ", g.batch, ", m ",
+                                      g.m, ", n ", g.n, ", nrhs ", g.nrhs, ", k ", g.k, ")"));
+  ctx_->make_current();
+  std::lock_guard lock(queue.blas_mutex());
+  cusolverDnHandle_t handle = queue.solver();
+  cublasHandle_t blas = queue.blas();
+  if (g.batch == 0) return;
+  if (g.m == 0 || g.n == 0 || ((g.op == SolverOp::getrs || g.op == SolverOp::potrs) && g.nrhs == 0)) {
+    // Nothing to factor: every info is 0 (cuSOLVER rejects leading dimensions of empty matrices).
+    if (g.info)
+      PORTA_CU_AT(label(), cuMemsetD32Async(device_ptr(g.info, static_cast<std::size_t>(g.info_offset) * 4), 0,
+                                            static_cast<std::size_t>(g.batch), queue.native()));
+    return;
+  }
+  switch (g.dtype) {
+    case DType::float32: Runner<float>(*this, q, handle, blas, g).run(); return;
+    case DType::float64: Runner<double>(*this, q, handle, blas, g).run(); return;
+    case DType::complex64: Runner<cuComplex>(*this, q, handle, blas, g).run(); return;
+    case DType::complex128: Runner<cuDoubleComplex>(*this, q, handle, blas, g).run(); return;
+    default:
+      throw DTypeError(detail::cat(label(), ": ", to_string(g.op), " of ", name(g.dtype),
+                                   ": cuSOLVER takes float32, float64, complex64 and complex128; use astype(float64)"));
+  }
+}
+
+}  // namespace porta::cuda

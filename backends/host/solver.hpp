@@ -1,0 +1,19 @@
+// Dense solvers on host memory through LAPACKE (over OpenBLAS's LAPACK): the solvers of CPU
+// devices (PoCL's CPU device on mapped buffers, Kokkos on the host), and of OpenCL GPUs through a
+// mapped copy until porta's own GPU solvers take them (docs/design/linalg.md).
+#pragma once
+
+#include "porta_backend/backend.hpp"
+
+namespace porta::detail {
+
+// Runs `args` whose handles are host pointers to the start of each buffer (offsets as in args).
+// Throws InvalidArgument for sizes beyond LAPACK's 32-bit integers or a bad argument LAPACK
+// reports, DTypeError for a dtype other than float32, float64, complex64, complex128.
+void host_solver(const SolverArgs& args);
+// What host_solver runs, for porta-info.
+const char* host_solver_name();
+// Every op host_solver runs (Capabilities::solvers).
+inline constexpr std::uint32_t kHostSolvers = (1u << static_cast<unsigned>(SolverOp::count)) - 1;
+
+}  // namespace porta::detail

@@ -1,0 +1,108 @@
+// Dense solvers on OpenCL devices: LAPACKE on mapped buffers. On CPU devices (PoCL) the map is
+// the memory itself (no copy); on GPUs the driver copies each operand to the host and back at the
+// unmap, a stand-in until porta's own blocked GPU solvers (src/primitives/dense.hpp) take them.
+#include <algorithm>
+#include <array>
+
+#include "opencl/opencl.hpp"
+#include "porta_backend/log.hpp"
+#include "porta_backend/strings.hpp"
+#ifdef PORTA_HAVE_HOST_BLAS
+#include "host/solver.hpp"
+#endif
+
+namespace porta::opencl {
+
+void Device::solver(QueueImpl& q, const detail::SolverArgs& args) {
+#ifndef PORTA_HAVE_HOST_BLAS
+  DeviceImpl::solver(q, args);  // none: a DTypeError
+#else
+  if (auto* r = queue_of(q).recording()) {
+    queue_of(q).record_opaque();  // maps memory: no command buffer holds it
+    r->add([this, args](QueueImpl& rq, const detail::HandleMap& m) {
+      detail::SolverArgs bound = args;
+      m.rebind(bound);
+      solver(rq, bound);
+    });
+    return;
+  }
+  const detail::SolverArgs& g = args;
+  if (g.batch < 0 || g.m < 0 || g.n < 0 || g.nrhs < 0 || g.k < 0)
+    throw InvalidArgument(detail::cat(label_, ": ", to_string(g.op), " with a negative size (batch ", g.batch, ", m ",
+                                      g.m, ", n ", g.n, ")"));
+  const std::size_t elem = itemsize(g.dtype), real = itemsize(real_dtype(g.dtype));
+  const std::int64_t mn = std::min(g.m, g.n);
+  // Each operand the op uses: its handle and offset in `h`, the bytes of one matrix, whether written.
+  struct Operand {
+    detail::Handle* handle;
+    std::int64_t* offset;
+    std::size_t item;
+    std::int64_t count;  // elements a batch entry spans
+    bool written;
+    void* ptr = nullptr;
+  };
+  detail::SolverArgs h = g;
+  const std::int64_t ucols = g.full_matrices ? g.m : mn, vrows = g.full_matrices ? g.n : mn;
+  std::array<Operand, 8> ops{{
+      {&h.a, &h.a_offset, elem, g.m * g.n, true},
+      {&h.b, &h.b_offset, elem, g.n * g.nrhs, true},
+      {&h.ipiv, &h.ipiv_offset, 4, g.op == detail::SolverOp::getrs ? g.n : mn, g.op == detail::SolverOp::getrf},
+      {&h.tau, &h.tau_offset, elem, g.op == detail::SolverOp::orgqr ? g.k : mn, g.op == detail::SolverOp::geqrf},
+      {&h.w, &h.w_offset, real, g.op == detail::SolverOp::syevd ? g.n : mn, true},
+      {&h.u, &h.u_offset, elem, g.m * ucols, true},
+      {&h.vt, &h.vt_offset, elem, vrows * g.n, true},
+      {&h.info, &h.info_offset, 4, 1, true},
+  }};
+  cl_command_queue queue = queue_of(q).native();
+  // Unmaps whatever was mapped, also when LAPACK throws, and waits for the unmaps.
+  struct Unmapper {
+    cl_command_queue queue;
+    std::array<Operand, 8>& ops;
+    std::mutex& m;
+    ~Unmapper() {
+      std::lock_guard lock(m);
+      for (Operand& o : ops) {
+        if (!o.ptr) continue;
+        cl_event done = nullptr;
+        cl_int s = clEnqueueUnmapMemObject(queue, static_cast<cl_mem>(*o.handle), o.ptr, 0, nullptr, &done);
+        if (s == CL_SUCCESS) {
+          s = clWaitForEvents(1, &done);
+          clReleaseEvent(done);
+        }
+        if (s != CL_SUCCESS) PORTA_LOG(error, "unmapping memory after a host solver failed: ", describe(s));
+      }
+    }
+  } unmapper{queue, ops, map_m_};
+  PORTA_CL_AT(detail::cat("waiting for the work before a host solver on ", label_), clFinish(queue));
+  {
+    std::lock_guard lock(map_m_);
+    for (Operand& o : ops) {
+      if (!*o.handle || g.batch == 0 || o.count == 0) {
+        *o.handle = nullptr;
+        continue;
+      }
+      const std::size_t first = static_cast<std::size_t>(*o.offset) * o.item;
+      const std::size_t bytes = static_cast<std::size_t>(g.batch * o.count) * o.item;
+      cl_int status = CL_SUCCESS;
+      o.ptr = clEnqueueMapBuffer(queue, static_cast<cl_mem>(*o.handle), CL_TRUE,
+                                 o.written ? (CL_MAP_READ | CL_MAP_WRITE) : CL_MAP_READ, first, bytes, 0, nullptr,
+                                 nullptr, &status);
+      if (status != CL_SUCCESS)
+        throw_error(status, "clEnqueueMapBuffer",
+                    detail::cat("mapping ", detail::format_bytes(bytes), " for ", to_string(g.op), " on ", label_));
+    }
+  }
+  // The unmapper needs the cl_mem handles; the host solver the mapped pointers (offsets 0).
+  detail::SolverArgs host = h;
+  detail::Handle* fields[] = {&host.a, &host.b, &host.ipiv, &host.tau, &host.w, &host.u, &host.vt, &host.info};
+  std::int64_t* offsets[] = {&host.a_offset,   &host.b_offset, &host.ipiv_offset, &host.tau_offset,
+                             &host.w_offset,   &host.u_offset, &host.vt_offset,   &host.info_offset};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    *fields[i] = ops[i].ptr;
+    *offsets[i] = 0;
+  }
+  detail::host_solver(host);
+#endif
+}
+
+}  // namespace porta::opencl

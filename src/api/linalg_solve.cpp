@@ -1,0 +1,463 @@
+// porta::linalg's decompositions: each input copied (transposed) into a column-major workspace of
+// the batch, the device's solver run on it (DeviceImpl::solver, LAPACK's meaning), results read
+// back as transposed views; info read once per call, a non-zero entry a LinAlgError naming the
+// matrix. docs/design/linalg.md says why the layout and the copies are as they are.
+#include <porta/error.hpp>
+#include <porta/linalg.hpp>
+#include <porta/manip.hpp>
+#include <porta/ops.hpp>
+#include <porta/reduce.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "lazy/expr.hpp"
+#include "runtime/thread_queues.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::linalg {
+
+using detail::cat;
+using detail::SolverArgs;
+using detail::SolverOp;
+
+namespace {
+
+// The dtype a decomposition of `t` runs in: NumPy's (integers and bool: float64; float16 refused).
+DType solver_dtype(DType t, const char* what) {
+  if (t == DType::float32 || t == DType::float64 || t == DType::complex64 || t == DType::complex128) return t;
+  if (t == DType::float16 || t == DType::bfloat16)
+    throw DTypeError(cat(what, ": ", name(t), " has no decomposition (NumPy refuses it too); use astype(float32)"));
+  return DType::float64;
+}
+
+Shape leading(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+Shape with(Shape s, std::initializer_list<std::int64_t> tail) {
+  s.insert(s.end(), tail);
+  return s;
+}
+
+void check_matrix(const Array& a, const char* what, bool square) {
+  detail::node_of(a, what);
+  if (a.ndim() < 2)
+    throw ShapeError(cat(what, ": a of shape ", to_string(a.shape()), " is not a matrix; give at least 2 dimensions"));
+  if (square && a.dim(-1) != a.dim(-2))
+    throw ShapeError(cat(what, ": the matrices of shape ", to_string(a.shape()), " are not square (", a.dim(-2), " x ",
+                         a.dim(-1), ")"));
+}
+
+void check_solvers(const Device& d, SolverOp op, const char* what) {
+  const auto& info = d.impl().info();
+  if (!(info.caps.solvers & detail::solver_bit(op)))
+    throw DTypeError(cat(what, " on ", d.spec(), ": this device has no dense solver (", to_string(op),
+                         "); move the array to a device that has one (porta-info's solver line lists them)"));
+}
+
+// A stack of matrices (B, rows, cols) from (..., rows, cols).
+Array stack3(const Array& a) {
+  const Shape& s = a.shape();
+  return a.reshape({element_count(leading(s)), s[s.size() - 2], s[s.size() - 1]});
+}
+
+// The column-major workspace of a (B, m, n) stack: a new buffer of shape (B, n, m), in `t`.
+Array column_major(const Array& a3, DType t) { return a3.transpose({0, 2, 1}).astype(t).copy(); }
+// A workspace (B, n, m) read as the row-major stack (B, m, n) it holds (a view).
+Array row_major(const Array& w) { return w.transpose({0, 2, 1}); }
+
+// One solver call on fresh buffers (each Array here is a contiguous buffer of its own).
+struct Call {
+  SolverArgs g;
+  std::vector<Array> arrays;
+  void set(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
+    const detail::View& v = detail::evaluate(x.node());
+    g.*h = v.buffer->handle();
+    g.*off = v.offset;
+    arrays.push_back(x);
+  }
+  void run(const Device& d) {
+    const auto& q = detail::thread_queue_shared(d);
+    for (const Array& x : arrays) detail::evaluate(x.node()).buffer->before_write(q);
+    d.impl().solver(*q, g);
+    for (const Array& x : arrays) detail::evaluate(x.node()).buffer->after_write(q);
+  }
+};
+
+// LinAlgError for the first matrix whose info is not 0.
+void check_info(const Array& info, const Shape& batch, const char* what, const char* problem) {
+  if (info.size() == 0) return;
+  const std::vector<std::int32_t> v = info.to_vector<std::int32_t>();
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] != 0)
+      throw LinAlgError(cat(what, ": ", problem, batch.empty() ? std::string() : cat(" (matrix ", i, " of the stack of shape ",
+                                                                                   to_string(batch), ", flat index)"),
+                            "; LAPACK info ", v[i]),
+                        static_cast<std::int64_t>(i));
+}
+
+struct Lu {
+  Array lu, ipiv, info;  // lu: workspace (B, n, n); ipiv (B, n) int32; info (B)
+};
+
+Lu factor_lu(const Array& a3, DType t, const Device& d) {
+  const std::int64_t batch = a3.dim(0), n = a3.dim(1);
+  Lu f{column_major(a3, t), empty({batch, n}, DType::int32, d), zeros({batch}, DType::int32, d).copy()};
+  Call c;
+  c.g.op = SolverOp::getrf;
+  c.g.dtype = t;
+  c.g.batch = batch;
+  c.g.m = c.g.n = n;
+  c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
+  c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, f.info);
+  c.run(d);
+  return f;
+}
+
+// The diagonals (B, n) of an LU workspace, and the permutation's parity as +-1 (B).
+Array lu_diagonal(const Lu& f) {
+  const std::int64_t batch = f.lu.dim(0), n = f.lu.dim(1);
+  return f.lu.reshape({batch, n * n}).slice({span, every(n + 1)});
+}
+Array lu_sign(const Lu& f, DType t) {
+  const std::int64_t n = f.lu.dim(1);
+  const Device d = f.lu.device();
+  Array swaps = sum(not_equal(f.ipiv, add(arange(n, DType::int32, d), 1)).astype(DType::int32), 1);
+  return subtract(1, multiply(remainder(swaps, 2), 2)).astype(t);
+}
+
+Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what) {
+  const DType t = solver_dtype(promote_types(a.dtype(), b.dtype()), what);
+  const Device d = a.device();
+  check_solvers(d, SolverOp::getrf, what);
+  const std::int64_t n = a.dim(-1);
+  Shape batch;
+  try {
+    batch = detail::broadcast_shapes(leading(a.shape()), vector_b ? Shape(b.shape().begin(), b.shape().end() - 1) : leading(b.shape()));
+  } catch (const ShapeError&) {
+    throw ShapeError(cat(what, ": a of shape ", to_string(a.shape()), " and b of shape ", to_string(b.shape()),
+                         ": their leading dimensions do not broadcast"));
+  }
+  const std::int64_t nrhs = vector_b ? 1 : b.dim(-1);
+  const std::int64_t count = element_count(batch);
+  Array a3 = a.broadcast_to(with(batch, {n, n})).reshape({count, n, n});
+  Array b3 = vector_b ? b.broadcast_to(with(batch, {n})).reshape({count, n, 1})
+                      : b.broadcast_to(with(batch, {n, nrhs})).reshape({count, n, nrhs});
+  Lu f = factor_lu(a3, t, d);
+  check_info(f.info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
+  Array x = column_major(b3, t);
+  Call c;
+  c.g.op = SolverOp::getrs;
+  c.g.dtype = t;
+  c.g.batch = count;
+  c.g.m = c.g.n = n;
+  c.g.nrhs = nrhs;
+  c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
+  c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
+  c.set(&SolverArgs::b, &SolverArgs::b_offset, x);
+  c.run(d);
+  Array out = row_major(x);
+  return vector_b ? out.reshape(with(batch, {n})) : out.reshape(with(batch, {n, nrhs}));
+}
+
+// A @ B of stacks (..., m, k) and (..., k, n) whose leading dimensions broadcast (matmul takes 3-D).
+Array bmm(const Array& x, const Array& y) {
+  const Shape batch = detail::broadcast_shapes(leading(x.shape()), leading(y.shape()));
+  const std::int64_t count = element_count(batch);
+  Array x3 = x.broadcast_to(with(batch, {x.dim(-2), x.dim(-1)})).reshape({count, x.dim(-2), x.dim(-1)});
+  Array y3 = y.broadcast_to(with(batch, {y.dim(-2), y.dim(-1)})).reshape({count, y.dim(-2), y.dim(-1)});
+  return porta::matmul(x3, y3, MatmulPrecision::exact).reshape(with(batch, {x.dim(-2), y.dim(-1)}));
+}
+
+Array conj_t(const Array& x) { return conj(matrix_transpose(x)); }
+
+struct Svd {
+  Array u, s, vh;  // stacks (..., ...); u and vh invalid without vectors
+};
+
+// The SVD of (..., m, n) with m >= n through gesvd; of a wide matrix through its conjugate transpose.
+Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
+  check_matrix(a, what, false);
+  const DType t = solver_dtype(a.dtype(), what);
+  const Device d = a.device();
+  check_solvers(d, SolverOp::gesvd, what);
+  const std::int64_t m = a.dim(-2), n = a.dim(-1);
+  if (m < n) {
+    Svd h = svd_impl(conj_t(a.astype(t)), vectors, full, what);
+    if (!vectors) return h;
+    return {conj_t(h.vh), h.s, conj_t(h.u)};
+  }
+  const Shape batch = leading(a.shape());
+  const std::int64_t count = element_count(batch), ucols = full ? m : n;
+  const DType rt = real_dtype(t);
+  Array w = column_major(stack3(a), t);
+  Array s = empty({count, n}, rt, d), info = zeros({count}, DType::int32, d).copy();
+  Call c;
+  c.g.op = SolverOp::gesvd;
+  c.g.dtype = t;
+  c.g.batch = count;
+  c.g.m = m;
+  c.g.n = n;
+  c.g.vectors = vectors;
+  c.g.full_matrices = full;
+  c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
+  c.set(&SolverArgs::w, &SolverArgs::w_offset, s);
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
+  Array u, vt;
+  if (vectors && count * m * n > 0) {
+    u = empty({count, ucols, m}, t, d);
+    vt = empty({count, n, n}, t, d);
+    c.set(&SolverArgs::u, &SolverArgs::u_offset, u);
+    c.set(&SolverArgs::vt, &SolverArgs::vt_offset, vt);
+  }
+  c.run(d);
+  check_info(info, batch, what, "the SVD did not converge");
+  Svd out;
+  out.s = s.reshape(with(batch, {n}));
+  if (vectors) {
+    if (count * m * n > 0) {
+      out.u = row_major(u).reshape(with(batch, {m, ucols}));
+      out.vh = row_major(vt).reshape(with(batch, {n, n}));
+    } else {  // an empty matrix: U and Vh are identities of their sizes (NumPy's)
+      out.u = eye(m, ucols, 0, t, d).broadcast_to(with(batch, {m, ucols})).copy();
+      out.vh = eye(n, n, 0, t, d).broadcast_to(with(batch, {n, n})).copy();
+    }
+  }
+  return out;
+}
+
+EighResult eigh_impl(const Array& a, bool upper, bool vectors, const char* what) {
+  check_matrix(a, what, true);
+  const DType t = solver_dtype(a.dtype(), what);
+  const Device d = a.device();
+  check_solvers(d, SolverOp::syevd, what);
+  const Shape batch = leading(a.shape());
+  const std::int64_t count = element_count(batch), n = a.dim(-1);
+  Array w = column_major(stack3(a), t);
+  Array values = empty({count, n}, real_dtype(t), d), info = zeros({count}, DType::int32, d).copy();
+  Call c;
+  c.g.op = SolverOp::syevd;
+  c.g.dtype = t;
+  c.g.batch = count;
+  c.g.m = c.g.n = n;
+  c.g.lower = !upper;
+  c.g.vectors = vectors;
+  c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
+  c.set(&SolverArgs::w, &SolverArgs::w_offset, values);
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
+  c.run(d);
+  check_info(info, batch, what, "the eigenvalues did not converge");
+  EighResult r;
+  r.eigenvalues = values.reshape(with(batch, {n}));
+  if (vectors) r.eigenvectors = row_major(w).reshape(with(batch, {n, n}));
+  return r;
+}
+
+double eps_of(DType t) { return finfo(real_dtype(t)).eps; }
+
+}  // namespace
+
+Array solve(const Array& a, const Array& b) {
+  check_matrix(a, "solve", true);
+  detail::node_of(b, "solve");
+  detail::check_same_device(a.node(), b.node(), "solve");
+  const std::int64_t n = a.dim(-1);
+  if (b.ndim() == 0) throw ShapeError("solve: b is a 0-d array; give a vector (n,) or matrices (..., n, k)");
+  const bool vector_b = b.ndim() == 1;
+  const std::int64_t rows = vector_b ? b.dim(0) : (b.ndim() >= 2 ? b.dim(-2) : -1);
+  if (rows != n)
+    throw ShapeError(cat("solve: a of shape ", to_string(a.shape()), " and b of shape ", to_string(b.shape()), ": b has ",
+                         rows, " rows where a's matrices have ", n, " (b is a vector only when 1-D, as in NumPy 2)"));
+  return solve_impl(a, b, vector_b, "solve");
+}
+
+Array inv(const Array& a) {
+  check_matrix(a, "inv", true);
+  const DType t = solver_dtype(a.dtype(), "inv");
+  const std::int64_t n = a.dim(-1);
+  return solve_impl(a, eye(n, n, 0, t, a.device()), false, "inv");
+}
+
+Array det(const Array& a) {
+  check_matrix(a, "det", true);
+  const DType t = solver_dtype(a.dtype(), "det");
+  check_solvers(a.device(), SolverOp::getrf, "det");
+  Lu f = factor_lu(stack3(a), t, a.device());  // a singular matrix has det 0: info is not an error
+  return multiply(prod(lu_diagonal(f), 1), lu_sign(f, t)).reshape(leading(a.shape()));
+}
+
+SlogdetResult slogdet(const Array& a) {
+  check_matrix(a, "slogdet", true);
+  const DType t = solver_dtype(a.dtype(), "slogdet");
+  check_solvers(a.device(), SolverOp::getrf, "slogdet");
+  Lu f = factor_lu(stack3(a), t, a.device());
+  Array diag = lu_diagonal(f), mag = abs(diag);
+  Array unit = is_complex(t) ? where(equal(mag, 0), zeros({}, t, a.device()), divide(diag, mag.astype(t))) : sign(diag);
+  const Shape batch = leading(a.shape());
+  return {multiply(prod(unit, 1), lu_sign(f, t)).reshape(batch), sum(log(mag), 1).reshape(batch)};
+}
+
+Array cholesky(const Array& a, bool upper) {
+  check_matrix(a, "cholesky", true);
+  const DType t = solver_dtype(a.dtype(), "cholesky");
+  const Device d = a.device();
+  check_solvers(d, SolverOp::potrf, "cholesky");
+  const Shape batch = leading(a.shape());
+  const std::int64_t count = element_count(batch), n = a.dim(-1);
+  Array w = column_major(stack3(a), t), info = zeros({count}, DType::int32, d).copy();
+  Call c;
+  c.g.op = SolverOp::potrf;
+  c.g.dtype = t;
+  c.g.batch = count;
+  c.g.m = c.g.n = n;
+  c.g.lower = true;
+  c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
+  c.run(d);
+  check_info(info, batch, "cholesky", "the matrix is not positive definite");
+  Array l = tril(row_major(w)).reshape(with(batch, {n, n}));
+  return upper ? conj_t(l) : l;
+}
+
+QrResult qr(const Array& a, QrMode mode) {
+  check_matrix(a, "qr", false);
+  const DType t = solver_dtype(a.dtype(), "qr");
+  const Device d = a.device();
+  check_solvers(d, SolverOp::geqrf, "qr");
+  const Shape batch = leading(a.shape());
+  const std::int64_t count = element_count(batch), m = a.dim(-2), n = a.dim(-1), k = std::min(m, n);
+  Array w = column_major(stack3(a), t);  // (count, n, m)
+  Array tau = empty({count, k}, t, d);
+  {
+    Call c;
+    c.g.op = SolverOp::geqrf;
+    c.g.dtype = t;
+    c.g.batch = count;
+    c.g.m = m;
+    c.g.n = n;
+    c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
+    c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);
+    c.run(d);
+  }
+  Array r_full = triu(row_major(w));  // (count, m, n)
+  QrResult out;
+  const bool complete = mode == QrMode::complete;
+  out.R = (complete ? r_full : r_full.slice({span, upto(k)})).reshape(with(batch, {complete ? m : k, n}));
+  if (mode == QrMode::r) return out;
+  // Q's columns: k (reduced) or m (complete); their first k reflectors are w's first k columns.
+  const std::int64_t qcols = complete ? m : k;
+  Array q;
+  if (qcols <= n)
+    q = w.slice({span, upto(qcols)}).copy();  // (count, qcols, m): column-major m x qcols
+  else
+    q = concatenate({w, zeros({count, qcols - n, m}, t, d)}, 1);
+  if (count * m * qcols > 0) {
+    Call c;
+    c.g.op = SolverOp::orgqr;
+    c.g.dtype = t;
+    c.g.batch = count;
+    c.g.m = m;
+    c.g.n = qcols;
+    c.g.k = k;
+    Array tau_k = tau;  // orgqr reads k reflectors per matrix: tau's batch stride is k already
+    c.set(&SolverArgs::a, &SolverArgs::a_offset, q);
+    c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau_k);
+    c.run(d);
+  }
+  out.Q = row_major(q).reshape(with(batch, {m, qcols}));
+  return out;
+}
+
+EighResult eigh(const Array& a, bool upper) { return eigh_impl(a, upper, true, "eigh"); }
+Array eigvalsh(const Array& a, bool upper) { return eigh_impl(a, upper, false, "eigvalsh").eigenvalues; }
+
+SvdResult svd(const Array& a, bool full_matrices) {
+  Svd s = svd_impl(a, true, full_matrices, "svd");
+  return {s.u, s.s, s.vh};
+}
+
+Array svdvals(const Array& a) { return svd_impl(a, false, false, "svdvals").s; }
+
+Array pinv(const Array& a, std::optional<double> rtol) {
+  check_matrix(a, "pinv", false);
+  const DType t = solver_dtype(a.dtype(), "pinv");
+  const std::int64_t m = a.dim(-2), n = a.dim(-1);
+  if (m == 0 || n == 0) return zeros(with(leading(a.shape()), {n, m}), t, a.device());
+  Svd s = svd_impl(a, true, false, "pinv");
+  const double r = rtol.value_or(static_cast<double>(std::max(m, n)) * eps_of(t));
+  Array cutoff = multiply(max(s.s, -1, true), r);
+  Array keep = greater(s.s, cutoff);
+  Array inv_s = where(keep, reciprocal(where(keep, s.s, 1)), 0).astype(t);  // (..., k)
+  return bmm(multiply(conj_t(s.vh), inv_s.expand_dims(-2)), conj_t(s.u));
+}
+
+Array matrix_rank(const Array& a, std::optional<double> rtol, std::optional<double> tol) {
+  check_matrix(a, "matrix_rank", false);
+  const std::int64_t m = a.dim(-2), n = a.dim(-1);
+  const Shape batch = leading(a.shape());
+  if (m == 0 || n == 0) return zeros(batch, DType::int64, a.device());
+  Array s = svdvals(a);
+  Array cutoff = tol ? full({}, *tol, s.dtype(), a.device())
+                     : multiply(max(s, -1, true), rtol.value_or(static_cast<double>(std::max(m, n)) * eps_of(s.dtype())));
+  return sum(greater(s, cutoff).astype(DType::int64), -1);
+}
+
+LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond) {
+  detail::node_of(a, "lstsq");
+  detail::node_of(b, "lstsq");
+  if (a.ndim() != 2 || (b.ndim() != 1 && b.ndim() != 2))
+    throw ShapeError(cat("lstsq: a of shape ", to_string(a.shape()), " and b of shape ", to_string(b.shape()),
+                         ": a must be 2-D and b 1-D or 2-D (as NumPy's)"));
+  const std::int64_t m = a.dim(0), n = a.dim(1);
+  if (b.dim(0) != m)
+    throw ShapeError(cat("lstsq: a of shape ", to_string(a.shape()), " and b of shape ", to_string(b.shape()),
+                         ": b has ", b.dim(0), " rows where a has ", m));
+  const DType t = solver_dtype(promote_types(a.dtype(), b.dtype()), "lstsq");
+  const Device d = a.device();
+  const bool vector_b = b.ndim() == 1;
+  Array b2 = (vector_b ? b.reshape({m, 1}) : b).astype(t);
+  const std::int64_t nrhs = b2.dim(1);
+  LstsqResult r;
+  if (m == 0 || n == 0) {
+    r.x = zeros(vector_b ? Shape{n} : Shape{n, nrhs}, t, d);
+    r.s = zeros({0}, real_dtype(t), d);
+    r.residuals = (m > n && n == 0) ? sum(real(multiply(conj(b2), b2)), 0) : zeros({0}, real_dtype(t), d);
+    if (vector_b && r.residuals.size() > 0) r.residuals = r.residuals.reshape({1});
+    return r;
+  }
+  Svd s = svd_impl(a.astype(t), true, false, "lstsq");
+  const double rc = rcond.value_or(eps_of(t) * static_cast<double>(std::max(m, n)));
+  Array keep = greater(s.s, multiply(max(s.s), rc));
+  r.rank = sum(keep.astype(DType::int64)).item<std::int64_t>();
+  Array inv_s = where(keep, reciprocal(where(keep, s.s, 1)), 0).astype(t);
+  Array x = porta::matmul(conj_t(s.vh), multiply(inv_s.reshape({-1, 1}), porta::matmul(conj_t(s.u), b2)));
+  r.s = s.s;
+  if (r.rank == n && m > n) {
+    Array res = subtract(porta::matmul(a.astype(t), x), b2);
+    r.residuals = sum(real(multiply(conj(res), res)), 0);
+  } else {
+    r.residuals = zeros({0}, real_dtype(t), d);
+  }
+  r.x = vector_b ? x.reshape({n}) : x;
+  return r;
+}
+
+Array matrix_power(const Array& a, std::int64_t n) {
+  check_matrix(a, "matrix_power", true);
+  Array base = n < 0 ? inv(a) : a;
+  std::uint64_t e = n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n);
+  if (e == 0) {
+    const std::int64_t k = a.dim(-1);
+    return eye(k, k, 0, a.dtype(), a.device()).broadcast_to(a.shape()).copy();
+  }
+  Array result;
+  while (true) {  // binary powering: about 2 log2(n) products
+    if (e & 1) result = result.valid() ? bmm(result, base) : base.copy();
+    e >>= 1;
+    if (!e) break;
+    base = bmm(base, base);
+  }
+  return result;
+}
+
+}  // namespace porta::linalg

@@ -1,0 +1,385 @@
+// porta::linalg's decompositions on every device against properties checked on the host in
+// double precision: residuals ||A x - b|| / (||A|| ||x||), reconstructions (L L^H, Q R, V diag(w)
+// V^H, U diag(s) Vh) and orthogonality, with bounds of a few n * eps (times the condition number
+// where it enters); determinants against the host's LU. Random matrices in all four dtypes with
+// orders 1 (solve), 5 and 37 (no multiple of any block), stacks of 2 x 3, 0 x 0, transposed and sliced
+// views, singular and not-positive-definite inputs (LinAlgError naming the matrix), bad shapes and
+// dtypes. The sizes stay small: every case is a few LAPACK calls and a handful of kernels.
+#include "test_common.hpp"
+
+#include <porta/linalg.hpp>
+#include <porta/manip.hpp>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+
+namespace porta_test {
+namespace {
+
+namespace la = porta::linalg;
+using C = std::complex<double>;
+
+constexpr DType kSolverDTypes[] = {DType::float32, DType::float64, DType::complex64, DType::complex128};
+
+// A stack of matrices on the host: (batch, rows, cols), row-major.
+struct HostStack {
+  std::int64_t batch = 0, rows = 0, cols = 0;
+  std::vector<C> v;
+  C& at(std::int64_t b, std::int64_t i, std::int64_t j) { return v[static_cast<std::size_t>((b * rows + i) * cols + j)]; }
+  C at(std::int64_t b, std::int64_t i, std::int64_t j) const {
+    return v[static_cast<std::size_t>((b * rows + i) * cols + j)];
+  }
+};
+
+HostStack to_host(const Array& a) {
+  HostStack h;
+  h.rows = a.ndim() >= 2 ? a.dim(-2) : 1;
+  h.cols = a.ndim() >= 1 ? a.dim(-1) : 1;
+  h.batch = h.rows * h.cols == 0 ? 0 : a.size() / (h.rows * h.cols);
+  if (a.ndim() >= 2 && h.rows * h.cols == 0) {
+    h.batch = 1;
+    for (int i = 0; i < a.ndim() - 2; ++i) h.batch *= a.dim(i);
+  }
+  // Read in the array's own dtype: a cast on the device would be a kernel of its own per layout
+  // (PoCL compiles each in about a second), where the plain copy of a view is the one the solvers'
+  // transposing copies already compiled.
+  switch (a.dtype()) {
+    case DType::float32: for (float x : a.to_vector<float>()) h.v.emplace_back(x); break;
+    case DType::float64: for (double x : a.to_vector<double>()) h.v.emplace_back(x); break;
+    case DType::complex64: for (auto x : a.to_vector<std::complex<float>>()) h.v.emplace_back(x); break;
+    case DType::complex128: h.v = a.to_vector<C>(); break;
+    default: h.v = a.astype(DType::complex128).to_vector<C>(); break;
+  }
+  return h;
+}
+
+std::vector<double> reals(const Array& a) {
+  std::vector<double> r;
+  for (C x : to_host(a).v) r.push_back(x.real());
+  return r;
+}
+
+HostStack product(const HostStack& a, const HostStack& b) {
+  HostStack c{std::max(a.batch, b.batch), a.rows, b.cols, {}};
+  c.v.assign(static_cast<std::size_t>(c.batch * c.rows * c.cols), 0);
+  for (std::int64_t p = 0; p < c.batch; ++p)
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t k = 0; k < a.cols; ++k)
+        for (std::int64_t j = 0; j < b.cols; ++j)
+          c.at(p, i, j) += a.at(a.batch == 1 ? 0 : p, i, k) * b.at(b.batch == 1 ? 0 : p, k, j);
+  return c;
+}
+
+HostStack adjoint(const HostStack& a) {
+  HostStack t{a.batch, a.cols, a.rows, {}};
+  t.v.resize(a.v.size());
+  for (std::int64_t p = 0; p < a.batch; ++p)
+    for (std::int64_t i = 0; i < a.rows; ++i)
+      for (std::int64_t j = 0; j < a.cols; ++j) t.at(p, j, i) = std::conj(a.at(p, i, j));
+  return t;
+}
+
+// The Frobenius norm of matrix p of a stack, and of the difference of two stacks' matrices.
+double norm(const HostStack& a, std::int64_t p) {
+  double s = 0;
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t j = 0; j < a.cols; ++j) s += std::norm(a.at(p, i, j));
+  return std::sqrt(s);
+}
+double distance(const HostStack& a, const HostStack& b, std::int64_t p) {
+  double s = 0;
+  for (std::int64_t i = 0; i < a.rows; ++i)
+    for (std::int64_t j = 0; j < a.cols; ++j) s += std::norm(a.at(p, i, j) - b.at(p, i, j));
+  return std::sqrt(s);
+}
+HostStack identity(std::int64_t batch, std::int64_t n) {
+  HostStack e{batch, n, n, std::vector<C>(static_cast<std::size_t>(batch * n * n), 0)};
+  for (std::int64_t p = 0; p < batch; ++p)
+    for (std::int64_t i = 0; i < n; ++i) e.at(p, i, i) = 1;
+  return e;
+}
+
+double eps(DType t) { return porta::finfo(t).eps; }
+
+class Linalg : public DeviceDTypeTest {
+ protected:
+  void SetUp() override {
+    DeviceDTypeTest::SetUp();
+    if (!dev().supports(dtype())) GTEST_SKIP() << dev().spec() << " has no " << porta::name(dtype());
+  }
+  // Random entries in [-1, 1] (both parts for complex), plus `diagonal` on the diagonal.
+  Array random(const Shape& shape, double diagonal = 0) {
+    const std::int64_t n = porta::element_count(shape);
+    const std::int64_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1, cols = shape.back();
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<C> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      v[static_cast<std::size_t>(i)] = C(u(rng()), is_complex(dtype()) ? u(rng()) : 0);
+      const std::int64_t r = (i / cols) % rows, c = i % cols;
+      if (r == c) v[static_cast<std::size_t>(i)] += diagonal;
+    }
+    return porta::from_host(v, shape, dev()).astype(dtype());
+  }
+  // Hermitian positive definite: B B^H + n I.
+  Array spd(const Shape& shape) {
+    Array b = random(shape);
+    return porta::add(la::matmul(b.reshape({-1, shape[shape.size() - 2], shape.back()}),
+                                 porta::conj(la::matrix_transpose(b.reshape({-1, shape[shape.size() - 2], shape.back()})))),
+                      porta::multiply(porta::eye(shape.back(), dtype(), dev()), static_cast<double>(shape.back())))
+        .reshape(shape);
+  }
+  // PoCL compiles each kernel of a dtype once a process (about a second each), so the tests that
+  // need the most distinct kernels sample the dtypes: every test runs in float64 and complex64
+  // (both kinds, both precisions' storage); solve and cholesky in all four.
+  void sample() {
+    if (dtype() == DType::float32 || dtype() == DType::complex128)
+      GTEST_SKIP() << "sampled on float64 and complex64 (solve and cholesky take every dtype)";
+  }
+  double tol(std::int64_t n, double factor = 30) const { return factor * static_cast<double>(std::max<std::int64_t>(n, 1)) * eps(real_dtype(dtype())); }
+};
+
+TEST_P(Linalg, SolveResidualIsSmall) {
+  for (std::int64_t n : {1, 5, 37}) {
+    Array a = random({2, 3, n, n}, 2.0), b = random({2, 3, n, 4});
+    const std::vector<C> before = to_host(a).v;
+    Array x = la::solve(a, b);
+    ASSERT_EQ(x.shape(), (Shape{2, 3, n, 4}));
+    EXPECT_EQ(x.dtype(), dtype());
+    HostStack ha = to_host(a), hx = to_host(x), hb = to_host(b), r = product(ha, hx);
+    for (std::int64_t p = 0; p < ha.batch; ++p)
+      EXPECT_LT(distance(r, hb, p) / (norm(ha, p) * norm(hx, p)), tol(n)) << "n " << n << " matrix " << p;
+    EXPECT_EQ(to_host(a).v, before) << "solve changed its input";
+  }
+}
+
+TEST_P(Linalg, SolveVectorBroadcastAndViews) {
+  sample();
+  const std::int64_t n = 6;
+  Array a = random({n, n}, 2.0);
+  Array at = la::matrix_transpose(a);  // a transposed view
+  Array b = random({3, n});            // a stack of three vectors: (3, n) is a matrix in NumPy 2, so solve a.T with b.T
+  Array x = la::solve(at, la::matrix_transpose(b));
+  HostStack r = product(to_host(at.copy()), to_host(x)), hb = to_host(la::matrix_transpose(b).copy());
+  EXPECT_LT(distance(r, hb, 0), tol(n) * norm(to_host(at.copy()), 0) * norm(to_host(x), 0));
+  Array v = random({2 * n}).slice({porta::every(2)});  // a strided vector
+  Array xv = la::solve(at, v);
+  ASSERT_EQ(xv.shape(), (Shape{n}));
+  HostStack rv = product(to_host(at.copy()), to_host(xv.reshape({n, 1})));
+  HostStack hv = to_host(v.reshape({n, 1}));
+  EXPECT_LT(distance(rv, hv, 0), tol(n) * norm(to_host(at.copy()), 0) * norm(to_host(xv.reshape({n, 1})), 0));
+  Array xs = la::solve(random({2, 1, n, n}, 2.0), random({3, n, 2}));  // leading dimensions broadcast
+  EXPECT_EQ(xs.shape(), (Shape{2, 3, n, 2}));
+}
+
+TEST_P(Linalg, InvDetSlogdetMatchTheHost) {
+  sample();
+  const std::int64_t n = 7;
+  Array a = random({3, n, n}, 1.5);
+  HostStack ha = to_host(a), hi = to_host(la::inv(a)), e = identity(3, n);
+  HostStack prod = product(ha, hi);
+  for (std::int64_t p = 0; p < 3; ++p) EXPECT_LT(distance(prod, e, p) / (norm(ha, p) * norm(hi, p)), tol(n));
+  // det by the host's own elimination with partial pivoting, in double.
+  std::vector<C> dets = to_host(la::det(a)).v;
+  auto slog = la::slogdet(a);
+  std::vector<C> sign = to_host(slog.sign).v;
+  std::vector<double> logabs = reals(slog.logabsdet);
+  for (std::int64_t p = 0; p < 3; ++p) {
+    std::vector<C> m(ha.v.begin() + p * n * n, ha.v.begin() + (p + 1) * n * n);
+    C d = 1;
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::int64_t piv = k;
+      for (std::int64_t i = k + 1; i < n; ++i)
+        if (std::abs(m[i * n + k]) > std::abs(m[piv * n + k])) piv = i;
+      if (piv != k) {
+        for (std::int64_t j = 0; j < n; ++j) std::swap(m[k * n + j], m[piv * n + j]);
+        d = -d;
+      }
+      d *= m[k * n + k];
+      for (std::int64_t i = k + 1; i < n; ++i) {
+        C f = m[i * n + k] / m[k * n + k];
+        for (std::int64_t j = k; j < n; ++j) m[i * n + j] -= f * m[k * n + j];
+      }
+    }
+    // Relative errors of n eps times the condition number (here its Frobenius bound).
+    const double cond = norm(ha, p) * norm(hi, p);
+    EXPECT_LT(std::abs(dets[p] - d), tol(n, 100) * cond * std::abs(d)) << "det of matrix " << p;
+    EXPECT_LT(std::abs(sign[p] - d / std::abs(d)), tol(n, 100) * cond) << "slogdet's sign of matrix " << p;
+    EXPECT_NEAR(logabs[p], std::log(std::abs(d)), tol(n, 100) * cond) << "slogdet's logabsdet of matrix " << p;
+  }
+  // A singular matrix: det 0, slogdet (0, -inf), solve and inv a LinAlgError naming matrix 1.
+  Array s = porta::concatenate({random({1, 3, 3}, 2.0), porta::zeros({1, 3, 3}, dtype(), dev())}, 0);
+  EXPECT_EQ(to_host(la::det(s)).v[1], C(0));
+  EXPECT_EQ(reals(la::slogdet(s).logabsdet)[1], -std::numeric_limits<double>::infinity());
+  try {
+    la::inv(s);
+    ADD_FAILURE() << "inv of a singular matrix did not throw";
+  } catch (const porta::LinAlgError& err) {
+    EXPECT_EQ(err.batch_index(), 1);
+    EXPECT_NE(std::string(err.what()).find("singular"), std::string::npos) << err.what();
+  }
+}
+
+TEST_P(Linalg, CholeskyReconstructs) {
+  for (std::int64_t n : {5, 37}) {
+    Array a = spd({2, n, n});
+    Array l = la::cholesky(a), u = la::cholesky(a, true);
+    HostStack ha = to_host(a), hl = to_host(l), rec = product(hl, adjoint(hl));
+    HostStack hu = to_host(u), recu = product(adjoint(hu), hu);
+    for (std::int64_t p = 0; p < 2; ++p) {
+      EXPECT_LT(distance(rec, ha, p) / norm(ha, p), tol(n)) << "n " << n;
+      EXPECT_LT(distance(recu, ha, p) / norm(ha, p), tol(n)) << "upper, n " << n;
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i + 1; j < n; ++j) ASSERT_EQ(hl.at(p, i, j), C(0)) << "L is not lower triangular";
+    }
+  }
+  Array bad = porta::concatenate({spd({1, 4, 4}), porta::negative(spd({1, 4, 4}))}, 0);
+  try {
+    la::cholesky(bad);
+    ADD_FAILURE() << "cholesky of a negative definite matrix did not throw";
+  } catch (const porta::LinAlgError& err) {
+    EXPECT_EQ(err.batch_index(), 1);
+  }
+}
+
+TEST_P(Linalg, QrIsOrthogonalAndReconstructs) {
+  sample();
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{9, 5}, {5, 9}, {6, 6}}) {
+    Array a = random({2, m, n});
+    for (la::QrMode mode : {la::QrMode::reduced, la::QrMode::complete}) {
+      auto [q, r] = la::qr(a, mode);
+      const std::int64_t k = mode == la::QrMode::complete ? m : std::min(m, n);
+      ASSERT_EQ(q.shape(), (Shape{2, m, k}));
+      ASSERT_EQ(r.shape(), (Shape{2, k, n}));
+      HostStack hq = to_host(q), hr = to_host(r), ha = to_host(a);
+      HostStack rec = product(hq, hr), qq = product(adjoint(hq), hq), eye_k = identity(2, k);
+      for (std::int64_t p = 0; p < 2; ++p) {
+        EXPECT_LT(distance(rec, ha, p) / norm(ha, p), tol(std::max(m, n))) << m << " x " << n;
+        EXPECT_LT(distance(qq, eye_k, p), tol(std::max(m, n))) << m << " x " << n;
+        for (std::int64_t i = 0; i < k; ++i)
+          for (std::int64_t j = 0; j < std::min(i, n); ++j) ASSERT_EQ(hr.at(p, i, j), C(0)) << "R is not upper triangular";
+      }
+    }
+    Array r_only = la::qr(a, la::QrMode::r).R;
+    EXPECT_EQ(r_only.shape(), (Shape{2, std::min(m, n), n}));
+  }
+}
+
+TEST_P(Linalg, EighDiagonalises) {
+  sample();
+  for (std::int64_t n : {5, 37}) {
+    Array b = random({3, n, n});
+    Array a = porta::add(b, porta::conj(la::matrix_transpose(b)));  // Hermitian
+    auto [w, v] = la::eigh(a);
+    EXPECT_EQ(w.dtype(), real_dtype(dtype()));
+    HostStack ha = to_host(a), hv = to_host(v), hw = to_host(w.reshape({3, 1, n}));
+    HostStack av = product(ha, hv), vv = product(adjoint(hv), hv), e = identity(3, n);
+    HostStack vw = hv;
+    for (std::int64_t p = 0; p < 3; ++p)
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j) vw.at(p, i, j) *= hw.at(p, 0, j);
+    for (std::int64_t p = 0; p < 3; ++p) {
+      EXPECT_LT(distance(av, vw, p) / norm(ha, p), tol(n)) << "n " << n;
+      EXPECT_LT(distance(vv, e, p), tol(n)) << "n " << n;
+      for (std::int64_t j = 1; j < n; ++j) EXPECT_LE(hw.at(p, 0, j - 1).real(), hw.at(p, 0, j).real());
+    }
+    HostStack vals = to_host(la::eigvalsh(a).reshape({3, 1, n}));
+    for (std::int64_t p = 0; p < 3; ++p) EXPECT_LT(distance(vals, hw, p), tol(n) * norm(ha, p));
+  }
+}
+
+TEST_P(Linalg, SvdReconstructs) {
+  sample();
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{9, 5}, {5, 9}, {1, 1}}) {
+    Array a = random({2, m, n});
+    for (bool full : {false, true}) {
+      auto [u, s, vh] = la::svd(a, full);
+      const std::int64_t k = std::min(m, n);
+      ASSERT_EQ(u.shape(), (Shape{2, m, full ? m : k}));
+      ASSERT_EQ(s.shape(), (Shape{2, k}));
+      ASSERT_EQ(vh.shape(), (Shape{2, full ? n : k, n}));
+      HostStack hu = to_host(u.slice({porta::span, porta::span, porta::upto(k)}).copy()), hs = to_host(s.reshape({2, 1, k}));
+      HostStack hvh = to_host(vh.slice({porta::span, porta::upto(k)}).copy()), ha = to_host(a);
+      for (std::int64_t p = 0; p < 2; ++p)
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < k; ++j) hu.at(p, i, j) *= hs.at(p, 0, j);
+      HostStack rec = product(hu, hvh);
+      HostStack full_u = to_host(u), uu = product(adjoint(full_u), full_u), e = identity(2, full ? m : k);
+      for (std::int64_t p = 0; p < 2; ++p) {
+        EXPECT_LT(distance(rec, ha, p) / norm(ha, p), tol(std::max(m, n))) << m << " x " << n;
+        EXPECT_LT(distance(uu, e, p), tol(std::max(m, n))) << m << " x " << n;
+        for (std::int64_t j = 1; j < k; ++j) EXPECT_GE(hs.at(p, 0, j - 1).real(), hs.at(p, 0, j).real());
+      }
+      HostStack vals = to_host(la::svdvals(a).reshape({2, 1, k}));
+      for (std::int64_t p = 0; p < 2; ++p) EXPECT_LT(distance(vals, hs, p), tol(std::max(m, n)) * norm(ha, p));
+    }
+  }
+}
+
+TEST_P(Linalg, EmptyMatricesAndErrors) {
+  sample();
+  Array e = porta::zeros({2, 0, 0}, dtype(), dev());
+  EXPECT_EQ(la::solve(e, porta::zeros({2, 0, 3}, dtype(), dev())).shape(), (Shape{2, 0, 3}));
+  EXPECT_EQ(la::inv(e).shape(), (Shape{2, 0, 0}));
+  EXPECT_EQ(to_host(la::det(e)).v, (std::vector<C>{1, 1}));
+  EXPECT_EQ(la::cholesky(e).shape(), (Shape{2, 0, 0}));
+  EXPECT_EQ(la::eigvalsh(e).shape(), (Shape{2, 0}));
+  EXPECT_EQ(la::svdvals(porta::zeros({3, 0}, dtype(), dev())).shape(), (Shape{0}));
+  EXPECT_THROW(la::solve(random({3, 4}), random({3})), porta::ShapeError);
+  EXPECT_THROW(la::inv(random({5})), porta::ShapeError);
+  EXPECT_THROW(la::cholesky(random({2, 3})), porta::ShapeError);
+  EXPECT_THROW(la::solve(random({3, 3}, 2.0), random({4})), porta::ShapeError);
+  if (dev().supports(DType::float16) && dtype() == DType::float64) {
+    EXPECT_THROW(la::inv(random({3, 3}, 2.0).astype(DType::float16)), porta::DTypeError);
+  }
+}
+
+// The compositions against host arithmetic on one dtype per device (they are elementwise work and
+// reductions already tested for every dtype elsewhere).
+TEST_P(Linalg, Compositions) {
+  if (dtype() != DType::complex64) GTEST_SKIP() << "sampled on complex64";
+  Array a = random({2, 4, 6});
+  HostStack h = to_host(a);
+  std::vector<C> tr = to_host(la::trace(a, 1)).v;
+  std::vector<C> dg = to_host(la::diagonal(a, -1)).v;
+  ASSERT_EQ(la::diagonal(a, -1).shape(), (Shape{2, 3}));
+  for (std::int64_t p = 0; p < 2; ++p) {
+    C t = 0;
+    for (std::int64_t i = 0; i < 4; ++i) t += h.at(p, i, i + 1);
+    EXPECT_LT(std::abs(tr[p] - t), 1e-5);
+    for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(dg[p * 3 + i], h.at(p, i + 1, i));
+  }
+  std::vector<double> fro = reals(la::matrix_norm(a));
+  std::vector<double> two = reals(la::matrix_norm(a, "2"));
+  std::vector<double> inf = reals(la::matrix_norm(a, "inf"));
+  std::vector<double> v1 = reals(la::vector_norm(a, 1, {-1}));
+  for (std::int64_t p = 0; p < 2; ++p) {
+    EXPECT_NEAR(fro[p], norm(h, p), 1e-5);
+    EXPECT_LE(two[p], fro[p] * (1 + 1e-5));
+    double row_max = 0;
+    for (std::int64_t i = 0; i < 4; ++i) {
+      double s = 0;
+      for (std::int64_t j = 0; j < 6; ++j) s += std::abs(h.at(p, i, j));
+      row_max = std::max(row_max, s);
+      EXPECT_NEAR(v1[p * 4 + i], s, 1e-5);
+    }
+    EXPECT_NEAR(inf[p], row_max, 1e-5);
+  }
+  Array x = random({5, 3}), y = random({5, 3});
+  HostStack hx = to_host(x), hy = to_host(y), hc = to_host(la::cross(x, y));
+  for (std::int64_t i = 0; i < 5; ++i)
+    EXPECT_LT(std::abs(hc.at(0, i, 0) - (hx.at(0, i, 1) * hy.at(0, i, 2) - hx.at(0, i, 2) * hy.at(0, i, 1))), 1e-5);
+  Array m = random({3, 3}, 1.0);
+  HostStack m3 = product(product(to_host(m), to_host(m)), to_host(m)), p3 = to_host(la::matrix_power(m, 3));
+  EXPECT_LT(distance(m3, p3, 0), 1e-4 * norm(m3, 0));
+  HostStack pm = product(to_host(la::matrix_power(m, -2)), product(to_host(m), to_host(m)));
+  EXPECT_LT(distance(pm, identity(1, 3), 0), 1e-3);
+  Array pinv = la::pinv(random({6, 4}));
+  EXPECT_EQ(pinv.shape(), (Shape{4, 6}));
+  EXPECT_EQ(la::matrix_rank(la::matmul(random({6, 2}), random({2, 5}))).item<std::int64_t>(), 2);
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(Linalg, kSolverDTypes);
+
+}  // namespace
+}  // namespace porta_test
