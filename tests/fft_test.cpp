@@ -320,6 +320,10 @@ TEST_P(Fft, Errors) {
               pf::fftn(a, std::vector<std::int64_t>{4, 4}, std::vector<int>{0});
             }).find("s has 2"),
             std::string::npos);
+  EXPECT_NE(thrown_message<porta::InvalidArgument>([&] {
+              pf::rfftn(porta::zeros({4, 4}, DType::float32, dev()), std::nullopt, std::vector<int>{1, 1});
+            }).find("named twice"),
+            std::string::npos);
   EXPECT_THROW(pf::norm_from_string("none"), porta::InvalidArgument);
   EXPECT_THROW(pf::fftfreq(0), porta::InvalidArgument);
   // The input is untouched and still usable.
