@@ -325,6 +325,13 @@ TEST_P(Fft, Errors) {
             }).find("named twice"),
             std::string::npos);
   EXPECT_THROW(pf::norm_from_string("none"), porta::InvalidArgument);
+  // Graph capture: refused with a message, the arrays untouched.
+  Array g = porta::zeros({16}, DType::complex64, dev()).copy();
+  Array out = porta::zeros({16}, DType::complex64, dev()).copy();
+  EXPECT_NE(thrown_message<porta::InvalidArgument>([&] {
+              porta::record({g}, {out}, [&] { out.assign(pf::fft(g)); });
+            }).find("graph"),
+            std::string::npos);
   EXPECT_THROW(pf::fftfreq(0), porta::InvalidArgument);
   // The input is untouched and still usable.
   EXPECT_EQ(a.to_vector<std::complex<float>>()[0], std::complex<float>(0, 0));
