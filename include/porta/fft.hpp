@@ -40,7 +40,8 @@ Array ihfft(const Array& a, std::optional<std::int64_t> n = std::nullopt, int ax
 
 // Several axes. s: the lengths (default the axes' lengths); axes: default every axis, or the last
 // s.size() when s is given. rfftn's last axis is the real one; irfftn's last output length
-// defaults to 2 (m - 1). An axis named twice is transformed twice (NumPy's).
+// defaults to 2 (m - 1). fftn and ifftn transform an axis named twice twice, in NumPy's order;
+// rfftn and irfftn refuse it (InvalidArgument).
 Array fftn(const Array& a, Lengths s = std::nullopt, Axes axes = std::nullopt, Norm norm = Norm::backward);
 Array ifftn(const Array& a, Lengths s = std::nullopt, Axes axes = std::nullopt, Norm norm = Norm::backward);
 Array rfftn(const Array& a, Lengths s = std::nullopt, Axes axes = std::nullopt, Norm norm = Norm::backward);

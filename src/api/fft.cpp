@@ -179,10 +179,27 @@ Array c2c_axes(Array x, std::vector<int> axes, bool forward, const char* what) {
   return x;
 }
 
+bool repeats(const std::vector<int>& axes) {
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (std::find(axes.begin() + static_cast<std::ptrdiff_t>(i) + 1, axes.end(), axes[i]) != axes.end()) return true;
+  return false;
+}
+
 Array c2c_nd(const Array& a, const Plan& p, bool forward, Norm norm, const char* what) {
   detail::node_of(a, what);
   Array x = a.astype(complex_for(a.dtype()));
   detail::check_dtype(x.device(), x.dtype());
+  if (repeats(p.axes)) {
+    // An axis named twice: NumPy's order, each axis cropped or padded to its length and
+    // transformed in turn from the last, each with its own scale.
+    for (std::size_t i = p.axes.size(); i-- > 0;) {
+      check_length(p.lengths[i], what);
+      x = resized(x, p.axes[i], p.lengths[i]);
+      if (x.size() != 0) x = c2c_axes(x, {p.axes[i]}, forward, what);
+      x = scaled(x, norm, forward, static_cast<double>(p.lengths[i]));
+    }
+    return x.size() == 0 ? x.copy() : x;
+  }
   double n = 1;
   for (std::size_t i = 0; i < p.axes.size(); ++i) {
     check_length(p.lengths[i], what);
@@ -196,6 +213,9 @@ Array c2c_nd(const Array& a, const Plan& p, bool forward, Norm norm, const char*
 Array r2c_nd(const Array& a, const Plan& p, Norm norm, const char* what) {
   detail::node_of(a, what);
   if (p.axes.empty()) throw InvalidArgument(cat(what, ": no axis to transform"));
+  if (repeats(p.axes))
+    throw InvalidArgument(cat(what, ": an axis is named twice in ", to_string(Shape(p.axes.begin(), p.axes.end())),
+                              "; name each axis once (fftn transforms an axis twice where NumPy's does)"));
   Array x = a.astype(real_for(a.dtype(), what));
   detail::check_dtype(x.device(), complex_dtype(x.dtype()));
   double n = 1;
@@ -212,10 +232,7 @@ Array r2c_nd(const Array& a, const Plan& p, Norm norm, const char* what) {
     y = zeros(sh, complex_dtype(x.dtype()), x.device());
   } else {
     y = x.dim(last) == 1 ? x.astype(complex_dtype(x.dtype())) : run_plan(x, {last}, FftKind::r2c, true, 0, what);
-    std::vector<int> rest(p.axes.begin(), p.axes.end() - 1);
-    // An axis named twice (NumPy transforms it again): the real axis only once, as NumPy's.
-    rest.erase(std::remove(rest.begin(), rest.end(), last), rest.end());
-    y = c2c_axes(y, rest, true, what);
+    y = c2c_axes(y, std::vector<int>(p.axes.begin(), p.axes.end() - 1), true, what);
   }
   return scaled(y, norm, true, n);
 }
@@ -224,6 +241,9 @@ Array c2r_nd(const Array& a, const Lengths& s, const Axes& axes, Norm norm, cons
   detail::node_of(a, what);
   Plan p = plan_axes(a, s, axes, what);
   if (p.axes.empty()) throw InvalidArgument(cat(what, ": no axis to transform"));
+  if (repeats(p.axes))
+    throw InvalidArgument(cat(what, ": an axis is named twice in ", to_string(Shape(p.axes.begin(), p.axes.end())),
+                              "; name each axis once (ifftn transforms an axis twice where NumPy's does)"));
   const int last = p.axes.back();
   if (!s) p.lengths.back() = 2 * (a.dim(last) - 1);
   Array x = a.astype(complex_for(a.dtype()));
@@ -236,8 +256,7 @@ Array c2r_nd(const Array& a, const Lengths& s, const Axes& axes, Norm norm, cons
   const std::int64_t nlast = p.lengths.back();
   for (std::size_t i = 0; i + 1 < p.axes.size(); ++i) x = resized(x, p.axes[i], p.lengths[i]);
   x = resized(x, last, nlast / 2 + 1);
-  std::vector<int> rest(p.axes.begin(), p.axes.end() - 1);
-  rest.erase(std::remove(rest.begin(), rest.end(), last), rest.end());
+  const std::vector<int> rest(p.axes.begin(), p.axes.end() - 1);
   Array y;
   if (x.size() == 0) {
     Shape sh = x.shape();
