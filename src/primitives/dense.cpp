@@ -487,12 +487,14 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
 namespace porta::detail::primitives {
 std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const DialectText& d) {
   std::vector<std::pair<std::string, std::string>> out;
-  // float32 and complex128: the real and the complex text, in both precisions (float64 and
-  // complex64 are the same text with other typedefs; each compile takes NVRTC about a second).
-  for (DType t : {DType::float32, DType::complex128})
+  // complex128, every variant (complex arithmetic, float64, local memory for 32 x 32), and
+  // float32's small kernels (the real spelling, local memory for 64 x 64): float64 and complex64
+  // are the same text with other typedefs, and each compile takes NVRTC about a second.
+  for (DType t : {DType::complex128, DType::float32})
     for (int kind = dense::kGetrf; kind <= dense::kTrsmBlock; ++kind)
       for (bool small : {false, true}) {
         if (small ? kind >= dense::kLaswp : kind == dense::kGetrs || kind == dense::kPotrs) continue;  // the variants the drivers run
+        if (t == DType::float32 && !small) continue;
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small ? (itemsize(t) <= 8 ? 64 : 32) : 0));
       }
