@@ -51,6 +51,13 @@ std::int64_t block_size() {
   return b;
 }
 
+// getrf's panels: getf2 over the whole panel (flat) or LAPACK's recursive getrf2, whose halves'
+// updates go through GEMM (PORTA_DENSE_PANEL: which is faster on a GPU is for timing to say).
+bool panel_recursive() {
+  static const bool r = setting_choice("PORTA_DENSE_PANEL") == "recursive";
+  return r;
+}
+
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
 // CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
 int group_of(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 64 : 256; }
@@ -274,24 +281,46 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   };
   if (n <= small_order(t, a)) return panel(true, 0, n);
   const Device& device = a.buffer->device();
+  // The row swaps of pivots [j0, j0 + jb) in columns [c_lo, c_lo + cols) but [skip_lo, skip_hi).
+  auto laswp = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols, std::int64_t skip_lo, std::int64_t skip_hi) {
+    if (cols <= 0) return;
+    launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(c_lo), i64(cols), i64(n * n), i64(batch), i32(j0), i32(jb),
+           i64(skip_lo), i64(skip_hi)};
+    });
+  };
+  // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
+  // minus L21 times them (A22 -= A21 A12).
+  auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
+    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
+    });
+    const std::int64_t rows = n - j0 - jb;
+    if (rows == 0) return;
+    auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false},
+         scratch->view(), batch, rows, cols, jb);
+    subtract(t, a, a.offset + j0 + jb + c_lo * n, n, n * n, scratch->view(), batch, rows, cols, false);
+  };
+  // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (PORTA_DENSE_PANEL=recursive,
+  // LAPACK's getrf2) its left half, then the right half updated through GEMM and factored, each
+  // half's swaps applied to the other, down to 16 columns.
+  const bool recursive = panel_recursive();
+  std::function<void(std::int64_t, std::int64_t)> factor = [&](std::int64_t c0, std::int64_t w) {
+    if (!recursive || w <= 16) return panel(false, c0, w);
+    const std::int64_t n1 = w / 2, n2 = w - n1;
+    factor(c0, n1);
+    laswp(c0, n1, c0 + n1, n2, 0, 0);
+    update(c0, n1, c0 + n1, n2);
+    factor(c0 + n1, n2);
+    laswp(c0 + n1, n2, c0, n1, 0, 0);
+  };
   const std::int64_t nb = block_size();
   for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
     const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
-    panel(false, j0, jb);
-    if (n > jb)
-      launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * n, [&](std::vector<KernelArg>& g) {
-        g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(n), i64(n * n), i64(batch), i32(j0), i32(jb), i64(j0)};
-      });
-    if (i0 == n) break;
-    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * (n - i0), [&](std::vector<KernelArg>& g) {
-      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
-    });
-    const std::int64_t r = n - i0;
-    auto scratch = make_buffer_node({batch * r * r}, t, device);
-    // A22 -= A21 A12: A21 at (i0, j0), A12 at (j0, i0), both of ld n.
-    gemm(t, Operand{&a, a.offset + i0 + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + i0 * n, n, n * n, false}, scratch->view(),
-         batch, r, r, jb);
-    subtract(t, a, a.offset + i0 + i0 * n, n, n * n, scratch->view(), batch, r, r, false);
+    factor(j0, jb);
+    laswp(j0, jb, 0, n, j0, i0);
+    if (i0 < n) update(j0, jb, i0, n - i0);
   }
 }
 
@@ -348,7 +377,8 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
   }
   // P B (every pivot, in order, down each right-hand side), then L and U.
   launch(t, kLaswp, false, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
-    g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(nrhs)};
+    g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
+         i64(0)};
   });
   solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit);
   solve_blocked(t, lu, b, batch, n, nrhs, kUpper);
