@@ -1,17 +1,18 @@
 // porta's own dense solvers (primitives/dense.hpp): the drivers, which generate the kernels of
 // primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
-// the blocked getrf and potrf, whose trailing updates go through the device's GEMM.
+// the blocked algorithms, whose updates go through the device's GEMM.
 //
 // Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size()
 // columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
-// the diagonal; rows swapped within the panel), the same swaps applied to the columns left and
-// right of it (laswp), A12 = L11^-1 A12 (a work-item a column), then A22 -= A21 A12: the product
-// into a scratch matrix by DeviceImpl::matmul (which has no beta) and subtracted by a kernel.
-// Cholesky likewise: potf2 of the diagonal block, A21 = A21 L11^-H (a work-item a row),
-// A22 -= A21 A21^H (in column chunks from the diagonal down, subtracted in the lower triangle
-// only). The panel of one
-// work-group is what bounds these on large GPUs: MAGMA factors the panel on the host or over
-// several work-groups (what remains to do for issue 40's opencl:1 targets).
+// the diagonal; rows swapped within the panel) or LAPACK's recursive getrf2, the same swaps
+// applied to the columns left and right of it (laswp), A12 = L11^-1 A12 (a work-item a column),
+// then A22 -= A21 A12: the product into a scratch matrix by DeviceImpl::matmul (which has no
+// beta) and subtracted by a kernel. Cholesky likewise: potf2 of the diagonal block,
+// A21 = A21 L11^-H (a work-item a row), A22 -= A21 A21^H (in column chunks from the diagonal
+// down, subtracted in the lower triangle only). QR: LAPACK's geqrf and orgqr with the block
+// reflector (larft, larfb) through GEMM. The panel of one work-group is what bounds these on
+// large GPUs: MAGMA factors the panel on the host or over several work-groups (what remains to
+// do for issue 40's opencl:1 targets).
 #include "primitives/dense.hpp"
 
 #include <porta/error.hpp>
