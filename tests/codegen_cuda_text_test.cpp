@@ -135,7 +135,7 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
 // what their plans generate): the scans (complex ones too), the radix sort's passes for every
 // ranking CUDA can take, keys of 8 to 64 bits and complex with and without indices, the gathers,
 // the scatter and compaction of 1- to 16-byte elements, searchsorted by keys, random integers, the
-// dense solvers (primitives/dense.cpp) in every variant, float32 and complex128.
+// dense solvers (primitives/dense.cpp): every variant in complex128, the small ones in float32.
 TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   const DialectText d{Dialect::cuda};
   namespace iw = porta::detail::primitives;

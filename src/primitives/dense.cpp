@@ -1,17 +1,18 @@
 // porta's own dense solvers (primitives/dense.hpp): the drivers, which generate the kernels of
 // primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
-// the blocked getrf and potrf, whose trailing updates go through the device's GEMM.
+// the blocked algorithms, whose updates go through the device's GEMM.
 //
 // Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size()
 // columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
-// the diagonal; rows swapped within the panel), the same swaps applied to the columns left and
-// right of it (laswp), A12 = L11^-1 A12 (a work-item a column), then A22 -= A21 A12: the product
-// into a scratch matrix by DeviceImpl::matmul (which has no beta) and subtracted by a kernel.
-// Cholesky likewise: potf2 of the diagonal block, A21 = A21 L11^-H (a work-item a row),
-// A22 -= A21 A21^H (in column chunks from the diagonal down, subtracted in the lower triangle
-// only). The panel of one
-// work-group is what bounds these on large GPUs: MAGMA factors the panel on the host or over
-// several work-groups (what remains to do for issue 40's opencl:1 targets).
+// the diagonal; rows swapped within the panel) or LAPACK's recursive getrf2, the same swaps
+// applied to the columns left and right of it (laswp), A12 = L11^-1 A12 (a work-item a column),
+// then A22 -= A21 A12: the product into a scratch matrix by DeviceImpl::matmul (which has no
+// beta) and subtracted by a kernel. Cholesky likewise: potf2 of the diagonal block,
+// A21 = A21 L11^-H (a work-item a row), A22 -= A21 A21^H (in column chunks from the diagonal
+// down, subtracted in the lower triangle only). QR: LAPACK's geqrf and orgqr with the block
+// reflector (larft, larfb) through GEMM. The panel of one work-group is what bounds these on
+// large GPUs: MAGMA factors the panel on the host or over several work-groups (what remains to
+// do for issue 40's opencl:1 targets).
 #include "primitives/dense.hpp"
 
 #include <porta/error.hpp>
@@ -49,6 +50,13 @@ constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 std::int64_t block_size() {
   static const int b = *setting_int("PORTA_DENSE_BLOCK");
   return b;
+}
+
+// getrf's panels: getf2 over the whole panel (flat) or LAPACK's recursive getrf2, whose halves'
+// updates go through GEMM (PORTA_DENSE_PANEL: which is faster on a GPU is for timing to say).
+bool panel_recursive() {
+  static const bool r = setting_choice("PORTA_DENSE_PANEL") == "recursive";
+  return r;
 }
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
@@ -274,24 +282,46 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   };
   if (n <= small_order(t, a)) return panel(true, 0, n);
   const Device& device = a.buffer->device();
+  // The row swaps of pivots [j0, j0 + jb) in columns [c_lo, c_lo + cols) but [skip_lo, skip_hi).
+  auto laswp = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols, std::int64_t skip_lo, std::int64_t skip_hi) {
+    if (cols <= 0) return;
+    launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(c_lo), i64(cols), i64(n * n), i64(batch), i32(j0), i32(jb),
+           i64(skip_lo), i64(skip_hi)};
+    });
+  };
+  // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
+  // minus L21 times them (A22 -= A21 A12).
+  auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
+    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
+    });
+    const std::int64_t rows = n - j0 - jb;
+    if (rows == 0) return;
+    auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false},
+         scratch->view(), batch, rows, cols, jb);
+    subtract(t, a, a.offset + j0 + jb + c_lo * n, n, n * n, scratch->view(), batch, rows, cols, false);
+  };
+  // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (PORTA_DENSE_PANEL=recursive,
+  // LAPACK's getrf2) its left half, then the right half updated through GEMM and factored, each
+  // half's swaps applied to the other, down to 16 columns.
+  const bool recursive = panel_recursive();
+  std::function<void(std::int64_t, std::int64_t)> factor = [&](std::int64_t c0, std::int64_t w) {
+    if (!recursive || w <= 16) return panel(false, c0, w);
+    const std::int64_t n1 = w / 2, n2 = w - n1;
+    factor(c0, n1);
+    laswp(c0, n1, c0 + n1, n2, 0, 0);
+    update(c0, n1, c0 + n1, n2);
+    factor(c0 + n1, n2);
+    laswp(c0 + n1, n2, c0, n1, 0, 0);
+  };
   const std::int64_t nb = block_size();
   for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
     const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
-    panel(false, j0, jb);
-    if (n > jb)
-      launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * n, [&](std::vector<KernelArg>& g) {
-        g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(n), i64(n * n), i64(batch), i32(j0), i32(jb), i64(j0)};
-      });
-    if (i0 == n) break;
-    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * (n - i0), [&](std::vector<KernelArg>& g) {
-      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
-    });
-    const std::int64_t r = n - i0;
-    auto scratch = make_buffer_node({batch * r * r}, t, device);
-    // A22 -= A21 A12: A21 at (i0, j0), A12 at (j0, i0), both of ld n.
-    gemm(t, Operand{&a, a.offset + i0 + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + i0 * n, n, n * n, false}, scratch->view(),
-         batch, r, r, jb);
-    subtract(t, a, a.offset + i0 + i0 * n, n, n * n, scratch->view(), batch, r, r, false);
+    factor(j0, jb);
+    laswp(j0, jb, 0, n, j0, i0);
+    if (i0 < n) update(j0, jb, i0, n - i0);
   }
 }
 
@@ -348,7 +378,8 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
   }
   // P B (every pivot, in order, down each right-hand side), then L and U.
   launch(t, kLaswp, false, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
-    g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(nrhs)};
+    g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
+         i64(0)};
   });
   solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit);
   solve_blocked(t, lu, b, batch, n, nrhs, kUpper);
@@ -487,12 +518,14 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
 namespace porta::detail::primitives {
 std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const DialectText& d) {
   std::vector<std::pair<std::string, std::string>> out;
-  // float32 and complex128: the real and the complex text, in both precisions (float64 and
-  // complex64 are the same text with other typedefs; each compile takes NVRTC about a second).
-  for (DType t : {DType::float32, DType::complex128})
+  // complex128, every variant (complex arithmetic, float64, local memory for 32 x 32), and
+  // float32's small kernels (the real spelling, local memory for 64 x 64): float64 and complex64
+  // are the same text with other typedefs, and each compile takes NVRTC about a second.
+  for (DType t : {DType::complex128, DType::float32})
     for (int kind = dense::kGetrf; kind <= dense::kTrsmBlock; ++kind)
       for (bool small : {false, true}) {
         if (small ? kind >= dense::kLaswp : kind == dense::kGetrs || kind == dense::kPotrs) continue;  // the variants the drivers run
+        if (t == DType::float32 && !small) continue;
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small ? (itemsize(t) <= 8 ? 64 : 32) : 0));
       }

@@ -305,14 +305,14 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, 
   STORE
 }
 #elif KIND == 6
-// laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in every column of
-// n rows outside [skip, skip + jb) (getrf's panel swapped its own; getrs: skip = cols): cols
-// columns a matrix, matrices astride apart.
-KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 cols, i64 astride, i64 batch, int j0, int jb,
-               i64 skip) {
+// laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in the columns
+// [c_lo, c_lo + cols) of n rows outside [skip_lo, skip_hi) (getrf's panel swapped its own),
+// matrices astride apart.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 c_lo, i64 cols, i64 astride, i64 batch, int j0,
+               int jb, i64 skip_lo, i64 skip_hi) {
   for (i64 e = GID; e < batch * cols; e += GSIZE) {
-    i64 b = e / cols, c = e - b * cols;
-    if (c >= skip && c < skip + jb) continue;
+    i64 b = e / cols, c = c_lo + (e - b * cols);
+    if (c >= skip_lo && c < skip_hi) continue;
     GLOBAL T* col = a + a_off + b * astride + c * n;
     GLOBAL const int* piv = ipiv + ipiv_off + b * n;
     for (int k = j0; k < j0 + jb; ++k) {
@@ -322,11 +322,11 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64
   }
 }
 #elif KIND == 7
-// trsm, left, lower, unit: A(j0:j0+jb, c) = L11^-1 A(j0:j0+jb, c) for the columns c >= j0 + jb.
-KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb) {
-  const i64 cols = n - j0 - jb;
+// trsm, left, lower, unit: A(j0:j0+jb, c) = L11^-1 A(j0:j0+jb, c) for the columns
+// [c_lo, c_lo + cols).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb, i64 c_lo, i64 cols) {
   for (i64 e = GID; e < batch * cols; e += GSIZE) {
-    i64 b = e / cols, c = j0 + jb + (e - b * cols);
+    i64 b = e / cols, c = c_lo + (e - b * cols);
     GLOBAL T* m = a + a_off + b * n * n;
     for (int r = 0; r < jb; ++r) {
       T x = m[j0 + r + c * n];
