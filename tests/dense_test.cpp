@@ -85,7 +85,7 @@ class DenseTest : public DeviceDTypeTest {
  protected:
   void SetUp() override {
     DeviceDTypeTest::SetUp();
-    if (!dense::available(dev())) GTEST_SKIP() << dev().spec() << " does not compile kernels";
+    if (!dense::available(dev())) GTEST_SKIP() << dev().spec() << " is not an OpenCL device (dense::available)";
     PORTA_REQUIRE_DTYPE(dtype());
   }
   // count random values in [-1, 1] (complex: both parts), rounded to the dtype.

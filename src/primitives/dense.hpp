@@ -1,12 +1,12 @@
 // porta's own dense factorizations and solves (primitives/dense.cpp), for devices that compile
-// kernels at run time and have no vendor solver (OpenCL GPUs; they run on every compiling device,
-// PoCL's and CUDA's included, which is how they are tested). LAPACK's semantics on a contiguous
+// kernels at run time and have no vendor solver (OpenCL GPUs; they run on every OpenCL device,
+// PoCL's included, which is how they are tested here; CUDA devices are refused, see available()). LAPACK's semantics on a contiguous
 // batch of column-major matrices: matrix b of the batch at a.offset + b * m * n, A(i, j) at
 // i + j * m (lda = m); dtypes float32, float64, complex64, complex128 (DTypeError otherwise, or
 // where the device lacks the dtype); ipiv and info int32, ipiv 1-based (n a matrix), info one a
 // matrix, as LAPACK's (0: done; k > 0: getrf's U(k-1, k-1) is exactly zero, potrf's leading
 // minor of order k is not positive definite). Results are written in place, in the calling
-// thread's queue order, as every primitive. Devices that do not compile: BackendUnavailable.
+// thread's queue order, as every primitive. Other devices: BackendUnavailable.
 //
 // Matrices of order up to kDenseSmall (64 for dtypes of up to 8 bytes where the device's local
 // memory holds 32 KiB) take one work-group each with the whole matrix in local memory (many small
@@ -30,7 +30,7 @@ namespace porta::detail::dense {
 
 inline constexpr std::int64_t kDenseSmall = 32;
 
-// Whether this device runs these kernels (it compiles at run time).
+// Whether this device runs these kernels: OpenCL devices (dense.cpp says why not CUDA's).
 bool available(const Device& device);
 
 // LU with partial pivoting of n x n matrices: L (unit, below the diagonal) and U over a; ipiv
