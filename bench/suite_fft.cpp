@@ -1,5 +1,5 @@
 // FFT rows (issue 39): complex64 C2C over 2^28 elements (GPUs; 2^22 on CPU devices) as batches of
-// 256, 4096 and 65536, one transform of 2^24 (GPUs) and of 2^20, R2C float32 in batches of 4096,
+// 256, 4096 and 65536, one transform of 2^24 and of 2^28 (GPUs) and of 2^20, R2C float32 in batches of 4096,
 // complex128 in batches of 4096, and a 1024 x 1024 fft2. GB/s are effective: the input read and
 // the output written once per transform (cuFFT's own measure; 2^28 complex64 at the copy
 // bandwidth is the issue's ceiling). peers.py measures cupy.fft, torch.fft and numpy.fft on the
@@ -27,6 +27,8 @@ void register_fft(const DeviceConfig& c) {
                   "torch_fft_c64_b65536_GBps", "numpy_fft_c64_b65536_GBps"});
   add_report_row({"fft complex64, one transform of 2^24 (GPUs)", "fft_c64_2p24", "", "GB/s", "cupy_fft_c64_2p24_GBps",
                   "torch_fft_c64_2p24_GBps", ""});
+  add_report_row({"fft complex64, one transform of 2^28 (GPUs)", "fft_c64_2p28", "", "GB/s", "cupy_fft_c64_2p28_GBps",
+                  "torch_fft_c64_2p28_GBps", ""});
   add_report_row({"fft complex64, one transform of 2^20", "fft_c64_2p20", "", "GB/s", "cupy_fft_c64_2p20_GBps",
                   "torch_fft_c64_2p20_GBps", "numpy_fft_c64_2p20_GBps"});
   add_report_row({"rfft float32, batches of 4096 (read 4 B, write 8 B of n/2+1)", "rfft_f32", "", "GB/s",
@@ -48,6 +50,7 @@ void register_fft(const DeviceConfig& c) {
   c2c("fft_c64_b4096", total, 4096, DType::complex64);
   c2c("fft_c64_b65536", total, 65536, DType::complex64);
   if (c.gpu) c2c("fft_c64_2p24", std::int64_t{1} << 24, std::int64_t{1} << 24, DType::complex64);
+  if (c.gpu && !c.quick) c2c("fft_c64_2p28", total, total, DType::complex64);
   c2c("fft_c64_2p20", std::int64_t{1} << 20, std::int64_t{1} << 20, DType::complex64);
   if (c.device.supports(DType::complex128)) c2c("fft_c128_b4096", total / 2, 4096, DType::complex128);
   add(c, nm("rfft_f32", c, total), [c, total](benchmark::State& st) {

@@ -591,7 +591,7 @@ def numpy_array_api():
 
 # porta-bench's suite_fft rows, GB/s counted as there: the input read and the output written once
 # per transform (complex64 8 B, complex128 16 B; rfft reads 4 B and writes n/2+1 complex64). GPUs:
-# 2^28 complex64 elements as batches of 256, 4096, 65536; single transforms of 2^24 and 2^20; rfft
+# 2^28 complex64 elements as batches of 256, 4096, 65536; single transforms of 2^28, 2^24 and 2^20; rfft
 # of float32 rows of 4096; complex128 rows of 4096 over half the elements; fft2 of 1024 x 1024
 # images over a quarter. NumPy (pocketfft, one core): the same over 2^22 elements and one image.
 def fft_rows(xp, fft, total, images, timer, prefix, cast=lambda a, t: a.astype(t), copy=lambda a: a.copy()):
@@ -599,8 +599,8 @@ def fft_rows(xp, fft, total, images, timer, prefix, cast=lambda a, t: a.astype(t
     for key, length in (("b256", 256), ("b4096", 4096), ("b65536", 65536)):
         v = x.reshape(-1, length)
         res[f"{prefix}_fft_c64_{key}_GBps"] = 16 * total / timer(lambda v=v: fft.fft(v)) / 1e9
-    for key, length in (("2p24", 1 << 24), ("2p20", 1 << 20)):
-        if length <= total and (key != "2p24" or prefix != "numpy"):
+    for key, length in (("2p28", 1 << 28), ("2p24", 1 << 24), ("2p20", 1 << 20)):
+        if length <= total and (key not in ("2p24", "2p28") or prefix != "numpy"):
             v = x[:length]
             res[f"{prefix}_fft_c64_{key}_GBps"] = 16 * length / timer(lambda v=v: fft.fft(v)) / 1e9
     r = copy(x.real).reshape(-1, 4096)
