@@ -13,6 +13,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <thread>
 
 namespace porta_test {
 namespace {
@@ -331,6 +332,35 @@ TEST_P(Linalg, EmptyMatricesAndErrors) {
   EXPECT_THROW(la::solve(random({3, 3}, 2.0), random({4})), porta::ShapeError);
   if (dev().supports(DType::float16) && dtype() == DType::float64) {
     EXPECT_THROW(la::inv(random({3, 3}, 2.0).astype(DType::float16)), porta::DTypeError);
+  }
+}
+
+// Solves from several threads at once, each on its own queue (the CUDA queue's cuSOLVER handle,
+// PoCL's maps, Kokkos' memory), each checked against its own residual.
+TEST_P(Linalg, SolvesFromThreads) {
+  sample();
+  const std::int64_t n = 9;
+  std::vector<Array> as, bs;
+  for (int i = 0; i < 4; ++i) {
+    as.push_back(random({3, n, n}, 2.0));
+    bs.push_back(random({3, n, 2}));
+  }
+  std::vector<Array> xs(4);
+  Failures failures;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        for (int rep = 0; rep < 3; ++rep) xs[static_cast<std::size_t>(i)] = la::solve(as[static_cast<std::size_t>(i)], bs[static_cast<std::size_t>(i)]);
+      } catch (const std::exception& e) {
+        failures.add(e.what());
+      }
+    });
+  for (auto& t : threads) t.join();
+  failures.report();
+  for (std::size_t i = 0; i < 4; ++i) {
+    HostStack ha = to_host(as[i]), hx = to_host(xs[i]), r = product(ha, hx), hb = to_host(bs[i]);
+    for (std::int64_t p = 0; p < 3; ++p) EXPECT_LT(distance(r, hb, p) / (norm(ha, p) * norm(hx, p)), tol(n));
   }
 }
 
