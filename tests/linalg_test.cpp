@@ -404,6 +404,12 @@ TEST_P(Linalg, Compositions) {
   EXPECT_LT(distance(m3, p3, 0), 1e-4 * norm(m3, 0));
   HostStack pm = product(to_host(la::matrix_power(m, -2)), product(to_host(m), to_host(m)));
   EXPECT_LT(distance(pm, identity(1, 3), 0), 1e-3);
+  // einsum: a contraction of three operands (two matmuls, the cheaper pair first) and a trace.
+  Array e1 = random({3, 4}), e2 = random({4, 5}), e3 = random({5, 2});
+  HostStack want = product(product(to_host(e1), to_host(e2)), to_host(e3));
+  EXPECT_LT(distance(to_host(porta::einsum("ij,jk,kl->il", {e1, e2, e3})), want, 0), 1e-4 * norm(want, 0));
+  EXPECT_LT(std::abs(to_host(porta::einsum("ii", {m})).v[0] - to_host(la::trace(m)).v[0]), 1e-5);
+  EXPECT_THROW(porta::einsum("ij,jk", {e1, e1}), porta::ShapeError);
   Array pinv = la::pinv(random({6, 4}));
   EXPECT_EQ(pinv.shape(), (Shape{4, 6}));
   EXPECT_EQ(la::matrix_rank(la::matmul(random({6, 2}), random({2, 5}))).item<std::int64_t>(), 2);
