@@ -17,6 +17,7 @@
 
 #include "codegen/codegen.hpp"
 #include "interpreter/program.hpp"
+#include "primitives/dense.hpp"
 #include "primitives/work.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -133,13 +134,14 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
 // The primitives' kernels as CUDA takes them (primitives/kernels/*.cl through kernel_text, and
 // what their plans generate): the scans (complex ones too), the radix sort's passes for every
 // ranking CUDA can take, keys of 8 to 64 bits and complex with and without indices, the gathers,
-// the scatter and compaction of 1- to 16-byte elements, searchsorted by keys, random integers.
+// the scatter and compaction of 1- to 16-byte elements, searchsorted by keys, random integers, the
+// dense solvers (primitives/dense.cpp): every variant in complex128, the small ones in float32.
 TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   const DialectText d{Dialect::cuda};
   namespace iw = porta::detail::primitives;
   std::size_t compiled = 0;
   for (const iw::NamedSources& list : {iw::scan_kernel_sources(d), iw::radix_sort_kernel_sources(d), iw::indexing_kernel_sources(d),
-                                              iw::random_integers_kernel_sources(d)}) {
+                                              iw::random_integers_kernel_sources(d), iw::dense_kernel_sources(d)}) {
     for (const auto& [what, src] : list) {
       const std::string errors = nvrtc_errors(src, "porta_primitive.cu");
       EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;

@@ -145,6 +145,14 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "The 4-byte values a GPU work-item scans (8-byte values take half); one that does not fit the device is an "
      "error naming the largest that does."},
+    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "64", "", "once, at the first blocked factorization",
+     Audience::tuning, OnBad::error, kWrongKernel,
+     "The columns of a panel of porta's own blocked LU, Cholesky and QR (devices without a vendor solver); "
+     "the trailing updates go through GEMM."},
+    {"PORTA_DENSE_PANEL", Type::choice, "flat recursive", 0, 0, false, "flat", "", "once, at the first blocked LU",
+     Audience::tuning, OnBad::error, kWrongKernel,
+     "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column) or recursive "
+     "(halves down to 16 columns, the updates through GEMM)."},
     {"PORTA_SCAN_WINDOW", Type::integer, "", 1, 256, false, "64", "", "once, at the first scan", Audience::tuning,
      OnBad::error, kWrongKernel, "The tiles a step of the GPU scan's look-back reads at once."},
     {"PORTA_SCAN_BLOCKS", Type::integer, "", 1, 8, false, "6", "", "once, at the first scan", Audience::tuning,

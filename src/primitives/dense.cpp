@@ -1,0 +1,534 @@
+// porta's own dense solvers (primitives/dense.hpp): the drivers, which generate the kernels of
+// primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
+// the blocked algorithms, whose updates go through the device's GEMM.
+//
+// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size()
+// columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
+// the diagonal; rows swapped within the panel) or LAPACK's recursive getrf2, the same swaps
+// applied to the columns left and right of it (laswp), A12 = L11^-1 A12 (a work-item a column),
+// then A22 -= A21 A12: the product into a scratch matrix by DeviceImpl::matmul (which has no
+// beta) and subtracted by a kernel. Cholesky likewise: potf2 of the diagonal block,
+// A21 = A21 L11^-H (a work-item a row), A22 -= A21 A21^H (in column chunks from the diagonal
+// down, subtracted in the lower triangle only). QR: LAPACK's geqrf and orgqr with the block
+// reflector (larft, larfb) through GEMM. The panel of one work-group is what bounds these on
+// large GPUs: MAGMA factors the panel on the host or over several work-groups (what remains to
+// do for issue 40's opencl:1 targets).
+#include "primitives/dense.hpp"
+
+#include <porta/error.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "primitives/work.hpp"
+#include "porta_backend/settings.hpp"
+#include "runtime/thread_queues.hpp"
+#include "porta_backend/strings.hpp"
+
+namespace porta::detail {
+extern const char* const kDenseSource;  // primitives/kernels/dense.cl
+}
+
+namespace porta::detail::dense {
+
+using namespace primitives;
+
+namespace {
+
+enum Kind {
+  kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
+  kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock  // the blocked drivers' steps
+};
+
+// The most a trailing update's scratch product takes where it goes in column chunks (potrf).
+constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
+
+// The columns of a panel (PORTA_DENSE_BLOCK, 64 unless set): wider panels give GEMM more work
+// a step and the one-work-group panel more (its cost grows as n^2 times the width).
+std::int64_t block_size() {
+  static const int b = *setting_int("PORTA_DENSE_BLOCK");
+  return b;
+}
+
+// getrf's panels: getf2 over the whole panel (flat) or LAPACK's recursive getrf2, whose halves'
+// updates go through GEMM (PORTA_DENSE_PANEL: which is faster on a GPU is for timing to say).
+bool panel_recursive() {
+  static const bool r = setting_choice("PORTA_DENSE_PANEL") == "recursive";
+  return r;
+}
+
+// Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
+// CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
+int group_of(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 64 : 256; }
+
+// The scalar arithmetic dense.cl's functions are written in (its head lists the macros).
+std::string scalar_defs(const DialectText& d, DType t) {
+  const bool cx = is_complex(t);
+  const DType r = cx ? real_dtype(t) : t;
+  const std::string rt = r == DType::float64 ? "double" : "float";
+  const std::string fabs = d.math("fabs", r), sqrt = d.math("sqrt", r);
+  std::string s = cat("typedef ", d.storage_type(t), " T;\ntypedef ", rt, " R;\n");
+  if (cx) {
+    const std::string f = t == DType::complex64 ? "_c64" : "_c128", z = cat("(", rt, ")0");
+    s += cat("#define ADD(a, b) porta_add", f, "(a, b)\n#define SUB(a, b) porta_sub", f, "(a, b)\n#define MUL(a, b) porta_mul", f,
+             "(a, b)\n#define DIV(a, b) porta_div", f, "(a, b)\n#define CONJ(a) porta_conj", f, "(a)\n#define NEG(a) porta_neg", f,
+             "(a)\n#define SCALE(a, s) porta_scale", f, "(a, s)\n#define RE(a) ((a).re)\n#define IM(a) ((a).im)\n#define MKR(r) porta_c", f,
+             "((R)(r), ", z, ")\n#define MKC(r, i) porta_c", f, "((R)(r), (R)(i))\n#define NONZERO(a) porta_nonzero", f,
+             "(a)\n#define ABS1(a) (", fabs, "((a).re) + ", fabs, "((a).im))\n#define ABSV(a) porta_abs", f, "(a)\n");
+  } else {
+    s += cat("#define ADD(a, b) ((a) + (b))\n#define SUB(a, b) ((a) - (b))\n#define MUL(a, b) ((a) * (b))\n#define DIV(a, b) ((a) / (b))\n"
+             "#define CONJ(a) (a)\n#define NEG(a) (-(a))\n#define SCALE(a, s) ((a) * (s))\n#define RE(a) (a)\n#define IM(a) ((R)0)\n"
+             "#define MKR(r) ((T)(r))\n#define MKC(r, i) ((T)(r))\n#define NONZERO(a) ((a) != (R)0)\n#define ABS1(a) ",
+             fabs, "(a)\n#define ABSV(a) ", fabs, "(a)\n");
+  }
+  // LAPACK's dlapy3: sqrt(a^2 + b^2 + c^2) scaled by the largest, without overflow.
+  s += cat("#define SQRTR(x) ", sqrt, "(x)\n", d.cuda() ? "__device__ inline" : "static inline",
+           " R porta_hypot3(R a, R b, R c) {\n  R x = ", fabs, "(a), y = ", fabs, "(b), z = ", fabs,
+           "(c), w = x > y ? x : y;\n  w = w > z ? w : z;\n  if (w == (R)0) return x + y + z;\n"
+           "  x /= w; y /= w; z /= w;\n  return w * SQRTR(x * x + y * y + z * z);\n}\n#define HYPOT3(a, b, c) porta_hypot3(a, b, c)\n");
+  return s;
+}
+
+// The largest order the small kernels take: 64 where a 64 x 64 matrix of t is at most 32 KiB and
+// fits the device's local memory beside the reductions' arrays (float32, float64, complex64;
+// batches of 64 x 64 matrices are one launch), else kDenseSmall.
+std::int64_t small_order(DType t, const DeviceInfo& info) {
+  constexpr std::uint64_t kCudaStatic = 48 * 1024;  // a block's static __shared__ memory (scan.cpp's scan_local_limit)
+  std::uint64_t limit = info.max_local_bytes ? info.max_local_bytes : 32 * 1024;
+  if (info.dialect == Dialect::cuda) limit = std::min(limit, kCudaStatic);
+  const std::uint64_t item = itemsize(t), need = 64 * 64 * item + static_cast<std::uint64_t>(group_of(info)) * (2 * item + 4) + 256;
+  return item <= 8 && need <= limit ? 64 : kDenseSmall;
+}
+std::int64_t small_order(DType t, const View& a) { return small_order(t, a.buffer->device().impl().info()); }
+
+// A kernel's whole text (after common_prelude): with `small` (an order) it holds the matrix in
+// local memory.
+std::string dense_source(const DialectText& d, DType t, Kind kind, int group, std::int64_t small) {
+  const bool fp64 = t == DType::float64 || t == DType::complex128;
+  const std::string local = d.cuda() ? "__shared__" : "__local";
+  std::string s = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define SMALL ",
+                      std::max<std::int64_t>(small, 1), "\n#define KIND ", static_cast<int>(kind), "\n#define LID ((int)", d.local_id(),
+                      ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline",
+                      "\n#define LP ", d.cuda() ? "" : "__local", "\n");
+  // OpenCL: the functions' barriers order global memory too (the large matrices live there).
+  s += cat("#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "\n");
+  if (small) {
+    s += cat("#define AS ", d.cuda() ? "" : "__local", "\n#define MAT s\n#define LOAD ", local,
+             " T s[SMALL * SMALL]; GLOBAL T* g = a + a_off + GROUP_ID * stride; "
+             "for (int e = LID; e < m * n; e += GROUP) s[e] = g[e]; BARRIER\n"
+             "#define STORE BARRIER for (int e = LID; e < m * n; e += GROUP) g[e] = s[e];\n");
+  } else {
+    s += cat("#define AS ", d.cuda() ? "" : "__global", "\n#define MAT g\n#define LOAD GLOBAL T* g = a + a_off + GROUP_ID * stride;\n"
+             "#define STORE\n");
+  }
+  // The functions this kind calls (each section is compiled only into the kernels that need it).
+  static constexpr const char* kSections[] = {"lu", "cholesky", "lu_solve", "cholesky_solve", "qr", "qr"};
+  if (kind <= kOrgqr) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, kSections[kind]));
+  return cat(s, kernel_text(d, kDenseSource, "kernels"));
+}
+
+void check(DType t, const View& a, const char* what) {
+  if (t != DType::float32 && t != DType::float64 && t != DType::complex64 && t != DType::complex128)
+    throw DTypeError(cat(what, ": porta's solvers take float32, float64, complex64 and complex128, not ", name(t), " (cast first)"));
+  const Device& device = a.buffer->device();
+  if (!available(device))
+    throw BackendUnavailable(cat(what, ": ", device.spec(), " does not compile kernels; porta's own solvers need a device that does"));
+  if (!device.supports(t)) throw DTypeError(cat(what, ": ", device.spec(), " has no ", name(t)));
+}
+
+void check_order(std::int64_t batch, std::int64_t m, std::int64_t n, const char* what) {
+  if (batch < 0 || m < 0 || n < 0 || m > (std::int64_t{1} << 30) || n > (std::int64_t{1} << 30))
+    throw InvalidArgument(cat(what, ": ", batch, " matrices of ", m, " x ", n, " (each order from 0 to 2^30, the batch not negative)"));
+}
+
+// Runs a kernel of `kind`: `groups` work-groups of the one-matrix kernels (group > 0) or `items`
+// work-items; `writes` past the first two are ordered by hand (Work has two).
+void launch(DType t, Kind kind, bool small, const std::vector<const View*>& reads, const std::vector<const View*>& writes,
+            std::int64_t groups, std::int64_t items, const std::function<void(std::vector<KernelArg>&)>& args) {
+  const Device& device = writes[0]->buffer->device();
+  const DeviceInfo& info = device.impl().info();
+  const int group = group_of(info);
+  const std::int64_t order = small ? small_order(t, info) : 0;
+  const auto& q = thread_queue_shared(device);
+  for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->before_write(q);
+  Work w;
+  w.reads = reads;
+  w.write = writes[0];
+  w.write2 = writes.size() > 1 ? writes[1] : nullptr;
+  w.key = cat("dense|", static_cast<int>(kind), "|", static_cast<int>(t), "|", group, "|", order);
+  w.source = [t, kind, group, order](const DialectText& d) { return dense_source(d, t, kind, group, order); };
+  w.args = args;
+  if (groups > 0) {
+    w.groups = static_cast<std::size_t>(groups);
+    w.group = static_cast<std::size_t>(group);
+    w.items = groups * group;
+  } else {
+    w.items = items;
+  }
+  run(w, t);
+  for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->after_write(q);
+}
+
+KernelArg i32(std::int64_t x) { return KernelArg::scalar<std::int32_t>(static_cast<std::int32_t>(x)); }
+
+// A column-major operand of gemm: at `off` of v's buffer, leading dimension ld, matrices `stride`
+// apart; trans: its transpose is the operand.
+struct Operand {
+  const View* v;
+  std::int64_t off, ld, stride;
+  bool trans;
+};
+
+// c (mc x nc, packed, a matrix after another) = op(x) op(y) over k, through the device's GEMM:
+// column-major C is the row-major C^T = op(y)^T op(x)^T that MatmulArgs describes (an operand
+// stored column-major is its transpose stored row-major).
+void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t batch, std::int64_t mc, std::int64_t nc,
+          std::int64_t k) {
+  const Device& device = c.buffer->device();
+  const auto& q = thread_queue_shared(device);
+  MatmulArgs g;
+  g.dtype = t;
+  g.batch = batch;
+  g.m = nc;
+  g.n = mc;
+  g.k = k;
+  g.a = y.v->buffer->handle();
+  g.a_offset = y.off;
+  g.lda = y.ld;
+  g.trans_a = y.trans;
+  g.stride_a = y.stride;
+  g.b = x.v->buffer->handle();
+  g.b_offset = x.off;
+  g.ldb = x.ld;
+  g.trans_b = x.trans;
+  g.stride_b = x.stride;
+  g.c = c.buffer->handle();
+  g.c_offset = c.offset;
+  g.ldc = mc;
+  g.stride_c = mc * nc;
+  x.v->buffer->before_read(q);
+  y.v->buffer->before_read(q);
+  c.buffer->before_write(q);
+  device.impl().matmul(*q, g);
+  c.buffer->after_write(q);
+}
+
+// A block of a (rows x cols at a_off, leading dimension lda, matrices astride apart) -= the
+// packed product in scratch (lower: on and below the block's diagonal only).
+void subtract(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std::int64_t astride, const View& scratch, std::int64_t batch,
+              std::int64_t rows, std::int64_t cols, bool lower) {
+  launch(t, kSubtract, false, {&scratch}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(scratch), i64(a_off), i64(lda), i64(astride), i64(rows), i64(cols), i64(batch), i32(lower)};
+  });
+}
+
+// Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
+// matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, n) of rows [j0, m): H^H C
+// (geqrf: herm) or H C (orgqr), H = I - V T V^H (larft, larfb): V packed (and conjugated), T from
+// V^H V, then C -= V (op(T) (V^H C)), each product a GEMM.
+void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, std::int64_t tau_stride, std::int64_t batch,
+                 std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, bool herm) {
+  const Device& device = a.buffer->device();
+  const std::int64_t rows = m - j0, cols = n - j0 - jb, panel = a.offset + j0 + j0 * m;
+  auto vp = make_buffer_node({batch * rows * jb}, t, device);
+  const View& v = vp->view();
+  auto pack = [&](const View& out, bool conj) {
+    launch(t, kCopyV, false, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(out), i64(panel), i64(m), i64(m * n), i64(rows), i32(jb), i64(batch), i32(conj)};
+    });
+  };
+  pack(v, false);
+  NodePtr vcp = vp;
+  if (is_complex(t)) {
+    vcp = make_buffer_node({batch * rows * jb}, t, device);
+    pack(vcp->view(), true);
+  }
+  const View& vc = vcp->view();
+  const Operand V{&v, v.offset, rows, rows * jb, false}, VcT{&vc, vc.offset, rows, rows * jb, true};
+  auto gn = make_buffer_node({batch * jb * jb}, t, device), tn = make_buffer_node({batch * jb * jb}, t, device);
+  gemm(t, VcT, V, gn->view(), batch, jb, jb, rows);  // V^H V
+  const View &gv = gn->view(), &tv = tn->view();
+  launch(t, kLarft, false, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(gv), mem(tau), mem(tv), i64(tau_off), i64(tau_stride), i32(jb)};
+  });
+  auto w1 = make_buffer_node({batch * jb * cols}, t, device), w2 = make_buffer_node({batch * jb * cols}, t, device);
+  const View &w1v = w1->view(), &w2v = w2->view();
+  gemm(t, VcT, Operand{&a, panel + jb * m, m, m * n, false}, w1v, batch, jb, cols, rows);  // V^H C
+  launch(t, kTrmm, false, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
+    g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
+  });
+  auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, scratch->view(), batch, rows, cols, jb);
+  subtract(t, a, panel + jb * m, m, m * n, scratch->view(), batch, rows, cols, false);
+}
+
+}  // namespace
+
+bool available(const Device& device) { return device.impl().info().dialect != Dialect::none; }
+
+void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int64_t batch, std::int64_t n) {
+  check(t, a, "getrf");
+  check_order(batch, n, n, "getrf");
+  if (batch == 0) return;
+  zero_fill(info, 4, static_cast<std::size_t>(batch));
+  if (n == 0) return;
+  auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kGetrf, small, {}, {&a, &ipiv, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a),    mem(ipiv),          mem(info), i64(a.offset + j0 + j0 * n), i64(ipiv.offset + j0), i64(info.offset), i32(n - j0),
+           i32(jb),   i64(n),             i64(n * n), i64(n),                     i32(j0)};
+    });
+  };
+  if (n <= small_order(t, a)) return panel(true, 0, n);
+  const Device& device = a.buffer->device();
+  // The row swaps of pivots [j0, j0 + jb) in columns [c_lo, c_lo + cols) but [skip_lo, skip_hi).
+  auto laswp = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols, std::int64_t skip_lo, std::int64_t skip_hi) {
+    if (cols <= 0) return;
+    launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(c_lo), i64(cols), i64(n * n), i64(batch), i32(j0), i32(jb),
+           i64(skip_lo), i64(skip_hi)};
+    });
+  };
+  // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
+  // minus L21 times them (A22 -= A21 A12).
+  auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
+    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
+    });
+    const std::int64_t rows = n - j0 - jb;
+    if (rows == 0) return;
+    auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false},
+         scratch->view(), batch, rows, cols, jb);
+    subtract(t, a, a.offset + j0 + jb + c_lo * n, n, n * n, scratch->view(), batch, rows, cols, false);
+  };
+  // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (PORTA_DENSE_PANEL=recursive,
+  // LAPACK's getrf2) its left half, then the right half updated through GEMM and factored, each
+  // half's swaps applied to the other, down to 16 columns.
+  const bool recursive = panel_recursive();
+  std::function<void(std::int64_t, std::int64_t)> factor = [&](std::int64_t c0, std::int64_t w) {
+    if (!recursive || w <= 16) return panel(false, c0, w);
+    const std::int64_t n1 = w / 2, n2 = w - n1;
+    factor(c0, n1);
+    laswp(c0, n1, c0 + n1, n2, 0, 0);
+    update(c0, n1, c0 + n1, n2);
+    factor(c0 + n1, n2);
+    laswp(c0 + n1, n2, c0, n1, 0, 0);
+  };
+  const std::int64_t nb = block_size();
+  for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+    const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
+    factor(j0, jb);
+    laswp(j0, jb, 0, n, j0, i0);
+    if (i0 < n) update(j0, jb, i0, n - i0);
+  }
+}
+
+// The blocked triangular solves of getrs and potrs over b (n x nrhs a matrix) with the factor f
+// (n x n): for each block of block_size() rows, forward (lower) or backward (upper), the block's
+// own solve (a work-item a right-hand side) and the update of the rows still to solve through
+// GEMM. mode as kernels/dense.cl's kind 15.
+enum Tri { kLowerUnit = 0, kLowerRealDiagonal, kUpper, kLowerConjTrans, kLower, kUpperUnit };
+bool forward(int mode) { return mode == kLowerUnit || mode == kLowerRealDiagonal || mode == kLower; }
+void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode) {
+  const Device& device = b.buffer->device();
+  const std::int64_t nb = block_size(), blocks = (n + nb - 1) / nb;
+  for (std::int64_t s = 0; s < blocks; ++s) {
+    const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
+    launch(t, kTrsmBlock, false, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+      g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
+           i64(batch), i32(mode)};
+    });
+    // The rows left: below the block (forward) or above it (backward), minus their factor block
+    // times the block's solution.
+    const std::int64_t r0 = forward(mode) ? j0 + jb : 0, rows = forward(mode) ? n - j0 - jb : j0;
+    if (rows == 0) continue;
+    const Operand x1{&b, b.offset + j0, n, n * nrhs, false};
+    Operand fx{&f, f.offset + r0 + j0 * n, n, n * n, false};  // L21 or U01
+    NodePtr w;
+    if (mode == kLowerConjTrans) {
+      // L^H's block above the diagonal block is L10^H, L10 = L(j0:j0+jb, 0:j0): its transpose,
+      // conjugated first for complex dtypes.
+      fx = Operand{&f, f.offset + j0, n, n * n, true};
+      if (is_complex(t)) {
+        w = make_buffer_node({batch * jb * j0}, t, device);
+        const View& wv = w->view();
+        launch(t, kConjCopy, false, {&f}, {&wv}, 0, batch * jb * j0, [&](std::vector<KernelArg>& g) {
+          g = {mem(f), mem(wv), i64(f.offset + j0), i64(n), i64(n * n), i64(jb), i64(j0), i64(batch)};
+        });
+        fx = Operand{&wv, wv.offset, jb, jb * j0, true};
+      }
+    }
+    auto scratch = make_buffer_node({batch * rows * nrhs}, t, device);
+    gemm(t, fx, x1, scratch->view(), batch, rows, nrhs, jb);
+    subtract(t, b, b.offset + r0, n, n * nrhs, scratch->view(), batch, rows, nrhs, false);
+  }
+}
+
+void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs) {
+  check(t, lu, "getrs");
+  check_order(batch, n, nrhs, "getrs");
+  if (batch * n * nrhs == 0) return;
+  if (n <= small_order(t, lu)) {
+    launch(t, kGetrs, true, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(lu), mem(ipiv), mem(b), i64(lu.offset), i64(ipiv.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+    });
+    return;
+  }
+  // P B (every pivot, in order, down each right-hand side), then L and U.
+  launch(t, kLaswp, false, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+    g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
+         i64(0)};
+  });
+  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit);
+  solve_blocked(t, lu, b, batch, n, nrhs, kUpper);
+}
+
+void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit) {
+  check(t, a, "trtrs");
+  check_order(batch, n, nrhs, "trtrs");
+  if (batch * n * nrhs == 0) return;
+  solve_blocked(t, a, b, batch, n, nrhs, upper ? (unit ? kUpperUnit : kUpper) : (unit ? kLowerUnit : kLower));
+}
+
+void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n) {
+  check(t, a, "potrf");
+  check_order(batch, n, n, "potrf");
+  if (batch == 0) return;
+  zero_fill(info, 4, static_cast<std::size_t>(batch));
+  if (n == 0) return;
+  auto diagonal = [&](bool small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kPotrf, small, {}, {&a, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(info), i64(a.offset + j0 + j0 * n), i64(info.offset), i32(jb), i32(jb), i64(n), i64(n * n), i32(j0)};
+    });
+  };
+  if (n <= small_order(t, a)) return diagonal(true, 0, n);
+  const Device& device = a.buffer->device();
+  const std::int64_t nb = block_size();
+  for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
+    const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
+    diagonal(false, j0, jb);
+    if (i0 == n) break;
+    const std::int64_t r = n - i0;
+    launch(t, kTrsmRightLowerH, false, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+    });
+    // A22 -= A21 A21^H in the lower triangle: in column chunks, each the product of the rows from
+    // its diagonal down (A21 from row c0) with its columns' rows of A21^H, so that the products
+    // skip most of the upper triangle (four chunks: 5/8 of the whole product's work) and the
+    // scratch stays within kScratchBytes. B = A21^H is GEMM's transpose of conj(A21) (real
+    // dtypes: of A21 itself).
+    const Operand a21{&a, a.offset + i0 + j0 * n, n, n * n, false};
+    Operand a21h{&a, a21.off, n, n * n, true};
+    NodePtr w;
+    if (is_complex(t)) {
+      w = make_buffer_node({batch * r * jb}, t, device);
+      const View& wv = w->view();
+      launch(t, kConjCopy, false, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
+        g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(r), i64(jb), i64(batch)};
+      });
+      a21h = Operand{&wv, wv.offset, r, r * jb, true};
+    }
+    const std::int64_t by_memory = kScratchBytes / std::max<std::int64_t>(1, batch * r * static_cast<std::int64_t>(itemsize(t)));
+    const std::int64_t width = std::max(nb, std::min((r + 3) / 4, by_memory) / nb * nb);
+    for (std::int64_t c0 = 0; c0 < r; c0 += width) {
+      const std::int64_t cols = std::min(width, r - c0), rows = r - c0;
+      auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+      Operand x = a21, y = a21h;
+      x.off += c0;
+      y.off += c0;  // rows c0.. of A21 (or of its conjugate): columns c0.. of A21^H
+      gemm(t, x, y, scratch->view(), batch, rows, cols, jb);
+      subtract(t, a, a.offset + (i0 + c0) + (i0 + c0) * n, n, n * n, scratch->view(), batch, rows, cols, true);
+    }
+  }
+}
+
+void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs) {
+  check(t, l, "potrs");
+  check_order(batch, n, nrhs, "potrs");
+  if (batch * n * nrhs == 0) return;
+  if (n <= small_order(t, l)) {
+    launch(t, kPotrs, true, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(l), mem(b), i64(l.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
+    });
+    return;
+  }
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerRealDiagonal);
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerConjTrans);
+}
+
+void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n) {
+  check(t, a, "geqrf");
+  check_order(batch, m, n, "geqrf");
+  if (batch * m * n == 0) return;
+  const std::int64_t k = std::min(m, n);
+  // geqr2 of the m - j0 x jb block at (j0, j0), its tau at j0.
+  auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kGeqrf, small, {}, {&a, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(jb), i64(m), i64(m * n), i64(k)};
+    });
+  };
+  if (std::max(m, n) <= small_order(t, a)) return panel(true, 0, n);
+  // Blocked (LAPACK's geqrf): each panel's reflectors, then H^H of the block applied to the
+  // columns right of it. The last panel takes the columns past k too.
+  const std::int64_t nb = block_size();
+  for (std::int64_t j0 = 0; j0 < k; j0 += nb) {
+    const std::int64_t jb = std::min(nb, k - j0);
+    const bool last = j0 + jb == k;
+    panel(false, j0, last ? n - j0 : jb);
+    if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, true);
+  }
+}
+
+void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+  check(t, a, "orgqr");
+  check_order(batch, m, n, "orgqr");
+  if (!(m >= n && n >= k && k >= 0))
+    throw InvalidArgument(cat("orgqr: ", m, " x ", n, " with ", k, " reflectors: it needs m >= n >= k >= 0"));
+  if (batch * m * n == 0) return;
+  // org2r of the m - j0 x nc block at (j0, j0) with the kb reflectors from tau's j0.
+  auto block = [&](bool small, std::int64_t j0, std::int64_t nc, std::int64_t kb) {
+    launch(t, kOrgqr, small, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(nc), i64(m), i64(m * n), i32(kb), i64(k)};
+    });
+  };
+  auto zero = [&](std::int64_t rows, std::int64_t j0, std::int64_t cols) {
+    if (rows * cols == 0) return;
+    launch(t, kZero, false, {}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), i64(a.offset + j0 * m), i64(m), i64(m * n), i64(rows), i64(cols), i64(batch)};
+    });
+  };
+  if (std::max(m, n) <= small_order(t, a)) return block(true, 0, n, k);
+  // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
+  // on, then each block before it, last to first: its H applied to the columns right of it, then
+  // org2r of its own columns, the rows above it zeroed.
+  const std::int64_t nb = block_size(), last = k == 0 ? 0 : (k - 1) / nb * nb;
+  zero(last, last, n - last);
+  block(false, last, n - last, k - last);
+  for (std::int64_t j0 = last - nb; j0 >= 0; j0 -= nb) {
+    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, false);
+    block(false, j0, nb, nb);
+    zero(j0, j0, nb);
+  }
+}
+
+}  // namespace porta::detail::dense
+
+namespace porta::detail::primitives {
+std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const DialectText& d) {
+  std::vector<std::pair<std::string, std::string>> out;
+  // complex128, every variant (complex arithmetic, float64, local memory for 32 x 32), and
+  // float32's small kernels (the real spelling, local memory for 64 x 64): float64 and complex64
+  // are the same text with other typedefs, and each compile takes NVRTC about a second.
+  for (DType t : {DType::complex128, DType::float32})
+    for (int kind = dense::kGetrf; kind <= dense::kTrsmBlock; ++kind)
+      for (bool small : {false, true}) {
+        if (small ? kind >= dense::kLaswp : kind == dense::kGetrs || kind == dense::kPotrs) continue;  // the variants the drivers run
+        if (t == DType::float32 && !small) continue;
+        out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
+                         common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small ? (itemsize(t) <= 8 ? 64 : 32) : 0));
+      }
+  return out;
+}
+}  // namespace porta::detail::primitives

@@ -1,0 +1,61 @@
+// porta's own dense factorizations and solves (primitives/dense.cpp), for devices that compile
+// kernels at run time and have no vendor solver (OpenCL GPUs; they run on every compiling device,
+// PoCL's and CUDA's included, which is how they are tested). LAPACK's semantics on a contiguous
+// batch of column-major matrices: matrix b of the batch at a.offset + b * m * n, A(i, j) at
+// i + j * m (lda = m); dtypes float32, float64, complex64, complex128 (DTypeError otherwise, or
+// where the device lacks the dtype); ipiv and info int32, ipiv 1-based (n a matrix), info one a
+// matrix, as LAPACK's (0: done; k > 0: getrf's U(k-1, k-1) is exactly zero, potrf's leading
+// minor of order k is not positive definite). Results are written in place, in the calling
+// thread's queue order, as every primitive. Devices that do not compile: BackendUnavailable.
+//
+// Matrices of order up to kDenseSmall (64 for dtypes of up to 8 bytes where the device's local
+// memory holds 32 KiB) take one work-group each with the whole matrix in local memory (many small
+// matrices: one launch); larger ones go in blocks of PORTA_DENSE_BLOCK (64) columns: a panel
+// kernel (one work-group a matrix), triangular solves, and the updates of the rest through the
+// device's GEMM (DeviceImpl::matmul), as LAPACK's blocked getrf, getrs, potrf, potrs, geqrf and
+// orgqr. Scratch matrices come from the device's allocator (OutOfMemory as any array).
+// docs/design/linalg.md ("porta's own solvers") says more.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/codegen.hpp"
+#include "lazy/node.hpp"
+#include "porta_backend/backend.hpp"
+
+namespace porta::detail::dense {
+
+inline constexpr std::int64_t kDenseSmall = 32;
+
+// Whether this device runs these kernels (it compiles at run time).
+bool available(const Device& device);
+
+// LU with partial pivoting of n x n matrices: L (unit, below the diagonal) and U over a; ipiv
+// [batch, n]; info [batch].
+void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int64_t batch, std::int64_t n);
+// Solves A X = B in place of b ([batch, nrhs, n]: each matrix's nrhs columns of n) with getrf's lu and ipiv.
+void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs);
+// Solves A X = B in place of b with the triangle of a (upper or lower; unit: its diagonal taken as
+// ones, not read), the other triangle not read: QR's R for least squares (no pivoting, no check:
+// a zero on the diagonal gives infinities and NaNs, as LAPACK's trsm).
+void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit);
+// Cholesky, lower: A = L L^H, L over a's lower triangle, the strict upper triangle untouched; info [batch].
+void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n);
+// Solves A X = B in place of b with potrf's l.
+void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs);
+// Householder QR of m x n matrices: R on and above the diagonal, the reflectors below it, their
+// scalars in tau [batch, min(m, n)].
+void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n);
+// The first n columns of Q = H(1) ... H(k) from geqrf's reflectors, in place of a (m x n, whose
+// first k columns hold them: m >= n >= k; InvalidArgument otherwise); tau [batch, k].
+void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k);
+
+}  // namespace porta::detail::dense
+
+namespace porta::detail::primitives {
+// The solvers' kernels for the NVRTC check (tests/codegen_cuda_text_test.cpp), as work.hpp's lists.
+std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const DialectText& d);
+}  // namespace porta::detail::primitives

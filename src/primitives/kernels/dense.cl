@@ -1,0 +1,459 @@
+// porta's own dense solvers' kernels (primitives/dense.cpp), in OpenCL C with the macros that
+// dense.cpp's dense_defs writes before them: T (the element: float, double, porta_c64,
+// porta_c128), R (its real type), the arithmetic ADD SUB MUL DIV CONJ SCALE (T times R) RE IM
+// MKR (an R as a T) NONZERO ABS1 (LAPACK's pivot measure: |x|, or |re| + |im|) ABSV (|x|) SQRTR
+// HYPOT3 (sqrt(a^2 + b^2 + c^2) without overflow); GROUP (work-items a work-group), LID,
+// GROUP_ID, BARRIER; FN (a device function's qualifiers), AS (the address space of the matrix a
+// function works on: __local for the small kernels, which hold a whole matrix in local memory,
+// __global for the others; nothing in CUDA), LP (that of a local-memory pointer parameter);
+// SMALL (the largest order the small kernels hold). CUDA takes the same text
+// (primitives::kernel_text spells __local __shared__).
+//
+// Every function is run by all GROUP work-items of one work-group together (barriers inside), on
+// one column-major matrix: A(i, j) = a[i + j * lda]. Each follows the LAPACK routine it names
+// (unblocked, level 2), right-looking; the blocked drivers in dense.cpp call them for panels.
+//
+//@ access  the unblocked factorizations and solves, in sections that dense.cpp puts in the kernels that call them
+#define A_(i, j) a[(i) + (i64)(j) * lda]
+
+//@ lu  getf2 and its pivot search
+// The index of the largest ABS1 of rows [k, m) of column k (the first of equal ones, as LAPACK's
+// i?amax; NaNs never win; k where every one is NaN), reduced in red_v / red_i.
+FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
+  const int lid = LID;
+  R best = (R)-1;
+  int bi = m;
+  for (int i = k + lid; i < m; i += GROUP) {
+    R v = ABS1(A_(i, k));
+    if (v > best) { best = v; bi = i; }
+  }
+  red_v[lid] = best;
+  red_i[lid] = bi;
+  BARRIER
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) {
+      R v = red_v[lid + s];
+      int i = red_i[lid + s];
+      if (v > red_v[lid] || (v == red_v[lid] && i < red_i[lid])) { red_v[lid] = v; red_i[lid] = i; }
+    }
+    BARRIER
+  }
+  int p = red_i[0];
+  BARRIER
+  return p < m ? p : k;
+}
+
+// getf2 on m x n (the panel of a blocked getrf: m rows below its diagonal): rows swapped across
+// the n columns only; ipiv[k] = the pivot's row + 1 + shift; *info (where 0) = the first zero
+// pivot's column + 1 + shift.
+FN void getf2(AS T* a, i64 lda, int m, int n, GLOBAL int* ipiv, GLOBAL int* info, int shift, LP R* red_v, LP int* red_i) {
+  const int lid = LID, kn = m < n ? m : n;
+  for (int k = 0; k < kn; ++k) {
+    int p = pivot_row(a, lda, m, k, red_v, red_i);
+    T piv = A_(p, k);
+    if (lid == 0) ipiv[k] = p + 1 + shift;
+    BARRIER  // every work-item has read piv before the swap moves it
+    const int nz = NONZERO(piv);
+    if (nz && p != k)
+      for (int j = lid; j < n; j += GROUP) { T t = A_(k, j); A_(k, j) = A_(p, j); A_(p, j) = t; }
+    if (!nz && lid == 0 && *info == 0) *info = k + 1 + shift;
+    BARRIER
+    if (nz)
+      for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(A_(i, k), piv);
+    BARRIER
+    const int rows = m - k - 1, cols = n - k - 1;
+    for (i64 e = lid; e < (i64)rows * cols; e += GROUP) {
+      int j = k + 1 + (int)(e / rows), i = k + 1 + (int)(e % rows);
+      A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), A_(k, j)));
+    }
+    BARRIER
+  }
+}
+
+//@ cholesky  potf2
+// potf2, lower: A = L L^H on n x n, the strict upper part untouched; on a diagonal that is not
+// positive (or NaN) *info (where 0) = its index + 1 + shift, and nothing more is done (nor where
+// *info was set on entry: an earlier block failed). Barriers are never inside a branch: PoCL's
+// work-group loops crashed on a barrier under an (even uniform) condition.
+FN void potf2(AS T* a, i64 lda, int n, GLOBAL int* info, int shift) {
+  const int lid = LID;
+  int stop = *info != 0;
+  BARRIER  // all have read *info before work-item 0 may set it
+  for (int k = 0; k < n; ++k) {
+    R d = RE(A_(k, k));
+    if (!stop && !(d > (R)0)) {
+      stop = 1;
+      if (lid == 0) *info = k + 1 + shift;
+    }
+    R s = SQRTR(d), inv = (R)1 / s;
+    BARRIER
+    if (!stop) {
+      if (lid == 0) A_(k, k) = MKR(s);
+      for (int i = k + 1 + lid; i < n; i += GROUP) A_(i, k) = SCALE(A_(i, k), inv);
+    }
+    BARRIER
+    const int r = stop ? 0 : n - k - 1;
+    for (i64 e = lid; e < (i64)r * r; e += GROUP) {
+      int j = k + 1 + (int)(e / r), i = k + 1 + (int)(e % r);
+      if (i >= j) A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), CONJ(A_(j, k))));
+    }
+    BARRIER
+  }
+}
+
+//@ lu_solve  getrs2
+// getrs's solve with n x n LU (getf2's or getrf's, pivots ipiv 1-based) of nrhs columns of b (ldb).
+FN void getrs2(AS T* a, i64 lda, GLOBAL const int* ipiv, GLOBAL T* b, i64 ldb, int n, int nrhs) {
+  const int lid = LID;
+  for (int c = lid; c < nrhs; c += GROUP)
+    for (int k = 0; k < n; ++k) {
+      int p = ipiv[k] - 1;
+      if (p != k) { T t = b[k + c * ldb]; b[k + c * ldb] = b[p + c * ldb]; b[p + c * ldb] = t; }
+    }
+  BARRIER
+  for (int k = 0; k < n; ++k) {
+    const int rows = n - k - 1;
+    for (i64 e = lid; e < (i64)rows * nrhs; e += GROUP) {
+      i64 c = e / rows;
+      int i = k + 1 + (int)(e % rows);
+      b[i + c * ldb] = SUB(b[i + c * ldb], MUL(A_(i, k), b[k + c * ldb]));
+    }
+    BARRIER
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    for (int c = lid; c < nrhs; c += GROUP) b[k + c * ldb] = DIV(b[k + c * ldb], A_(k, k));
+    BARRIER
+    for (i64 e = lid; e < (i64)k * nrhs; e += GROUP) {
+      i64 c = e / k;
+      int i = (int)(e % k);
+      b[i + c * ldb] = SUB(b[i + c * ldb], MUL(A_(i, k), b[k + c * ldb]));
+    }
+    BARRIER
+  }
+}
+
+//@ cholesky_solve  potrs2
+// potrs: L y = b, then L^H x = y, with potf2's or potrf's lower L (real diagonal).
+FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
+  const int lid = LID;
+  for (int k = 0; k < n; ++k) {
+    for (int c = lid; c < nrhs; c += GROUP) b[k + c * ldb] = SCALE(b[k + c * ldb], (R)1 / RE(A_(k, k)));
+    BARRIER
+    const int rows = n - k - 1;
+    for (i64 e = lid; e < (i64)rows * nrhs; e += GROUP) {
+      i64 c = e / rows;
+      int i = k + 1 + (int)(e % rows);
+      b[i + c * ldb] = SUB(b[i + c * ldb], MUL(A_(i, k), b[k + c * ldb]));
+    }
+    BARRIER
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    for (int c = lid; c < nrhs; c += GROUP) b[k + c * ldb] = SCALE(b[k + c * ldb], (R)1 / RE(A_(k, k)));
+    BARRIER
+    for (i64 e = lid; e < (i64)k * nrhs; e += GROUP) {
+      i64 c = e / k;
+      int i = (int)(e % k);
+      b[i + c * ldb] = SUB(b[i + c * ldb], MUL(CONJ(A_(k, i)), b[k + c * ldb]));
+    }
+    BARRIER
+  }
+}
+
+//@ qr  geqr2 and org2r over Householder reflectors
+// Applies H = I - tau v v^H (v = (1, A(k+1:m, k))) from the left to columns [j0, n) of rows
+// [k, m). Columns go cb at a time (all of them, or GROUP); each column's dot product v^H A(:, j)
+// is split over GROUP / cb work-items (rows strided), their parts summed in a fixed order in red,
+// then every element of the columns is updated by its own work-item: a tall panel of few columns
+// keeps the whole work-group busy (a work-item a column left most of it idle).
+FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau, LP T* red) {
+  const int lid = LID, cols = n - j0, cb = cols < GROUP ? cols : GROUP, nz = NONZERO(tau);  // tau = 0: H = I (LAPACK's larf skips it)
+  for (int c0 = 0; c0 < cols; c0 += cb) {
+    const int parts = GROUP / cb, c = lid % cb, part = lid / cb, j = j0 + c0 + c;
+    T w = MKR((R)0);
+    if (part < parts && c0 + c < cols) {
+      if (part == 0) w = A_(k, j);
+      for (int i = k + 1 + part; i < m; i += parts) w = ADD(w, MUL(CONJ(A_(i, k)), A_(i, j)));
+    }
+    red[lid] = w;
+    BARRIER
+    if (part == 0 && c0 + c < cols) {
+      T sum = red[c];
+      for (int p = 1; p < parts; ++p) sum = ADD(sum, red[c + p * cb]);
+      red[c] = MUL(tau, sum);
+    }
+    BARRIER
+    const int rows = m - k;
+    for (i64 e = lid; e < (i64)rows * cb; e += GROUP) {
+      int cc = (int)(e / rows), i = k + (int)(e % rows);
+      if (nz && c0 + cc < cols) {
+        T x = red[cc];
+        A_(i, j0 + c0 + cc) = SUB(A_(i, j0 + c0 + cc), i == k ? x : MUL(A_(i, k), x));
+      }
+    }
+    BARRIER
+  }
+}
+
+// geqr2: Householder QR of m x n, R on and above the diagonal, the reflectors' v below it, their
+// tau in tau[0, min(m, n)) (LAPACK's larfg without its rescaling of norms below the safe minimum).
+FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* red_t) {
+  const int lid = LID, kn = m < n ? m : n;
+  for (int k = 0; k < kn; ++k) {
+    // ||A(k+1:m, k)||, scaled by its largest element against overflow and underflow.
+    R mx = (R)0;
+    for (int i = k + 1 + lid; i < m; i += GROUP) { R v = ABSV(A_(i, k)); mx = v > mx ? v : mx; }
+    red_v[lid] = mx;
+    BARRIER
+    for (int s = GROUP / 2; s > 0; s >>= 1) {
+      if (lid < s && red_v[lid + s] > red_v[lid]) red_v[lid] = red_v[lid + s];
+      BARRIER
+    }
+    mx = red_v[0];
+    BARRIER
+    R ss = (R)0;
+    if (mx > (R)0)
+      for (int i = k + 1 + lid; i < m; i += GROUP) {
+        T x = SCALE(A_(i, k), (R)1 / mx);
+        ss += RE(x) * RE(x) + IM(x) * IM(x);
+      }
+    red_v[lid] = ss;
+    BARRIER
+    for (int s = GROUP / 2; s > 0; s >>= 1) {
+      if (lid < s) red_v[lid] += red_v[lid + s];
+      BARRIER
+    }
+    R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
+    T alpha = A_(k, k);
+    R ar = RE(alpha), ai = IM(alpha);
+    T tk = MKR((R)0);
+    BARRIER
+    if (xnorm != (R)0 || ai != (R)0) {
+      R h = HYPOT3(ar, ai, xnorm);
+      R beta = ar >= (R)0 ? -h : h;
+      tk = MKC((beta - ar) / beta, -ai / beta);
+      T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
+      for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = MUL(scal, A_(i, k));
+      if (lid == 0) A_(k, k) = MKR(beta);
+    }
+    if (lid == 0) tau[k] = tk;
+    BARRIER
+    apply_reflector(a, lda, m, n, k, k + 1, CONJ(tk), red_t);
+  }
+}
+
+// org2r: the first n columns of Q = H(0) ... H(k-1) from geqr2's reflectors in m x n (m >= n >= k).
+FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* red_t) {
+  const int lid = LID;
+  for (i64 e = lid; e < (i64)m * (n - k); e += GROUP) {
+    int j = k + (int)(e / m), i = (int)(e % m);
+    A_(i, j) = MKR(i == j ? (R)1 : (R)0);
+  }
+  BARRIER
+  for (int i = k - 1; i >= 0; --i) {
+    T ti = tau[i];
+    if (lid == 0 && i < n - 1) A_(i, i) = MKR((R)1);
+    BARRIER
+    apply_reflector(a, lda, m, n, i, i + 1, ti, red_t);
+    for (int l = i + 1 + lid; l < m; l += GROUP) A_(l, i) = MUL(NEG(ti), A_(l, i));
+    for (int l = lid; l < i; l += GROUP) A_(l, i) = MKR((R)0);
+    if (lid == 0) A_(i, i) = SUB(MKR((R)1), ti);
+    BARRIER
+  }
+}
+//@ kernels  one kernel a driver call (dense.cpp's KIND picks it). 0-5: a work-group a matrix of the batch; LOAD puts g at its
+// matrix in global memory and MAT at the one the function works on (small kernels: a copy in local
+// memory, which STORE writes back); 6-9: the blocked drivers' steps, a work-item a column or row or element
+#if KIND == 0
+KERNEL porta_k(GLOBAL T* a, GLOBAL int* ipiv, GLOBAL int* info, i64 a_off, i64 ipiv_off, i64 info_off, int m, int n, i64 lda,
+               i64 stride, i64 ipiv_stride, int shift) {
+  __local R red_v[GROUP];
+  __local int red_i[GROUP];
+  LOAD
+  getf2(MAT, lda, m, n, ipiv + ipiv_off + (i64)GROUP_ID * ipiv_stride, info + info_off + GROUP_ID, shift, red_v, red_i);
+  STORE
+}
+#elif KIND == 1
+KERNEL porta_k(GLOBAL T* a, GLOBAL int* info, i64 a_off, i64 info_off, int m, int n, i64 lda, i64 stride, int shift) {
+  LOAD
+  potf2(MAT, lda, n, info + info_off + GROUP_ID, shift);
+  STORE
+}
+#elif KIND == 2
+KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, GLOBAL T* b, i64 a_off, i64 ipiv_off, i64 b_off, int m, int n, i64 lda,
+               i64 stride, int nrhs) {
+  LOAD
+  getrs2(MAT, lda, ipiv + ipiv_off + (i64)GROUP_ID * n, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
+}
+#elif KIND == 3
+KERNEL porta_k(GLOBAL T* a, GLOBAL T* b, i64 a_off, i64 b_off, int m, int n, i64 lda, i64 stride, int nrhs) {
+  LOAD
+  potrs2(MAT, lda, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
+}
+#elif KIND == 4
+KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, i64 tau_stride) {
+  __local R red_v[GROUP];
+  __local T red_t[GROUP];
+  LOAD
+  geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v, red_t);
+  STORE
+}
+#elif KIND == 5
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, int k, i64 tau_stride) {
+  __local T red_t[GROUP];
+  LOAD
+  org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride, red_t);
+  STORE
+}
+#elif KIND == 6
+// laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in the columns
+// [c_lo, c_lo + cols) of n rows outside [skip_lo, skip_hi) (getrf's panel swapped its own),
+// matrices astride apart.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 c_lo, i64 cols, i64 astride, i64 batch, int j0,
+               int jb, i64 skip_lo, i64 skip_hi) {
+  for (i64 e = GID; e < batch * cols; e += GSIZE) {
+    i64 b = e / cols, c = c_lo + (e - b * cols);
+    if (c >= skip_lo && c < skip_hi) continue;
+    GLOBAL T* col = a + a_off + b * astride + c * n;
+    GLOBAL const int* piv = ipiv + ipiv_off + b * n;
+    for (int k = j0; k < j0 + jb; ++k) {
+      int p = piv[k] - 1;
+      if (p != k) { T t = col[k]; col[k] = col[p]; col[p] = t; }
+    }
+  }
+}
+#elif KIND == 7
+// trsm, left, lower, unit: A(j0:j0+jb, c) = L11^-1 A(j0:j0+jb, c) for the columns
+// [c_lo, c_lo + cols).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb, i64 c_lo, i64 cols) {
+  for (i64 e = GID; e < batch * cols; e += GSIZE) {
+    i64 b = e / cols, c = c_lo + (e - b * cols);
+    GLOBAL T* m = a + a_off + b * n * n;
+    for (int r = 0; r < jb; ++r) {
+      T x = m[j0 + r + c * n];
+      for (int q = r + 1; q < jb; ++q) m[j0 + q + c * n] = SUB(m[j0 + q + c * n], MUL(m[j0 + q + (i64)(j0 + r) * n], x));
+    }
+  }
+}
+#elif KIND == 8
+// trsm, right, lower, conjugate-transposed: A(i, j0:j0+jb) = A(i, j0:j0+jb) L11^-H for the rows
+// i >= j0 + jb (potrf's panel below its diagonal block; L11's diagonal is real).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb) {
+  const i64 rows = n - j0 - jb;
+  for (i64 e = GID; e < batch * rows; e += GSIZE) {
+    i64 b = e / rows, i = j0 + jb + (e - b * rows);
+    GLOBAL T* m = a + a_off + b * n * n;
+    for (int c = 0; c < jb; ++c) {
+      T v = m[i + (i64)(j0 + c) * n];
+      for (int l = 0; l < c; ++l) v = SUB(v, MUL(m[i + (i64)(j0 + l) * n], CONJ(m[j0 + c + (i64)(j0 + l) * n])));
+      m[i + (i64)(j0 + c) * n] = SCALE(v, (R)1 / RE(m[j0 + c + (i64)(j0 + c) * n]));
+    }
+  }
+}
+#elif KIND == 9
+// The trailing updates' subtraction: A(i, j) -= t[i + j * rows] over a rows x cols block (at
+// a_off in matrix 0, matrices astride apart; lower: i >= j only, potrf's upper part untouched);
+// t is the product GEMM left, a block after another.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* t, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch, int lower) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    if (lower && i < j) continue;
+    GLOBAL T* p = a + a_off + b * astride + i + j * lda;
+    *p = SUB(*p, t[e]);
+  }
+}
+#elif KIND == 10
+// w = conj(a block of rows x cols at a_off), packed (a matrix after another, astride apart in a):
+// the conjugate transposes GEMM takes as transposes of these (it does not conjugate).
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    w[e] = CONJ(a[a_off + b * astride + i + j * lda]);
+  }
+}
+#elif KIND == 11
+// The block of reflectors V of geqrf's panel (rows x jb from a_off, the unit diagonal and the
+// zeros above it written out) packed for GEMM, conjugated where conj is set.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* v, i64 a_off, i64 lda, i64 astride, i64 rows, int jb, i64 batch, int conj) {
+  for (i64 e = GID; e < batch * rows * jb; e += GSIZE) {
+    i64 b = e / (rows * jb), q = e - b * rows * jb, j = q / rows, i = q - j * rows;
+    T x = i > j ? a[a_off + b * astride + i + j * lda] : MKR(i == j ? (R)1 : (R)0);
+    v[e] = conj ? CONJ(x) : x;
+  }
+}
+#elif KIND == 12
+// larft (forward, columnwise) from g = V^H V (jb x jb, GEMM's) and the panel's tau: the upper
+// triangular t of H(0) ... H(jb-1) = I - V t V^H, t(r, i) = -tau(i) sum_l t(r, l) g(l, i). A
+// work-group a matrix, a column at a time.
+KERNEL porta_k(GLOBAL const T* g, GLOBAL const T* tau, GLOBAL T* t, i64 tau_off, i64 tau_stride, int jb) {
+  GLOBAL const T* gm = g + (i64)GROUP_ID * jb * jb;
+  GLOBAL const T* tm = tau + tau_off + (i64)GROUP_ID * tau_stride;
+  GLOBAL T* out = t + (i64)GROUP_ID * jb * jb;
+  for (int i = 0; i < jb; ++i) {
+    T ti = tm[i];
+    for (int r = LID; r < jb; r += GROUP) {
+      T v = MKR((R)0);
+      if (r < i) {
+        for (int l = r; l < i; ++l) v = ADD(v, MUL(out[r + l * jb], gm[l + i * jb]));
+        v = MUL(NEG(ti), v);
+      } else if (r == i) {
+        v = ti;
+      }
+      out[r + i * jb] = v;
+    }
+    BARRIER
+  }
+}
+#elif KIND == 13
+// w2 = op(t) w1 (t jb x jb upper triangular, w1 jb x cols, both packed a matrix after another):
+// op = t^H for geqrf's H^H, t for orgqr's H.
+KERNEL porta_k(GLOBAL const T* t, GLOBAL const T* w1, GLOBAL T* w2, int jb, i64 cols, i64 batch, int herm) {
+  for (i64 e = GID; e < batch * jb * cols; e += GSIZE) {
+    i64 b = e / (jb * cols), q = e - b * jb * cols, c = q / jb;
+    int i = (int)(q - c * jb);
+    GLOBAL const T* tm = t + b * jb * jb;
+    GLOBAL const T* wm = w1 + b * jb * cols + c * jb;
+    T v = MKR((R)0);
+    if (herm)
+      for (int l = 0; l <= i; ++l) v = ADD(v, MUL(CONJ(tm[l + i * jb]), wm[l]));
+    else
+      for (int l = i; l < jb; ++l) v = ADD(v, MUL(tm[i + l * jb], wm[l]));
+    w2[e] = v;
+  }
+}
+#elif KIND == 14
+// Zeros over a rows x cols block (orgqr's rows above its diagonal blocks).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    a[a_off + b * astride + i + j * lda] = MKR((R)0);
+  }
+}
+#elif KIND == 15
+// The blocked solves' diagonal block: a work-item a right-hand side (nrhs a matrix), solving the
+// jb x jb block at a_off (lda, astride) into the jb rows of b at b_off (ldb, bstride). mode (dense.cpp's
+// Tri): 0 L unit lower, 1 L lower with a real diagonal (Cholesky's), 2 U upper, 3 L^H (L lower,
+// its diagonal real), 4 L lower, 5 U unit upper; 0, 1, 4 forward, the others backward.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* b, i64 a_off, i64 lda, i64 astride, i64 b_off, i64 ldb, i64 bstride, int jb, i64 nrhs,
+               i64 batch, int mode) {
+  for (i64 e = GID; e < batch * nrhs; e += GSIZE) {
+    i64 m = e / nrhs, c = e - m * nrhs;
+    GLOBAL const T* l = a + a_off + m * astride;
+    GLOBAL T* x = b + b_off + m * bstride + c * ldb;
+    if (mode == 0 || mode == 1 || mode == 4) {
+      for (int r = 0; r < jb; ++r) {
+        T v = x[r];
+        if (mode == 1) v = SCALE(v, (R)1 / RE(l[r + r * lda]));
+        if (mode == 4) v = DIV(v, l[r + r * lda]);
+        x[r] = v;
+        for (int q = r + 1; q < jb; ++q) x[q] = SUB(x[q], MUL(l[q + r * lda], v));
+      }
+    } else {
+      for (int r = jb - 1; r >= 0; --r) {
+        T v = mode == 2 ? DIV(x[r], l[r + r * lda]) : mode == 3 ? SCALE(x[r], (R)1 / RE(l[r + r * lda])) : x[r];
+        x[r] = v;
+        for (int q = 0; q < r; ++q) x[q] = SUB(x[q], MUL(mode == 3 ? CONJ(l[r + q * lda]) : l[q + r * lda], v));
+      }
+    }
+  }
+}
+#endif

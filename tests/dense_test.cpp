@@ -1,0 +1,436 @@
+// porta's own dense solvers (src/primitives/dense.hpp) on every device that compiles kernels,
+// against the host: residuals of the factorizations and solves in double precision, with bounds
+// of a small multiple of n eps (backward errors, which do not grow with the condition number),
+// the orthogonality of Q, and LAPACKE's info on singular and non-positive-definite matrices and
+// its R (the same sign convention).
+//
+// Sizes: 0, 1, 5, 16, 31, 32, 33, 64 (the small kernels: a matrix in local memory, up to 32 or,
+// for dtypes of up to 8 bytes, 64), 65, 100 and 257 (the blocked kernels: blocks of 64, a last
+// one of another width). Each dtype
+// compiles its own kernels (a PoCL compile is about a second), so every dtype takes the small
+// sizes and the blocked sizes run in float64 and complex64 (one real and one complex dtype, one
+// of each precision); float32 and complex128 the small ones (the blocked path's kernels are the
+// same text in another dtype). Cold PoCL caches: about 100 s, most of it compiles.
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "lazy/node.hpp"
+#include "primitives/dense.hpp"
+#include "test_common.hpp"
+
+namespace {
+
+using namespace porta_test;
+using C = std::complex<double>;
+namespace dense = porta::detail::dense;
+
+constexpr DType kSolverDTypes[] = {DType::float32, DType::float64, DType::complex64, DType::complex128};
+
+double eps_of(DType t) { return (t == DType::float32 || t == DType::complex64) ? 0x1p-24 : 0x1p-53; }
+bool cx(DType t) { return porta::is_complex(t); }
+
+// Host values of dtype t, as complex<double> (real dtypes: imaginary parts 0).
+std::vector<std::uint8_t> to_bytes(DType t, const std::vector<C>& v) {
+  std::vector<std::uint8_t> b(v.size() * porta::itemsize(t));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (t == DType::float32) { float x = static_cast<float>(v[i].real()); std::memcpy(&b[4 * i], &x, 4); }
+    if (t == DType::float64) { double x = v[i].real(); std::memcpy(&b[8 * i], &x, 8); }
+    if (t == DType::complex64) { float x[2] = {static_cast<float>(v[i].real()), static_cast<float>(v[i].imag())}; std::memcpy(&b[8 * i], x, 8); }
+    if (t == DType::complex128) { double x[2] = {v[i].real(), v[i].imag()}; std::memcpy(&b[16 * i], x, 16); }
+  }
+  return b;
+}
+std::vector<C> from_bytes(DType t, const std::vector<std::uint8_t>& b) {
+  std::vector<C> v(b.size() / porta::itemsize(t));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (t == DType::float32) { float x; std::memcpy(&x, &b[4 * i], 4); v[i] = x; }
+    if (t == DType::float64) { double x; std::memcpy(&x, &b[8 * i], 8); v[i] = x; }
+    if (t == DType::complex64) { float x[2]; std::memcpy(x, &b[8 * i], 8); v[i] = C(x[0], x[1]); }
+    if (t == DType::complex128) { double x[2]; std::memcpy(x, &b[16 * i], 16); v[i] = C(x[0], x[1]); }
+  }
+  return v;
+}
+// Rounded to t, as the device holds them.
+std::vector<C> rounded(DType t, const std::vector<C>& v) { return from_bytes(t, to_bytes(t, v)); }
+
+Array upload_c(const std::vector<C>& v, DType t, const Device& d) {
+  auto b = to_bytes(t, v);
+  return porta::from_host(b.data(), t, {static_cast<std::int64_t>(v.size())}, d);
+}
+std::vector<C> download(const Array& a, DType t) {
+  std::vector<std::uint8_t> b(static_cast<std::size_t>(a.size()) * porta::itemsize(t));
+  a.to_host(t, b.data(), b.size());
+  return from_bytes(t, b);
+}
+std::vector<std::int32_t> download_int(const Array& a) {
+  std::vector<std::int32_t> v(static_cast<std::size_t>(a.size()));
+  a.to_host(DType::int32, v.data(), v.size() * 4);
+  return v;
+}
+const porta::detail::View& view(const Array& a) { return porta::detail::evaluate(a.node()); }
+
+double fro(const std::vector<C>& v, std::size_t from = 0, std::size_t count = std::string::npos) {
+  double s = 0;
+  for (std::size_t i = from; i < std::min(v.size(), from + count); ++i) s += std::norm(v[i]);
+  return std::sqrt(s);
+}
+
+class DenseTest : public DeviceDTypeTest {
+ protected:
+  void SetUp() override {
+    DeviceDTypeTest::SetUp();
+    if (!dense::available(dev())) GTEST_SKIP() << dev().spec() << " does not compile kernels";
+    PORTA_REQUIRE_DTYPE(dtype());
+  }
+  // count random values in [-1, 1] (complex: both parts), rounded to the dtype.
+  std::vector<C> random(std::int64_t count) {
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<C> v(static_cast<std::size_t>(count));
+    for (auto& x : v) x = cx(dtype()) ? C(u(rng()), u(rng())) : C(u(rng()), 0);
+    return rounded(dtype(), v);
+  }
+  std::vector<std::int64_t> sizes() const {
+    if (dtype() == DType::float64 || dtype() == DType::complex64) return {0, 1, 5, 16, 31, 32, 33, 64, 65, 100, 257};
+    return {0, 1, 5, 16, 31, 32};
+  }
+  std::int64_t batch_for(std::int64_t n) const { return n <= 64 ? 3 : n <= 100 ? 2 : 1; }
+};
+
+// LU: ||P A - L U||_F <= 8 n eps ||A||_F for each matrix, pivots in range, info 0; then the
+// solve's backward error ||A x - b|| <= 8 n eps ||A|| ||x||.
+TEST_P(DenseTest, LuFactorsAndSolves) {
+  const DType t = dtype();
+  for (std::int64_t n : sizes()) {
+    const std::int64_t batch = batch_for(n), nrhs = n % 3 + 1;
+    std::vector<C> a = random(batch * n * n), b = random(batch * n * nrhs);
+    Array da = upload_c(a, t, dev()), db = upload_c(b, t, dev());
+    Array ipiv = porta::full({batch * n}, -7, DType::int32, dev()), info = porta::full({batch}, -7, DType::int32, dev());
+    dense::getrf(t, view(da), view(ipiv), view(info), batch, n);
+    const std::vector<C> lu = download(da, t);
+    const std::vector<std::int32_t> piv = download_int(ipiv), inf = download_int(info);
+    for (std::int64_t m = 0; m < batch; ++m) {
+      SCOPED_TRACE(testing::Message() << "n " << n << ", matrix " << m << " of " << batch);
+      EXPECT_EQ(inf[m], 0);
+      const C* A = &a[m * n * n];
+      const C* F = &lu[m * n * n];
+      std::vector<C> pa(A, A + n * n);
+      for (std::int64_t k = 0; k < n; ++k) {
+        const int p = piv[m * n + k] - 1;
+        ASSERT_TRUE(p >= k && p < n) << "ipiv[" << k << "] = " << p + 1;
+        for (std::int64_t j = 0; j < n; ++j) std::swap(pa[k + j * n], pa[p + j * n]);
+      }
+      double r = 0;
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < n; ++i) {
+          C s = 0;
+          for (std::int64_t l = 0; l <= std::min(i, j); ++l) s += (l == i ? C(1) : F[i + l * n]) * F[l + j * n];
+          r += std::norm(pa[i + j * n] - s);
+        }
+      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n)) << "||PA - LU||";
+    }
+    dense::getrs(t, view(da), view(ipiv), view(db), batch, n, nrhs);
+    const std::vector<C> x = download(db, t);
+    for (std::int64_t m = 0; m < batch; ++m) {
+      SCOPED_TRACE(testing::Message() << "solve, n " << n << ", matrix " << m);
+      const C* A = &a[m * n * n];
+      double r = 0;
+      for (std::int64_t c = 0; c < nrhs; ++c)
+        for (std::int64_t i = 0; i < n; ++i) {
+          C s = 0;
+          for (std::int64_t l = 0; l < n; ++l) s += A[i + l * n] * x[(m * nrhs + c) * n + l];
+          r += std::norm(s - b[(m * nrhs + c) * n + i]);
+        }
+      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "||Ax - b||";
+    }
+  }
+}
+
+// Exactly singular matrices (a zero column; a matrix of rank one, whose second pivot is an exact
+// zero) give LAPACKE's info; NaNs run through without a hang.
+TEST_P(DenseTest, LuReportsSingularAsLapack) {
+  const DType t = dtype();
+  for (std::int64_t n : {std::int64_t{5}, std::int64_t{70}}) {
+    if (n > sizes().back()) continue;
+    std::vector<C> a = random(3 * n * n);
+    for (std::int64_t i = 0; i < n; ++i) a[i + 3 * n] = 0;                     // matrix 0: column 3 zero
+    for (std::int64_t e = 0; e < n * n; ++e) a[n * n + e] = C(1.0 + (e % n == 2), 0);  // matrix 1: rank one (rows of 1 and a row of 2)
+    a[2 * n * n + 7] = std::numeric_limits<double>::quiet_NaN();            // matrix 2: a NaN
+    Array da = upload_c(a, t, dev());
+    Array ipiv = porta::zeros({3 * n}, DType::int32, dev()), info = porta::full({3}, -7, DType::int32, dev());
+    dense::getrf(t, view(da), view(ipiv), view(info), 3, n);
+    const std::vector<std::int32_t> inf = download_int(info);
+    for (int m = 0; m < 2; ++m) {
+      std::vector<C> h(a.begin() + m * n * n, a.begin() + (m + 1) * n * n);
+      std::vector<lapack_int> hp(n);
+      lapack_int want = 0;
+      if (cx(t)) want = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, reinterpret_cast<lapack_complex_double*>(h.data()), n, hp.data());
+      else {
+        std::vector<double> r(h.size());
+        for (std::size_t i = 0; i < h.size(); ++i) r[i] = h[i].real();
+        want = LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, r.data(), n, hp.data());
+      }
+      EXPECT_EQ(inf[m], want) << "n " << n << ", matrix " << m;
+      EXPECT_GT(inf[m], 0);
+    }
+    const std::vector<C> lu = download(da, t);
+    EXPECT_TRUE(std::any_of(lu.begin() + 2 * n * n, lu.end(), [](C z) { return std::isnan(z.real()); }));
+  }
+}
+
+// Cholesky of A = M M^H + n I: ||A - L L^H||_F <= 8 n eps ||A||_F over the lower triangle, the
+// strict upper triangle as it was (bit for bit), potrs' backward error; a matrix made indefinite
+// at row j, or with a NaN on its diagonal, gives LAPACKE's info.
+TEST_P(DenseTest, CholeskyFactorsAndSolves) {
+  const DType t = dtype();
+  for (std::int64_t n : sizes()) {
+    const std::int64_t batch = batch_for(n), nrhs = 2;
+    std::vector<C> mm = random(batch * n * n), a(batch * n * n), b = random(batch * n * nrhs);
+    for (std::int64_t m = 0; m < batch; ++m)
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < n; ++i) {
+          C s = i == j ? C(static_cast<double>(n)) : C(0);
+          for (std::int64_t l = 0; l < n; ++l) s += mm[m * n * n + i + l * n] * std::conj(mm[m * n * n + j + l * n]);
+          a[m * n * n + i + j * n] = i == j ? C(s.real()) : s;
+        }
+    a = rounded(t, a);
+    Array da = upload_c(a, t, dev()), db = upload_c(b, t, dev());
+    Array info = porta::full({batch}, -7, DType::int32, dev());
+    dense::potrf(t, view(da), view(info), batch, n);
+    const std::vector<C> l = download(da, t);
+    const std::vector<std::int32_t> inf = download_int(info);
+    for (std::int64_t m = 0; m < batch; ++m) {
+      SCOPED_TRACE(testing::Message() << "n " << n << ", matrix " << m);
+      EXPECT_EQ(inf[m], 0);
+      const C* L = &l[m * n * n];
+      double r = 0;
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < n; ++i) {
+          if (i < j) {
+            ASSERT_EQ(L[i + j * n], a[m * n * n + i + j * n]) << "upper element (" << i << ", " << j << ") changed";
+            continue;
+          }
+          C s = 0;
+          for (std::int64_t k = 0; k <= j; ++k) s += L[i + k * n] * std::conj(L[j + k * n]);
+          r += std::norm(a[m * n * n + i + j * n] - s);
+        }
+      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n)) << "||A - LL^H||";
+    }
+    dense::potrs(t, view(da), view(db), batch, n, nrhs);
+    const std::vector<C> x = download(db, t);
+    for (std::int64_t m = 0; m < batch; ++m) {
+      double r = 0;
+      for (std::int64_t c = 0; c < nrhs; ++c)
+        for (std::int64_t i = 0; i < n; ++i) {
+          C s = 0;
+          for (std::int64_t k = 0; k < n; ++k) s += a[m * n * n + i + k * n] * x[(m * nrhs + c) * n + k];
+          r += std::norm(s - b[(m * nrhs + c) * n + i]);
+        }
+      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n))
+          << "potrs, n " << n << ", matrix " << m;
+    }
+    if (n < 2) continue;
+    // Not positive definite from row j on (matrix 0): LAPACKE's info, j + 1. A NaN on the last
+    // diagonal element (matrix 1, the batch's second): n, as reference LAPACK's potrf2 (its
+    // DISNAN test); OpenBLAS's own potrf, which LAPACKE calls here, lets the NaN through with 0.
+    const std::int64_t j = n / 2;
+    std::vector<C> bad(a.begin(), a.begin() + n * n);
+    bad.insert(bad.end(), a.begin(), a.begin() + n * n);
+    bad[j + j * n] = C(-1.0);
+    bad[n * n + n * n - 1] = C(std::numeric_limits<double>::quiet_NaN());
+    std::vector<C> h(bad.begin(), bad.begin() + n * n);
+    lapack_int want = cx(t) ? LAPACKE_zpotrf(LAPACK_COL_MAJOR, 'L', n, reinterpret_cast<lapack_complex_double*>(h.data()), n) : [&] {
+      std::vector<double> r(h.size());
+      for (std::size_t i = 0; i < h.size(); ++i) r[i] = h[i].real();
+      return LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, r.data(), n);
+    }();
+    EXPECT_EQ(want, j + 1);
+    Array dbad = upload_c(bad, t, dev());
+    Array info2 = porta::full({2}, -7, DType::int32, dev());
+    dense::potrf(t, view(dbad), view(info2), 2, n);
+    const std::vector<std::int32_t> got = download_int(info2);
+    EXPECT_EQ(got[0], want) << "n " << n;
+    EXPECT_EQ(got[1], n) << "n " << n << ", NaN on the diagonal";
+  }
+}
+
+// QR of m x n (blocked from min(m, n) > 64: 70 x 200 and 257 x 150 take one and two block
+// reflectors through GEMM): R as LAPACKE's, Q (orgqr, m x min(m, n) and, for m > n, the complete
+// m x m) orthogonal and ||A - Q R|| small, within 8 (max(m, n) + 4) eps (the 4: a 1 x 1 complex
+// Q = alpha / |alpha| rounds in a division and a hypot, a few eps).
+TEST_P(DenseTest, QrFactorsAndForms) {
+  const DType t = dtype();
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{0, 0}, {1, 1}, {5, 3}, {3, 5}, {16, 16}, {32, 31}};
+  if (sizes().back() >= 100) shapes.insert(shapes.end(), {{33, 20}, {100, 40}, {40, 100}, {70, 200}, {257, 150}});
+  for (auto [m, n] : shapes) {
+    SCOPED_TRACE(testing::Message() << m << " x " << n);
+    const std::int64_t batch = std::max(m, n) <= 32 ? 3 : 1, k = std::min(m, n);
+    std::vector<C> a = random(batch * m * n);
+    Array da = upload_c(a, t, dev());
+    Array dtau = upload_c(std::vector<C>(batch * k, C(-7)), t, dev());
+    dense::geqrf(t, view(da), view(dtau), batch, m, n);
+    const std::vector<C> f = download(da, t), tv = download(dtau, t);
+    // Q's first k columns, by orgqr on the m x k leading block of each matrix.
+    std::vector<C> qk(batch * m * k);
+    for (std::int64_t b = 0; b < batch; ++b) std::copy(&f[b * m * n], &f[b * m * n] + m * k, &qk[b * m * k]);
+    Array dq = upload_c(qk, t, dev());
+    dense::orgqr(t, view(dq), view(dtau), batch, m, k, k);
+    const std::vector<C> q = download(dq, t);
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const C* A = &a[b * m * n];
+      const C* F = &f[b * m * n];
+      const C* Q = &q[b * m * k];
+      const double na = fro(a, b * m * n, m * n), tol = 8 * (std::max(m, n) + 4) * eps_of(t);
+      std::vector<C> ref(A, A + m * n), rtau(std::max<std::int64_t>(k, 1));
+      if (cx(t)) LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, reinterpret_cast<lapack_complex_double*>(ref.data()), std::max<std::int64_t>(m, 1),
+                                reinterpret_cast<lapack_complex_double*>(rtau.data()));
+      else {
+        std::vector<double> r(ref.size()), rt(rtau.size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = ref[i].real();
+        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, r.data(), std::max<std::int64_t>(m, 1), rt.data());
+        for (std::size_t i = 0; i < r.size(); ++i) ref[i] = r[i];
+      }
+      double dr = 0, orth = 0, rec = 0;
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i <= std::min(j, m - 1); ++i) dr += std::norm(F[i + j * m] - ref[i + j * m]);
+      EXPECT_LE(std::sqrt(dr), tol * na * 4) << "R against LAPACKE's, matrix " << b;
+      for (std::int64_t j = 0; j < k; ++j)
+        for (std::int64_t i = 0; i < k; ++i) {
+          C s = 0;
+          for (std::int64_t l = 0; l < m; ++l) s += std::conj(Q[l + i * m]) * Q[l + j * m];
+          orth += std::norm(s - (i == j ? C(1) : C(0)));
+        }
+      EXPECT_LE(std::sqrt(orth), tol * std::sqrt(static_cast<double>(k))) << "||Q^H Q - I||, matrix " << b;
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < m; ++i) {
+          C s = 0;
+          for (std::int64_t l = 0; l <= std::min(j, k - 1); ++l) s += Q[i + l * m] * F[l + j * m];
+          rec += std::norm(A[i + j * m] - s);
+        }
+      EXPECT_LE(std::sqrt(rec), tol * na) << "||A - QR||, matrix " << b;
+    }
+    if (m <= n) continue;
+    // The complete Q (m x m) of the first matrix: orgqr over its k reflectors, the other columns
+    // filled with junk that orgqr must overwrite.
+    std::vector<C> full(m * m, C(-3, 2));
+    std::copy(f.begin(), f.begin() + m * n, full.begin());
+    Array dfull = upload_c(full, t, dev());
+    dense::orgqr(t, view(dfull), view(dtau), 1, m, m, k);
+    const std::vector<C> qf = download(dfull, t);
+    double orth = 0;
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t i = 0; i < m; ++i) {
+        C s = 0;
+        for (std::int64_t l = 0; l < m; ++l) s += std::conj(qf[l + i * m]) * qf[l + j * m];
+        orth += std::norm(s - (i == j ? C(1) : C(0)));
+      }
+    EXPECT_LE(std::sqrt(orth), 8 * (m + 4) * eps_of(t) * std::sqrt(static_cast<double>(m))) << "complete Q";
+    for (std::int64_t e = 0; e < m * k; ++e) EXPECT_LE(std::abs(qf[e] - q[e]), 8 * (m + 4) * eps_of(t)) << "complete Q's first columns";
+  }
+}
+
+// Triangular solves (trtrs) upper and lower, unit or not: the other triangle (and a unit
+// diagonal) NaN, which must not be read; backward error <= 8 n eps ||T|| ||x||.
+TEST_P(DenseTest, TriangularSolves) {
+  const DType t = dtype();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::int64_t n : sizes()) {
+    const std::int64_t batch = batch_for(n), nrhs = 2;
+    for (int upper = 0; upper < 2; ++upper)
+      for (int unit = 0; unit < 2; ++unit) {
+        SCOPED_TRACE(testing::Message() << "n " << n << (upper ? ", upper" : ", lower") << (unit ? ", unit" : ""));
+        std::vector<C> a = random(batch * n * n), b = random(batch * n * nrhs);
+        std::vector<C> tri(a.size());  // the triangle as the solve sees it (the reference)
+        for (std::int64_t m = 0; m < batch; ++m)
+          for (std::int64_t j = 0; j < n; ++j)
+            for (std::int64_t i = 0; i < n; ++i) {
+              C& x = a[m * n * n + i + j * n];
+              if (i == j) x = unit ? C(nan) : x + C(x.real() >= 0 ? 2.0 : -2.0);  // well conditioned
+              else if ((i < j) != static_cast<bool>(upper)) x = C(nan);
+              tri[m * n * n + i + j * n] = i == j && unit ? C(1) : std::isnan(x.real()) ? C(0) : x;
+            }
+        a = rounded(t, a);
+        Array da = upload_c(a, t, dev()), db = upload_c(b, t, dev());
+        dense::trtrs(t, view(da), view(db), batch, n, nrhs, upper, unit);
+        const std::vector<C> x = download(db, t);
+        for (std::int64_t m = 0; m < batch; ++m) {
+          double r = 0;
+          for (std::int64_t c = 0; c < nrhs; ++c)
+            for (std::int64_t i = 0; i < n; ++i) {
+              C s = 0;
+              for (std::int64_t l = 0; l < n; ++l) s += tri[m * n * n + i + l * n] * x[(m * nrhs + c) * n + l];
+              r += std::norm(s - b[(m * nrhs + c) * n + i]);
+            }
+          EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(tri, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "matrix " << m;
+        }
+      }
+  }
+}
+
+// Threads: four at once, each factoring and solving its own matrices on the device (its own queue,
+// porta's ordering of the buffers between them), small and blocked; residuals as above.
+TEST_P(DenseTest, ThreadsSolveAtOnce) {
+  const DType t = dtype();
+  if (sizes().back() < 100) GTEST_SKIP() << "the blocked sizes run in float64 and complex64";
+  Failures failures;
+  std::vector<std::vector<C>> as(4), bs(4);
+  for (int w = 0; w < 4; ++w) {
+    as[w] = random(2 * 70 * 70);
+    bs[w] = random(2 * 70);
+  }
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 4; ++w)
+    threads.emplace_back([&, w] {
+      try {
+        const std::int64_t n = w % 2 ? 70 : 20;
+        std::vector<C> a(as[w].begin(), as[w].begin() + 2 * n * n), b(bs[w].begin(), bs[w].begin() + 2 * n);
+        Array da = upload_c(a, t, dev()), db = upload_c(b, t, dev());
+        Array ipiv = porta::zeros({2 * n}, DType::int32, dev()), info = porta::zeros({2}, DType::int32, dev());
+        dense::getrf(t, view(da), view(ipiv), view(info), 2, n);
+        dense::getrs(t, view(da), view(ipiv), view(db), 2, n, 1);
+        const std::vector<C> x = download(db, t);
+        for (std::int64_t m = 0; m < 2; ++m) {
+          double r = 0;
+          for (std::int64_t i = 0; i < n; ++i) {
+            C s = 0;
+            for (std::int64_t l = 0; l < n; ++l) s += a[m * n * n + i + l * n] * x[m * n + l];
+            r += std::norm(s - b[m * n + i]);
+          }
+          const double bound = 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * n, n);
+          if (!(std::sqrt(r) <= bound))
+            failures.add((testing::Message() << "thread " << w << ", n " << n << ", matrix " << m << ": ||Ax - b|| " << std::sqrt(r)
+                                             << " > " << bound).GetString());
+        }
+      } catch (const std::exception& e) {
+        failures.add(std::string("thread threw: ") + e.what());
+      }
+    });
+  for (auto& th : threads) th.join();
+  failures.report();
+}
+
+// Bad input: dtypes without a decomposition, orgqr's shapes, devices that do not compile.
+TEST_P(DenseTest, RefusesBadInput) {
+  const DType t = dtype();
+  Array a = porta::zeros({16}, DType::int32, dev()), tau = upload_c(std::vector<C>(4, C(0)), t, dev());
+  Array info = porta::zeros({1}, DType::int32, dev());
+  const std::string msg = thrown_message<porta::DTypeError>([&] { dense::potrf(DType::int32, view(a), view(info), 1, 4); });
+  EXPECT_NE(msg.find("int32"), std::string::npos) << msg;
+  Array q = upload_c(std::vector<C>(12, C(1)), t, dev());
+  const std::string shape = thrown_message<porta::InvalidArgument>([&] { dense::orgqr(t, view(q), view(tau), 1, 3, 4, 2); });
+  EXPECT_NE(shape.find("3 x 4"), std::string::npos) << shape;
+  for (const Device& d : porta::devices())
+    if (!dense::available(d)) {
+      Array h = porta::zeros({4}, t, d), hi = porta::zeros({1}, DType::int32, d);
+      EXPECT_THROW(dense::potrf(t, view(h), view(hi), 1, 2), porta::BackendUnavailable);
+    }
+}
+
+PORTA_INSTANTIATE_DEVICES_DTYPES(DenseTest, kSolverDTypes);
+
+}  // namespace
