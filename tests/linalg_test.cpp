@@ -13,6 +13,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <thread>
 
 namespace porta_test {
 namespace {
@@ -334,6 +335,35 @@ TEST_P(Linalg, EmptyMatricesAndErrors) {
   }
 }
 
+// Solves from several threads at once, each on its own queue (the CUDA queue's cuSOLVER handle,
+// PoCL's maps, Kokkos' memory), each checked against its own residual.
+TEST_P(Linalg, SolvesFromThreads) {
+  sample();
+  const std::int64_t n = 9;
+  std::vector<Array> as, bs;
+  for (int i = 0; i < 4; ++i) {
+    as.push_back(random({3, n, n}, 2.0));
+    bs.push_back(random({3, n, 2}));
+  }
+  std::vector<Array> xs(4);
+  Failures failures;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        for (int rep = 0; rep < 3; ++rep) xs[static_cast<std::size_t>(i)] = la::solve(as[static_cast<std::size_t>(i)], bs[static_cast<std::size_t>(i)]);
+      } catch (const std::exception& e) {
+        failures.add(e.what());
+      }
+    });
+  for (auto& t : threads) t.join();
+  failures.report();
+  for (std::size_t i = 0; i < 4; ++i) {
+    HostStack ha = to_host(as[i]), hx = to_host(xs[i]), r = product(ha, hx), hb = to_host(bs[i]);
+    for (std::int64_t p = 0; p < 3; ++p) EXPECT_LT(distance(r, hb, p) / (norm(ha, p) * norm(hx, p)), tol(n));
+  }
+}
+
 // The compositions against host arithmetic on one dtype per device (they are elementwise work and
 // reductions already tested for every dtype elsewhere).
 TEST_P(Linalg, Compositions) {
@@ -374,6 +404,12 @@ TEST_P(Linalg, Compositions) {
   EXPECT_LT(distance(m3, p3, 0), 1e-4 * norm(m3, 0));
   HostStack pm = product(to_host(la::matrix_power(m, -2)), product(to_host(m), to_host(m)));
   EXPECT_LT(distance(pm, identity(1, 3), 0), 1e-3);
+  // einsum: a contraction of three operands (two matmuls, the cheaper pair first) and a trace.
+  Array e1 = random({3, 4}), e2 = random({4, 5}), e3 = random({5, 2});
+  HostStack want = product(product(to_host(e1), to_host(e2)), to_host(e3));
+  EXPECT_LT(distance(to_host(porta::einsum("ij,jk,kl->il", {e1, e2, e3})), want, 0), 1e-4 * norm(want, 0));
+  EXPECT_LT(std::abs(to_host(porta::einsum("ii", {m})).v[0] - to_host(la::trace(m)).v[0]), 1e-5);
+  EXPECT_THROW(porta::einsum("ij,jk", {e1, e1}), porta::ShapeError);
   Array pinv = la::pinv(random({6, 4}));
   EXPECT_EQ(pinv.shape(), (Shape{4, 6}));
   EXPECT_EQ(la::matrix_rank(la::matmul(random({6, 2}), random({2, 5}))).item<std::int64_t>(), 2);

@@ -174,11 +174,19 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
     in.matmul = "porta's OpenCL GEMM, parameters chosen by a timed search on first use and kept in the disk cache "
                 "(complex and integer products: fixed parameters)";
 #ifdef PORTA_HAVE_HOST_BLAS
-  in.caps.solvers = detail::kHostSolvers;
-  in.solver = in.kind == DeviceKind::cpu && in.host_memory
-                  ? detail::cat(detail::host_solver_name(), " on zero-copy mapped memory")
-                  : detail::cat(detail::host_solver_name(), " on the host, through a mapped copy of each operand "
-                                "(porta's own GPU solvers are not built yet)");
+  // CPU devices: LAPACKE on their memory. GPUs: the core's own blocked solvers (LU, Cholesky, QR:
+  // src/primitives/dense.hpp) take every op this device does not declare; eigh and the SVD, which
+  // those lack, run through LAPACKE on a mapped copy (solver.cpp).
+  if (in.kind == DeviceKind::cpu && in.host_memory) {
+    in.caps.solvers = detail::kHostSolvers;
+    in.solver = detail::cat(detail::host_solver_name(), " on zero-copy mapped memory");
+  } else {
+    in.caps.solvers = detail::solver_bit(detail::SolverOp::syevd) | detail::solver_bit(detail::SolverOp::gesvd);
+    in.solver = detail::cat("porta's own blocked solvers (LU, Cholesky, QR) on the device; eigh and svd through ",
+                            detail::host_solver_name(), " on the host, through a mapped copy of each operand");
+  }
+#else
+  in.solver = "porta's own blocked solvers (LU, Cholesky, QR) on the device; no eigh or svd (built without LAPACKE)";
 #endif
   if (tc_native(DType::float16, in.platform, nv_compute_capability_))
     in.matmul += "; float16, bfloat16 and (with PORTA_MATMUL=tf32) float32 as TF32 on the tensor cores "

@@ -1,6 +1,7 @@
 // Dense solvers on OpenCL devices: LAPACKE on mapped buffers. On CPU devices (PoCL) the map is
-// the memory itself (no copy); on GPUs the driver copies each operand to the host and back at the
-// unmap, a stand-in until porta's own blocked GPU solvers (src/primitives/dense.hpp) take them.
+// the memory itself (no copy), for every op; GPUs declare only eigh's and the SVD's ops here (the
+// driver copies each operand to the host and back at the unmap), the core running the others
+// through porta's own blocked solvers (src/primitives/dense.hpp).
 #include <algorithm>
 #include <array>
 

@@ -41,6 +41,11 @@ Array vecdot(const Array& a, const Array& b, int axis = -1);
 Array tensordot(const Array& a, const Array& b, int axes = 2);
 Array tensordot(const Array& a, const Array& b, const std::vector<int>& a_axes, const std::vector<int>& b_axes);
 
+// NumPy's einsum: subscripts explicit ("ij,jk->ik") or implicit ("ij,jk": the letters seen once,
+// in order), "..." for broadcast axes, repeated letters in one operand as diagonals. Operands are
+// contracted a pair at a time, the cheapest pair first, each pair as one batched matmul.
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands);
+
 // numpy.linalg. Every function takes stacks of matrices (..., m, n) and works on each; the
 // dtype is float32, float64, complex64 or complex128 (integers and bool become float64; float16
 // and bfloat16 are refused, as NumPy does). Inputs are never modified. A matrix without the

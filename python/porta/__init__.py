@@ -34,7 +34,7 @@ from ._arrayapi import (  # noqa: F401
     imag, conj, conjugate, angle,
 )
 from ._dtypes import finfo, iinfo, can_cast, result_type, isdtype  # noqa: F401
-from ._compose import meshgrid, broadcast_arrays, moveaxis, vecdot, tensordot  # noqa: F401
+from ._compose import meshgrid, broadcast_arrays, moveaxis, vecdot, tensordot, einsum  # noqa: F401
 from ._kernel import RawKernel  # noqa: F401
 from ._pool import DevicePool  # noqa: F401
 from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401

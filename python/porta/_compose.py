@@ -6,7 +6,7 @@ import operator
 from . import _core
 from ._helpers import as_int, check_array
 
-__all__ = ["meshgrid", "broadcast_arrays", "moveaxis", "vecdot", "tensordot"]
+__all__ = ["meshgrid", "broadcast_arrays", "moveaxis", "vecdot", "tensordot", "einsum"]
 
 
 def _ints(axes, what):
@@ -67,3 +67,15 @@ def tensordot(a, b, axes=2):
     except TypeError:
         raise TypeError(f"tensordot: axes={axes!r}; give an int or a pair of sequences of ints") from None
     return _core._tensordot(a, b, count)
+
+
+def einsum(subscripts, *operands):
+    """NumPy's einsum: explicit ('ij,jk->ik') or implicit ('ij,jk') subscripts, '...' for broadcast
+    axes, repeated letters in one operand as its diagonal. The operands are contracted a pair at a
+    time, the pair whose product touches the fewest elements first, each pair as one batched matmul
+    (porta::einsum, src/api/einsum.cpp)."""
+    if not isinstance(subscripts, str):
+        raise TypeError(f"einsum: subscripts must be a string such as 'ij,jk->ik', not {type(subscripts).__name__}")
+    for a in operands:
+        check_array(a, "einsum")
+    return _core._einsum(subscripts, list(operands))

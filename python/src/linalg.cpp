@@ -63,6 +63,8 @@ void bind_linalg(nb::module_& m) {
   m.def("_linalg_matrix_norm", &la::matrix_norm, nb::arg("x"), nb::arg("ord"), nb::arg("keepdims"), release_gil());
   m.def("_linalg_matrix_power", &la::matrix_power, nb::arg("a"), nb::arg("n"), release_gil());
 
+  m.def("_einsum", &porta::einsum, nb::arg("subscripts"), nb::arg("operands"), release_gil());
+
   nb::handle cls = nb::type<Array>();
   nb::cpp_function_def([](const Array& a, const Array& b) { return porta::matmul(a, b); }, nb::scope(cls),
                        nb::name("__matmul__"), nb::is_method(), nb::is_operator(), release_gil());

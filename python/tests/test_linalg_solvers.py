@@ -147,3 +147,38 @@ def test_empty_and_one_element_matrices(device, rng):
     np.testing.assert_allclose(_get(pla.cholesky(porta.asarray(one))), [[2.0]])
     np.testing.assert_allclose(_get(pla.inv(porta.asarray(one))), [[0.25]])
     np.testing.assert_allclose(_get(pla.svdvals(porta.asarray(-one))), [4.0])
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("ij,jk->ik", [(5, 7), (7, 3)]),
+    ("ij,jk", [(5, 7), (7, 3)]),
+    ("bij,bjk->bik", [(4, 5, 6), (4, 6, 2)]),
+    ("ii->i", [(6, 6)]),
+    ("ii", [(6, 6)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij->", [(3, 4)]),
+    ("i,i->", [(9,), (9,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ijk,jl,lm->ikm", [(3, 4, 5), (4, 6), (6, 2)]),
+    ("...ij,...jk->...ik", [(2, 3, 4, 5), (3, 5, 2)]),
+    ("a,b,c", [(2,), (3,), (4,)]),
+    ("iij->j", [(3, 3, 4)]),
+])
+def test_einsum_matches_numpy(device, rng, subscripts, shapes):
+    ops = [rng.standard_normal(s) for s in shapes]
+    got = _get(porta.einsum(subscripts, *[porta.asarray(x) for x in ops]))
+    want = np.einsum(subscripts, *ops)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+def test_einsum_errors(device):
+    x = porta.asarray(np.ones((2, 3)))
+    with pytest.raises(ValueError):
+        porta.einsum("ij,jk->ik", x, x)  # j is 3 and 2
+    with pytest.raises(ValueError):
+        porta.einsum("ijk", x)
+    with pytest.raises(ValueError):
+        porta.einsum("ij->iz", x)
+    with pytest.raises(ValueError):
+        porta.einsum("ij,jk", x)

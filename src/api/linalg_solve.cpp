@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "lazy/expr.hpp"
+#include "primitives/dense.hpp"
 #include "runtime/thread_queues.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -47,9 +48,24 @@ void check_matrix(const Array& a, const char* what, bool square) {
                          a.dim(-1), ")"));
 }
 
+// Whether porta's own solvers (primitives/dense.hpp) run `op` here: devices without a vendor
+// solver for it that compile kernels (OpenCL GPUs). They have no eigh and no SVD.
+bool dense_runs(const Device& d, SolverOp op) {
+  if (d.impl().info().caps.solvers & detail::solver_bit(op)) return false;
+  switch (op) {
+    case SolverOp::getrf:
+    case SolverOp::getrs:
+    case SolverOp::potrf:
+    case SolverOp::potrs:
+    case SolverOp::geqrf:
+    case SolverOp::orgqr: return detail::dense::available(d);
+    default: return false;
+  }
+}
+
 void check_solvers(const Device& d, SolverOp op, const char* what) {
   const auto& info = d.impl().info();
-  if (!(info.caps.solvers & detail::solver_bit(op)))
+  if (!(info.caps.solvers & detail::solver_bit(op)) && !dense_runs(d, op))
     throw DTypeError(cat(what, " on ", d.spec(), ": this device has no dense solver (", to_string(op),
                          "); move the array to a device that has one (porta-info's solver line lists them)"));
 }
@@ -65,21 +81,56 @@ Array column_major(const Array& a3, DType t) { return a3.transpose({0, 2, 1}).as
 // A workspace (B, n, m) read as the row-major stack (B, m, n) it holds (a view).
 Array row_major(const Array& w) { return w.transpose({0, 2, 1}); }
 
-// One solver call on fresh buffers (each Array here is a contiguous buffer of its own).
+// One solver call on fresh buffers (each Array here is a contiguous buffer of its own): the
+// device's DeviceImpl::solver, or porta's own solvers where dense_runs says so.
 struct Call {
   SolverArgs g;
   std::vector<Array> arrays;
+  std::vector<std::pair<detail::Handle SolverArgs::*, Array>> by_field;
   void set(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
     const detail::View& v = detail::evaluate(x.node());
     g.*h = v.buffer->handle();
     g.*off = v.offset;
     arrays.push_back(x);
+    by_field.emplace_back(h, x);
+  }
+  const detail::View& view(detail::Handle SolverArgs::*h) {
+    for (const auto& [field, x] : by_field)
+      if (field == h) return detail::evaluate(x.node());
+    throw InvalidArgument(cat(to_string(g.op), ": an operand was not given (porta's bug)"));
   }
   void run(const Device& d) {
+    if (dense_runs(d, g.op)) {
+      run_dense();
+      return;
+    }
     const auto& q = detail::thread_queue_shared(d);
     for (const Array& x : arrays) detail::evaluate(x.node()).buffer->before_write(q);
     d.impl().solver(*q, g);
     for (const Array& x : arrays) detail::evaluate(x.node()).buffer->after_write(q);
+  }
+  // primitives/dense.hpp's functions order their work in the calling thread's queue themselves.
+  void run_dense() {
+    namespace dense = detail::dense;
+    switch (g.op) {
+      case SolverOp::getrf:
+        dense::getrf(g.dtype, view(&SolverArgs::a), view(&SolverArgs::ipiv), view(&SolverArgs::info), g.batch, g.n);
+        return;
+      case SolverOp::getrs:
+        dense::getrs(g.dtype, view(&SolverArgs::a), view(&SolverArgs::ipiv), view(&SolverArgs::b), g.batch, g.n, g.nrhs);
+        return;
+      case SolverOp::potrf:
+        dense::potrf(g.dtype, view(&SolverArgs::a), view(&SolverArgs::info), g.batch, g.n);
+        return;
+      case SolverOp::potrs:
+        dense::potrs(g.dtype, view(&SolverArgs::a), view(&SolverArgs::b), g.batch, g.n, g.nrhs);
+        return;
+      case SolverOp::geqrf: dense::geqrf(g.dtype, view(&SolverArgs::a), view(&SolverArgs::tau), g.batch, g.m, g.n); return;
+      case SolverOp::orgqr:
+        dense::orgqr(g.dtype, view(&SolverArgs::a), view(&SolverArgs::tau), g.batch, g.m, g.n, g.k);
+        return;
+      default: throw InvalidArgument(cat("porta's own solvers have no ", to_string(g.op)));
+    }
   }
 };
 
