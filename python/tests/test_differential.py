@@ -289,7 +289,7 @@ def call(pfn, nfn, *vs):
         p = pfn(*[v.p if isinstance(v, V) else v for v in vs])
     except Exception as pe:
         raise AssertionError(f"{what}: porta raised {type(pe).__name__} ({pe}) where NumPy answers") from pe
-    return p, np.asarray(r)
+    return p, (r if isinstance(r, (tuple, list)) else np.asarray(r))
 
 
 def _finish(r, prop, operands, ulps):
@@ -801,6 +801,92 @@ def write_program(g, ctx):
     return [V(base.p, r, b, text), V(view, r[rev], b[rev], f"view of ({text})"), before]
 
 
+def set_stage(g, ctx, x):
+    """unique_values / unique_counts / unique_inverse of an exactly known array (porta's order and
+    NumPy's are both sorted)."""
+    x = as_array(x, ctx)
+    if x.dt.kind == "c" or (x.b > 0).any():
+        raise Skip
+    if "unique NaNs" in KNOWN and x.dt.kind == "f" and np.isnan(x.r).any():
+        raise Skip
+    name = str(g.choice(["unique_values", "unique_counts", "unique_inverse"]))
+    p, r = call(getattr(porta, name), getattr(np, name), x)
+    # (unique_values' order is unspecified, NumPy's since 2.3 a hash table's: compared sorted)
+    parts = [porta.sort(p)] if name == "unique_values" else list(p)
+    refs = [np.sort(r)] if name == "unique_values" else [np.asarray(t) for t in r]
+    return [V(pp, rr, 0.0, f"{name}({x.text})[{i}]") for i, (pp, rr) in enumerate(zip(parts, refs))]
+
+
+def diff_stage(g, ctx, x):
+    """diff of order n along an axis: each order a subtraction of neighbours, bounds likewise."""
+    x = as_array(x, ctx)
+    if x.r.ndim == 0 or x.dt.kind == "b":
+        raise Skip
+    n = int(g.integers(1 if "diff prepend" in KNOWN else 0, 3))
+    axis = int(g.integers(-x.r.ndim, x.r.ndim))
+    p, r = call(lambda a: porta.diff(a, n=n, axis=axis), lambda a: np.diff(a, n=n, axis=axis), x)
+    cur, b = x.r, x.b
+    for _ in range(n):
+        cur = _quiet(np.diff, cur, 1, axis)
+        lo = np.take(b, range(0, b.shape[axis] - 1), axis=axis)
+        hi = np.take(b, range(1, b.shape[axis]), axis=axis)
+        b = lo + hi
+        if cur.dtype.kind in "fc":
+            b = _finish(cur, np.where(b == 0, 0.0, b), [], 1)
+        else:
+            b = np.where(b > 0, np.inf, 0.0)
+    return V(p, r, b, f"diff({x.text}, n={n}, axis={axis})")
+
+
+def split_stage(g, ctx, x):
+    """split into sections or at indices: views, each compared."""
+    x = as_array(x, ctx)
+    if x.r.ndim == 0:
+        raise Skip
+    axis = int(g.integers(-x.r.ndim, x.r.ndim))
+    n = x.r.shape[axis]
+    if g.random() < 0.4:
+        divisors = [d for d in (1, 2, 3, 5, 7) if n and n % d == 0]
+        if not divisors:
+            raise Skip
+        k = int(g.choice(divisors))
+    else:
+        lo = 0 if "split negative indices" in KNOWN else -n - 1
+        k = sorted(int(i) for i in g.integers(lo, n + 2, size=int(g.integers(1, 4))))
+    p, _ = call(lambda a: porta.split(a, k, axis=axis), lambda a: np.split(a, k, axis=axis)[0], x)
+    refs, bounds = np.split(x.r, k, axis=axis), np.split(x.b, k, axis=axis)
+    if len(p) != len(refs):
+        raise AssertionError(f"split({x.text}, {k}, axis={axis}): {len(p)} parts, NumPy's {len(refs)}")
+    return [V(pp, rr, bb, f"split({x.text}, {k}, axis={axis})[{i}]")
+            for i, (pp, rr, bb) in enumerate(zip(p, refs, bounds))]
+
+
+def integer_product(g, ctx):
+    """matmul and vecdot of integer and bool arrays: exact (wrapping), as NumPy's."""
+    if "integer matmul" in KNOWN:
+        raise Skip
+    n, k, m = (int(v) for v in g.choice([1, 2, 3, 5, 17], size=3))
+    batch = tuple(int(v) for v in g.choice([1, 2, 3], size=int(g.integers(0, 3))))
+    name = ctx.dtype(g, "biu")
+    a, b = leaf(g, ctx, batch + (n, k), name), leaf(g, ctx, (k, m), ctx.dtype(g, "biu"))
+    p, r = call(porta.matmul, np.matmul, a, b)
+    return V(p, r, 0.0, f"matmul({a.text}, {b.text})")
+
+
+def reduction_with_dtype(g, ctx, x):
+    """sum and prod of integers with a dtype= (exact, wrapping in it)."""
+    if "reduction dtype" in KNOWN:
+        raise Skip
+    x = as_array(x, ctx)
+    if x.dt.kind not in "biu" or (x.b > 0).any():
+        raise Skip
+    name, dt = str(g.choice(["sum", "prod"])), ctx.dtype(g, "iu")
+    axis = _axes(g, x.r.ndim)
+    p, r = call(lambda a: getattr(porta, name)(a, axis=axis, dtype=dt), lambda a: getattr(np, name)(a, axis=axis, dtype=dt),
+                x)
+    return V(p, r, 0.0, f"{name}({x.text}, axis={axis}, dtype={dt})")
+
+
 # --- Programs -------------------------------------------------------------------------------------
 
 class Context:
@@ -829,10 +915,18 @@ def program(g, ctx):
     """One random program; its results (Vs) to compare."""
     nd = int(g.choice([0, 1, 1, 2, 2, 3]))
     shape = tuple(int(d) for d in g.choice([0, 1, 2, 3, 5, 7, 9], size=nd, p=[.03, .17, .2, .2, .2, .1, .1]))
-    kind = str(g.choice(["elementwise", "reduce", "scan", "sort", "shape", "index", "product", "write"],
-                        p=[.25, .15, .1, .1, .1, .15, .07, .08]))
+    kind = str(g.choice(["elementwise", "reduce", "scan", "sort", "shape", "index", "product", "write", "set",
+                         "diff", "split", "integer product", "reduce dtype"],
+                        p=[.22, .13, .08, .08, .1, .13, .06, .07, .03, .03, .03, .02, .02]))
     if kind == "write":
         return write_program(g, ctx)
+    if kind == "integer product":
+        return [integer_product(g, ctx)]
+    if kind in ("set", "diff", "split", "reduce dtype"):
+        x = elementwise(g, ctx, shape, int(g.integers(1, 3)))
+        out = {"set": set_stage, "diff": diff_stage, "split": split_stage,
+               "reduce dtype": reduction_with_dtype}[kind](g, ctx, x)
+        return out if isinstance(out, list) else [out]
     if kind == "product":
         x = product_stage(g, ctx)
     else:
