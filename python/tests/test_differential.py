@@ -18,7 +18,7 @@ bounds). Elements with an unknown (infinite) bound are not compared; every other
 within its bound (NaN where NumPy has NaN, the same infinity), and the dtype and the shape of each
 result must be NumPy's, as must the kind of error where NumPy raises.
 
-It runs for PORTA_DIFF_SECONDS (default 50) in all, shared by the devices, with a fresh seed each run,
+It runs for PORTA_DIFF_SECONDS (default 40) in all, shared by the devices, with a fresh seed each run,
 printed; PORTA_DIFF_SEED=<seed> replays a run, PORTA_DIFF_PROGRAM=<n> only its program n. On the GPU
 host: PORTA_DIFF_SECONDS=600 pytest python/tests/test_differential.py."""
 import os
@@ -36,7 +36,7 @@ from conftest import DEVICE_SPECS
 # (NumPy's warnings of the references' overflows and NaNs are expected: the bounds handle them.)
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-SECONDS = float(os.environ.get("PORTA_DIFF_SECONDS", "50"))
+SECONDS = float(os.environ.get("PORTA_DIFF_SECONDS", "40"))
 SEED = int(os.environ.get("PORTA_DIFF_SEED") or secrets.randbits(62))
 ONLY = os.environ.get("PORTA_DIFF_PROGRAM")
 

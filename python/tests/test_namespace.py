@@ -232,12 +232,14 @@ def _equal(got, want):
 
 
 def test_astype_concat_permute_dims_matrix_transpose(device, rng):
-    for name in _dtypes(device, count=4, rng=rng):
+    # Two dtypes a run (every one costs PoCL kernel compiles; tests/compose_test.cpp takes all of
+    # them through the same C++ functions).
+    for name in _dtypes(device, count=2, rng=rng):
         h = _random(rng, (4, 3, 7), name)
         big = porta.asarray(_random(rng, (4, 6, 7), name))
         x, v = porta.asarray(h), big[:, ::2]  # a strided view beside a contiguous array
         hv = big.get()[:, ::2]
-        for to in _dtypes(device, "biuf", count=2, rng=rng):
+        for to in _dtypes(device, "biuf", count=1, rng=rng):
             if np.dtype(name).kind == "c":
                 continue  # (complex to real: astype's ComplexWarning, tested in test_dtypes.py)
             with np.errstate(invalid="ignore", over="ignore"):
@@ -248,10 +250,9 @@ def test_astype_concat_permute_dims_matrix_transpose(device, rng):
         assert porta.astype(x, x.dtype, copy=False) is x
         y = porta.astype(x, x.dtype)
         assert y is not x
-        _equal(porta.concat([x, v], axis=1), np.concatenate([h, hv], axis=1))
-        _equal(porta.concat((x, v), axis=-1), np.concatenate([h, hv], axis=-1))
+        ax = int(rng.integers(-3, 3))
+        _equal(porta.concat((x, v), axis=ax), np.concatenate([h, hv], axis=ax))
         _equal(porta.concat([x, v[:, :0]], axis=None), np.concatenate([h.ravel(), hv[:, :0].ravel()]))
-        _equal(porta.concat([x]), h)
         _equal(porta.permute_dims(v, (2, 0, 1)), np.permute_dims(hv, (2, 0, 1)))
         _equal(porta.permute_dims(v, (-1, 1, 0)), np.permute_dims(hv, (-1, 1, 0)))
         _equal(porta.matrix_transpose(v), np.matrix_transpose(hv))
