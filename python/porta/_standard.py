@@ -68,19 +68,20 @@ def _lowest(name, high):
     return inf if high else -inf
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):  # noqa: A002 (the standard's names)
-    """NumPy 2.1's clip: a's elements limited to [min, max] (a_min and a_max are NumPy's other
-    names); either bound may be None (unbounded on that side), as the array API's clip."""
+def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):  # noqa: A002 (the standard's names)
+    """The array API's clip: a's elements limited to [min, max], either bound None (unbounded on
+    that side); a_min and a_max are NumPy's older names for them, by keyword."""
     if out is not None:
         raise _core.InvalidArgument("clip: porta has no out= (the result is a new array)")
-    if min is not None:
-        if a_min is not None:
+    if a_min is not None:
+        if min is not None:
             raise TypeError("clip: give a_min or min, not both")
-        a_min = min
-    if max is not None:
-        if a_max is not None:
+        min = a_min
+    if a_max is not None:
+        if max is not None:
             raise TypeError("clip: give a_max or max, not both")
-        a_max = max
+        max = a_max
+    a_min, a_max = min, max
     if a_min is None or a_max is None:
         name = a._dtype_name if isinstance(a, ndarray) else None
         if name is None or name == "bool" or name.startswith("complex"):
@@ -120,9 +121,9 @@ class _Info:
                 "integral": dtype_object("int64"), "indexing": dtype_object("int64")}
 
     def dtypes(self, *, device=None, kind=None):
-        """The dtypes `device` (default: the current device) has, by name, of `kind` (one of the
-        array API's kinds, or a tuple of them; None: all of them). Beside the standard's dtypes
-        porta has float16 and bfloat16 ('real floating'), where the device has them."""
+        """The array API's dtypes `device` (default: the current device) has, by name, of `kind`
+        (one of the standard's kinds, or a tuple of them; None: all of them). porta's float16 and
+        bfloat16 are not the standard's, so not here (Device.supports tells of them)."""
         d = _device(device)
         kinds = kind if isinstance(kind, tuple) else (kind,)
         for k in kinds:
@@ -131,7 +132,7 @@ class _Info:
                                             f"or a tuple of them")
         out = {}
         for n in ALL_DTYPES:
-            if d.supports(n) and (kind is None or isdtype(dtype_object(n), kind)):
+            if n not in ("float16", "bfloat16") and d.supports(n) and (kind is None or isdtype(dtype_object(n), kind)):
                 out[n] = dtype_object(n)
         return out
 

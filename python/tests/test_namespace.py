@@ -104,15 +104,9 @@ def incompatibilities(name, fn, spec_text):
             else:
                 problems.append(f"positional argument {i} ({s.name}) is not taken")
                 continue
-            if s.kind == P.POSITIONAL_OR_KEYWORD:
-                # Positional at i, and by its name: the same parameter, or NumPy's way of a keyword-only
-                # one beside an older positional name (clip's a_min and min).
-                hk = h if h.name == s.name and h.kind == P.POSITIONAL_OR_KEYWORD else by_name.get(s.name)
-                if hk is None or (hk is not h and hk.kind != P.KEYWORD_ONLY):
-                    problems.append(f"argument {i} must also be taken by the name {s.name!r}")
-                elif hk is not h:
-                    _check_default(name, s, hk, problems)
-                    used.add(hk.name)
+            if s.kind == P.POSITIONAL_OR_KEYWORD and (h.name != s.name or h.kind != P.POSITIONAL_OR_KEYWORD):
+                # (array-api-tests asks for the name at that place too, not only a keyword beside it)
+                problems.append(f"argument {i} must be named {s.name!r} (it is {h.name!r})")
         else:
             h = by_name.get(s.name)
             if h is None:
@@ -287,10 +281,11 @@ def test_clip_with_optional_bounds(device, rng):
         _equal(porta.clip(x, None, hi), np.clip(h, None, hi))
         _equal(porta.clip(x, min=lo), np.clip(h, min=lo))
         _equal(porta.clip(x, max=hi), np.clip(h, max=hi))
+        _equal(porta.clip(x, a_min=lo, a_max=hi), np.clip(h, a_min=lo, a_max=hi))
         _equal(porta.clip(x, lo, hi), np.clip(h, lo, hi))
         _equal(porta.clip(x), np.clip(h))
     with pytest.raises(TypeError):
-        porta.clip(porta.zeros(3, device=device), 1, min=1)
+        porta.clip(porta.zeros(3, device=device), 1, a_min=1)
 
 
 def test_info(device):
@@ -324,8 +319,7 @@ def test_info(device):
 
     every = info.dtypes(device=device)
     assert set(every) == {n for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                                      "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
-                          if device.supports(n)}
+                                      "float32", "float64", "complex64", "complex128") if device.supports(n)}
     for n, t in every.items():
         assert porta.zeros(1, dtype=t, device=device).dtype == t
     for kind in ("bool", "signed integer", "unsigned integer", "integral", "real floating", "complex floating",
