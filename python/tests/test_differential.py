@@ -401,9 +401,9 @@ def apply_binary(name, x, y):
 
 def _int_outside(v, other):
     """A Python int that other's integer dtype cannot hold."""
-    if not isinstance(v.r, int) or isinstance(v.r, bool) or other.dt.kind not in "iu":
+    if not isinstance(v.r, int) or isinstance(v.r, bool) or other.dt.kind not in "biu":
         return False
-    info = np.iinfo(other.dt)
+    info = np.iinfo(np.int64 if other.dt.kind == "b" else other.dt)  # (bool with an int: int64)
     return not info.min <= v.r <= info.max
 
 

@@ -401,3 +401,24 @@ def test_reshape_copy_and_like_device(device, rng):
             _equal(z, np.full(h.shape, want))
         assert porta.empty_like(x, device=other).device == other
         _equal(porta.full_like(x, 2.5, dtype="float32", device=other), np.full(h.shape, 2.5, np.float32))
+
+
+def test_zero_d_masks_and_nonzero(device, rng):
+    """A whole key of one bool (True, np.False_, a 0-d bool array) is NumPy's 0-d mask: an axis
+    of length 1 or 0 in front; nonzero of a 0-d array is refused, as NumPy 2.1's and the standard's
+    (found by array-api-tests)."""
+    for shape in ((), (3,), (2, 3)):
+        h = rng.standard_normal(shape)
+        for key in (True, False, np.True_, np.array(False), np.array(True)):
+            x = porta.asarray(h, device=device)
+            pkey = porta.asarray(key, device=device) if isinstance(key, np.ndarray) else key
+            _equal(x[pkey], h[key])
+            hh = h.copy()
+            hh[key] = 5.0
+            x[pkey] = 5.0
+            _equal(x, hh)
+        x = porta.asarray(h, device=device)
+        x[True] = porta.asarray(np.full((1,) + shape, -1.0), device=device)
+        _equal(x, np.full(shape, -1.0))
+    with pytest.raises(ValueError, match="0-d"):
+        porta.nonzero(porta.asarray(1.0, device=device))
