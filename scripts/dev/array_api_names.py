@@ -1,5 +1,14 @@
-"""Writes the array API standard's names and signatures (from data-apis/array-api's stubs) as a Python module."""
-import ast, pathlib, sys, pprint
+"""Writes python/tests/array_api_2024_12.py: the array API standard's names and signatures, read (not
+imported) from the standard's own stubs, which test_namespace.py checks porta against.
+
+    git clone https://github.com/data-apis/array-api && git -C array-api rev-parse --short HEAD
+    python3 scripts/dev/array_api_names.py array-api/src/array_api_stubs/_2024_12 <that commit> \
+        > python/tests/array_api_2024_12.py
+"""
+import ast
+import pathlib
+import pprint
+import sys
 
 root = pathlib.Path(sys.argv[1])
 commit = sys.argv[2]
