@@ -1,5 +1,5 @@
-// moveaxis, broadcast_arrays, meshgrid (manip.hpp), vecdot and tensordot (linalg.hpp): every
-// device and dtype, against host references computed here on random values; their errors.
+// moveaxis, broadcast_arrays, meshgrid, the standard's concat, permute_dims, matrix_transpose and
+// astype (manip.hpp), vecdot and tensordot (linalg.hpp): every device and dtype, against host references computed here on random values; their errors.
 #include "test_common.hpp"
 
 #include <porta/linalg.hpp>
@@ -71,6 +71,34 @@ TEST_P(Compose, MoveaxisBroadcastArraysAndMeshgrid) {
   auto sparse = porta::meshgrid({xd, yd}, porta::MeshIndexing::xy, true);
   EXPECT_EQ(sparse[0].shape(), (Shape{1, 3}));
   EXPECT_EQ(sparse[1].shape(), (Shape{4, 1}));
+}
+
+TEST_P(Compose, TheStandardsNamesConcatPermuteDimsMatrixTransposeAstype) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  std::vector<double> v, w;
+  const Shape shape{2, 3, 5};  // (5: no multiple of any block)
+  Array a = random_array(shape, t, -9, 9, &v);
+  // A strided view (every other element of the last axis of a (2, 3, 10) array) as the second operand.
+  Array wide = random_array({2, 3, 10}, t, -9, 9, &w);
+  Array b = wide.slice({porta::span, porta::span, porta::every(2)});
+  std::vector<double> bv;
+  for (std::size_t i = 0; i < 30; ++i) bv.push_back(w[i * 2]);
+  EXPECT_TRUE(array_matches(porta::permute_dims(a, {2, 0, 1}), t, {5, 2, 3}, transposed(v, shape, {2, 0, 1}), {0, 0}));
+  EXPECT_TRUE(array_matches(porta::permute_dims(a, {-1, 1, 0}), t, {5, 3, 2}, transposed(v, shape, {2, 1, 0}), {0, 0}));
+  EXPECT_TRUE(array_matches(porta::matrix_transpose(b), t, {2, 5, 3}, transposed(bv, shape, {0, 2, 1}), {0, 0}));
+  // concat along axis 2 (rows of a then of b), and flattened (axis nullopt): a's elements then b's.
+  std::vector<double> along, flat = v;
+  for (std::size_t r = 0; r < 6; ++r) {
+    along.insert(along.end(), v.begin() + static_cast<std::ptrdiff_t>(r * 5), v.begin() + static_cast<std::ptrdiff_t>(r * 5 + 5));
+    along.insert(along.end(), bv.begin() + static_cast<std::ptrdiff_t>(r * 5), bv.begin() + static_cast<std::ptrdiff_t>(r * 5 + 5));
+  }
+  flat.insert(flat.end(), bv.begin(), bv.end());
+  EXPECT_TRUE(array_matches(porta::concat({a, b}, 2), t, {2, 3, 10}, along, {0, 0}));
+  EXPECT_TRUE(array_matches(porta::concat({a, b}, std::nullopt), t, {60}, flat, {0, 0}));
+  EXPECT_TRUE(array_matches(porta::concat({a.slice({porta::range(0, 0)})}, std::nullopt), t, {0}, {}, {0, 0}));
+  // astype to float64 holds every value random_array gives (small integers, or floats of t).
+  EXPECT_TRUE(array_matches(porta::astype(b, DType::float64), DType::float64, shape, bv, {0, 0}));
 }
 
 // Sums of products on the host: ref[o] (or, for bool, any(p && q)) and bound[o], the rounding a
@@ -159,6 +187,12 @@ TEST_P(ComposeRules, BadArgumentsAreTypedErrorsNamingTheValues) {
   EXPECT_NE(message([&] { (void)porta::tensordot(x, y, 3); }).find("axes=3"), std::string::npos);
   EXPECT_THROW((void)porta::tensordot(x, y, -1), porta::InvalidArgument);
   EXPECT_THROW((void)porta::tensordot(x, y, {2}, {0, 1}), porta::InvalidArgument);
+  EXPECT_NE(message([&] { (void)porta::permute_dims(x, {0, 1}); }).find("axes [0, 1] for an array of 3 dimensions (2, 3, 4)"), std::string::npos);
+  EXPECT_NE(message([&] { (void)porta::permute_dims(x, {0, 1, -2}); }).find("[0, 1, -2] name an axis more than once"), std::string::npos);
+  EXPECT_THROW((void)porta::permute_dims(x, {0, 1, 3}), porta::InvalidArgument);
+  EXPECT_NE(message([&] { (void)porta::matrix_transpose(x[0][0]); }).find("matrix_transpose: an array of 1 dimensions (4,)"), std::string::npos);
+  EXPECT_THROW((void)porta::concat({x, y}, 0), porta::ShapeError);
+  EXPECT_THROW((void)porta::concat({x, y}, 5), porta::InvalidArgument);
 }
 
 PORTA_INSTANTIATE_DEVICES_DTYPES(Compose, kAllDTypes);

@@ -157,6 +157,22 @@ TEST_P(WriteRules, LazyExpressionsMadeBeforeAWriteSeeTheOldValues) {
   EXPECT_TRUE(array_matches(c, DType::float32, {1000}, std::vector<double>(1000, 0.5), {0, 0}));
 }
 
+// Functions that keep some dtypes' values (abs of unsigned and bool, floor/ceil/trunc/round of
+// integers, real/conj of real arrays) still give new arrays: a later write into the operand does
+// not reach them (abs of a uint8 array returned the operand itself: test_differential.py found it).
+TEST_P(WriteRules, FunctionsThatKeepTheValuesGiveNewArrays) {
+  std::vector<double> vu, vi;
+  Array u = random_array({37}, DType::uint8, 0, 200, &vu);
+  Array i = random_array({37}, DType::int32, -50, 50, &vi);
+  const std::vector<Array> of_u = {porta::abs(u)};
+  const std::vector<Array> of_i = {porta::floor(i), porta::ceil(i), porta::trunc(i), porta::round(i), porta::real(i),
+                                   porta::conj(i)};
+  u.fill(7);
+  i.fill(-1);
+  for (const Array& r : of_u) EXPECT_TRUE(array_matches(r, DType::uint8, {37}, vu, {0, 0}));
+  for (const Array& r : of_i) EXPECT_TRUE(array_matches(r, DType::int32, {37}, vi, {0, 0}));
+}
+
 TEST_P(WriteRules, OverlappingSourceIsReadBeforeItIsWritten) {
   // a[1:] = a[:-1] (NumPy copies through a temporary), and a[::-1] = a.
   std::vector<double> base;

@@ -36,6 +36,14 @@ std::vector<Array> unstack(const Array& a, int axis = 0);
 // NumPy's moveaxis: a view with the axes `source` moved to `destination` (as many of each, none
 // named twice), the others in their order.
 Array moveaxis(const Array& a, const std::vector<int>& source, const std::vector<int>& destination);
+// The array API standard's names for what concatenate and Array's methods do: concat joins along
+// `axis` (std::nullopt: the arrays flattened, then joined); permute_dims is a view with the axes in
+// the order `axes` (each named once, InvalidArgument otherwise); matrix_transpose a view with the
+// last two axes swapped (InvalidArgument under two dimensions); astype a.astype(t).
+Array concat(const std::vector<Array>& arrays, std::optional<int> axis = 0);
+Array permute_dims(const Array& a, const std::vector<int>& axes);
+Array matrix_transpose(const Array& a);
+Array astype(const Array& a, DType t);
 // The arrays broadcast to one shape, as views (ShapeError naming two shapes that do not fit).
 std::vector<Array> broadcast_arrays(const std::vector<Array>& arrays);
 // NumPy's meshgrid: coordinate arrays from coordinate vectors (others are flattened). xy: the first

@@ -5,7 +5,7 @@ Python threads drive devices in parallel. An operation makes a new array; elemen
 Writes (a[...] = b, a[idx] = v, a[mask] = v, fill, put, scatter_add) change the memory every view of it sees.
 """
 # (_array exports no names: importing it adds NumPy's conveniences to ndarray.)
-from . import _array, _arrayapi, _compose, _core, _creation, _dtypes, _interop, _kernel, _pool, _reduce  # noqa: F401
+from . import _array, _arrayapi, _compose, _core, _creation, _dtypes, _interop, _kernel, _pool, _reduce, _standard  # noqa: F401
 from ._core import (  # noqa: F401
     Error, BackendUnavailable, DeviceError, ShapeError, DTypeError, InvalidArgument, Cancelled, CompileError,
     OutOfMemory, NumberOutOfRange,
@@ -38,9 +38,16 @@ from ._compose import meshgrid, broadcast_arrays, moveaxis, vecdot, tensordot, e
 from ._kernel import RawKernel  # noqa: F401
 from ._pool import DevicePool  # noqa: F401
 from ._interop import from_dlpack, from_cuda_array_interface  # noqa: F401
+# The array API standard's names NumPy spells otherwise (concat, permute_dims, ...); its clip with
+# optional bounds stands for _core's, which needs both.
+from ._standard import (  # noqa: F401
+    e, inf, nan, newaxis, pi, astype, concat, permute_dims, matrix_transpose, clip, __array_namespace_info__,
+)
 from . import random  # noqa: F401
 from . import fft  # noqa: F401
 from . import linalg  # noqa: F401
+
+bool = bool_  # noqa: A001 (the standard's name for the bool dtype, as numpy.bool)
 
 # What `from porta import *` gives: _core's names imported above, then each module's __all__.
 __all__ = [
@@ -59,7 +66,7 @@ __all__ = [
     "sinh", "cosh", "log2", "log10", "trunc", "signbit", "reciprocal", "atan2", "arctan2", "hypot", "copysign",
     "nextafter", "logaddexp", "bitwise_left_shift", "left_shift", "bitwise_right_shift", "right_shift",
     "floor_divide", "positive",
-    "random", "fft", "linalg",
+    "random", "fft", "linalg", "bool",
 ]
 __all__ += _creation.__all__
 __all__ += _reduce.__all__
@@ -69,6 +76,7 @@ __all__ += _compose.__all__
 __all__ += _kernel.__all__
 __all__ += _pool.__all__
 __all__ += _interop.__all__
+__all__ += [n for n in _standard.__all__ if n not in __all__]
 
 __version__ = "0.1.0"
 # The array API standard's version whose names porta follows (README: which functions it has).

@@ -157,7 +157,21 @@ def _as_index_error(fn, *args):
         raise IndexError(str(e)) from e
 
 
+def _scalar_mask(key):
+    """A whole key that is one bool (True, np.True_, a 0-d bool array): NumPy's 0-d mask, which
+    adds an axis of length 1 (True) or 0 (False) in front. None for any other key."""
+    if isinstance(key, (bool, np.bool_)):
+        return bool(key)
+    if isinstance(key, (ndarray, np.ndarray)) and key.ndim == 0 and dtype_name(key.dtype) == "bool":
+        return bool(key)
+    return None
+
+
 def _getitem(self, key):
+    m = _scalar_mask(key)
+    if m is not None:
+        r = self.reshape((1,) + tuple(self.shape)).copy()
+        return r if m else r[:0]
     keys, pos, idx = _advanced(self, key)
     if keys is None:
         return _basic(self, key)
@@ -189,6 +203,13 @@ def _setitem(self, key, value):
     elif isinstance(value, (complex, np.complexfloating)) and not self._dtype_name.startswith("complex"):
         _warn_if_complex_to_real("complex128", self._dtype_name, "a[...] = value")
         value = complex(value).real if self._dtype_name != "bool" else complex(value) != 0
+    m = _scalar_mask(key)
+    if m is not None:
+        if m:  # (a value of shape (1,) + a.shape fits the added axis: it goes without it)
+            if isinstance(value, ndarray) and value.ndim == self.ndim + 1 and value.shape[0] == 1:
+                value = value.reshape(tuple(value.shape[1:]))
+            _core._assign(self, value)
+        return
     keys, pos, idx = _advanced(self, key)
     if keys is None:
         _core._assign(_basic(self, key), value)

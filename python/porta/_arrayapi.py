@@ -73,6 +73,8 @@ def compress(condition, a, axis=None):
 
 def nonzero(a):
     check_array(a, "nonzero")
+    if a.ndim == 0:  # (NumPy 2.1 and the array API refuse it too)
+        raise _core.InvalidArgument("nonzero of a 0-d array is not defined; use nonzero(atleast_1d) (a.reshape(1))")
     return tuple(_core._nonzero(a))
 
 

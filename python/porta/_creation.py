@@ -25,17 +25,52 @@ float16, float32, float64 = np.float16, np.float32, np.float64
 complex64, complex128 = np.complex64, np.complex128
 
 
-def asarray(obj, dtype=None, device=None):
-    """A porta array of `obj` (a porta array, a NumPy array, a list, a number) on `device`, of NumPy's
-    dtype for it (np.uint8 stays uint8, complex stays complex) or `dtype`."""
+def asarray(obj, dtype=None, device=None, copy=None):
+    """A porta array of `obj` (a porta array, a NumPy array, a list, a number, another library's
+    device array) on `device`, of NumPy's dtype for it (np.uint8 stays uint8, complex stays complex)
+    or `dtype`. copy (the array API's): True always gives a new array; None reuses obj's memory where
+    it can (a porta array of that dtype and device is returned as it is; another library's device
+    array is shared through DLPack); False reuses it or raises ValueError (porta.InvalidArgument)
+    where that needs a copy (host data always does: porta's arrays live in the device's memory)."""
     name = dtype_name(dtype)
+    if copy is False:
+        _check_no_copy(obj, name, device)
+    r, shared = _asarray(obj, name, device)
+    return r.copy() if copy and shared else r
+
+
+def _same_device(a, device):
+    return device is None or a.device == _core.get_device(device)
+
+
+def _check_no_copy(obj, name, device):
+    """asarray(copy=False)'s refusal, before any work: ValueError where obj's memory cannot be used."""
+    if isinstance(obj, ndarray):
+        src = obj
+    elif not isinstance(obj, np.ndarray) and (hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__")):
+        src = from_dlpack(obj) if hasattr(obj, "__dlpack__") else from_cuda_array_interface(obj)
+    else:
+        raise _core.InvalidArgument(f"asarray(copy=False): a {type(obj).__name__} is host data, which porta copies "
+                                    f"into the device's memory; use copy=None (or True)")
+    if name is not None and name != src._dtype_name:
+        raise _core.InvalidArgument(f"asarray(copy=False): the array is {src._dtype_name}, dtype={name} needs a copy; "
+                                    f"use copy=None")
+    if not _same_device(src, device):
+        raise _core.InvalidArgument(f"asarray(copy=False): the array is on {src.device.spec}, device={device} needs "
+                                    f"a copy; use copy=None")
+
+
+def _asarray(obj, name, device):
+    """asarray's array, and whether it shares obj's memory (obj itself, or a DLPack view of it)."""
     if isinstance(obj, ndarray):
         r = obj if name is None or name == obj._dtype_name else obj.astype(name)
-        return r if device is None else r.to(device)
+        r = r if _same_device(r, device) else r.to(device)
+        return r, r is obj
     if not isinstance(obj, np.ndarray) and (hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__")):
         # Device arrays of other libraries (CuPy, PyTorch): zero-copy, then converted or moved.
         r = from_dlpack(obj) if hasattr(obj, "__dlpack__") else from_cuda_array_interface(obj)
-        return asarray(r, dtype, device)
+        out, shared = _asarray(r, name, device)
+        return out, shared
     host = np.asarray(obj) if name in (None, "bfloat16") else np.asarray(obj, dtype=name)
     if host.dtype.name == "bfloat16":  # ml_dtypes' bfloat16: its bits are porta's
         host_name, host = "bfloat16", host.view(np.uint16)
@@ -49,13 +84,12 @@ def asarray(obj, dtype=None, device=None):
     if not host.flags.c_contiguous:
         host = host.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
     r = _core._from_host(host.reshape(-1), host_name, host.shape, device)
-    return r.astype(name) if name is not None and name != host_name else r
+    return (r.astype(name) if name is not None and name != host_name else r), False
 
 
 def array(obj, dtype=None, copy=True, device=None):
-    """As cupy.array: always a new array."""
-    r = asarray(obj, dtype, device)
-    return r.copy() if copy and r is obj else r
+    """As cupy.array: a new array (copy=True, the default), or asarray's copy=None and False."""
+    return asarray(obj, dtype, device, copy=copy)
 
 
 def asnumpy(a, dtype=None):
@@ -144,24 +178,42 @@ def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
     return _core._linspace(float(start), float(stop), int(num), endpoint, dtype_name(dtype) or "float64", device)
 
 
-def zeros_like(a, dtype=None):
-    return _core.zeros(a.shape, dtype_name(dtype) or a._dtype_name, a.device)
+# The *_like functions: a's shape, dtype and device unless dtype or device says otherwise.
+
+def zeros_like(a, dtype=None, *, device=None):
+    return _core.zeros(a.shape, dtype_name(dtype) or a._dtype_name, device if device is not None else a.device)
 
 
-def ones_like(a, dtype=None):
-    return _core.ones(a.shape, dtype_name(dtype) or a._dtype_name, a.device)
+def ones_like(a, dtype=None, *, device=None):
+    return _core.ones(a.shape, dtype_name(dtype) or a._dtype_name, device if device is not None else a.device)
 
 
-def empty_like(a, dtype=None):
-    return _core.empty(a.shape, dtype_name(dtype) or a._dtype_name, a.device)
+def empty_like(a, dtype=None, *, device=None):
+    return _core.empty(a.shape, dtype_name(dtype) or a._dtype_name, device if device is not None else a.device)
 
 
-def full_like(a, fill_value, dtype=None):
-    return full(a.shape, fill_value, dtype_name(dtype) or a._dtype_name, a.device)
+def full_like(a, fill_value, dtype=None, *, device=None):
+    return full(a.shape, fill_value, dtype_name(dtype) or a._dtype_name, device if device is not None else a.device)
 
 
-def reshape(a, newshape):
-    return a.reshape(newshape)
+def reshape(a, /, shape=None, *, newshape=None, copy=None):
+    """a in `shape` (NumPy 2.1's arguments; newshape is NumPy's older name): a view where a's layout
+    allows, else a copy. copy=True always copies; copy=False raises ValueError (porta.InvalidArgument)
+    unless it can be a view: a's elements already in row-major order, or only axes of length 1
+    added or removed."""
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("reshape: give shape or newshape (NumPy's older name), not both")
+        shape = newshape
+    if shape is None:
+        raise TypeError("reshape: the new shape is missing")
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if copy is False and a.size > 1 and not a.eval().is_contiguous and \
+            tuple(n for n in a.shape if n != 1) != tuple(n for n in shape if n != 1):
+        raise _core.InvalidArgument(f"reshape(copy=False): the array of shape {a.shape} is a strided view, and "
+                                    f"shape {shape} needs its elements copied; use copy=None")
+    r = a.reshape(shape)
+    return r.copy() if copy else r
 
 
 def transpose(a, axes=None):

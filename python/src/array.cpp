@@ -56,6 +56,9 @@ std::vector<Array> array_list(nb::handle seq) {
   return out;
 }
 
+// A dtype argument of the creation functions: None (the array API's default) is float64, NumPy's.
+DType dtype_or_float64(nb::handle dtype) { return dtype.is_none() ? DType::float64 : to_dtype(dtype); }
+
 }  // namespace
 
 void bind_array(nb::module_& m) {
@@ -165,25 +168,25 @@ void bind_array(nb::module_& m) {
   }, nb::arg("dtype"));
   m.def("empty", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     Shape s = to_shape(shape);
-    DType t = to_dtype(dtype);
+    DType t = dtype_or_float64(dtype);
     Device d = to_device(device);
     nb::gil_scoped_release unlocked;
     return empty(std::move(s), t, std::move(d));
-  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device") = nb::none());
+  }, nb::arg("shape"), nb::arg("dtype").none() = nb::none(), nb::arg("device") = nb::none());
   m.def("zeros", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     Shape s = to_shape(shape);
-    DType t = to_dtype(dtype);
+    DType t = dtype_or_float64(dtype);
     Device d = to_device(device);
     nb::gil_scoped_release unlocked;
     return zeros(std::move(s), t, std::move(d));
-  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device") = nb::none());
+  }, nb::arg("shape"), nb::arg("dtype").none() = nb::none(), nb::arg("device") = nb::none());
   m.def("ones", [](nb::handle shape, nb::handle dtype, nb::handle device) {
     Shape s = to_shape(shape);
-    DType t = to_dtype(dtype);
+    DType t = dtype_or_float64(dtype);
     Device d = to_device(device);
     nb::gil_scoped_release unlocked;
     return ones(std::move(s), t, std::move(d));
-  }, nb::arg("shape"), nb::arg("dtype") = "float64", nb::arg("device") = nb::none());
+  }, nb::arg("shape"), nb::arg("dtype").none() = nb::none(), nb::arg("device") = nb::none());
   m.def("_full", [](nb::handle shape, double value, nb::handle dtype, nb::handle device) {
     Shape s = to_shape(shape);
     DType t = to_dtype(dtype);
@@ -204,11 +207,11 @@ void bind_array(nb::module_& m) {
     return linspace(start, stop, num, t, std::move(d), endpoint);
   }, nb::arg("start"), nb::arg("stop"), nb::arg("num"), nb::arg("endpoint"), nb::arg("dtype"), nb::arg("device").none());
   m.def("eye", [](std::int64_t n, std::optional<std::int64_t> mcols, std::int64_t k, nb::handle dtype, nb::handle device) {
-    DType t = to_dtype(dtype);
+    DType t = dtype_or_float64(dtype);
     Device d = to_device(device);
     nb::gil_scoped_release unlocked;
     return eye(n, mcols.value_or(n), k, t, std::move(d));
-  }, nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype") = "float64", nb::arg("device") = nb::none());
+  }, nb::arg("N"), nb::arg("M") = nb::none(), nb::arg("k") = 0, nb::arg("dtype").none() = nb::none(), nb::arg("device") = nb::none());
   m.def("concatenate", [](nb::handle arrays, int axis) {
     std::vector<Array> v = array_list(arrays);
     nb::gil_scoped_release unlocked;

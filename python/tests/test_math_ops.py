@@ -96,6 +96,27 @@ def test_binary_math_with_python_numbers_and_broadcasting(device, rng):
     np.testing.assert_array_equal(porta.copysign(1.5, x).get(), np.copysign(np.float32(1.5), a))
 
 
+def test_binary_math_of_two_integer_arrays_takes_numpys_float_dtype(device, rng):
+    """NumPy's float-only functions take the narrowest float each integer dtype goes to: int8 with
+    uint8 is float16 (promoting the integers first would give int16, so float32), int8 with uint16
+    float32 (found by test_differential.py)."""
+    pairs = [("int8", "uint8"), ("int8", "uint16"), ("bool", "int8"), ("int16", "float16"), ("uint32", "int8"),
+             ("int64", "uint64")]
+    for ta, tb in pairs:
+        if not (device.supports(ta) and device.supports(tb)):
+            continue
+        a = rng.integers(0, 100, size=5).astype(ta)
+        b = rng.integers(1, 100, size=5).astype(tb)
+        x, y = porta.asarray(a), porta.asarray(b)
+        for name in ("hypot", "arctan2", "copysign"):
+            want = getattr(np, name)(a, b)
+            if not device.supports(want.dtype.name):
+                continue
+            got = getattr(porta, name)(x, y)
+            assert got.dtype == want.dtype, (name, ta, tb, got.dtype, want.dtype)
+            np.testing.assert_allclose(got.get(), want, rtol=2 * np.finfo(want.dtype).eps)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_nextafter_is_exact(device, rng, dtype):
     a = np.concatenate([rng.uniform(-4, 4, 300), SPECIAL, [np.inf, 0.0]]).astype(dtype)

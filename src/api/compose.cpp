@@ -1,5 +1,6 @@
-// The array API's functions made of views and porta's own operations: moveaxis, broadcast_arrays
-// and meshgrid (manip.hpp), vecdot and tensordot (linalg.hpp). Each checks every argument before
+// The array API's functions made of views and porta's own operations: moveaxis, broadcast_arrays,
+// meshgrid and the standard's names concat, permute_dims, matrix_transpose, astype (manip.hpp),
+// vecdot and tensordot (linalg.hpp). Each checks every argument before
 // it touches an array (a transpose of a lazy array evaluates it), so a bad call does no work.
 #include <porta/error.hpp>
 #include <porta/linalg.hpp>
@@ -68,6 +69,38 @@ Array moveaxis(const Array& a, const std::vector<int>& source, const std::vector
   for (auto [d, s] : moves) order.insert(order.begin() + d, s);
   return a.transpose(order);
 }
+
+Array concat(const std::vector<Array>& arrays, std::optional<int> axis) {
+  if (axis) return concatenate(arrays, *axis);
+  std::vector<Array> flat;
+  for (const Array& a : arrays) {
+    detail::node_of(a, "concat");
+    flat.push_back(a.flatten());
+  }
+  return concatenate(flat, 0);
+}
+
+Array permute_dims(const Array& a, const std::vector<int>& axes) {
+  detail::node_of(a, "permute_dims");
+  if (static_cast<int>(axes.size()) != a.ndim())
+    throw InvalidArgument(cat("permute_dims: axes ", list_text(axes), " for an array of ", a.ndim(), " dimensions ",
+                              to_string(a.shape()), "; name every axis once"));
+  const std::vector<int> order = distinct_axes(a, axes, "permute_dims");
+  return order.empty() ? a : a.transpose(order);
+}
+
+Array matrix_transpose(const Array& a) {
+  detail::node_of(a, "matrix_transpose");
+  if (a.ndim() < 2)
+    throw InvalidArgument(cat("matrix_transpose: an array of ", a.ndim(), " dimensions ", to_string(a.shape()),
+                              "; it needs at least two (a matrix or a stack of them)"));
+  std::vector<int> order;
+  for (int i = 0; i < a.ndim(); ++i) order.push_back(i);
+  std::swap(order[order.size() - 1], order[order.size() - 2]);
+  return a.transpose(order);
+}
+
+Array astype(const Array& a, DType t) { return a.astype(t); }
 
 std::vector<Array> broadcast_arrays(const std::vector<Array>& arrays) {
   Shape shape;

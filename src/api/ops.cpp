@@ -23,6 +23,11 @@ namespace {
 
 Array wrap(NodePtr n) { return Array(std::move(n)); }
 
+// A new array of n's values (a lazy cast to its own dtype), for a function that leaves some
+// dtypes' values as they are: as NumPy's, its result is a new array, which a later write into the
+// operand must not reach (abs of a uint8 array, then a[...] = v, kept abs's values).
+Array fresh(const NodePtr& n) { return wrap(make_node(Op::cast, n->dtype(), n)); }
+
 [[noreturn]] void bad_dtype(const char* op, DType t, const char* need) {
   throw DTypeError(cat(op, " does not take ", name(t), " operands: it needs ", need));
 }
@@ -126,10 +131,17 @@ Array math(Op op, const Array& a, const char* fname) {
 }
 
 // Math functions of two operands (atan2, hypot...): the promoted dtype, made floating as math()'s
-// for the device of the first array operand.
+// for the device of the first array operand. Of two arrays, NumPy's: the narrowest float each
+// operand's dtype goes to (int8 with uint8: float16, as NumPy's float-only loops give, where
+// promoting the integers first would give int16, so float32).
 detail::Resolved math2_operands(const Operand& a, const Operand& b) {
   const Operand& first = a.kind() == Operand::Kind::array ? a : b;
   const Device d = first.kind() == Operand::Kind::array ? operand(first.array(), "operand")->device() : current_device();
+  if (a.kind() == Operand::Kind::array && b.kind() == Operand::Kind::array) {
+    const DType ta = operand(a.array(), "operand")->dtype(), tb = operand(b.array(), "operand")->dtype();
+    if (!is_inexact(ta) || !is_inexact(tb))
+      return resolve({&a, &b}, math_dtype(promote_types(math_dtype(ta, d), math_dtype(tb, d)), d));
+  }
   return resolve({&a, &b}, math_dtype(detail::result_dtype({&a, &b}), d));
 }
 
@@ -230,13 +242,13 @@ Array positive(const Array& a) {
 // abs of a complex number is its magnitude, of the real dtype; of an unsigned integer itself.
 Array abs(const Array& a) {
   NodePtr n = operand(a, "abs");
-  if (n->dtype() == DType::boolean || is_unsigned_integer(n->dtype())) return a;
+  if (n->dtype() == DType::boolean || is_unsigned_integer(n->dtype())) return fresh(n);
   return wrap(make_node(Op::abs, real_dtype(n->dtype()), n));
 }
 
 Array real(const Array& a) {
   NodePtr n = operand(a, "real");
-  if (!is_complex(n->dtype())) return a;
+  if (!is_complex(n->dtype())) return fresh(n);
   return wrap(make_node(Op::real, real_dtype(n->dtype()), n));
 }
 
@@ -248,7 +260,7 @@ Array imag(const Array& a) {
 
 Array conj(const Array& a) {
   NodePtr n = operand(a, "conj");
-  if (!is_complex(n->dtype())) return a;
+  if (!is_complex(n->dtype())) return fresh(n);
   return wrap(make_node(Op::conj, n->dtype(), n));
 }
 
@@ -268,7 +280,7 @@ Array sign(const Array& a) {
 
 Array square(const Array& a) {
   NodePtr n = operand(a, "square");
-  if (n->dtype() == DType::boolean) return a;
+  if (n->dtype() == DType::boolean) return fresh(n);
   return wrap(make_node(Op::square, n->dtype(), n));
 }
 
@@ -334,7 +346,7 @@ namespace {
 // floor/ceil/round leave integers as they are (NumPy 2).
 Array rounding(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
-  if (is_integral(n->dtype())) return a;
+  if (is_integral(n->dtype())) return fresh(n);
   if (is_complex(n->dtype())) {
     // NumPy rounds each part of a complex number (round, rint); floor, ceil and trunc it refuses.
     if (op == Op::round) return wrap(make_node(op, n->dtype(), n));
