@@ -54,10 +54,12 @@ def _basic(self, key):
         n = self.shape[axis]
         if isinstance(k, slice):
             start, stop, step = k.indices(n)
-            if step < 0 and stop < 0:
-                stop = None  # runs through element 0
-            slices.append((start, stop, step))
-            out_shape.append(len(range(*k.indices(n))))
+            count = len(range(start, stop, step))
+            if count == 0:
+                slices.append((0, 0, 1))  # (a negative step's start -1 from indices() is "before 0", not "last")
+            else:
+                slices.append((start, None if step < 0 and stop < 0 else stop, step))  # (None: through element 0)
+            out_shape.append(count)
         else:
             try:
                 i = k.__index__()
