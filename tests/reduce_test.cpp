@@ -578,6 +578,31 @@ TEST_P(LargeReductions, ColumnSumsOfEveryWidth) {
   }
 }
 
+// NumPy's mean of float16 (and here bfloat16): summed and divided in float32, then rounded, so a
+// mean whose sum passes 65504 is finite ([40000, 40000] gave inf). Rows of 301, every axis.
+TEST_P(LargeReductions, HalfPrecisionMeanSumsInFloat32) {
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    if (!dev().supports(t)) continue;
+    EXPECT_EQ(porta::mean(porta::full({2}, 40000.0, t, dev())).astype(DType::float32).item<float>(),
+              t == DType::float16 ? 40000.0f : static_cast<float>(porta::bfloat16(40000.0f)))
+        << porta::name(t);
+    std::vector<double> v;
+    const Array a = random_array({5, 301}, t, 20000, 60000, &v);
+    for (int axis : {0, 1}) {
+      const std::int64_t rows = axis == 0 ? 301 : 5, len = axis == 0 ? 5 : 301;
+      std::vector<double> ref;
+      for (std::int64_t o = 0; o < rows; ++o) {
+        double s = 0;
+        for (std::int64_t r = 0; r < len; ++r) s += v[static_cast<std::size_t>(axis == 0 ? r * 301 + o : o * 301 + r)];
+        ref.push_back(s / static_cast<double>(len));
+      }
+      // float32 sums: within a float16 rounding of the exact mean (one of bfloat16's).
+      EXPECT_TRUE(array_matches(porta::mean(a, axis), t, {rows}, ref, {t == DType::float16 ? 1e-3 : 8e-3, 0}))
+          << porta::name(t) << " axis " << axis;
+    }
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(LargeReductions);
 
 }  // namespace
