@@ -89,6 +89,9 @@ def _advanced(self, key):
         idx = _indices(keys[where[0]], self.device, "indexing")
     except _core.DTypeError as e:
         raise IndexError(str(e)) from e
+    if not idx._dtype_name.startswith(("int", "uint", "bool")):  # (an empty float array too, as NumPy)
+        raise IndexError(f"an index array of dtype {idx._dtype_name}: arrays used as indices must be of integer "
+                         f"or bool dtype (astype('int64') first)")
     return keys, where[0], idx
 
 
