@@ -190,3 +190,60 @@ def test_float_index_arrays_are_index_errors(device):
         x[porta.asarray([])] = 1
     same(x[[]], np.arange(3)[[]])
     same(x[porta.asarray([], dtype="int64")], np.arange(3)[np.array([], dtype=np.int64)])
+
+
+# Several index arrays in one subscript (NumPy's advanced indexing): they broadcast together; the
+# result's indexed dimensions stand where the arrays stand when they are adjacent, else first.
+
+def _index_keys(rng):
+    i = rng.integers(-3, 3, size=4)
+    j = rng.integers(-3, 3, size=(3, 1))
+    k = rng.integers(0, 5, size=4)
+    mask2 = rng.random((3, 4)) < 0.5
+    return [(i, j), (i, slice(None), k), (slice(1, 3), i, k), (i, 1, k), (Ellipsis, j, k), (None, i, j),
+            (i, None, j), (mask2, np.array([0, -1, 2])[:1]), (mask2, k[:1]), (slice(None), rng.random(4) < 0.5, 2),
+            (j, slice(None, None, -2), i), (np.array([], dtype=np.int64), np.array([], dtype=np.int64)),
+            (i[:, None], j[:, :1].T[0][:1], slice(None, 3))]
+
+
+def test_several_index_arrays(device, rng):
+    a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x = porta.asarray(a)
+    for n, key in enumerate(_index_keys(rng)):
+        if any(isinstance(k, np.ndarray) and k.dtype == bool for k in key) and \
+                np.count_nonzero([k for k in key if isinstance(k, np.ndarray) and k.dtype == bool][0]) == 0:
+            continue  # (an empty mask beside another array: NumPy's broadcast of 0 with 1)
+        pk = tuple(porta.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+        want = a[key]
+        same(x[pk], want)
+        b, y = a.copy(), porta.asarray(a)
+        v = rng.standard_normal(want.shape).astype(np.float32)
+        b[key] = v
+        y[pk] = porta.asarray(v)
+        # (an element indexed twice: which value lands is unspecified, as CuPy's)
+        if np.unique(np.arange(a.size).reshape(a.shape)[key]).size == want.size:
+            same(y, b)
+        y[pk] = 7.0
+        b[key] = 7.0
+        same(y, b)
+    with pytest.raises(IndexError):
+        x[porta.asarray([0, 1]), porta.asarray([1, 2, 3])]
+    with pytest.raises(IndexError):
+        x[porta.asarray([0]), porta.asarray([4])]
+
+
+# Products of integer and bool operands, and of more than 3 dimensions.
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "bool", "float64"])
+def test_matmul_stacked_and_integer(device, rng, dtype):
+    a = rng.integers(0, 2 if dtype == "bool" else 9, size=(2, 1, 3, 4)).astype(dtype)
+    b = rng.integers(0, 2 if dtype == "bool" else 9, size=(3, 4, 2)).astype(dtype)
+    v = rng.integers(0, 2 if dtype == "bool" else 9, size=4).astype(dtype)
+    x, y, w = porta.asarray(a), porta.asarray(b), porta.asarray(v)
+    same(x @ y, a @ b)
+    same(porta.matmul(x, w), np.matmul(a, v))
+    same(porta.matmul(w, porta.asarray(b[0])), np.matmul(v, b[0]))
+    same(porta.matmul(x, y[1]), np.matmul(a, b[1]))
+    same(porta.dot(x[0, 0], y[0]), np.dot(a[0, 0], b[0]))
+    with pytest.raises(ValueError):
+        porta.matmul(x, porta.asarray(np.ones((3, 3, 4, 2), dtype)))  # leading (2, 1) and (3, 3)
