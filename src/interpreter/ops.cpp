@@ -39,13 +39,21 @@ inline float round_to_half(float f) {
   return std::bit_cast<float>(r | (u & 0x80000000u));
 }
 
+// float32 rounded to the nearest bfloat16 (ties to even), as a float: bfloat16(float)'s rounding
+// inline (a NaN keeps its upper half, made quiet).
+inline float round_to_bfloat16(float f) {
+  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  u = (u & 0x7fffffffu) > 0x7f800000u ? u | 0x00400000u : u + 0x7fffu + ((u >> 16) & 1u);
+  return std::bit_cast<float>(u & 0xffff0000u);
+}
+
 }  // namespace
 
 void round_register(DType t, float* p, i64 n) {
   if (t == DType::float16)
     for (i64 i = 0; i < n; ++i) p[i] = round_to_half(p[i]);
   else if (t == DType::bfloat16)
-    for (i64 i = 0; i < n; ++i) p[i] = static_cast<float>(bfloat16(p[i]));
+    for (i64 i = 0; i < n; ++i) p[i] = round_to_bfloat16(p[i]);
 }
 
 // dst (registers of dtype `to`) = cast of src (registers of dtype `from`).
