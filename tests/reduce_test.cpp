@@ -603,6 +603,34 @@ TEST_P(LargeReductions, HalfPrecisionMeanSumsInFloat32) {
   }
 }
 
+// NumPy's sum/prod with dtype=: the result in that dtype, integers wrapping as NumPy's (int8 sums
+// of 100s), over the whole array and one axis of 7 x 13.
+TEST_P(LargeReductions, SumAndProdWithADType) {
+  for (DType t : {DType::int8, DType::int32, DType::float32}) {
+    if (!dev().supports(t)) continue;
+    std::vector<double> v;
+    const Array a = random_array({7, 13}, DType::int32, 90, 127, &v);
+    double total = 0;
+    for (double x : v) total += x;
+    const Array s = porta::sum(a, t);
+    EXPECT_EQ(s.dtype(), t);
+    const double want = t == DType::int8 ? static_cast<double>(static_cast<std::int8_t>(static_cast<std::int64_t>(total))) : total;
+    EXPECT_TRUE(array_matches(s, t, {}, {want}, {t == DType::float32 ? 1e-6 : 0, 0})) << porta::name(t);
+    std::vector<double> rows, prods;
+    for (int r = 0; r < 7; ++r) {
+      double x = 0, p = 1;
+      for (int c = 0; c < 13; ++c) x += v[static_cast<std::size_t>(r * 13 + c)];
+      for (int c = 0; c < 2; ++c) p *= v[static_cast<std::size_t>(r * 13 + c)];
+      rows.push_back(t == DType::int8 ? static_cast<std::int8_t>(static_cast<std::int64_t>(x)) : x);
+      prods.push_back(t == DType::int8 ? static_cast<std::int8_t>(static_cast<std::int64_t>(p)) : p);
+    }
+    EXPECT_TRUE(array_matches(porta::sum(a, 1, true, t), t, {7, 1}, rows, {t == DType::float32 ? 1e-6 : 0, 0})) << porta::name(t);
+    EXPECT_TRUE(array_matches(porta::prod(a.slice({porta::span, porta::upto(2)}), 1, false, t), t, {7}, prods, {0, 0}))
+        << porta::name(t);
+    EXPECT_EQ(porta::prod(a, t).dtype(), t);
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(LargeReductions);
 
 }  // namespace

@@ -164,6 +164,7 @@ def _several_indices(self, key):
     NumPy's rule where the advanced indices are apart)."""
     keys = key if isinstance(key, tuple) else (key,)
     items = []  # ("adv", array) per indexed axis, ("basic", key) for slices and None, Ellipsis as is
+    masks = []  # (where a mask's first axis is in items, its shape)
     for k in keys:
         if _is_advanced(k):
             try:
@@ -174,6 +175,7 @@ def _several_indices(self, key):
                 if idx.ndim == 0:
                     raise IndexError("a 0-d bool index beside index arrays; porta takes bool masks of one or more "
                                      "dimensions")
+                masks.append((len(items), tuple(idx.shape)))
                 items += [("adv", i) for i in _core._nonzero(idx)]
             elif idx._dtype_name.startswith(("int", "uint")):
                 items.append(("adv", idx))
@@ -200,12 +202,18 @@ def _several_indices(self, key):
     if not any(k is Ellipsis for kind, k in items if kind == "basic"):
         expanded += [("basic", slice(None))] * (self.ndim - n_real)
     view = _basic(self, tuple(slice(None) if kind == "adv" else k for kind, k in expanded))
-    adv_axes, arrays, axis = [], [], 0
+    adv_axes, arrays, axis, at_item = [], [], 0, {}
     for kind, k in expanded:
+        at_item[id(k)] = axis
         if kind == "adv":
             adv_axes.append(axis)
             arrays.append(k)
         axis += 1
+    for first, shape in masks:  # a mask must have the shape of the axes it stands for
+        ax = at_item[id(items[first][1])]
+        if tuple(view.shape[ax:ax + len(shape)]) != shape:
+            raise IndexError(f"boolean index of shape {shape} does not match the indexed array of shape {self.shape} "
+                             f"at axis {ax}: the mask must have the shape of the axes it indexes")
     try:
         shape = np.broadcast_shapes(*[tuple(a.shape) for a in arrays])
     except ValueError:

@@ -230,6 +230,10 @@ def test_several_index_arrays(device, rng):
         x[porta.asarray([0, 1]), porta.asarray([1, 2, 3])]
     with pytest.raises(IndexError):
         x[porta.asarray([0]), porta.asarray([4])]
+    with pytest.raises(IndexError):  # a mask smaller than the axes it stands for
+        x[porta.asarray(np.ones((2, 4), bool)), porta.asarray([0])]
+    with pytest.raises(IndexError):
+        x[porta.asarray([0]), porta.asarray([1.0])]
 
 
 # Products of integer and bool operands, and of more than 3 dimensions.
@@ -245,5 +249,9 @@ def test_matmul_stacked_and_integer(device, rng, dtype):
     same(porta.matmul(w, porta.asarray(b[0])), np.matmul(v, b[0]))
     same(porta.matmul(x, y[1]), np.matmul(a, b[1]))
     same(porta.dot(x[0, 0], y[0]), np.dot(a[0, 0], b[0]))
+    same(porta.dot(x, y), np.dot(a, b))  # (NumPy's dot of stacks is not matmul: (2, 1, 3, 3, 2))
+    same(porta.dot(x, w), np.dot(a, v))
+    same(porta.dot(w, y), np.dot(v, b))
+    same(x.dot(y[0]), a.dot(b[0]))
     with pytest.raises(ValueError):
         porta.matmul(x, porta.asarray(np.ones((3, 3, 4, 2), dtype)))  # leading (2, 1) and (3, 3)

@@ -158,6 +158,15 @@ Array all(const Array& a) { return reduce(a, ReduceOp::all, std::nullopt, false)
 Array all(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::all, axis, keepdims); }
 Array any(const Array& a) { return reduce(a, ReduceOp::any, std::nullopt, false); }
 Array any(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::any, axis, keepdims); }
+namespace {
+Array in_dtype(const Array& r, DType dtype) { return r.dtype() == dtype ? r : r.astype(dtype); }
+}  // namespace
+
+Array sum(const Array& a, DType dtype) { return in_dtype(sum(a.astype(dtype)), dtype); }
+Array sum(const Array& a, int axis, bool keepdims, DType dtype) { return in_dtype(sum(a.astype(dtype), axis, keepdims), dtype); }
+Array prod(const Array& a, DType dtype) { return in_dtype(prod(a.astype(dtype)), dtype); }
+Array prod(const Array& a, int axis, bool keepdims, DType dtype) { return in_dtype(prod(a.astype(dtype), axis, keepdims), dtype); }
+
 Array mean(const Array& a) { return mean_of(a, std::nullopt, false); }
 Array mean(const Array& a, int axis, bool keepdims) { return mean_of(a, axis, keepdims); }
 
