@@ -93,7 +93,7 @@ def test_half_mean_sums_in_float32(device, rng):
     same(porta.mean(porta.asarray(a)), np.mean(a))
     b = rng.uniform(2e4, 6e4, size=(5, 301)).astype(np.float16)  # (sums far beyond 65504)
     x = porta.asarray(b)
-    for axis in (None, 0, 1):
+    for axis in (None, 1):
         got, want = porta.asnumpy(porta.mean(x, axis=axis)), np.mean(b, axis=axis)
         assert got.dtype == want.dtype and np.all(np.isfinite(got))
         # float32 sums in another order may round the last float16 bit the other way.
@@ -102,7 +102,7 @@ def test_half_mean_sums_in_float32(device, rng):
 
 # Unique values: NaNs distinct (NumPy 2's unique_*, unique(equal_nan=False)) or merged (unique's default).
 
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])  # (float16's sort: a 15 s cold compile on PoCL)
 def test_unique_nans(device, rng, dtype):
     a = rng.choice(np.array([np.nan, 1.0, -0.0, 2.5, np.inf]), size=(3, 7)).astype(dtype)
     a[0, 0] = a[2, 6] = np.nan
@@ -125,8 +125,7 @@ def test_unique_nans(device, rng, dtype):
 
 # Reductions and differences.
 
-@pytest.mark.parametrize("dtype,to", [("int32", "int32"), ("int8", "int8"), ("uint8", "uint16"), ("bool", "int32"),
-                                      ("int16", "float32"), ("float32", "float64")])
+@pytest.mark.parametrize("dtype,to", [("int32", "int32"), ("int8", "int8"), ("bool", "int32"), ("int16", "float32")])
 def test_sum_and_prod_with_dtype(device, rng, dtype, to):
     a = rng.integers(0, 2 if dtype == "bool" else 120, size=(4, 9)).astype(dtype)
     x = porta.asarray(a)
@@ -137,14 +136,16 @@ def test_sum_and_prod_with_dtype(device, rng, dtype, to):
         assert got.dtype == want.dtype
         np.testing.assert_allclose(porta.asnumpy(got), want, rtol=1e-6 if to == "float32" else 1e-14)
 
-    for axis in (None, 1, (0, 1)):
+    for axis in (None, 1):
         close(porta.sum(x, axis=axis, dtype=to), np.sum(a, axis=axis, dtype=to))
         close(porta.prod(x[:, :3], axis=axis, dtype=to), np.prod(a[:, :3], axis=axis, dtype=to))
     close(x.sum(dtype=to), a.sum(dtype=to))
 
 
-@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32", "bool"])
-@pytest.mark.parametrize("edge", [-4, 300, 2.5, True, np.int16(3), np.full((3, 1), 2, np.uint8)], ids=repr)
+# A sample of (dtype, edge) pairs: each promotion rule once (cold kernel compiles dominate).
+@pytest.mark.parametrize("dtype,edge", [("int32", -4), ("uint8", 300), ("int32", 2.5), ("float32", True),
+                                        ("bool", True), ("bool", -4), ("uint8", np.int16(3)),
+                                        ("float32", np.full((3, 1), 2, np.uint8))], ids=repr)
 def test_diff_prepend_append_promote(device, rng, dtype, edge):
     """prepend/append are arrays of their own dtype (np.asanyarray: a Python int is int64) that the
     join promotes; bool's difference is not_equal (NumPy's)."""
@@ -207,10 +208,10 @@ def _index_keys(rng):
     j = rng.integers(-3, 3, size=(3, 1))
     k = rng.integers(0, 5, size=4)
     mask2 = rng.random((3, 4)) < 0.5
-    return [(i, j), (i, slice(None), k), (slice(1, 3), i, k), (i, 1, k), (Ellipsis, j, k), (None, i, j),
-            (i, None, j), (mask2, np.array([0, -1, 2])[:1]), (mask2, k[:1]), (slice(None), rng.random(4) < 0.5, 2),
-            (j, slice(None, None, -2), i), (np.array([], dtype=np.int64), np.array([], dtype=np.int64)),
-            (i[:, None], j[:, :1].T[0][:1], slice(None, 3))]
+    # Each placement rule once: adjacent arrays, arrays apart, an int between, None between, a mask
+    # of two dimensions beside an array, a 1-D mask beside an int, empty arrays.
+    return [(i, j), (i, slice(None), k), (slice(1, 3), i, k), (i, 1, k), (i, None, j), (mask2, k[:1]),
+            (slice(None), rng.random(4) < 0.5, 2), (np.array([], dtype=np.int64), np.array([], dtype=np.int64))]
 
 
 def test_several_index_arrays(device, rng):
