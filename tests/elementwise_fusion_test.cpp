@@ -151,6 +151,37 @@ TEST_P(Fusion, CompoundAssignmentDoesNotChangeOtherArrays) {
   EXPECT_TRUE(array_matches(~ints, DType::int32, {4}, {-1, -2, 1, -8}, tolerance(DType::int32, Accuracy::exact)));
 }
 
+// NumPy's rule for float16 and bfloat16 (plan.hpp): every operation's result is rounded to the
+// dtype, fused or not, so a fused tree gives the bits of the operations one at a time (a float32
+// intermediate gave (0.5 - 0.1) * 3 = 1.2 in float16, where NumPy has 1.199). n is no multiple of
+// any vector width.
+TEST_P(Fusion, HalfPrecisionRoundsAfterEveryOperation) {
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    if (!dev().supports(t)) continue;
+    auto rnd = [t](float v) {
+      return t == DType::float16 ? static_cast<float>(porta::half(v)) : static_cast<float>(porta::bfloat16(v));
+    };
+    const std::int64_t n = 1031;
+    std::vector<double> x, y, z;
+    Array xd = random_array({n}, t, -4, 4, &x);
+    Array yd = random_array({n}, t, -4, 4, &y);
+    Array zd = random_array({n}, t, 0, 4, &z);
+    Array r = ((xd - 0.1) * 3 + xd * yd) / (zd + 1.5) - yd;
+    const float s = rnd(0.1f);  // the weak scalar, in the array's dtype
+    std::vector<double> ref;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const float xi = static_cast<float>(x[i]), yi = static_cast<float>(y[i]), zi = static_cast<float>(z[i]);
+      const float a = rnd(rnd(rnd(xi - s) * 3.0f) + rnd(xi * yi));
+      ref.push_back(rnd(rnd(a / rnd(zi + 1.5f)) - yi));
+    }
+    EXPECT_TRUE(array_matches(r, t, {n}, ref, {0, 0})) << porta::name(t);
+    // Read through a fused cast to float32 (how Python's .get() reads bfloat16): the same values.
+    EXPECT_TRUE(array_matches(r.astype(DType::float32), DType::float32, {n}, ref, {0, 0})) << porta::name(t);
+    const Array one = porta::full({1}, 0.5, t, dev());
+    EXPECT_EQ(((one - 0.1) * 3).astype(DType::float32).item<float>(), rnd(rnd(0.5f - s) * 3.0f)) << porta::name(t);
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(Fusion);
 
 using CompileWarnings = DeviceTest;

@@ -114,10 +114,13 @@ std::optional<DType> unary_result(std::string_view op, DType t, const Device& d)
   // bool gives float16 (NumPy), float32 where the device has no float16.
   DType from_bool = d.supports(DType::float16) ? DType::float16 : DType::float32;
   if (math.count(op)) return math_result(t, d);
-  if (op == "floor" || op == "ceil" || op == "round" || op == "trunc") return t == DType::boolean ? from_bool : t;
+  // floor, ceil and trunc keep bool (NumPy 2.3); round makes it float16, as NumPy.
+  if (op == "floor" || op == "ceil" || op == "trunc") return t;
+  if (op == "round") return t == DType::boolean ? from_bool : t;
   if (op == "reciprocal") return porta::is_floating(t) ? std::optional<DType>(t) : std::nullopt;
   if (op == "negative" || op == "sign" || op == "positive") return t == DType::boolean ? std::nullopt : std::optional<DType>(t);
-  if (op == "abs" || op == "square") return t;
+  if (op == "square") return t == DType::boolean ? DType::int8 : t;  // NumPy: bool squares as int8
+  if (op == "abs") return t;
   if (op == "bitwise_not") return porta::is_floating(t) ? std::nullopt : std::optional<DType>(t);
   return DType::boolean;  // isnan, isinf, isfinite, signbit, logical_not
 }

@@ -83,6 +83,17 @@ TEST_P(Manip, PadSplitAndTriangles) {
   EXPECT_EQ(uneven[1].shape(), (Shape{2, 9}));
   EXPECT_EQ(uneven[2].shape(), (Shape{1, 9}));
   EXPECT_EQ(uneven[3].shape(), (Shape{0, 9}));
+  // NumPy's bounds: negative points count from the end, a part runs a[points[i-1]:points[i]] (empty
+  // when backwards) and the next starts at the point itself (np.split(x, [-3, 1, 9, -20], axis=1)).
+  auto negative = porta::split(a, std::vector<std::int64_t>{-3, 1, 9, -20}, 1);
+  ASSERT_EQ(negative.size(), 5u);
+  const std::int64_t from[] = {0, 6, 1, 9, 0}, count[] = {6, 0, 8, 0, 9};
+  for (std::size_t p = 0; p < 5; ++p) {
+    std::vector<double> r;
+    for (std::int64_t i = 0; i < 4; ++i)
+      for (std::int64_t j = 0; j < count[p]; ++j) r.push_back(h.at(i, from[p] + j));
+    EXPECT_TRUE(array_matches(negative[p], dtype(), {4, count[p]}, r, {0, 0})) << "part " << p;
+  }
   for (std::int64_t k : {-2, 0, 3}) {
     std::vector<double> lo, up;
     for (std::int64_t i = 0; i < 4; ++i)
@@ -157,6 +168,16 @@ TEST_P(ManipRules, SliceHelpersAndBoolVectors) {
   EXPECT_EQ(a.slice({porta::span, porta::ellipsis, porta::upto(2)}).shape(), (Shape{3, 4, 2}));
   EXPECT_EQ(a.slice({porta::ellipsis}).shape(), (Shape{3, 4, 6}));
   EXPECT_EQ(a.slice({porta::range(1, 3), porta::every(3)}).shape(), (Shape{2, 2, 6}));
+  // A negative step whose start lies before the beginning selects nothing, as Python's
+  // range(3)[-5::-1]; one that starts at -len selects element 0 (a[..., -3:-4:-1, :] of NumPy).
+  EXPECT_EQ(a.slice({porta::Slice{-5, std::nullopt, -1}}).shape(), (Shape{0, 4, 6}));
+  EXPECT_EQ(a.slice({porta::span, porta::Slice{-7, -9, -1}}).shape(), (Shape{3, 0, 6}));
+  Array first = a.slice({porta::ellipsis, porta::Slice{-6, -7, -1}});
+  EXPECT_EQ(first.shape(), (Shape{3, 4, 1}));
+  EXPECT_EQ(first.reshape({12}).to_vector<std::int32_t>(),
+            a.slice({porta::ellipsis, porta::upto(1)}).reshape({12}).to_vector<std::int32_t>());
+  a.slice({porta::Slice{-5, std::nullopt, -1}}).fill(7);  // an empty write changes nothing
+  EXPECT_TRUE(array_matches(a, DType::int32, {3, 4, 6}, v, {0, 0}));
   EXPECT_THROW((void)a.slice({porta::ellipsis, porta::ellipsis}), porta::InvalidArgument);
   EXPECT_THROW((void)a.slice({porta::span, porta::span, porta::span, porta::ellipsis, porta::span}), porta::InvalidArgument);
   std::vector<bool> got = (a > 0).to_vector<bool>();

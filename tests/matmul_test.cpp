@@ -234,10 +234,54 @@ TEST_P(Matmul, ErrorsNameTheShapes) {
                porta::ShapeError)
       << "batch 2 against 3";
   EXPECT_THROW((void)porta::matmul(porta::ones({}, DType::float32, dev()), a), porta::ShapeError) << "0-d operand";
-  EXPECT_THROW((void)porta::matmul(porta::ones({1, 1, 3, 4}, DType::float32, dev()), porta::ones({4, 2}, DType::float32, dev())),
+  EXPECT_THROW((void)porta::matmul(porta::ones({2, 1, 3, 4}, DType::float32, dev()), porta::ones({3, 3, 5, 2}, DType::float32, dev())),
                porta::ShapeError)
-      << "4-D operand";
+      << "4-D operands with inner dimensions 4 and 5";
+  EXPECT_THROW((void)porta::matmul(porta::ones({2, 3, 3, 4}, DType::float32, dev()), porta::ones({4, 4, 2}, DType::float32, dev())),
+               porta::ShapeError)
+      << "leading dimensions (2, 3) and (4,)";
   EXPECT_THROW((void)porta::dot(a, a), porta::ShapeError) << "dot of matrices";
+}
+
+// NumPy's matmul of 4 or more dimensions: the leading dimensions broadcast ((2, 1) with (3,) is
+// (2, 3)) and each pair of matrices is multiplied; a 1-D operand is a row or column. int32 exact,
+// float64 within a few roundings of four terms, against a host product.
+TEST_P(Matmul, StackedOperandsBroadcastTheirLeadingDimensions) {
+  for (DType t : {DType::int32, DType::float64}) {
+    if (!dev().supports(t)) continue;
+    std::vector<double> va, vb, vv;
+    const Array a = random_array({2, 1, 3, 4}, t, -9, 9, &va);  // (2, 1) x (3, 4)
+    const Array b = random_array({3, 4, 5}, t, -9, 9, &vb);     // (3,) x (4, 5)
+    const Array v = random_array({4}, t, -9, 9, &vv);
+    const Tolerance tol = t == DType::int32 ? Tolerance{0, 0} : Tolerance{1e-14, 1e-13};
+    std::vector<double> ref;  // c[i, j] = a[i, 0] @ b[j]: (2, 3, 3, 5)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 5; ++c) {
+            double s = 0;
+            for (int q = 0; q < 4; ++q) s += va[static_cast<std::size_t>((i * 3 + r) * 4 + q)] * vb[static_cast<std::size_t>((j * 4 + q) * 5 + c)];
+            ref.push_back(s);
+          }
+    EXPECT_TRUE(array_matches(porta::matmul(a, b), t, {2, 3, 3, 5}, ref, tol)) << name(t);
+    std::vector<double> row;  // a @ v: (2, 1, 3)
+    for (int i = 0; i < 2; ++i)
+      for (int r = 0; r < 3; ++r) {
+        double s = 0;
+        for (int q = 0; q < 4; ++q) s += va[static_cast<std::size_t>((i * 3 + r) * 4 + q)] * vv[static_cast<std::size_t>(q)];
+        row.push_back(s);
+      }
+    EXPECT_TRUE(array_matches(porta::matmul(a, v), t, {2, 1, 3}, row, tol)) << name(t);
+    const Array a2 = a.broadcast_to({2, 2, 3, 4});  // non-contiguous (a stride 0) and 2-D b
+    const Array b2 = b[1];
+    std::vector<double> ref2;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 5; ++c) ref2.push_back(ref[static_cast<std::size_t>(((i * 3 + 1) * 3 + r) * 5 + c)]);
+    EXPECT_TRUE(array_matches(porta::matmul(a2, b2), t, {2, 2, 3, 5}, ref2, tol)) << name(t);
+    EXPECT_EQ(porta::matmul(porta::zeros({0, 1, 3, 4}, t, dev()), b).shape(), (Shape{0, 3, 3, 5}));
+  }
 }
 
 // Every dtype the device has, every shape class and all four transpose combinations. On OpenCL

@@ -578,6 +578,59 @@ TEST_P(LargeReductions, ColumnSumsOfEveryWidth) {
   }
 }
 
+// NumPy's mean of float16 (and here bfloat16): summed and divided in float32, then rounded, so a
+// mean whose sum passes 65504 is finite ([40000, 40000] gave inf). Rows of 301, every axis.
+TEST_P(LargeReductions, HalfPrecisionMeanSumsInFloat32) {
+  for (DType t : {DType::float16, DType::bfloat16}) {
+    if (!dev().supports(t)) continue;
+    EXPECT_EQ(porta::mean(porta::full({2}, 40000.0, t, dev())).astype(DType::float32).item<float>(),
+              t == DType::float16 ? 40000.0f : static_cast<float>(porta::bfloat16(40000.0f)))
+        << porta::name(t);
+    std::vector<double> v;
+    const Array a = random_array({5, 301}, t, 20000, 60000, &v);
+    for (int axis : {0, 1}) {
+      const std::int64_t rows = axis == 0 ? 301 : 5, len = axis == 0 ? 5 : 301;
+      std::vector<double> ref;
+      for (std::int64_t o = 0; o < rows; ++o) {
+        double s = 0;
+        for (std::int64_t r = 0; r < len; ++r) s += v[static_cast<std::size_t>(axis == 0 ? r * 301 + o : o * 301 + r)];
+        ref.push_back(s / static_cast<double>(len));
+      }
+      // float32 sums: within a float16 rounding of the exact mean (one of bfloat16's).
+      EXPECT_TRUE(array_matches(porta::mean(a, axis), t, {rows}, ref, {t == DType::float16 ? 1e-3 : 8e-3, 0}))
+          << porta::name(t) << " axis " << axis;
+    }
+  }
+}
+
+// NumPy's sum/prod with dtype=: the result in that dtype, integers wrapping as NumPy's (int8 sums
+// of 100s), over the whole array and one axis of 7 x 13.
+TEST_P(LargeReductions, SumAndProdWithADType) {
+  for (DType t : {DType::int8, DType::int32, DType::float32}) {
+    if (!dev().supports(t)) continue;
+    std::vector<double> v;
+    const Array a = random_array({7, 13}, DType::int32, 90, 127, &v);
+    double total = 0;
+    for (double x : v) total += x;
+    const Array s = porta::sum(a, t);
+    EXPECT_EQ(s.dtype(), t);
+    const double want = t == DType::int8 ? static_cast<double>(static_cast<std::int8_t>(static_cast<std::int64_t>(total))) : total;
+    EXPECT_TRUE(array_matches(s, t, {}, {want}, {t == DType::float32 ? 1e-6 : 0, 0})) << porta::name(t);
+    std::vector<double> rows, prods;
+    for (int r = 0; r < 7; ++r) {
+      double x = 0, p = 1;
+      for (int c = 0; c < 13; ++c) x += v[static_cast<std::size_t>(r * 13 + c)];
+      for (int c = 0; c < 2; ++c) p *= v[static_cast<std::size_t>(r * 13 + c)];
+      rows.push_back(t == DType::int8 ? static_cast<std::int8_t>(static_cast<std::int64_t>(x)) : x);
+      prods.push_back(t == DType::int8 ? static_cast<std::int8_t>(static_cast<std::int64_t>(p)) : p);
+    }
+    EXPECT_TRUE(array_matches(porta::sum(a, 1, true, t), t, {7, 1}, rows, {t == DType::float32 ? 1e-6 : 0, 0})) << porta::name(t);
+    EXPECT_TRUE(array_matches(porta::prod(a.slice({porta::span, porta::upto(2)}), 1, false, t), t, {7}, prods, {0, 0}))
+        << porta::name(t);
+    EXPECT_EQ(porta::prod(a, t).dtype(), t);
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(LargeReductions);
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <porta/array.hpp>
+#include <porta/manip.hpp>
 
 namespace porta {
 
@@ -24,7 +25,8 @@ enum class MatmulPrecision {
 };
 
 // NumPy's matmul: 2-D x 2-D; 1-D operands become a row (left) or a column (right) and that
-// axis is dropped; 3-D operands are batches (a batch of 1 broadcasts). Operands are promoted to
+// axis is dropped; 3-D and higher operands are stacks of matrices whose leading dimensions
+// broadcast ((2, 1, m, k) with (3, k, n) is (2, 3, m, n)). Operands are promoted to
 // a common dtype (NumPy's) and the result has it: float32, float64, and float16/bfloat16 where the
 // device has them (accumulated in float32); complex64 and complex128 (no conjugation; tf32 lets
 // complex64 use TF32 as float32 does); integers exact, wrapping modulo 2^bits as NumPy's (int8 @
@@ -99,7 +101,7 @@ Array pinv(const Array& a, std::optional<double> rtol = std::nullopt);
 Array matrix_rank(const Array& a, std::optional<double> rtol = std::nullopt, std::optional<double> tol = std::nullopt);
 
 // Compositions of the operations above and porta's elementwise ones and reductions.
-Array matrix_transpose(const Array& a);  // the last two axes swapped (a view)
+using porta::matrix_transpose;  // the last two axes swapped (a view; manip.hpp)
 Array diagonal(const Array& a, std::int64_t offset = 0);  // of the last two axes
 Array trace(const Array& a, std::int64_t offset = 0);
 Array outer(const Array& a, const Array& b);  // of two 1-D arrays

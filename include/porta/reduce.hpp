@@ -12,6 +12,13 @@ namespace porta {
 // array throw ShapeError. A negative axis counts from the end.
 Array sum(const Array& a);
 Array sum(const Array& a, int axis, bool keepdims = false);
+// NumPy's sum/prod with dtype=: the result in `dtype` (sum(int32 array, DType::int32) is int32;
+// integers accumulate in 64 bits, which wraps to the same bits; floats in `dtype`, float16 and
+// bfloat16 in float32).
+Array sum(const Array& a, DType dtype);
+Array sum(const Array& a, int axis, bool keepdims, DType dtype);
+Array prod(const Array& a, DType dtype);
+Array prod(const Array& a, int axis, bool keepdims, DType dtype);
 Array mean(const Array& a);
 Array mean(const Array& a, int axis, bool keepdims = false);
 Array prod(const Array& a);

@@ -15,7 +15,10 @@ using Handle = void*;
 
 // Operand rules: the expression builder (src/lazy/expr.cpp, resolve() and cast()) inserts casts so that the operands of an
 // arithmetic instruction have the instruction's dtype, except where noted. float16 and
-// bfloat16 values are computed in float32 and rounded when stored.
+// bfloat16 values are computed in float32 and rounded to their dtype after every instruction
+// whose float32 result they may not hold (rounds_half_result), as NumPy rounds after every
+// operation: a fused expression gives the unfused one's bits, and no value outside the dtype
+// comes out of it.
 enum class Op : std::uint8_t {
   // Leaves
   load,    // inputs[arg] at this element; dtype = the input's dtype
@@ -77,6 +80,19 @@ enum class Op : std::uint8_t {
 };
 
 inline constexpr int kOpCount = static_cast<int>(Op::normal) + 1;
+
+// Whether a float16/bfloat16 instruction's float32 result must be rounded to its dtype: not for
+// leaves, casts and random numbers (rounded where they are made), nor for ops whose result is one
+// of their operands' values or exact in the operands' format (neg, abs, floor, max, where, ...).
+inline bool rounds_half_result(Op op) {
+  switch (op) {
+    case Op::load: case Op::scalar: case Op::index: case Op::cast: case Op::neg: case Op::abs: case Op::sign:
+    case Op::floor: case Op::ceil: case Op::round: case Op::trunc: case Op::real: case Op::imag: case Op::conj:
+    case Op::maximum: case Op::minimum: case Op::copysign: case Op::where: case Op::uniform: case Op::normal:
+      return false;
+    default: return true;
+  }
+}
 
 struct Instr {
   Op op = Op::load;

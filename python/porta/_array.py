@@ -9,7 +9,7 @@ from numpy.exceptions import ComplexWarning
 
 from . import _arrayapi, _core, _dtypes, _reduce
 from ._core import ndarray
-from ._creation import _check_int_fits, _fill_into, _indices, _value, arange
+from ._creation import _check_int_fits, _fill_into, _indices, _value, arange, asarray
 from ._helpers import dtype_name, dtype_object, to_numpy
 
 __all__ = []
@@ -54,10 +54,12 @@ def _basic(self, key):
         n = self.shape[axis]
         if isinstance(k, slice):
             start, stop, step = k.indices(n)
-            if step < 0 and stop < 0:
-                stop = None  # runs through element 0
-            slices.append((start, stop, step))
-            out_shape.append(len(range(*k.indices(n))))
+            count = len(range(start, stop, step))
+            if count == 0:
+                slices.append((0, 0, 1))  # (a negative step's start -1 from indices() is "before 0", not "last")
+            else:
+                slices.append((start, None if step < 0 and stop < 0 else stop, step))  # (None: through element 0)
+            out_shape.append(count)
         else:
             try:
                 i = k.__index__()
@@ -75,18 +77,21 @@ def _basic(self, key):
 
 def _advanced(self, key):
     """Splits a key with one integer array or bool mask: (the key's entries, where the array is,
-    the array on self's device). (None, None, None) for a basic key."""
+    the array on self's device). (None, None, None) for a basic key; ("multi", None, None) for a key
+    with several (_several_indices)."""
     keys = key if isinstance(key, tuple) else (key,)
     where = [i for i, k in enumerate(keys) if _is_advanced(k)]
     if not where:
         return None, None, None
     if len(where) > 1:
-        raise IndexError("porta indexes with one integer array or bool mask at a time (with ints, slices, None "
-                         "and ... beside it); index twice instead")
+        return "multi", None, None
     try:
         idx = _indices(keys[where[0]], self.device, "indexing")
     except _core.DTypeError as e:
         raise IndexError(str(e)) from e
+    if not idx._dtype_name.startswith(("int", "uint", "bool")):  # (an empty float array too, as NumPy)
+        raise IndexError(f"an index array of dtype {idx._dtype_name}: arrays used as indices must be of integer "
+                         f"or bool dtype (astype('int64') first)")
     return keys, where[0], idx
 
 
@@ -150,6 +155,119 @@ def _full_mask(self, mask):
     return mask, (count,) + rest
 
 
+def _several_indices(self, key):
+    """NumPy's advanced indexing with several index arrays (bool masks as their nonzero indices,
+    ints beside them as 0-d index arrays): the arrays broadcast to one shape B, and a[key] holds
+    the elements at each combination. Returns (moved, n, linear, B, p): `moved` a view of self
+    with the n indexed axes first (then the others, sliced), `linear` int64 positions in those
+    axes' row-major order (shape B), and p where B's dimensions go in the result (0: first,
+    NumPy's rule where the advanced indices are apart)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    items = []  # ("adv", array) per indexed axis, ("basic", key) for slices and None, Ellipsis as is
+    masks = []  # (where a mask's first axis is in items, its shape)
+    for k in keys:
+        if _is_advanced(k):
+            try:
+                idx = _indices(k, self.device, "indexing")
+            except _core.DTypeError as e:
+                raise IndexError(str(e)) from e
+            if idx._dtype_name == "bool":
+                if idx.ndim == 0:
+                    raise IndexError("a 0-d bool index beside index arrays; porta takes bool masks of one or more "
+                                     "dimensions")
+                masks.append((len(items), tuple(idx.shape)))
+                items += [("adv", i) for i in _core._nonzero(idx)]
+            elif idx._dtype_name.startswith(("int", "uint")):
+                items.append(("adv", idx))
+            else:
+                raise IndexError(f"an index array of dtype {idx._dtype_name}: arrays used as indices must be of "
+                                 f"integer or bool dtype (astype('int64') first)")
+        elif k is None or k is Ellipsis or isinstance(k, slice):
+            items.append(("basic", k))
+        else:
+            try:
+                i = k.__index__()
+            except AttributeError:
+                raise IndexError(f"index {k!r} is not an integer, a slice, None, Ellipsis, an integer array "
+                                 f"or a bool mask") from None
+            items.append(("adv", asarray(i, dtype="int64", device=self.device)))
+    n_real = builtins.sum(1 for kind, k in items if kind == "adv" or isinstance(k, slice))
+    if n_real > self.ndim:
+        raise IndexError(f"too many indices: {n_real} for an array of {self.ndim} dimensions {self.shape}")
+    if builtins.sum(1 for _, k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single Ellipsis ('...')")
+    expanded = []
+    for kind, k in items:
+        expanded += [("basic", slice(None))] * (self.ndim - n_real) if k is Ellipsis and kind == "basic" else [(kind, k)]
+    if not any(k is Ellipsis for kind, k in items if kind == "basic"):
+        expanded += [("basic", slice(None))] * (self.ndim - n_real)
+    view = _basic(self, tuple(slice(None) if kind == "adv" else k for kind, k in expanded))
+    adv_axes, arrays, axis, at_item = [], [], 0, {}
+    for kind, k in expanded:
+        at_item[id(k)] = axis
+        if kind == "adv":
+            adv_axes.append(axis)
+            arrays.append(k)
+        axis += 1
+    for first, shape in masks:  # a mask must have the shape of the axes it stands for
+        ax = at_item[id(items[first][1])]
+        if tuple(view.shape[ax:ax + len(shape)]) != shape:
+            raise IndexError(f"boolean index of shape {shape} does not match the indexed array of shape {self.shape} "
+                             f"at axis {ax}: the mask must have the shape of the axes it indexes")
+    try:
+        shape = np.broadcast_shapes(*[tuple(a.shape) for a in arrays])
+    except ValueError:
+        raise IndexError(f"shape mismatch: index arrays of shapes {', '.join(str(tuple(a.shape)) for a in arrays)} "
+                         f"could not be broadcast together") from None
+    linear = None
+    for ax, a in zip(adv_axes, arrays):
+        n = view.shape[ax]
+        if a._dtype_name == "uint64" and a.size and int(_core._max(a)) >= 2 ** 63:
+            raise IndexError(f"index {int(_core._max(a))} is out of bounds for axis {ax} with size {n}")
+        a = a.astype("int64", copy=False)
+        if a.size:
+            lo, hi = int(_core._min(a)), int(_core._max(a))
+            if lo < -n or hi >= n:
+                raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis {ax} with size {n}")
+        a = _core.where(_core.less(a, 0), _core.add(a, n), a)
+        linear = a if linear is None else _core.add(_core.multiply(linear, n), a)
+    linear = linear._broadcast_to(shape)
+    adjacent = adv_axes == list(range(adv_axes[0], adv_axes[0] + len(adv_axes)))
+    rest = [d for d in range(view.ndim) if d not in adv_axes]
+    moved = view.transpose(adv_axes + rest)
+    return moved, len(adv_axes), linear, tuple(shape), adv_axes[0] if adjacent else 0
+
+
+def _several_get(self, key):
+    moved, n_adv, linear, shape, p = _several_indices(self, key)
+    rest = tuple(moved.shape[n_adv:])
+    size = 1
+    for d in moved.shape[:n_adv]:
+        size *= d
+    out = _as_index_error(_core._take, moved.reshape((size,) + rest), linear, 0)  # B + rest
+    q = len(shape)
+    if p:  # NumPy's: adjacent index arrays put B where they stand
+        out = out.transpose(list(range(q, q + p)) + list(range(q)) + list(range(q + p, out.ndim)))
+    return out
+
+
+def _several_set(self, key, value):
+    moved, n_adv, linear, shape, p = _several_indices(self, key)
+    rest = tuple(moved.shape[n_adv:])
+    inner = 1
+    for d in rest:
+        inner *= d
+    flat = _core.add(_core.multiply(linear.reshape(-1, 1), inner), arange(inner, device=self.device).reshape(1, -1))
+    if isinstance(value, ndarray) and value.ndim:
+        q = len(shape)
+        target = rest[:p] + tuple(shape) + rest[p:]
+        v = value._broadcast_to(target)
+        if p:
+            v = v.transpose(list(range(p, p + q)) + list(range(p)) + list(range(p + q, len(target))))
+        value = v.reshape(linear.size, inner)
+    _core._put(moved, flat, value)
+
+
 def _as_index_error(fn, *args):
     try:
         return fn(*args)
@@ -175,6 +293,8 @@ def _getitem(self, key):
     keys, pos, idx = _advanced(self, key)
     if keys is None:
         return _basic(self, key)
+    if keys == "multi":
+        return _several_get(self, key)
     if idx._dtype_name == "bool":
         kind, idx = _mask_as_index(self, keys, pos, idx)
         if kind == "mask":
@@ -213,6 +333,9 @@ def _setitem(self, key, value):
     keys, pos, idx = _advanced(self, key)
     if keys is None:
         _core._assign(_basic(self, key), value)
+        return
+    if keys == "multi":
+        _several_set(self, key, value)
         return
     if idx._dtype_name == "bool":
         kind, idx = _mask_as_index(self, keys, pos, idx)

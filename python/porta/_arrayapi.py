@@ -166,14 +166,17 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         raise _core.InvalidArgument("diff: a 0-d array has no axis to take differences along")
     if operator.index(n) < 0:
         raise _core.InvalidArgument(f"diff: order n={n} must be non-negative")
+    if n == 0:  # NumPy returns the input itself, without prepend/append
+        return a
     if prepend is not None or append is not None:
+        # NumPy makes arrays of them (np.asanyarray: a Python int is int64, a float float64), which
+        # then take part in the join's promotion as any array does.
         def edge(v):
-            e = v if isinstance(v, ndarray) else asarray(v, dtype=None if isinstance(v, np.ndarray) else a._dtype_name,
-                                                         device=a.device)
+            e = v if isinstance(v, ndarray) else asarray(np.asarray(v), device=a.device)
             if e.ndim == 0:
                 shape = list(a.shape)
                 shape[ax] = 1
-                e = broadcast_to(e.astype(a._dtype_name), tuple(shape))
+                e = broadcast_to(e, tuple(shape))
             return e
         parts = ([edge(prepend)] if prepend is not None else []) + [a] + ([edge(append)] if append is not None else [])
         a = _core.concatenate(parts, axis=ax)
@@ -210,39 +213,65 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True)
     return _core._argsort(a, axis_index(a, axis, "argsort"), descending)
 
 
+def _nan_count(x):
+    """x's NaNs as a flat mask and their number (None, 0 for dtypes without NaN)."""
+    if not x._dtype_name.startswith(("float", "bfloat", "complex")) or x.size < 2:
+        return None, 0
+    nan = _core.isnan(x).reshape(-1)
+    return nan, int(_core._count_nonzero(nan, None, False))
+
+
+def _unique_distinct_nans(x):
+    """C++'s unique_all with every NaN a value of its own, as NumPy 2's unique_* and
+    unique(equal_nan=False): C++ merges the NaNs into one last value; that one is replaced by the
+    NaN elements themselves in x's order, each counted once, the inverse numbering them in turn."""
+    v, first, inv, counts = _core._unique_all(x)
+    nan, k = _nan_count(x)
+    if k < 2:
+        return v, first, inv, counts
+    m = v.size - 1  # (the merged NaN sorts last)
+    where_nan = _core._flatnonzero(nan)
+    values = _core.concatenate([v[:m], _core._take(x.reshape(-1), where_nan, 0)], axis=0)
+    first = _core.concatenate([first[:m], where_nan], axis=0)
+    counts = _core.concatenate([counts[:m], _core.ones((k,), "int64", x.device)], axis=0)
+    nth = _core.subtract(_core._cumsum(nan, None), 1)
+    inv = _core.where(nan, _core.add(nth, m), inv.reshape(-1)).reshape(inv.shape)
+    return values, first, inv, counts
+
+
 def unique_all(x):
-    """The array API's unique_all: values, first indices, inverse (x's shape) and counts."""
+    """The array API's unique_all: values, first indices, inverse (x's shape) and counts; each NaN
+    is a value of its own (NumPy 2)."""
     check_array(x, "unique_all")
-    return UniqueAllResult(*_core._unique_all(x))
+    return UniqueAllResult(*_unique_distinct_nans(x))
 
 
 def unique_counts(x):
     check_array(x, "unique_counts")
-    v, _, _, c = _core._unique_all(x)
+    v, _, _, c = _unique_distinct_nans(x)
     return UniqueCountsResult(v, c)
 
 
 def unique_inverse(x):
     check_array(x, "unique_inverse")
-    v, _, inv, _ = _core._unique_all(x)
+    v, _, inv, _ = _unique_distinct_nans(x)
     return UniqueInverseResult(v, inv)
 
 
 def unique_values(x):
     check_array(x, "unique_values")
-    return _core._unique_values(x)
+    return _unique_distinct_nans(x)[0] if _nan_count(x)[1] > 1 else _core._unique_values(x)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
-    """NumPy's unique over the flattened array (NaNs count as one value: equal_nan=True)."""
+    """NumPy's unique over the flattened array: NaNs count as one value (equal_nan=True, NumPy's
+    default) or each as its own (equal_nan=False)."""
     check_array(ar, "unique")
     if axis is not None:
         raise _core.InvalidArgument("unique: porta has no axis= (it takes the distinct values of the whole array)")
-    if not equal_nan:
-        raise _core.InvalidArgument("unique: porta counts NaNs as one value (equal_nan=True) only")
     if not (return_index or return_inverse or return_counts):
-        return _core._unique_values(ar)
-    v, first, inv, counts = _core._unique_all(ar)
+        return _core._unique_values(ar) if equal_nan else unique_values(ar)
+    v, first, inv, counts = _core._unique_all(ar) if equal_nan else _unique_distinct_nans(ar)
     out = [v]
     if return_index:
         out.append(first)

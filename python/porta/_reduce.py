@@ -38,8 +38,17 @@ def _reduce(fn, a, axis, keepdims, dtype=None, single_axis=False):
     return getattr(_core, fn.__name__ + "_axes")(a, None if axes is None else sorted(axes), keepdims)
 
 
+def _in_dtype(r, dtype):
+    """A sum's or product's result in the dtype= asked for (NumPy's: sum(int32, dtype='int32') is
+    int32; porta accumulates integers in 64 bits, which wraps to the same bits)."""
+    if dtype is None:
+        return r
+    name = dtype_name(dtype)
+    return r if r._dtype_name == name else r.astype(name)
+
+
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    return _reduce(_core._sum, a, axis, keepdims, dtype)
+    return _in_dtype(_reduce(_core._sum, a, axis, keepdims, dtype), dtype)
 
 
 def mean(a, axis=None, dtype=None, keepdims=False):
@@ -47,7 +56,7 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 
 
 def prod(a, axis=None, dtype=None, keepdims=False):
-    return _reduce(_core._prod, a, axis, keepdims, dtype)
+    return _in_dtype(_reduce(_core._prod, a, axis, keepdims, dtype), dtype)
 
 
 def min(a, axis=None, keepdims=False):  # noqa: A001

@@ -117,6 +117,42 @@ void def_binary_operator(nb::handle cls, const char* name, const char* rname, Bi
 }
 
 Array clip3(const Operand& a, const Operand& lo, const Operand& hi) { return porta::clip(a, lo, hi); }
+
+// NumPy 2's clip of an integer array with a Python int bound outside its dtype (clip(int32_array,
+// 0, 2**31), a bound beyond 64 bits): the bound is clamped to the dtype's range, where arithmetic
+// raises OverflowError. The dtype is the array's promoted with the NumPy scalars beside it.
+void clamp_int_bounds(PyOperand& a, std::initializer_list<PyOperand*> bounds) {
+  if (a.op.kind() != Operand::Kind::array) return;
+  DType t = a.op.array().dtype();
+  for (const PyOperand* b : bounds)
+    if (b->numpy_dtype) t = promote_types(t, *b->numpy_dtype);
+  if (!is_integral(t)) return;
+  const IntInfo info = iinfo(t);
+  for (PyOperand* b : bounds) {
+    int above = 0;  // +1: above every value of t; -1: below
+    if (b->huge_int) {
+      above = b->op.floating() > 0 ? 1 : -1;
+    } else if (b->op.kind() == Operand::Kind::integer && !b->numpy_dtype) {
+      const std::int64_t i = b->op.integer();
+      above = b->op.big_unsigned() ? (t == DType::uint64 ? 0 : 1)
+              : i < info.min       ? -1
+              : (i > 0 && static_cast<std::uint64_t>(i) > info.max) ? 1 : 0;
+    }
+    if (above == 0) continue;
+    b->huge_int = false;
+    b->op = above < 0 ? Operand(info.min) : Operand(info.max);  // (uint64's max: a big unsigned)
+  }
+}
+
+// NumPy's rint: of a bool or integer array a float one (8 bits and bool: float16, 16 bits: float32,
+// wider: float64), where porta::round (NumPy's round) keeps integers.
+Array rint(const Array& a) {
+  const DType t = a.dtype();
+  if (is_inexact(t)) return porta::round(a);
+  DType f = t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
+  if (f == DType::float16 && !a.device().supports(f)) f = DType::float32;  // as porta's math functions
+  return a.astype(f);  // (a float of an integer is whole: nothing to round)
+}
 Array where3(const Operand& c, const Operand& x, const Operand& y) { return porta::where(c, x, y); }
 
 }  // namespace
@@ -146,7 +182,7 @@ void bind_ops(nb::module_& m) {
       {"expm1", porta::expm1}, {"sqrt", porta::sqrt}, {"rsqrt", porta::rsqrt}, {"sin", porta::sin},
       {"cos", porta::cos}, {"tan", porta::tan}, {"tanh", porta::tanh}, {"sigmoid", porta::sigmoid},
       {"erf", porta::erf}, {"floor", porta::floor}, {"ceil", porta::ceil}, {"round", porta::round},
-      {"around", porta::round}, {"rint", porta::round}, {"isnan", porta::isnan}, {"isinf", porta::isinf},
+      {"around", porta::round}, {"rint", rint}, {"isnan", porta::isnan}, {"isinf", porta::isinf},
       {"isfinite", porta::isfinite}, {"logical_not", porta::logical_not}, {"bitwise_not", porta::bitwise_not},
       {"bitwise_invert", porta::bitwise_not}, {"invert", porta::bitwise_not},
       {"acos", porta::acos}, {"arccos", porta::acos}, {"asin", porta::asin}, {"arcsin", porta::asin},
@@ -162,6 +198,7 @@ void bind_ops(nb::module_& m) {
     m.def(name, [fn = fn](const Array& a) { return call(fn, a); }, nb::arg("x"));
 
   m.def("clip", [](PyOperand a, PyOperand lo, PyOperand hi) {
+    clamp_int_bounds(a, {&lo, &hi});
     promote_numpy_scalars({&a, &lo, &hi});
     return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a.op, lo.op, hi.op);
   }, nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"));

@@ -193,7 +193,7 @@ def test_bad_writes_raise_and_write_nothing(device, rng):
     with pytest.raises(IndexError):
         x[porta.asarray(np.array([0.5]))] = 1.0  # float indices
     with pytest.raises(IndexError):
-        x[[0], [1]] = 1.0  # two integer arrays at once
+        x[[0, 1], [1, 2, 3]] = 1.0  # two integer arrays whose shapes do not broadcast
     with pytest.raises(porta.InvalidArgument, match="broadcast"):
         porta.broadcast_to(x[0], (3, 6))[...] = 1.0  # a broadcast view's elements share memory
     _unchanged(x, h)

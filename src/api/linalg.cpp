@@ -76,6 +76,43 @@ Array summed_products(const Array& a, const Array& b, DType t) {
 
 }  // namespace
 
+namespace {
+
+// NumPy's matmul of operands of 4 or more dimensions: the dimensions before the last two
+// broadcast, and each pair of matrices is multiplied; here as one batch of the broadcast leading
+// shape's size (an operand without leading dimensions stays 2-D: the batched GEMM reuses it).
+Array matmul_stacked(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
+  const Shape as = a_in.shape(), bs = b_in.shape();
+  const bool a_vec = as.size() == 1, b_vec = bs.size() == 1;
+  const Array a = a_vec ? a_in.reshape({1, as[0]}) : a_in, b = b_vec ? b_in.reshape({bs[0], 1}) : b_in;
+  const std::int64_t m = a.dim(-2), k = a.dim(-1), k2 = b.dim(-2), n = b.dim(-1);
+  if (k != k2)
+    throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": the inner dimensions ", k, " and ", k2, " differ"));
+  const Shape la(a.shape().begin(), a.shape().end() - 2), lb(b.shape().begin(), b.shape().end() - 2);
+  Shape lead;
+  try {
+    lead = detail::broadcast_shapes(la, lb);
+  } catch (const ShapeError&) {
+    throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": the leading (batch) dimensions ",
+                         to_string(la), " and ", to_string(lb), " do not broadcast"));
+  }
+  std::int64_t batch = 1;
+  for (std::int64_t d : lead) batch *= d;
+  auto stack = [&](const Array& x, const Shape& l, std::int64_t r, std::int64_t c) {
+    if (l.empty()) return x;
+    Shape full = lead;
+    full.push_back(r);
+    full.push_back(c);
+    return (l == lead ? x : x.broadcast_to(full)).reshape({batch, r, c});
+  };
+  Shape out = lead;
+  if (!a_vec) out.push_back(m);
+  if (!b_vec) out.push_back(n);
+  return matmul(stack(a, la, m, k), stack(b, lb, k, n), precision).reshape(out);
+}
+
+}  // namespace
+
 Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
   auto an = detail::node_of(a_in, "matmul");
   auto bn = detail::node_of(b_in, "matmul");
@@ -83,8 +120,7 @@ Array matmul(const Array& a_in, const Array& b_in, MatmulPrecision precision) {
   const Device& device = an->device();
   Shape as = an->shape(), bs = bn->shape();
   if (as.empty() || bs.empty()) throw ShapeError("matmul: operands must have at least one dimension (use multiply for scalars)");
-  if (as.size() > 3 || bs.size() > 3)
-    throw ShapeError(cat("matmul of shapes ", to_string(as), " and ", to_string(bs), ": porta multiplies 1-D, 2-D and 3-D (batched) operands"));
+  if (as.size() > 3 || bs.size() > 3) return matmul_stacked(a_in, b_in, precision);
   DType t = promote_types(an->dtype(), bn->dtype());
   detail::check_dtype(device, t);
   const detail::Capabilities& caps = device.impl().info().caps;

@@ -1,5 +1,5 @@
 // porta::linalg's compositions of views, elementwise operations, reductions and the decompositions
-// (linalg_solve.cpp): matrix_transpose, diagonal, trace, outer, cross and the norms.
+// (linalg_solve.cpp): diagonal, trace, outer, cross and the norms.
 #include <porta/error.hpp>
 #include <porta/linalg.hpp>
 #include <porta/manip.hpp>
@@ -36,14 +36,6 @@ Array magnitude(const Array& a) {
 }
 
 }  // namespace
-
-Array matrix_transpose(const Array& a) {
-  need_matrix(a, "matrix_transpose");
-  std::vector<int> axes(static_cast<std::size_t>(a.ndim()));
-  std::iota(axes.begin(), axes.end(), 0);
-  std::swap(axes[axes.size() - 1], axes[axes.size() - 2]);
-  return a.transpose(axes);
-}
 
 Array diagonal(const Array& a, std::int64_t offset) {
   need_matrix(a, "diagonal");

@@ -140,12 +140,16 @@ std::vector<Array> split(const Array& a, const std::vector<std::int64_t>& indice
   detail::node_of(a, "split");
   int ax = axis_of(a, axis, "split");
   std::vector<Array> out;
+  // As NumPy: part i is a[points[i-1]:points[i]] with Python's slice bounds (a negative point counts
+  // from the end, one past the end clamps, a part whose end lies before its start is empty, and the
+  // next part starts at the point itself, not where the empty part ended).
+  const std::int64_t n = a.dim(ax);
+  auto bound = [n](std::int64_t p) { return std::clamp(p < 0 ? p + n : p, std::int64_t{0}, n); };
   std::int64_t prev = 0;
   for (std::size_t i = 0; i <= indices.size(); ++i) {
-    std::int64_t next = i < indices.size() ? indices[i] : a.dim(ax);
-    // As NumPy: points past the end give empty parts, and a part never runs backwards.
+    const std::int64_t next = i < indices.size() ? bound(indices[i]) : n;
     out.push_back(a.slice(on_axis(ax, range(prev, std::max(prev, next)))));
-    prev = std::max(prev, next);
+    prev = next;
   }
   return out;
 }

@@ -186,7 +186,10 @@ Array minimum(const Operand& a, const Operand& b) {
 
 Array clip(const Operand& a, const Operand& lo, const Operand& hi) {
   auto r = resolve({&a, &lo, &hi});
-  if (r.dtype == DType::boolean) throw DTypeError("clip does not take bool arrays; use astype(int32) first");
+  if (r.dtype == DType::boolean) {  // NumPy's: bool's maximum is or, its minimum and
+    NodePtr m = make_node(Op::logical_or, r.dtype, r.nodes[0], r.nodes[1]);
+    return wrap(make_node(Op::logical_and, r.dtype, m, r.nodes[2]));
+  }
   NodePtr m = make_node(Op::maximum, r.dtype, r.nodes[0], r.nodes[1]);
   return wrap(make_node(Op::minimum, r.dtype, m, r.nodes[2]));
 }
@@ -280,7 +283,7 @@ Array sign(const Array& a) {
 
 Array square(const Array& a) {
   NodePtr n = operand(a, "square");
-  if (n->dtype() == DType::boolean) return fresh(n);
+  if (n->dtype() == DType::boolean) return a.astype(DType::int8);  // NumPy's: bool squares as int8 (0, 1)
   return wrap(make_node(Op::square, n->dtype(), n));
 }
 
@@ -343,10 +346,11 @@ Array logaddexp(const Operand& a, const Operand& b) {
 }
 
 namespace {
-// floor/ceil/round leave integers as they are (NumPy 2).
+// floor/ceil/round leave integers as they are (NumPy 2); floor, ceil and trunc leave bool too
+// (NumPy 2.3), round makes it float16 (as NumPy's, a float loop).
 Array rounding(Op op, const Array& a, const char* fname) {
   NodePtr n = operand(a, fname);
-  if (is_integral(n->dtype())) return fresh(n);
+  if (is_integral(n->dtype()) || (n->dtype() == DType::boolean && op != Op::round)) return fresh(n);
   if (is_complex(n->dtype())) {
     // NumPy rounds each part of a complex number (round, rint); floor, ceil and trunc it refuses.
     if (op == Op::round) return wrap(make_node(op, n->dtype(), n));

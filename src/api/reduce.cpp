@@ -99,7 +99,10 @@ Array reduce(const Array& a, ReduceOp op, std::optional<int> axis, bool keepdims
 }
 
 Array mean_of(const Array& a, std::optional<int> axis, bool keepdims) {
-  Array x = is_inexact(a.dtype()) ? a : a.astype(DType::float64);  // complex stays complex (NumPy)
+  // NumPy's: float16 (and here bfloat16) sum and divide in float32, then round to their dtype
+  // (a float16 sum that overflows 65504 would make the mean of [40000, 40000] inf).
+  const bool narrow = a.dtype() == DType::float16 || a.dtype() == DType::bfloat16;
+  Array x = narrow ? a.astype(DType::float32) : is_inexact(a.dtype()) ? a : a.astype(DType::float64);  // complex stays complex
   std::int64_t count = a.size();
   if (axis) {
     int nd = a.ndim();
@@ -107,7 +110,8 @@ Array mean_of(const Array& a, std::optional<int> axis, bool keepdims) {
     if (ax >= 0 && ax < nd) count = a.shape()[static_cast<std::size_t>(ax)];
   }
   Array s = reduce(x, ReduceOp::sum, axis, keepdims);
-  return divide(s, static_cast<double>(count));
+  Array m = divide(s, static_cast<double>(count));
+  return narrow ? m.astype(a.dtype()) : m;
 }
 
 // max/min of complex numbers: the element at argmax/argmin. NumPy's answer with NaNs is the first
@@ -154,6 +158,15 @@ Array all(const Array& a) { return reduce(a, ReduceOp::all, std::nullopt, false)
 Array all(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::all, axis, keepdims); }
 Array any(const Array& a) { return reduce(a, ReduceOp::any, std::nullopt, false); }
 Array any(const Array& a, int axis, bool keepdims) { return reduce(a, ReduceOp::any, axis, keepdims); }
+namespace {
+Array in_dtype(const Array& r, DType dtype) { return r.dtype() == dtype ? r : r.astype(dtype); }
+}  // namespace
+
+Array sum(const Array& a, DType dtype) { return in_dtype(sum(a.astype(dtype)), dtype); }
+Array sum(const Array& a, int axis, bool keepdims, DType dtype) { return in_dtype(sum(a.astype(dtype), axis, keepdims), dtype); }
+Array prod(const Array& a, DType dtype) { return in_dtype(prod(a.astype(dtype)), dtype); }
+Array prod(const Array& a, int axis, bool keepdims, DType dtype) { return in_dtype(prod(a.astype(dtype), axis, keepdims), dtype); }
+
 Array mean(const Array& a) { return mean_of(a, std::nullopt, false); }
 Array mean(const Array& a, int axis, bool keepdims) { return mean_of(a, axis, keepdims); }
 

@@ -290,7 +290,11 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
         break;
       case Op::index: rhs = cat("(", d.compute_type(DType::int64), ")(", index_expr, ")"); break;
       case Op::where: rhs = cat("((", v(in.a), ") ? (", v(in.b), ") : (", v(in.c), "))"); break;
-      case Op::fma: rhs = cat(d.math("fma", in.dtype), "(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")"); break;
+      case Op::fma:
+        rhs = cat(d.math("fma", in.dtype), "(", v(in.a), ", ", v(in.b), ", ", v(in.c), ")");
+        if (in.dtype == DType::float16) rhs = cat("porta_round_h(", rhs, ")");
+        if (in.dtype == DType::bfloat16) rhs = cat("porta_round_bf(", rhs, ")");
+        break;
       case Op::uniform:
       case Op::normal: {
         if (random_words && !(*random_words)[j].empty()) {
@@ -311,6 +315,9 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
           DType src = plan.code[static_cast<std::size_t>(in.a)].dtype;
           rhs = binary(d, in, src, v(in.a), v(in.b));
         }
+        // NumPy's rule: each operation's float16/bfloat16 result is rounded to its dtype (plan.hpp).
+        if (in.dtype == DType::float16 && rounds_half_result(in.op)) rhs = cat("porta_round_h(", rhs, ")");
+        if (in.dtype == DType::bfloat16 && rounds_half_result(in.op)) rhs = cat("porta_round_bf(", rhs, ")");
     }
     out += cat("    const ", d.compute_type(in.dtype), " ", v(static_cast<int>(j)), " = ", rhs, ";\n");
   }

@@ -283,6 +283,8 @@ void run_instruction(const Program& p, Scratch& sc, int j, void* dst, i64 start,
       }
       break;
   }
+  // NumPy's rule: each operation's float16/bfloat16 result is rounded to its dtype (plan.hpp).
+  if (is_half(t) && rounds_half_result(in.op)) round_register(t, static_cast<float*>(dst), n);
   sc.ptr[j] = dst;
 }
 

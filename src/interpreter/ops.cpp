@@ -25,11 +25,35 @@ float float_round_odd(double d) {
   return f;
 }
 
+namespace {
+
+// float32 rounded to the nearest float16 (ties to even), as a float: prelude_opencl.cl's
+// porta_round_h, which the compiler vectorizes (half(float) is a call per element; every
+// arithmetic float16 result is rounded, plan.hpp).
+inline float round_to_half(float f) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f), a = u & 0x7fffffffu;
+  if (a >= 0x7f800000u) return f;
+  if (a < 0x38800000u) return std::copysign((std::fabs(f) + 0.5f) - 0.5f, f);
+  std::uint32_t r = (a + 0x0fffu + ((a >> 13) & 1u)) & ~0x1fffu;
+  if (r >= 0x47800000u) r = 0x7f800000u;
+  return std::bit_cast<float>(r | (u & 0x80000000u));
+}
+
+// float32 rounded to the nearest bfloat16 (ties to even), as a float: bfloat16(float)'s rounding
+// inline (a NaN keeps its upper half, made quiet).
+inline float round_to_bfloat16(float f) {
+  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  u = (u & 0x7fffffffu) > 0x7f800000u ? u | 0x00400000u : u + 0x7fffu + ((u >> 16) & 1u);
+  return std::bit_cast<float>(u & 0xffff0000u);
+}
+
+}  // namespace
+
 void round_register(DType t, float* p, i64 n) {
   if (t == DType::float16)
-    for (i64 i = 0; i < n; ++i) p[i] = static_cast<float>(half(p[i]));
+    for (i64 i = 0; i < n; ++i) p[i] = round_to_half(p[i]);
   else if (t == DType::bfloat16)
-    for (i64 i = 0; i < n; ++i) p[i] = static_cast<float>(bfloat16(p[i]));
+    for (i64 i = 0; i < n; ++i) p[i] = round_to_bfloat16(p[i]);
 }
 
 // dst (registers of dtype `to`) = cast of src (registers of dtype `from`).

@@ -5,8 +5,8 @@
 // themselves (uint8 too is a u8 register: the ops tell it from bool by the instruction's dtype),
 // float16 and bfloat16 as float32 values, float32 and float64 as themselves, complex64 and
 // complex128 as base/complex.hpp's structs (as stored; 16-byte registers for complex128). As in
-// the generated kernels (src/codegen_*), a float16/bfloat16 value is rounded to its dtype only
-// where it is cast to that dtype, drawn at random, or stored; arithmetic between stays in float32.
+// the generated kernels (src/codegen_*), a float16/bfloat16 value is computed in float32 and
+// rounded to its dtype after every operation that may leave it (plan.hpp's rounds_half_result).
 // Integer arithmetic wraps (computed in unsigned); integer div is floor division and div or mod
 // by zero gives 0; float -> integer casts saturate, NaN giving 0 (what CUDA's cvt.rzi and OpenCL's
 // convert_*_sat do).

@@ -1,0 +1,265 @@
+"""NumPy 2's answers where porta's used to differ (issue 38): result values, dtypes, shapes and
+exception types, each against NumPy on every device. Inputs are small: each case is a rule (a
+dtype, a bound, a shape), not a size, and cold PoCL compiles dominate the time."""
+import numpy as np
+import pytest
+
+import porta
+
+
+def same(got, want):
+    """porta's result equals NumPy's: dtype, shape and values (NaN where NumPy has NaN)."""
+    got_np = porta.asnumpy(got) if isinstance(got, porta.ndarray) else np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got_np.shape == want.shape, (got_np.shape, want.shape)
+    np.testing.assert_array_equal(got_np, want)
+
+
+# NumPy scalars are strongly typed (NEP 50), as porta.result_type says.
+
+@pytest.mark.parametrize("dtype,scalar", [("float16", np.float32(1.5)), ("int32", np.int64(1)),
+                                          ("uint8", np.int8(-1)), ("float32", np.float64(0.1)),
+                                          ("bool", np.int16(3)), ("int8", np.float16(2.5))])
+def test_numpy_scalars_are_typed(device, dtype, scalar):
+    a = np.array([0, 1, 3], dtype=dtype)
+    x = porta.asarray(a)
+    same(x + scalar, a + scalar)
+    same(scalar * x, scalar * a)
+    assert porta.result_type(x, scalar) == (a + scalar).dtype
+
+
+# Slices.
+
+@pytest.mark.parametrize("key", [slice(-5, None, -1), slice(-4, -9, -1), slice(-3, -4, -1), slice(-3, None, -2),
+                                 slice(None, -5, -1), slice(7, -5, -1), slice(-9, 9, 2)], ids=repr)
+def test_negative_step_slices(device, rng, key):
+    a = rng.standard_normal((3, 4, 3))
+    x = porta.asarray(a)
+    same(x[key], a[key])
+    same(x[..., key, :], a[..., key, :])
+    same(x[:, :, key], a[:, :, key])
+    a[key] = 7.0
+    x[key] = 7.0
+    a[..., key] = -1.0
+    x[..., key] = -1.0
+    same(x, a)
+
+
+@pytest.mark.parametrize("points", [[-3], [3, 1], [-9, 9, 2], [0, -1], [5, -20, 2], []], ids=str)
+def test_split_at_points(device, points):
+    a = np.arange(20).reshape(4, 5)
+    x = porta.asarray(a)
+    for axis in (0, 1):
+        got, want = porta.split(x, points, axis=axis), np.split(a, points, axis=axis)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+
+
+# float16 and bfloat16 round after every operation, fused or not.
+
+def _half_values(rng, dtype, n=37):
+    """Random values of the dtype with its edges: zeros of both signs, inf, NaN, the largest
+    finite, the smallest subnormal, values near 1 whose sums round."""
+    info = np.finfo(dtype)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), -float(info.max), float(info.smallest_subnormal),
+             1.0, 1.0 + float(info.eps), 0.5, -2.5]
+    v = np.concatenate([np.array(edges), rng.standard_normal(n) * 8]).astype(dtype)
+    return rng.permutation(v)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_rounds_after_every_operation(device, rng, dtype):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    npt = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    if not device.supports(dtype):
+        pytest.skip(f"{device.spec} has no {dtype}")
+    a, b, c = (_half_values(rng, npt) for _ in range(3))
+    x, y, z = (porta.asarray(v.astype(np.float32)).astype(dtype) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        cases = [((x - 0.1) * 3, (a - npt(0.1)) * npt(3)),
+                 (x * y + z - x / y, a * b + c - a / b),
+                 ((x + y) * (x - y) / (z + 1.5), (a + b) * (a - b) / (c + npt(1.5))),
+                 (porta.sqrt(x * x + y * y) - porta.abs(z), np.sqrt(a * a + b * b) - np.abs(c))]
+    for got, want in cases:
+        g = porta.asnumpy(got)  # (bfloat16 arrives as float32 through a fused cast)
+        np.testing.assert_array_equal(g, want.astype(np.float32))
+        np.testing.assert_array_equal(porta.asnumpy(got.eval()), g)  # the stored array: the same values
+        np.testing.assert_array_equal(g.astype(npt).astype(np.float32), g)  # every value is one of the dtype
+
+
+def test_half_mean_sums_in_float32(device, rng):
+    a = np.array([40000, 40000], dtype=np.float16)
+    same(porta.mean(porta.asarray(a)), np.mean(a))
+    b = rng.uniform(2e4, 6e4, size=(5, 301)).astype(np.float16)  # (sums far beyond 65504)
+    x = porta.asarray(b)
+    for axis in (None, 1):
+        got, want = porta.asnumpy(porta.mean(x, axis=axis)), np.mean(b, axis=axis)
+        assert got.dtype == want.dtype and np.all(np.isfinite(got))
+        # float32 sums in another order may round the last float16 bit the other way.
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3, atol=1e-2)
+
+
+# Unique values: NaNs distinct (NumPy 2's unique_*, unique(equal_nan=False)) or merged (unique's default).
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])  # (float16's sort: a 15 s cold compile on PoCL)
+def test_unique_nans(device, rng, dtype):
+    a = rng.choice(np.array([np.nan, 1.0, -0.0, 2.5, np.inf]), size=(3, 7)).astype(dtype)
+    a[0, 0] = a[2, 6] = np.nan
+    x = porta.asarray(a)
+    for got, want in [(porta.unique_all(x), np.unique_all(a)), (porta.unique_counts(x), np.unique_counts(a)),
+                      # (NumPy's unique_inverse numbers equal NaNs in the order of an unstable sort;
+                      # porta's is its unique_all's, by position)
+                      (porta.unique_inverse(x), np.unique_all(a)[::2]),
+                      (porta.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False),
+                       np.unique(a, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)),
+                      (porta.unique(x, return_index=True, return_counts=True),
+                       np.unique(a, return_index=True, return_counts=True))]:
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    same(porta.unique_values(x), np.unique_values(a))
+    same(porta.unique(x), np.unique(a))
+    same(porta.unique(x, equal_nan=False), np.unique(a, equal_nan=False))
+
+
+# Reductions and differences.
+
+@pytest.mark.parametrize("dtype,to", [("int32", "int32"), ("int8", "int8"), ("bool", "int32"), ("int16", "float32")])
+def test_sum_and_prod_with_dtype(device, rng, dtype, to):
+    a = rng.integers(0, 2 if dtype == "bool" else 120, size=(4, 9)).astype(dtype)
+    x = porta.asarray(a)
+
+    def close(got, want):  # integers exact (int8 wraps as NumPy's); floats summed in another order
+        if np.dtype(to).kind != "f":
+            return same(got, want)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(porta.asnumpy(got), want, rtol=1e-6 if to == "float32" else 1e-14)
+
+    for axis in (None, 1):
+        close(porta.sum(x, axis=axis, dtype=to), np.sum(a, axis=axis, dtype=to))
+        close(porta.prod(x[:, :3], axis=axis, dtype=to), np.prod(a[:, :3], axis=axis, dtype=to))
+    close(x.sum(dtype=to), a.sum(dtype=to))
+
+
+# A sample of (dtype, edge) pairs: each promotion rule once (cold kernel compiles dominate).
+@pytest.mark.parametrize("dtype,edge", [("int32", -4), ("uint8", 300), ("int32", 2.5), ("float32", True),
+                                        ("bool", True), ("bool", -4), ("uint8", np.int16(3)),
+                                        ("float32", np.full((3, 1), 2, np.uint8))], ids=repr)
+def test_diff_prepend_append_promote(device, rng, dtype, edge):
+    """prepend/append are arrays of their own dtype (np.asanyarray: a Python int is int64) that the
+    join promotes; bool's difference is not_equal (NumPy's)."""
+    a = rng.integers(0, 2 if dtype == "bool" else 50, size=(3, 5)).astype(dtype)
+    x = porta.asarray(a)
+    for kw in ({"prepend": edge}, {"append": edge}, {"prepend": edge, "append": edge}):
+        same(porta.diff(x, **kw), np.diff(a, **kw))
+        if np.ndim(edge) == 0:
+            same(porta.diff(x, axis=0, **kw), np.diff(a, axis=0, **kw))
+    same(porta.diff(x, n=0, prepend=edge), np.diff(a, n=0, prepend=edge))
+
+
+# Elementwise dtypes of bool and integer operands, and bounds beyond the dtype.
+
+def test_bool_and_integer_rounding_dtypes(device, rng):
+    b = rng.integers(0, 2, size=(3, 4)).astype(bool)
+    i = rng.integers(-100, 100, size=(3, 4)).astype(np.int32)
+    u = rng.integers(0, 200, size=(3, 4)).astype(np.uint8)
+    for a in (b, i, u, i.astype(np.int16)):
+        x = porta.asarray(a)
+        for name in ("floor", "ceil", "trunc", "square"):
+            same(getattr(porta, name)(x), getattr(np, name)(a))
+        if device.supports("float16") or a.dtype.itemsize > 1:
+            same(porta.rint(x), np.rint(a))
+    same(porta.clip(porta.asarray(b), False, True), np.clip(b, False, True))
+    same(porta.clip(porta.asarray(b), True, True), np.clip(b, True, True))
+    same(porta.asarray(b).clip(False, False), b.clip(False, False))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8", "uint32", "int64", "uint64"])
+def test_clip_clamps_bounds_beyond_the_dtype(device, rng, dtype):
+    info = np.iinfo(dtype)
+    a = np.concatenate([rng.integers(info.min, info.max, size=29, dtype=dtype, endpoint=True),
+                        np.array([info.min, info.max, 0], dtype=dtype)])
+    x = porta.asarray(a)
+    for lo, hi in [(0, info.max + 1), (info.min - 1, 3), (-2 ** 70, 2 ** 70), (info.min - 5, info.max + 5),
+                   (5, 2 ** 64)]:
+        same(porta.clip(x, lo, hi), np.clip(a, lo, hi))
+    with pytest.raises(OverflowError):  # arithmetic keeps NumPy 2's OverflowError
+        x + (info.max + 1)
+
+
+def test_float_index_arrays_are_index_errors(device):
+    x = porta.arange(3)
+    with pytest.raises(IndexError):
+        x[porta.asarray([])]
+    with pytest.raises(IndexError):
+        x[porta.asarray([1.0])]
+    with pytest.raises(IndexError):
+        x[porta.asarray([])] = 1
+    same(x[[]], np.arange(3)[[]])
+    same(x[porta.asarray([], dtype="int64")], np.arange(3)[np.array([], dtype=np.int64)])
+
+
+# Several index arrays in one subscript (NumPy's advanced indexing): they broadcast together; the
+# result's indexed dimensions stand where the arrays stand when they are adjacent, else first.
+
+def _index_keys(rng):
+    i = rng.integers(-3, 3, size=4)
+    j = rng.integers(-3, 3, size=(3, 1))
+    k = rng.integers(0, 5, size=4)
+    mask2 = rng.random((3, 4)) < 0.5
+    # Each placement rule once: adjacent arrays, arrays apart, an int between, None between, a mask
+    # of two dimensions beside an array, a 1-D mask beside an int, empty arrays.
+    return [(i, j), (i, slice(None), k), (slice(1, 3), i, k), (i, 1, k), (i, None, j), (mask2, k[:1]),
+            (slice(None), rng.random(4) < 0.5, 2), (np.array([], dtype=np.int64), np.array([], dtype=np.int64))]
+
+
+def test_several_index_arrays(device, rng):
+    a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x = porta.asarray(a)
+    for n, key in enumerate(_index_keys(rng)):
+        if any(isinstance(k, np.ndarray) and k.dtype == bool for k in key) and \
+                np.count_nonzero([k for k in key if isinstance(k, np.ndarray) and k.dtype == bool][0]) == 0:
+            continue  # (an empty mask beside another array: NumPy's broadcast of 0 with 1)
+        pk = tuple(porta.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+        want = a[key]
+        same(x[pk], want)
+        b, y = a.copy(), porta.asarray(a)
+        v = rng.standard_normal(want.shape).astype(np.float32)
+        b[key] = v
+        y[pk] = porta.asarray(v)
+        # (an element indexed twice: which value lands is unspecified, as CuPy's)
+        if np.unique(np.arange(a.size).reshape(a.shape)[key]).size == want.size:
+            same(y, b)
+        y[pk] = 7.0
+        b[key] = 7.0
+        same(y, b)
+    with pytest.raises(IndexError):
+        x[porta.asarray([0, 1]), porta.asarray([1, 2, 3])]
+    with pytest.raises(IndexError):
+        x[porta.asarray([0]), porta.asarray([4])]
+    with pytest.raises(IndexError):  # a mask smaller than the axes it stands for
+        x[porta.asarray(np.ones((2, 4), bool)), porta.asarray([0])]
+    with pytest.raises(IndexError):
+        x[porta.asarray([0]), porta.asarray([1.0])]
+
+
+# Products of integer and bool operands, and of more than 3 dimensions.
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "bool", "float64"])
+def test_matmul_stacked_and_integer(device, rng, dtype):
+    a = rng.integers(0, 2 if dtype == "bool" else 9, size=(2, 1, 3, 4)).astype(dtype)
+    b = rng.integers(0, 2 if dtype == "bool" else 9, size=(3, 4, 2)).astype(dtype)
+    v = rng.integers(0, 2 if dtype == "bool" else 9, size=4).astype(dtype)
+    x, y, w = porta.asarray(a), porta.asarray(b), porta.asarray(v)
+    same(x @ y, a @ b)
+    same(porta.matmul(x, w), np.matmul(a, v))
+    same(porta.matmul(w, porta.asarray(b[0])), np.matmul(v, b[0]))
+    same(porta.matmul(x, y[1]), np.matmul(a, b[1]))
+    same(porta.dot(x[0, 0], y[0]), np.dot(a[0, 0], b[0]))
+    same(porta.dot(x, y), np.dot(a, b))  # (NumPy's dot of stacks is not matmul: (2, 1, 3, 3, 2))
+    same(porta.dot(x, w), np.dot(a, v))
+    same(porta.dot(w, y), np.dot(v, b))
+    same(x.dot(y[0]), a.dot(b[0]))
+    with pytest.raises(ValueError):
+        porta.matmul(x, porta.asarray(np.ones((3, 3, 4, 2), dtype)))  # leading (2, 1) and (3, 3)
