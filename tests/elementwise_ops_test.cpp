@@ -397,8 +397,12 @@ TEST_P(TernaryOps, WhereAndClipMatchReference) {
   for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = x[i] != 0 ? y[i] : x[i];
   EXPECT_TRUE(array_matches(porta::where(xd, yd, xd), t, {n}, ref, tolerance(t, Accuracy::exact))) << "where(x, y, x)";
 
-  if (t == DType::boolean) {
-    EXPECT_THROW(porta::clip(xd, false, true), porta::DTypeError);
+  if (t == DType::boolean) {  // NumPy clips bool as bool: max(x, lo) then min(.., hi)
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = std::min(std::max(x[i], 1.0), 1.0);
+    EXPECT_TRUE(array_matches(porta::clip(xd, true, true), t, {n}, ref, tolerance(t, Accuracy::exact))) << "clip(b, true, true)";
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = std::min(std::max(x[i], 0.0), 0.0);
+    EXPECT_TRUE(array_matches(porta::clip(xd, false, false), t, {n}, ref, tolerance(t, Accuracy::exact))) << "clip(b, false, false)";
+    EXPECT_TRUE(array_matches(porta::clip(xd, false, true), t, {n}, x, tolerance(t, Accuracy::exact))) << "clip(b, false, true)";
     return;
   }
   // clip(x, lo, hi) with array bounds and with host numbers.

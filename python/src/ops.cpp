@@ -203,6 +203,18 @@ void bind_ops(nb::module_& m) {
     return gil::elementwise(reinterpret_cast<const void*>(&clip3), clip3, a.op, lo.op, hi.op);
   }, nb::arg("a"), nb::arg("a_min"), nb::arg("a_max"));
   m.def("where", [](const Operand& c, PyOperand x, PyOperand y) {
+    // Neither x nor y an array: a NumPy scalar among them is a 0-d array of its dtype (NumPy's
+    // strong type: where(c, np.int32(0), False) is int32), on the condition's device.
+    if (x.op.kind() != Operand::Kind::array && y.op.kind() != Operand::Kind::array)
+      for (PyOperand* o : {&x, &y})
+        if (o->numpy_dtype && !o->huge_int) {
+          const Device d = c.kind() == Operand::Kind::array ? c.array().device() : current_device();
+          o->op = Operand(o->op.kind() == Operand::Kind::complex ? full({}, std::complex<double>(o->op.floating(), o->op.imag()), *o->numpy_dtype, d)
+                          : o->op.kind() == Operand::Kind::integer || o->op.kind() == Operand::Kind::boolean
+                              ? full_integer({}, o->op.integer(), o->op.big_unsigned(), *o->numpy_dtype, d)
+                              : full({}, o->op.floating(), *o->numpy_dtype, d));
+          o->numpy_dtype.reset();
+        }
     promote_numpy_scalars({&x, &y});  // the condition takes no part in the result's dtype
     return gil::elementwise(reinterpret_cast<const void*>(&where3), where3, c, x.op, y.op);
   }, nb::arg("condition"), nb::arg("x"), nb::arg("y"));

@@ -44,19 +44,11 @@ DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float64", "complex64", "complex128")
 F64 = np.float64
 
-# Features that meet porta's known differences from NumPy, listed in issue 38 for another branch to
-# fix (each name says which); a program that would use one is drawn again. Remove a name when its
-# fix lands, and the programs will test it.
-KNOWN = {
-    "slices beyond the ends",  # a[-5::-1] raises ShapeError (NumPy: an empty array), reads and writes
-    "float16 mean",  # mean of float16 [40000, 40000] is inf (NumPy sums in float32: 4e+04)
-    "numpy scalars",  # float16_array + np.float32(1.5) is float16 (NumPy: float32)
-    "unique NaNs",  # unique_counts([nan, 1, nan]) merges the NaNs (NumPy: each NaN its own value)
-    "diff prepend",  # diff(int32, prepend=-4) stays int32 (NumPy: int64); n=0 with prepend joins it
-    "split negative indices",  # split(arange(4), [-3]) gives [[], [0 1 2 3]] (NumPy: [[0], [1 2 3]])
-    "matmul 4-d",  # matmul of operands of 4 or more dimensions is refused
-    "reduction dtype",  # sum(x, dtype='int32') gives int64
-}
+# Features that meet porta's known differences from NumPy (each name says which); a program that
+# would use one is drawn again. Remove a name when its fix lands, and the programs will test it.
+KNOWN: set[str] = set()  # all fixed by the fidelity work (issue 38); names as below once more:
+# "slices beyond the ends", "float16 mean", "numpy scalars", "unique NaNs", "diff prepend",
+# "split negative indices", "matmul 4-d", "reduction dtype"
 
 
 class Skip(Exception):

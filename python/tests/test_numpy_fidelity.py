@@ -61,7 +61,12 @@ def test_split_at_points(device, points):
 def _half_values(rng, dtype, n=37):
     """Random values of the dtype with its edges: zeros of both signs, inf, NaN, the largest
     finite, the smallest subnormal, values near 1 whose sums round."""
-    info = np.finfo(dtype)
+    # ml_dtypes' own finfo: NumPy's knows bfloat16 only through newer ml_dtypes (the GPU host's
+    # older one raised "not compatible with finfo").
+    try:
+        info = np.finfo(dtype)
+    except ValueError:
+        info = __import__("ml_dtypes").finfo(dtype)
     edges = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), -float(info.max), float(info.smallest_subnormal),
              1.0, 1.0 + float(info.eps), 0.5, -2.5]
     v = np.concatenate([np.array(edges), rng.standard_normal(n) * 8]).astype(dtype)
@@ -263,3 +268,15 @@ def test_matmul_stacked_and_integer(device, rng, dtype):
     same(x.dot(y[0]), a.dot(b[0]))
     with pytest.raises(ValueError):
         porta.matmul(x, porta.asarray(np.ones((3, 3, 4, 2), dtype)))  # leading (2, 1) and (3, 3)
+
+
+@pytest.mark.parametrize("x, y", [(np.int32(0), False), (np.int32(-3), 1.5), (np.float16(2), 3), (np.True_, False),
+                                  (np.complex64(1j), 2), (np.uint8(200), np.int8(-1)), (1, 2)])
+def test_where_of_two_scalars_types_numpy_scalars_strongly(device, x, y):
+    """where(c, x, y) with no array among x and y: a NumPy scalar keeps its dtype (the differential
+    test found where(c, np.int32(0), False) int64 on 2026-12-06; NumPy: int32)."""
+    cn = np.array([True, False, True])
+    got = porta.where(porta.asarray(cn, device=device), x, y)
+    want = np.where(cn, x, y)
+    assert got.dtype == want.dtype, (x, y, got.dtype, want.dtype)
+    np.testing.assert_array_equal(got.get(), want)
