@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "cuda/cuda.hpp"
+#include "host/vkfft_layout.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -23,45 +24,18 @@ namespace {
 using detail::FftDesc;
 using detail::FftKind;
 
-std::string describe(const FftDesc& d) {
-  std::string lengths;
-  for (std::size_t i = 0; i < d.lengths.size(); ++i) lengths += detail::cat(i ? "x" : "", d.lengths[i]);
-  const char* kind = d.kind == FftKind::c2c ? "c2c" : d.kind == FftKind::r2c ? "r2c" : "c2r";
-  return detail::cat(kind, " ", name(d.dtype), " lengths ", lengths, " batch ", d.batch);
-}
+using detail::vkfft::describe;
 
 class VkPlan final : public detail::FftPlanImpl {
  public:
   VkPlan(const std::string& label, std::shared_ptr<Context> ctx, CUdevice device, const FftDesc& d, std::uint64_t free)
       : label_(label), ctx_(std::move(ctx)), device_(device), desc_(d) {
     ctx_->make_current();
-    const std::uint64_t real_bytes = d.dtype == DType::complex128 ? 8 : 4;
     VkFFTConfiguration c{};
-    c.FFTdim = d.lengths.size();
-    std::uint64_t total = 1;
-    for (std::size_t i = 0; i < d.lengths.size(); ++i) {
-      c.size[i] = static_cast<std::uint64_t>(d.lengths[d.lengths.size() - 1 - i]);  // fastest first
-      total *= c.size[i];
-    }
-    c.numberBatches = static_cast<std::uint64_t>(d.batch);
-    c.doublePrecision = d.dtype == DType::complex128 ? 1 : 0;
+    detail::vkfft::layout(c, d, buffer_bytes_, input_bytes_);
     c.device = &device_;
     c.stream = &stream_;
     c.num_streams = 1;
-    c.isInputFormatted = 1;
-    const std::uint64_t half = c.size[0] / 2 + 1, rest = total / c.size[0];
-    if (d.kind == FftKind::c2c) {
-      buffer_bytes_ = input_bytes_ = total * d.batch * 2 * real_bytes;
-    } else {
-      c.performR2C = 1;
-      c.inverseReturnToInputBuffer = 1;
-      c.inputBufferStride[0] = c.size[0];
-      for (std::size_t i = 1; i < d.lengths.size(); ++i) c.inputBufferStride[i] = c.inputBufferStride[i - 1] * c.size[i];
-      buffer_bytes_ = half * rest * d.batch * 2 * real_bytes;
-      input_bytes_ = total * d.batch * real_bytes;
-      if (d.kind == FftKind::r2c) c.makeForwardPlanOnly = 1;
-      else c.makeInversePlanOnly = 1;
-    }
     c.bufferSize = &buffer_bytes_;
     c.inputBufferSize = &input_bytes_;
     c.buffer = &buffer_;
@@ -89,16 +63,7 @@ class VkPlan final : public detail::FftPlanImpl {
     void* pi = reinterpret_cast<void*>(device_ptr(in));
     void* po = reinterpret_cast<void*>(device_ptr(out));
     VkFFTLaunchParams p{};
-    int direction = forward ? -1 : 1;
-    if (desc_.kind == FftKind::c2r) {
-      p.buffer = &pi;  // complex, overwritten
-      p.inputBuffer = &po;
-      direction = 1;
-    } else {
-      p.inputBuffer = &pi;
-      p.buffer = &po;
-      if (desc_.kind == FftKind::r2c) direction = -1;
-    }
+    const int direction = detail::vkfft::launch(p, desc_, &pi, &po, forward);
     std::lock_guard lock(mutex_);
     stream_ = reinterpret_cast<cudaStream_t>(stream);
     app_.configuration.stream = &stream_;

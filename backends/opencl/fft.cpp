@@ -20,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "host/vkfft_layout.hpp"
 #include "opencl/opencl.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
@@ -30,13 +31,7 @@ namespace {
 using detail::FftDesc;
 using detail::FftKind;
 
-const char* kind_name(FftKind k) { return k == FftKind::c2c ? "c2c" : k == FftKind::r2c ? "r2c" : "c2r"; }
-
-std::string describe(const FftDesc& d) {
-  std::string lengths;
-  for (std::size_t i = 0; i < d.lengths.size(); ++i) lengths += detail::cat(i ? "x" : "", d.lengths[i]);
-  return detail::cat(kind_name(d.kind), " ", name(d.dtype), " lengths ", lengths, " batch ", d.batch);
-}
+using detail::vkfft::describe;
 
 bool out_of_memory(VkFFTResult r) {
   return r == VKFFT_ERROR_MALLOC_FAILED || r == VKFFT_ERROR_FAILED_TO_ALLOCATE || r == VKFFT_ERROR_FAILED_TO_ALLOCATE_MEMORY;
@@ -48,35 +43,11 @@ class Plan final : public detail::FftPlanImpl {
     context_ = device.native_context();
     device_id_ = device.native();
     platform_ = device.native_platform();
-    const bool dbl = d.dtype == DType::complex128;
-    const std::uint64_t real_bytes = dbl ? 8 : 4;
     VkFFTConfiguration c{};
-    c.FFTdim = d.lengths.size();
-    std::uint64_t total = 1;
-    for (std::size_t i = 0; i < d.lengths.size(); ++i) {
-      c.size[i] = static_cast<std::uint64_t>(d.lengths[d.lengths.size() - 1 - i]);  // fastest first
-      total *= c.size[i];
-    }
-    c.numberBatches = static_cast<std::uint64_t>(d.batch);
-    c.doublePrecision = dbl ? 1 : 0;
+    detail::vkfft::layout(c, d, buffer_bytes_, input_bytes_);
     c.device = &device_id_;
     c.context = &context_;
     c.platform = &platform_;
-    c.isInputFormatted = 1;
-    const std::uint64_t half = c.size[0] / 2 + 1, rest = total / c.size[0];
-    if (d.kind == FftKind::c2c) {
-      buffer_bytes_ = total * d.batch * 2 * real_bytes;
-      input_bytes_ = buffer_bytes_;
-    } else {
-      c.performR2C = 1;
-      c.inverseReturnToInputBuffer = 1;
-      c.inputBufferStride[0] = c.size[0];
-      for (std::size_t i = 1; i < d.lengths.size(); ++i) c.inputBufferStride[i] = c.inputBufferStride[i - 1] * c.size[i];
-      buffer_bytes_ = half * rest * d.batch * 2 * real_bytes;
-      input_bytes_ = total * d.batch * real_bytes;
-      if (d.kind == FftKind::r2c) c.makeForwardPlanOnly = 1;
-      else c.makeInversePlanOnly = 1;
-    }
     c.bufferSize = &buffer_bytes_;
     c.inputBufferSize = &input_bytes_;
     // Buffers are given at each launch; initializeVkFFT needs pointers to something.
@@ -94,16 +65,7 @@ class Plan final : public detail::FftPlanImpl {
     cl_mem in_mem = static_cast<cl_mem>(in), out_mem = static_cast<cl_mem>(out);
     VkFFTLaunchParams p{};
     p.commandQueue = &queue;
-    int direction = forward ? -1 : 1;
-    if (desc_.kind == FftKind::c2r) {
-      p.buffer = &in_mem;  // complex, overwritten
-      p.inputBuffer = &out_mem;
-      direction = 1;
-    } else {
-      p.inputBuffer = &in_mem;
-      p.buffer = &out_mem;
-      if (desc_.kind == FftKind::r2c) direction = -1;
-    }
+    const int direction = detail::vkfft::launch(p, desc_, &in_mem, &out_mem, forward);
     std::lock_guard lock(mutex_);
     const VkFFTResult r = VkFFTAppend(&app_, direction, &p);
     if (r != VKFFT_SUCCESS)
