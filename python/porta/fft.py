@@ -24,59 +24,59 @@ def _list(v):
     return [int(v)] if isinstance(v, int) else [int(x) for x in v]
 
 
-def fft(x, n=None, axis=-1, norm=None):
+def fft(x, n=None, axis=-1, norm="backward"):
     return _core._fft_fft(x, _n(n), int(axis), _norm(norm))
 
 
-def ifft(x, n=None, axis=-1, norm=None):
+def ifft(x, n=None, axis=-1, norm="backward"):
     return _core._fft_ifft(x, _n(n), int(axis), _norm(norm))
 
 
-def rfft(x, n=None, axis=-1, norm=None):
+def rfft(x, n=None, axis=-1, norm="backward"):
     return _core._fft_rfft(x, _n(n), int(axis), _norm(norm))
 
 
-def irfft(x, n=None, axis=-1, norm=None):
+def irfft(x, n=None, axis=-1, norm="backward"):
     return _core._fft_irfft(x, _n(n), int(axis), _norm(norm))
 
 
-def hfft(x, n=None, axis=-1, norm=None):
+def hfft(x, n=None, axis=-1, norm="backward"):
     return _core._fft_hfft(x, _n(n), int(axis), _norm(norm))
 
 
-def ihfft(x, n=None, axis=-1, norm=None):
+def ihfft(x, n=None, axis=-1, norm="backward"):
     return _core._fft_ihfft(x, _n(n), int(axis), _norm(norm))
 
 
-def fftn(x, s=None, axes=None, norm=None):
+def fftn(x, s=None, axes=None, norm="backward"):
     return _core._fft_fftn(x, _list(s), _list(axes), _norm(norm))
 
 
-def ifftn(x, s=None, axes=None, norm=None):
+def ifftn(x, s=None, axes=None, norm="backward"):
     return _core._fft_ifftn(x, _list(s), _list(axes), _norm(norm))
 
 
-def rfftn(x, s=None, axes=None, norm=None):
+def rfftn(x, s=None, axes=None, norm="backward"):
     return _core._fft_rfftn(x, _list(s), _list(axes), _norm(norm))
 
 
-def irfftn(x, s=None, axes=None, norm=None):
+def irfftn(x, s=None, axes=None, norm="backward"):
     return _core._fft_irfftn(x, _list(s), _list(axes), _norm(norm))
 
 
-def fft2(x, s=None, axes=(-2, -1), norm=None):
+def fft2(x, s=None, axes=(-2, -1), norm="backward"):
     return fftn(x, s, axes, norm)
 
 
-def ifft2(x, s=None, axes=(-2, -1), norm=None):
+def ifft2(x, s=None, axes=(-2, -1), norm="backward"):
     return ifftn(x, s, axes, norm)
 
 
-def rfft2(x, s=None, axes=(-2, -1), norm=None):
+def rfft2(x, s=None, axes=(-2, -1), norm="backward"):
     return rfftn(x, s, axes, norm)
 
 
-def irfft2(x, s=None, axes=(-2, -1), norm=None):
+def irfft2(x, s=None, axes=(-2, -1), norm="backward"):
     return irfftn(x, s, axes, norm)
 
 

@@ -19,6 +19,10 @@ P = inspect.Parameter
 SAME_DEFAULT = {
     # NumPy's ddof=0 stands beside the standard's correction: correction=None means "ddof's".
     ("std", "correction"), ("var", "correction"),
+    # Where NumPy and the standard disagree, porta keeps NumPy's default (docs/guide/array-api.md):
+    # pinv's cutoff without rtol is NumPy's rcond 1e-15, the standard's max(M, N) * eps (rtol=None
+    # gives the standard's).
+    ("pinv", "rtol"),
 }
 
 
