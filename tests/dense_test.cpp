@@ -81,6 +81,20 @@ double fro(const std::vector<C>& v, std::size_t from = 0, std::size_t count = st
   return std::sqrt(s);
 }
 
+// ||A X - B|| (Frobenius) of matrix m of a batch: A n x n column-major at a[m n^2], X and B its nrhs
+// columns of n at [m nrhs n].
+double residual(const std::vector<C>& a, const std::vector<C>& x, const std::vector<C>& b, std::int64_t m, std::int64_t n,
+                std::int64_t nrhs) {
+  double r = 0;
+  for (std::int64_t c = 0; c < nrhs; ++c)
+    for (std::int64_t i = 0; i < n; ++i) {
+      C s = 0;
+      for (std::int64_t l = 0; l < n; ++l) s += a[m * n * n + i + l * n] * x[(m * nrhs + c) * n + l];
+      r += std::norm(s - b[(m * nrhs + c) * n + i]);
+    }
+  return std::sqrt(r);
+}
+
 class DenseTest : public DeviceDTypeTest {
  protected:
   void SetUp() override {
@@ -138,15 +152,7 @@ TEST_P(DenseTest, LuFactorsAndSolves) {
     const std::vector<C> x = download(db, t);
     for (std::int64_t m = 0; m < batch; ++m) {
       SCOPED_TRACE(testing::Message() << "solve, n " << n << ", matrix " << m);
-      const C* A = &a[m * n * n];
-      double r = 0;
-      for (std::int64_t c = 0; c < nrhs; ++c)
-        for (std::int64_t i = 0; i < n; ++i) {
-          C s = 0;
-          for (std::int64_t l = 0; l < n; ++l) s += A[i + l * n] * x[(m * nrhs + c) * n + l];
-          r += std::norm(s - b[(m * nrhs + c) * n + i]);
-        }
-      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "||Ax - b||";
+      EXPECT_LE(residual(a, x, b, m, n, nrhs), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "||Ax - b||";
     }
   }
 }
@@ -224,14 +230,7 @@ TEST_P(DenseTest, CholeskyFactorsAndSolves) {
     dense::potrs(t, view(da), view(db), batch, n, nrhs);
     const std::vector<C> x = download(db, t);
     for (std::int64_t m = 0; m < batch; ++m) {
-      double r = 0;
-      for (std::int64_t c = 0; c < nrhs; ++c)
-        for (std::int64_t i = 0; i < n; ++i) {
-          C s = 0;
-          for (std::int64_t k = 0; k < n; ++k) s += a[m * n * n + i + k * n] * x[(m * nrhs + c) * n + k];
-          r += std::norm(s - b[(m * nrhs + c) * n + i]);
-        }
-      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n))
+      EXPECT_LE(residual(a, x, b, m, n, nrhs), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n))
           << "potrs, n " << n << ", matrix " << m;
     }
     if (n < 2) continue;
@@ -359,14 +358,7 @@ TEST_P(DenseTest, TriangularSolves) {
         dense::trtrs(t, view(da), view(db), batch, n, nrhs, upper, unit);
         const std::vector<C> x = download(db, t);
         for (std::int64_t m = 0; m < batch; ++m) {
-          double r = 0;
-          for (std::int64_t c = 0; c < nrhs; ++c)
-            for (std::int64_t i = 0; i < n; ++i) {
-              C s = 0;
-              for (std::int64_t l = 0; l < n; ++l) s += tri[m * n * n + i + l * n] * x[(m * nrhs + c) * n + l];
-              r += std::norm(s - b[(m * nrhs + c) * n + i]);
-            }
-          EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(tri, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "matrix " << m;
+          EXPECT_LE(residual(tri, x, b, m, n, nrhs), 8 * n * eps_of(t) * fro(tri, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "matrix " << m;
         }
       }
   }
@@ -395,15 +387,10 @@ TEST_P(DenseTest, ThreadsSolveAtOnce) {
         dense::getrs(t, view(da), view(ipiv), view(db), 2, n, 1);
         const std::vector<C> x = download(db, t);
         for (std::int64_t m = 0; m < 2; ++m) {
-          double r = 0;
-          for (std::int64_t i = 0; i < n; ++i) {
-            C s = 0;
-            for (std::int64_t l = 0; l < n; ++l) s += a[m * n * n + i + l * n] * x[m * n + l];
-            r += std::norm(s - b[m * n + i]);
-          }
+          const double r = residual(a, x, b, m, n, 1);
           const double bound = 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * n, n);
-          if (!(std::sqrt(r) <= bound))
-            failures.add((testing::Message() << "thread " << w << ", n " << n << ", matrix " << m << ": ||Ax - b|| " << std::sqrt(r)
+          if (!(r <= bound))
+            failures.add((testing::Message() << "thread " << w << ", n " << n << ", matrix " << m << ": ||Ax - b|| " << r
                                              << " > " << bound).GetString());
         }
       } catch (const std::exception& e) {

@@ -15,6 +15,15 @@ from ._helpers import dtype_name, dtype_object, to_numpy
 __all__ = []
 
 
+
+def _int_index(k):
+    """An index that is neither a slice, None, Ellipsis nor an array: its integer (IndexError else)."""
+    try:
+        return k.__index__()
+    except AttributeError:
+        raise IndexError(f"index {k!r} is not an integer, a slice, None, Ellipsis, an integer array "
+                         f"or a bool mask") from None
+
 def _dtype(self):
     return dtype_object(self._dtype_name)
 
@@ -61,11 +70,7 @@ def _basic(self, key):
                 slices.append((start, None if step < 0 and stop < 0 else stop, step))  # (None: through element 0)
             out_shape.append(count)
         else:
-            try:
-                i = k.__index__()
-            except AttributeError:
-                raise IndexError(f"index {k!r} is not an integer, a slice, None, Ellipsis, an integer array "
-                                 f"or a bool mask") from None
+            i = _int_index(k)
             if not -n <= i < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
             i %= n
@@ -185,11 +190,7 @@ def _several_indices(self, key):
         elif k is None or k is Ellipsis or isinstance(k, slice):
             items.append(("basic", k))
         else:
-            try:
-                i = k.__index__()
-            except AttributeError:
-                raise IndexError(f"index {k!r} is not an integer, a slice, None, Ellipsis, an integer array "
-                                 f"or a bool mask") from None
+            i = _int_index(k)
             items.append(("adv", asarray(i, dtype="int64", device=self.device)))
     n_real = builtins.sum(1 for kind, k in items if kind == "adv" or isinstance(k, slice))
     if n_real > self.ndim:

@@ -85,13 +85,19 @@ Array row_major(const Array& w) { return w.transpose({0, 2, 1}); }
 // device's DeviceImpl::solver, or porta's own solvers where dense_runs says so.
 struct Call {
   SolverArgs g;
-  std::vector<Array> arrays;
   std::vector<std::pair<detail::Handle SolverArgs::*, Array>> by_field;
+  // `batch` matrices of m x n (the solves: n x n, with nrhs and k set after).
+  Call(SolverOp op, DType t, std::int64_t batch, std::int64_t m, std::int64_t n) {
+    g.op = op;
+    g.dtype = t;
+    g.batch = batch;
+    g.m = m;
+    g.n = n;
+  }
   void set(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
     const detail::View& v = detail::evaluate(x.node());
     g.*h = v.buffer->handle();
     g.*off = v.offset;
-    arrays.push_back(x);
     by_field.emplace_back(h, x);
   }
   const detail::View& view(detail::Handle SolverArgs::*h) {
@@ -105,9 +111,9 @@ struct Call {
       return;
     }
     const auto& q = detail::thread_queue_shared(d);
-    for (const Array& x : arrays) detail::evaluate(x.node()).buffer->before_write(q);
+    for (const auto& [field, x] : by_field) detail::evaluate(x.node()).buffer->before_write(q);
     d.impl().solver(*q, g);
-    for (const Array& x : arrays) detail::evaluate(x.node()).buffer->after_write(q);
+    for (const auto& [field, x] : by_field) detail::evaluate(x.node()).buffer->after_write(q);
   }
   // primitives/dense.hpp's functions order their work in the calling thread's queue themselves.
   void run_dense() {
@@ -153,11 +159,7 @@ struct Lu {
 Lu factor_lu(const Array& a3, DType t, const Device& d) {
   const std::int64_t batch = a3.dim(0), n = a3.dim(1);
   Lu f{column_major(a3, t), empty({batch, n}, DType::int32, d), zeros({batch}, DType::int32, d).copy()};
-  Call c;
-  c.g.op = SolverOp::getrf;
-  c.g.dtype = t;
-  c.g.batch = batch;
-  c.g.m = c.g.n = n;
+  Call c(SolverOp::getrf, t, batch, n, n);
   c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
   c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
   c.set(&SolverArgs::info, &SolverArgs::info_offset, f.info);
@@ -197,11 +199,7 @@ Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what
   Lu f = factor_lu(a3, t, d);
   check_info(f.info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
   Array x = column_major(b3, t);
-  Call c;
-  c.g.op = SolverOp::getrs;
-  c.g.dtype = t;
-  c.g.batch = count;
-  c.g.m = c.g.n = n;
+  Call c(SolverOp::getrs, t, count, n, n);
   c.g.nrhs = nrhs;
   c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
   c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
@@ -243,12 +241,7 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   const DType rt = real_dtype(t);
   Array w = column_major(stack3(a), t);
   Array s = empty({count, n}, rt, d), info = zeros({count}, DType::int32, d).copy();
-  Call c;
-  c.g.op = SolverOp::gesvd;
-  c.g.dtype = t;
-  c.g.batch = count;
-  c.g.m = m;
-  c.g.n = n;
+  Call c(SolverOp::gesvd, t, count, m, n);
   c.g.vectors = vectors;
   c.g.full_matrices = full;
   c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
@@ -286,11 +279,7 @@ EighResult eigh_impl(const Array& a, bool upper, bool vectors, const char* what)
   const std::int64_t count = element_count(batch), n = a.dim(-1);
   Array w = column_major(stack3(a), t);
   Array values = empty({count, n}, real_dtype(t), d), info = zeros({count}, DType::int32, d).copy();
-  Call c;
-  c.g.op = SolverOp::syevd;
-  c.g.dtype = t;
-  c.g.batch = count;
-  c.g.m = c.g.n = n;
+  Call c(SolverOp::syevd, t, count, n, n);
   c.g.lower = !upper;
   c.g.vectors = vectors;
   c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
@@ -356,11 +345,7 @@ Array cholesky(const Array& a, bool upper) {
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), n = a.dim(-1);
   Array w = column_major(stack3(a), t), info = zeros({count}, DType::int32, d).copy();
-  Call c;
-  c.g.op = SolverOp::potrf;
-  c.g.dtype = t;
-  c.g.batch = count;
-  c.g.m = c.g.n = n;
+  Call c(SolverOp::potrf, t, count, n, n);
   c.g.lower = true;
   c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
   c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
@@ -380,12 +365,7 @@ QrResult qr(const Array& a, QrMode mode) {
   Array w = column_major(stack3(a), t);  // (count, n, m)
   Array tau = empty({count, k}, t, d);
   {
-    Call c;
-    c.g.op = SolverOp::geqrf;
-    c.g.dtype = t;
-    c.g.batch = count;
-    c.g.m = m;
-    c.g.n = n;
+    Call c(SolverOp::geqrf, t, count, m, n);
     c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
     c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);
     c.run(d);
@@ -403,16 +383,10 @@ QrResult qr(const Array& a, QrMode mode) {
   else
     q = concatenate({w, zeros({count, qcols - n, m}, t, d)}, 1);
   if (count * m * qcols > 0) {
-    Call c;
-    c.g.op = SolverOp::orgqr;
-    c.g.dtype = t;
-    c.g.batch = count;
-    c.g.m = m;
-    c.g.n = qcols;
+    Call c(SolverOp::orgqr, t, count, m, qcols);
     c.g.k = k;
-    Array tau_k = tau;  // orgqr reads k reflectors per matrix: tau's batch stride is k already
     c.set(&SolverArgs::a, &SolverArgs::a_offset, q);
-    c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau_k);
+    c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);  // k reflectors a matrix: stride k
     c.run(d);
   }
   out.Q = row_major(q).reshape(with(batch, {m, qcols}));

@@ -425,10 +425,9 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
     w.group = static_cast<std::size_t>(s.group());
     w.key = cat("radix_down|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks);
     w.source = [s, last_wide](const DialectText& d) { return downsweep_source(d, s, last_wide); };
-    // NVIDIA's OpenCL: the same bound as CUDA's __launch_bounds__, 65536 registers an SM shared by
-    // s.blocks work-groups, as a .maxnreg directive in the PTX (KernelSource::options).
+    // NVIDIA's OpenCL: the same bound as CUDA's __launch_bounds__ (s.blocks work-groups an SM).
     if (rank == Rank::ballot_ptx && s.blocks > 0)
-      w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (s.blocks * s.group()) / 8 * 8))};
+      w.options = ptx_maxnreg_option(s.blocks * s.group());
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(kin),  mem(pin ? *pin : kin), mem(counts->view()), mem(totals->view()), mem(kout), mem(pout ? *pout : kout),
            i64(kin.offset), i64(kout.offset), i64(pout ? pout->offset : 0), i64(n), i64(chunk), i64(groups)};
@@ -557,7 +556,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks);
     w.source = [s, last_wide](const DialectText& d) { return onesweep_source(d, s, last_wide); };
     if (rank == Rank::ballot_ptx && s.blocks > 0)
-      w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (s.blocks * s.group()) / 8 * 8))};
+      w.options = ptx_maxnreg_option(s.blocks * s.group());
     w.args = [&](std::vector<KernelArg>& g) {
       g = {mem(kin), mem(pin ? *pin : kin), mem(hist->view()), mem(look->view()), mem(counter->view()), mem(kout),
            mem(pout ? *pout : kout), i64(kin.offset), i64(kout.offset), i64(pout ? pout->offset : 0), i64(n),

@@ -486,7 +486,7 @@ void scan_rows(DType t, const View& x, const View& y, std::int64_t outer, std::i
   // 256 an SM) where NVRTC gave CUDA's 55 (four): cumsum of 2^28 float32 ran at 0.70x copy on
   // opencl:1 against 0.78x on cuda:0 (H200, 2026-12-01). Its .maxnreg (in the PTX, ignored
   // elsewhere) is now what scan_blocks() groups an SM leave, as CUDA's __launch_bounds__.
-  if (group > 1 && itemsize(t) == 4) w.options = {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / (group * scan_blocks()) / 8 * 8))};
+  if (group > 1 && itemsize(t) == 4) w.options = ptx_maxnreg_option(group * scan_blocks());
   w.args = [&](std::vector<KernelArg>& g) {
     g = {mem(x), mem(y), mem(status->view()), mem(agg->view()), mem(incl->view()), i64(x.offset), i64(y.offset), i64(len),
          i64(row_tiles)};

@@ -5,6 +5,7 @@
 // or as a host loop on devices whose memory the host addresses (Kokkos), and host-side helpers.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "codegen/codegen.hpp"
 #include "primitives/primitives.hpp"
 #include "porta_backend/backend.hpp"
+#include "porta_backend/strings.hpp"
 
 namespace porta::detail {
 // The primitives' kernel files, embedded at build time (src/CMakeLists.txt).
@@ -62,6 +64,13 @@ struct Work {
   std::size_t groups = 0, group = 0;                       // an exact launch of `groups` x `group` (scans)
   std::function<void(const std::vector<std::uint8_t*>&)> host;  // pointers: reads..., write
 };
+
+// NVIDIA's OpenCL: the build option that bounds a kernel's registers (a .maxnreg directive in its
+// PTX, ignored elsewhere) so that `work_items` work-items share an SM's 65536, as CUDA's
+// __launch_bounds__ does.
+inline std::vector<std::string> ptx_maxnreg_option(int work_items) {
+  return {cat("-DPORTA_PTX_MAXNREG=", std::min(255, 65536 / work_items / 8 * 8))};
+}
 
 // Runs w on its write's device, on this thread's queue, ordered after the pending writes of what it
 // reads (and before later reads of what it writes).
