@@ -46,14 +46,24 @@ void check_huge_ints(std::initializer_list<PyOperand*> ops, bool comparison) {
 // (np.int64(1) + a uint64 array is float64), a Python number does not. porta's Operand is weak, so
 // the arrays are cast to the dtype all of them promote to first; the scalar then meets them weakly
 // and fits (that dtype holds every value of the scalar's). With no array, the numbers stay weak.
-void promote_numpy_scalars(std::initializer_list<PyOperand*> ops, bool comparison = false) {
+// A function with float loops only (hypot: NumPy's 'ee', 'ff', 'dd') takes the least float each
+// operand casts to safely, not the float of their integer promotion: hypot(uint16, np.int8) is
+// float32 where uint16 + int8 is int32 (float64).
+void promote_numpy_scalars(std::initializer_list<PyOperand*> ops, bool comparison = false, bool float_only = false) {
   check_huge_ints(ops, comparison);
+  const auto least_float = [float_only](DType t) {
+    if (!float_only || is_inexact(t)) return t;
+    return t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
+  };
   std::optional<DType> to;
   for (const PyOperand* o : ops)
-    if (o->numpy_dtype) to = to ? promote_types(*to, *o->numpy_dtype) : *o->numpy_dtype;
+    if (o->numpy_dtype) to = to ? promote_types(*to, least_float(*o->numpy_dtype)) : least_float(*o->numpy_dtype);
   if (!to) return;
   for (const PyOperand* o : ops)
-    if (o->op.kind() == Operand::Kind::array) to = promote_types(*to, o->op.array().dtype());
+    if (o->op.kind() == Operand::Kind::array) to = promote_types(*to, least_float(o->op.array().dtype()));
+  for (PyOperand* o : ops)
+    if (*to == DType::float16 && o->op.kind() == Operand::Kind::array && !o->op.array().device().supports(*to))
+      to = DType::float32;  // as porta's math functions on a device without half precision
   for (PyOperand* o : ops)
     if (o->op.kind() == Operand::Kind::array && o->op.array().dtype() != *to) o->op = Operand(o->op.array().astype(*to));
 }
@@ -97,9 +107,14 @@ std::optional<Array> constant_comparison(Binary fn, const PyOperand& a, const Py
   return r ? porta::equal(x, x) : porta::not_equal(x, x);  // integers: all true, all false
 }
 
+bool is_float_only(Binary fn) {
+  return fn == &porta::atan2 || fn == &porta::hypot || fn == &porta::copysign || fn == &porta::nextafter ||
+         fn == &porta::logaddexp;
+}
+
 Array call(Binary fn, PyOperand a, PyOperand b) {
   const bool comparison = is_comparison(fn);
-  promote_numpy_scalars({&a, &b}, comparison);
+  promote_numpy_scalars({&a, &b}, comparison, is_float_only(fn));
   if (comparison)
     if (auto r = constant_comparison(fn, a, b)) return *r;
   return call(fn, a.op, b.op);

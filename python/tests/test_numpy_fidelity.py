@@ -28,6 +28,23 @@ def test_numpy_scalars_are_typed(device, dtype, scalar):
     assert porta.result_type(x, scalar) == (a + scalar).dtype
 
 
+# A function with float loops only takes the least float each operand casts to (hypot(uint16,
+# np.int8) is float32, where uint16 + int8 is int32 and would give float64).
+
+@pytest.mark.parametrize("fn", ["hypot", "arctan2", "copysign", "logaddexp"])
+@pytest.mark.parametrize("dtype,scalar", [("uint16", np.int8(8)), ("int8", np.uint8(3)), ("bool", np.int16(2)),
+                                          ("uint8", np.bool_(True)), ("int32", np.uint8(1)), ("float16", np.int16(-2))])
+def test_float_functions_of_numpy_scalars(device, fn, dtype, scalar):
+    a = np.array([0, 1, 3], dtype=dtype)
+    want = getattr(np, fn)(a, scalar)
+    if want.dtype == np.float16 and not device.supports(porta.float16):
+        pytest.skip("no half precision on " + str(device))
+    for got, want in ((getattr(porta, fn)(porta.asarray(a, device=device), scalar), want),
+                      (getattr(porta, fn)(scalar, porta.asarray(a, device=device)), getattr(np, fn)(scalar, a))):
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_allclose(porta.asnumpy(got), want, rtol=1e-3 if want.dtype == np.float16 else 1e-6)
+
+
 # Slices.
 
 @pytest.mark.parametrize("key", [slice(-5, None, -1), slice(-4, -9, -1), slice(-3, -4, -1), slice(-3, None, -2),
