@@ -22,6 +22,7 @@
 
 #include "host/vkfft_layout.hpp"
 #include "opencl/opencl.hpp"
+#include "opencl/pocl_lock.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -54,7 +55,11 @@ class Plan final : public detail::FftPlanImpl {
     c.buffer = &buffer_;
     c.inputBuffer = &input_;
 
-    const VkFFTResult r = initializeVkFFT(&app_, c);  // frees what it took when it fails
+    VkFFTResult r = VKFFT_SUCCESS;
+    {
+      PoclBuildLock one_build(device.info().platform);  // VkFFT builds its kernels here
+      r = initializeVkFFT(&app_, c);                     // and frees what it took when it fails
+    }
     if (r != VKFFT_SUCCESS) fail(r);
     PORTA_LOG(info, device.label(), ": VkFFT plan ", describe(d));
   }

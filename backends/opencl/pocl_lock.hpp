@@ -1,0 +1,27 @@
+// One PoCL build at a time on a machine. PoCL 3.1 (Debian 12) can crash when processes build into
+// one kernel cache at once (a readdir of a directory another process has just removed, pocl#1480):
+// MPI ranks on one machine, `ctest -j`, two Python processes. porta's builds on PoCL (its kernels,
+// VkFFT's) hold an advisory lock on a file of the user's for the build's duration.
+#pragma once
+#include <string>
+
+namespace porta::opencl {
+
+class PoclBuildLock {
+ public:
+  // Locks where `platform` is PoCL's; else nothing. Re-entrant in a thread (a nested build takes
+  // no second lock). Without a lock file (no writable directory) or after waiting kWaitSeconds
+  // for one, the build goes on unlocked (and may meet the race).
+  explicit PoclBuildLock(const std::string& platform);
+  ~PoclBuildLock();
+  PoclBuildLock(const PoclBuildLock&) = delete;
+  PoclBuildLock& operator=(const PoclBuildLock&) = delete;
+
+  static constexpr int kWaitSeconds = 300;
+
+ private:
+  int fd_ = -1;
+  bool counted_ = false;  // PoCL's: counted in this thread's locks, the outermost holding fd_
+};
+
+}  // namespace porta::opencl
