@@ -334,7 +334,7 @@ std::shared_ptr<detail::Kernel> Device::load_binary(const KernelSource& src, std
 
   std::string options = detail::join(src.options, " ");
   {
-    PoclBuildLock one_build(info_.platform);
+    PoclBuildLock one_build(info_.platform, src.source);
     status = clBuildProgram(guard.program, 1, &device_, options.c_str(), nullptr, nullptr);
   }
   if (status != CL_SUCCESS) {
@@ -377,7 +377,7 @@ std::shared_ptr<detail::Kernel> Device::compile(const KernelSource& src) {
   cl_program program = nullptr;
   std::string log;
   {
-    PoclBuildLock one_build(info_.platform);
+    PoclBuildLock one_build(info_.platform, src.source);
     for (int attempt = 0;; ++attempt) {
       program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
       if (status != CL_SUCCESS)

@@ -57,8 +57,8 @@ class Plan final : public detail::FftPlanImpl {
 
     VkFFTResult r = VKFFT_SUCCESS;
     {
-      PoclBuildLock one_build(device.info().platform);  // VkFFT builds its kernels here
-      r = initializeVkFFT(&app_, c);                     // and frees what it took when it fails
+      PoclBuildLock one_build(device.info().platform, describe(d));  // VkFFT builds its kernels here
+      r = initializeVkFFT(&app_, c);  // and frees what it took when it fails
     }
     if (r != VKFFT_SUCCESS) fail(r);
     PORTA_LOG(info, device.label(), ": VkFFT plan ", describe(d));

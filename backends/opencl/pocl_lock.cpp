@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <thread>
 
 #include "porta_backend/log.hpp"
@@ -19,10 +20,11 @@ namespace {
 // The lock file: in XDG_RUNTIME_DIR (the user's own, mode 0700) where there is one, else in the
 // temporary directory under the user's id. O_NOFOLLOW and the owner check keep another user's
 // planted file or link from being used.
-std::string lock_path() {
-  if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run && *run) return detail::cat(run, "/porta-pocl-build.lock");
+std::string lock_path(unsigned stripe) {
+  if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run && *run)
+    return detail::cat(run, "/porta-pocl-build-", stripe, ".lock");
   const char* tmp = std::getenv("TMPDIR");
-  return detail::cat(tmp && *tmp ? tmp : "/tmp", "/porta-pocl-build-", ::geteuid(), ".lock");
+  return detail::cat(tmp && *tmp ? tmp : "/tmp", "/porta-pocl-build-", ::geteuid(), "-", stripe, ".lock");
 }
 
 // The locks this thread holds: a build inside a build (VkFFT's, routed through porta's compile)
@@ -31,11 +33,11 @@ thread_local int held_here = 0;
 
 }  // namespace
 
-PoclBuildLock::PoclBuildLock(const std::string& platform) {
+PoclBuildLock::PoclBuildLock(const std::string& platform, std::string_view program) {
   if (platform.find("Portable Computing Language") == std::string::npos) return;
   counted_ = true;
   if (held_here++ > 0) return;
-  const std::string path = lock_path();
+  const std::string path = lock_path(static_cast<unsigned>(std::hash<std::string_view>{}(program) % kStripes));
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     PORTA_LOG(debug, "PoCL build lock ", path, " not opened (errno ", errno, "): building unlocked");
