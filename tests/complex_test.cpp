@@ -525,6 +525,54 @@ TEST_P(ComplexTest, FusedExpressionsOverViews) {
     }
 }
 
+// Contiguous expressions exactly as NumPy rounds them, each operation in the dtype (a product by
+// NumPy's formula, no FMA): the arithmetic that CPU OpenCL devices run on vectors of pairs
+// (codegen's complex vector form), at lengths around its vector of 4 (complex128: 2) elements,
+// with a broadcast operand, a complex and a real scalar, a cast from float and real/imag results.
+TEST_P(ComplexTest, ContiguousArithmeticRoundsAsNumPy) {
+  const DType t = dtype();
+  PORTA_REQUIRE_DTYPE(t);
+  const DType rt = porta::real_dtype(t);
+  // A sum in the dtype's arithmetic (not a double sum rounded afterwards: that rounds twice).
+  const auto plus = [&](double a, double b) {
+    if (!single(t)) return a + b;
+    volatile float r = static_cast<float>(a) + static_cast<float>(b);
+    return static_cast<double>(r);
+  };
+  const auto add = [&](C a, C b) { return C(plus(a.real(), b.real()), plus(a.imag(), b.imag())); };
+  const auto sub = [&](C a, C b) { return add(a, -b); };
+  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{1027}}) {
+    std::vector<C> xv = spread(rng(), n, t), yv = spread(rng(), n, t), zv = spread(rng(), n, t);
+    const std::vector<C> specials = special_values();
+    for (std::size_t i = 0; i < std::min(n, specials.size()); i += 2) xv[i] = specials[i];
+    std::vector<double> fv(n);
+    for (std::size_t i = 0; i < n; ++i) fv[i] = round_part(t, yv[i].imag());
+    const Shape s{static_cast<std::int64_t>(n)};
+    const Array x = upload_c(xv, t, s, dev()), y = upload_c(yv, t, s, dev()), z = upload_c(zv, t, s, dev());
+    const Array f = upload(fv, rt, s, dev());
+    const C sc(1.5, -0.25);
+    const Array e = x * y + z, g = porta::conj(x) * 2.5 - y, h = x * y.slice({porta::range(0, 1)}) + sc,
+                c = f.astype(t) * x, r = porta::real(x * y) + porta::imag(z);
+    const std::vector<C> ge = fetch_c(e), gg = fetch_c(g), gh = fetch_c(h), gc = fetch_c(c);
+    const std::vector<double> gr = fetch_real(r);
+    const std::string at = cat_str(porta::name(t), " n=", n);
+    expect_each(n, [&](std::size_t i) { return same(ge[i], add(mul_ref(t, xv[i], yv[i]), zv[i])); },
+                [&](std::size_t i) { return cat_str(str(xv[i]), " ", str(yv[i]), " ", str(zv[i]), ": ", str(ge[i])); }, "x*y+z " + at);
+    expect_each(n, [&](std::size_t i) { return same(gg[i], sub(mul_ref(t, std::conj(xv[i]), C(2.5, 0)), yv[i])); },
+                [&](std::size_t i) { return cat_str(str(xv[i]), ": ", str(gg[i])); }, "conj(x)*2.5-y " + at);
+    expect_each(n, [&](std::size_t i) { return same(gh[i], add(mul_ref(t, xv[i], yv[0]), sc)); },
+                [&](std::size_t i) { return cat_str(str(xv[i]), ": ", str(gh[i])); }, "x*y[0]+sc " + at);
+    expect_each(n, [&](std::size_t i) { return same(gc[i], mul_ref(t, C(fv[i], 0), xv[i])); },
+                [&](std::size_t i) { return cat_str(fv[i], " ", str(xv[i]), ": ", str(gc[i])); }, "f*x " + at);
+    expect_each(n,
+                [&](std::size_t i) {
+                  const double want = plus(mul_ref(t, xv[i], yv[i]).real(), zv[i].imag());
+                  return (std::isnan(gr[i]) && std::isnan(want)) || gr[i] == want;
+                },
+                [&](std::size_t i) { return cat_str(str(xv[i]), " ", str(yv[i]), ": ", gr[i]); }, "real(x*y)+imag(z) " + at);
+  }
+}
+
 // sum, prod, mean over the whole array and each axis (odd extents, a strided view), max, min,
 // argmax, argmin in NumPy's order (NaN first found wins), any, all, var and std (real results).
 TEST_P(ComplexTest, ReductionsMatchTheHost) {

@@ -40,9 +40,12 @@ constexpr std::size_t kCpuVectorBytes = 32;
 // Plans that draw random numbers: kCpuRandomVectorBytes instead (codegen/random.hpp).
 constexpr int kPrefetchBytes = 2048;
 
-// Plans the vector-per-work-item kernels take: float32/float64 storage and vector-safe code.
+// Plans the vector-per-work-item kernels take: float32/float64 storage (complex64/complex128 as
+// interleaved pairs of them) and vector-safe code.
 bool vector_plan(const ElementwisePlan& plan) {
-  auto fp = [](DType t) { return t == DType::float32 || t == DType::float64; };
+  auto fp = [](DType t) {
+    return t == DType::float32 || t == DType::float64 || t == DType::complex64 || t == DType::complex128;
+  };
   if (!fp(plan.output.dtype)) return false;
   for (auto& in : plan.inputs)
     if (!fp(in.dtype)) return false;
@@ -223,21 +226,27 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
   std::vector<std::string> reads;
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
     const DType t = plan.inputs[k].dtype;
-    const std::string vt = cat(d.compute_type(t), V);
+    // A complex operand is read as 2V interleaved components (emit_vector_instructions splits them).
+    const bool cx = is_complex(t);
+    const std::string comp = d.compute_type(cx ? real_dtype(t) : t), vt = cat(comp, cx ? 2 * V : V);
     if (l.in.access[k] == Access::uniform) {
-      reads.push_back(cat("(", vt, ")(u", k, ")"));
+      reads.push_back(cx ? cat("(", vt, ")(", join(std::vector<std::string>(static_cast<std::size_t>(V), cat("u", k, ".re, u", k, ".im")), ", "), ")")
+                         : cat("(", vt, ")(u", k, ")"));
       continue;
     }
     const std::string at = cat("in", k, " + off", k, " + e");
     if (tail) {
       std::vector<std::string> lanes;
-      for (int ln = 0; ln < V; ++ln) lanes.push_back(cat("in", k, "[off", k, " + min(e + ", ln, ", n - 1)]"));
+      for (int ln = 0; ln < V; ++ln) {
+        const std::string x = cat("in", k, "[off", k, " + min(e + ", ln, ", n - 1)]");
+        lanes.push_back(cx ? cat(x, ".re, ", x, ".im") : x);
+      }
       s += cat("    const ", vt, " x", k, " = (", vt, ")(", join(lanes, ", "), ");\n");
       reads.push_back(cat("x", k));
       continue;
     }
     s += cat("    PORTA_PREFETCH(", at, " + ", kPrefetchBytes / static_cast<int>(itemsize(t)), ", 0);\n");
-    reads.push_back(cat("vload", V, "(0, ", at, ")"));
+    reads.push_back(cx ? cat("vload", 2 * V, "(0, (__global const ", comp, "*)(", at, "))") : cat("vload", V, "(0, ", at, ")"));
   }
   if (!tail)
     s += cat("    PORTA_PREFETCH(out + off_out + e + ", kPrefetchBytes / static_cast<int>(itemsize(plan.output.dtype)), ", 1);\n");
@@ -245,6 +254,16 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
   if (random_words) words = *random_words;
   else if (plan_uses_random(plan)) s += emit_random_blocks(plan, "e", V, words, true);
   s += emit_vector_instructions(d, plan, reads, V, words);
+  const DType out_t = plan.output.dtype;
+  if (is_complex(out_t)) {  // the pair of vectors interleaved back into storage order
+    const std::string comp = d.compute_type(real_dtype(out_t)), r = cat("r", plan.result);
+    s += cat("    ", comp, 2 * V, " ", r, ";\n    ", r, ".even = v", plan.result, "_re;\n    ", r, ".odd = v", plan.result, "_im;\n");
+    if (!tail) return s + cat("    vstore", 2 * V, "(", r, ", 0, (__global ", comp, "*)(out + off_out + e));\n");
+    for (int ln = 0; ln < V; ++ln)
+      s += cat("    ", ln > 0 ? cat("if (e + ", ln, " < n) ") : "", "out[off_out + e + ", ln, "] = porta_c_", out_t == DType::complex64 ? "c64" : "c128",
+               "(", r, ".", lane_name(2 * ln), ", ", r, ".", lane_name(2 * ln + 1), ");\n");
+    return s;
+  }
   const std::string r = cat("v", plan.result);
   if (!tail) return s + cat("    vstore", V, "(", r, ", 0, out + off_out + e);\n");
   s += cat("    out[off_out + e] = ", r, ".s0;\n");

@@ -327,11 +327,36 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
 namespace {
 
 bool vector_dtype(DType t) { return t == DType::float32 || t == DType::float64; }
+bool complex_vector_dtype(DType t) { return t == DType::complex64 || t == DType::complex128; }
+
+// Complex instructions with a vector form (emit_complex_vector): arithmetic without branches.
+// Division, abs and the math functions keep the element-at-a-time kernel.
+bool complex_vector_instruction(const ElementwisePlan& plan, const Instr& in) {
+  const auto dtype_of = [&](std::int32_t j) { return plan.code[static_cast<std::size_t>(j)].dtype; };
+  const auto operands_are = [&](auto pred) {
+    for (std::int32_t j : {in.a, in.b, in.c})
+      if (j >= 0 && !pred(dtype_of(j))) return false;
+    return true;
+  };
+  switch (in.op) {
+    case Op::load: case Op::scalar:
+      return complex_vector_dtype(in.dtype);
+    case Op::neg: case Op::add: case Op::sub: case Op::mul: case Op::square: case Op::conj:
+      return complex_vector_dtype(in.dtype) && operands_are([&](DType t) { return t == in.dtype; });
+    case Op::cast:
+      return complex_vector_dtype(in.dtype) && operands_are([](DType t) { return vector_dtype(t) || complex_vector_dtype(t); });
+    case Op::real: case Op::imag:
+      return vector_dtype(in.dtype) && operands_are(complex_vector_dtype);
+    default:
+      return false;
+  }
+}
 
 }  // namespace
 
 bool vector_instructions_supported(const ElementwisePlan& plan) {
   for (const Instr& in : plan.code) {
+    if (complex_vector_instruction(plan, in)) continue;
     if (in.op == Op::uniform || in.op == Op::normal) {
       if (!vector_dtype(in.dtype)) return false;
       continue;
@@ -356,6 +381,57 @@ bool vector_instructions_supported(const ElementwisePlan& plan) {
   return true;
 }
 
+namespace {
+
+// A complex value of `lanes` lanes is two vectors, v<j>_re and v<j>_im; a load's expression is a
+// vector of 2 * lanes interleaved components (storage order), split by .even and .odd. Products
+// are statements of their own: the kernel body contracts a * b + c into an FMA within an
+// expression (FP_CONTRACT ON), which NumPy's complex product does not (base/complex.h).
+std::string emit_complex_vector(const DialectText& d, const ElementwisePlan& plan, const Instr& in, std::int32_t j,
+                                const std::vector<std::string>& input_exprs, int lanes) {
+  const DType comp = real_dtype(in.dtype);
+  const std::string vt = cat(d.compute_type(complex_vector_dtype(in.dtype) ? comp : in.dtype), lanes);
+  const std::string v = cat("v", j);
+  const auto re = [](std::int32_t k) { return cat("v", k, "_re"); };
+  const auto im = [](std::int32_t k) { return cat("v", k, "_im"); };
+  const auto pair = [&](const std::string& r, const std::string& i) {
+    return cat("    const ", vt, " ", v, "_re = ", r, ";\n    const ", vt, " ", v, "_im = ", i, ";\n");
+  };
+  const auto convert = [&](DType from, const std::string& x) {
+    return real_dtype(from) == comp ? x : cat("convert_", vt, "(", x, ")");
+  };
+  switch (in.op) {
+    case Op::load: {
+      const std::string ri = cat(v, "_ri");
+      return cat("    const ", d.compute_type(comp), 2 * lanes, " ", ri, " = ", input_exprs.at(static_cast<std::size_t>(in.arg)),
+                 ";\n", pair(ri + ".even", ri + ".odd"));
+    }
+    case Op::scalar: return pair(cat("(", vt, ")(s", in.arg, ")"), cat("(", vt, ")(si", in.arg, ")"));
+    case Op::cast: {
+      const DType from = plan.code[static_cast<std::size_t>(in.a)].dtype;
+      if (!is_complex(from)) return pair(convert(from, cat("v", in.a)), cat("(", vt, ")(", d.literal(0, comp), ")"));
+      return pair(convert(from, re(in.a)), convert(from, im(in.a)));
+    }
+    case Op::real: return cat("    const ", vt, " ", v, " = ", re(in.a), ";\n");
+    case Op::imag: return cat("    const ", vt, " ", v, " = ", im(in.a), ";\n");
+    case Op::neg: return pair(cat("-", re(in.a)), cat("-", im(in.a)));
+    case Op::conj: return pair(re(in.a), cat("-", im(in.a)));
+    case Op::add: return pair(cat(re(in.a), " + ", re(in.b)), cat(im(in.a), " + ", im(in.b)));
+    case Op::sub: return pair(cat(re(in.a), " - ", re(in.b)), cat(im(in.a), " - ", im(in.b)));
+    case Op::mul: case Op::square: {
+      const std::int32_t b = in.op == Op::square ? in.a : in.b;
+      std::string s;
+      const std::pair<const char*, std::pair<std::string, std::string>> products[] = {
+          {"rr", {re(in.a), re(b)}}, {"ii", {im(in.a), im(b)}}, {"ri", {re(in.a), im(b)}}, {"ir", {im(in.a), re(b)}}};
+      for (const auto& [name, f] : products) s += cat("    const ", vt, " ", v, "_", name, " = ", f.first, " * ", f.second, ";\n");
+      return s + pair(cat(v, "_rr - ", v, "_ii"), cat(v, "_ri + ", v, "_ir"));
+    }
+    default: throw std::logic_error("codegen: no complex vector form for this op");
+  }
+}
+
+}  // namespace
+
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
                                      const std::vector<std::string>& input_exprs, int lanes,
                                      const std::vector<std::vector<std::string>>& random_words) {
@@ -364,6 +440,10 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
   for (std::size_t j = 0; j < plan.code.size(); ++j) {
     const Instr& in = plan.code[j];
     if (in.op == Op::index) continue;  // read only through random_words
+    if (complex_vector_instruction(plan, in)) {
+      out += emit_complex_vector(d, plan, in, static_cast<std::int32_t>(j), input_exprs, lanes);
+      continue;
+    }
     if (in.op == Op::uniform || in.op == Op::normal) {
       std::vector<std::string> ls;
       for (int ln = 0; ln < lanes; ++ln) ls.push_back(random_words.at(static_cast<std::size_t>(ln)).at(j));
