@@ -100,7 +100,7 @@ std::string vkfft_name() {
   return detail::cat("VkFFT ", v / 10000, ".", (v / 100) % 100, ".", v % 100, " (OpenCL)");
 }
 
-std::shared_ptr<detail::FftPlanImpl> Device::make_fft_plan(const FftDesc& desc) {
+std::shared_ptr<detail::FftPlanImpl> Device::make_vkfft_plan(const FftDesc& desc) {
   if (desc.lengths.empty() || desc.lengths.size() > 3)
     throw InvalidArgument(detail::cat(label(), ": VkFFT plans 1 to 3 axes, not ", desc.lengths.size()));
   if (desc.dtype != DType::complex64 && desc.dtype != DType::complex128)
