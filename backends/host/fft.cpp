@@ -46,9 +46,58 @@ template <bool Forward, class T> inline std::complex<T> rot(std::complex<T> d) {
   return Forward ? std::complex<T>(d.imag(), -d.real()) : std::complex<T>(-d.imag(), d.real());
 }
 
-template <bool Forward, class T> inline void dft4(std::complex<T>& v0, std::complex<T>& v1, std::complex<T>& v2,
-                                                  std::complex<T>& v3) {
-  const std::complex<T> a0 = v0 + v2, a1 = v0 - v2, a2 = v1 + v3, a3 = rot<Forward>(v1 - v3);
+// The radix-2/4/8 passes work on GCC/Clang vector types of one or two complex numbers (re, im,
+// re, im): SSE2 on x86-64, NEON on arm64. Two complex64 a vector where ns is even, halving the
+// instructions of a pass; written for vectors, the butterflies also keep their values in
+// registers (as std::complex<float> scalars, a radix-8 butterfly spilled to the stack).
+typedef float F32x2 __attribute__((vector_size(8)));
+typedef float F32x4 __attribute__((vector_size(16)));
+typedef double F64x2 __attribute__((vector_size(16)));
+template <class V> struct Elem;
+template <> struct Elem<F32x2> { using type = float; };
+template <> struct Elem<F32x4> { using type = float; };
+template <> struct Elem<F64x2> { using type = double; };
+template <class V> constexpr int lanes = sizeof(V) / sizeof(typename Elem<V>::type);
+
+template <class V> inline V load(const void* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class V> inline void store(void* p, V v) { std::memcpy(p, &v, sizeof v); }
+
+// (re, im) -> (im, re); the real parts twice; the imaginary parts twice.
+template <class V> inline V swap_ri(V a) {
+  if constexpr (lanes<V> == 2) return __builtin_shufflevector(a, a, 1, 0);
+  else return __builtin_shufflevector(a, a, 1, 0, 3, 2);
+}
+template <class V> inline V dup_re(V a) {
+  if constexpr (lanes<V> == 2) return __builtin_shufflevector(a, a, 0, 0);
+  else return __builtin_shufflevector(a, a, 0, 0, 2, 2);
+}
+template <class V> inline V dup_im(V a) {
+  if constexpr (lanes<V> == 2) return __builtin_shufflevector(a, a, 1, 1);
+  else return __builtin_shufflevector(a, a, 1, 1, 3, 3);
+}
+// (re, im) of each complex number in the vector.
+template <class V, class T> inline V pair(T re, T im) {
+  if constexpr (lanes<V> == 2) return V{re, im};
+  else return V{re, im, re, im};
+}
+
+// a b (Forward) or a conj(b), each complex number of the vector.
+template <bool Forward, class V> inline V cmul(V a, V b) {
+  using T = typename Elem<V>::type;
+  return a * dup_re(b) + swap_ri(a) * dup_im(b) * pair<V>(T(Forward ? -1 : 1), T(Forward ? 1 : -1));
+}
+// d times -i (forward) or +i (backward).
+template <bool Forward, class V> inline V rot(V d) {
+  using T = typename Elem<V>::type;
+  return swap_ri(d) * pair<V>(T(Forward ? 1 : -1), T(Forward ? -1 : 1));
+}
+
+template <bool Forward, class V> inline void dft4(V& v0, V& v1, V& v2, V& v3) {
+  const V a0 = v0 + v2, a1 = v0 - v2, a2 = v1 + v3, a3 = rot<Forward>(v1 - v3);
   v0 = a0 + a2;
   v1 = a1 + a3;
   v2 = a0 - a2;
@@ -56,21 +105,22 @@ template <bool Forward, class T> inline void dft4(std::complex<T>& v0, std::comp
 }
 
 // The length-R DFT of v in place (R = 2, 4, 8).
-template <int R, bool Forward, class T> inline void butterfly(std::complex<T>* v) {
-  using C = std::complex<T>;
+template <int R, bool Forward, class V> inline void butterfly(V* v) {
+  using T = typename Elem<V>::type;
   if constexpr (R == 2) {
-    const C a = v[0];
+    const V a = v[0];
     v[0] = a + v[1];
     v[1] = a - v[1];
   } else if constexpr (R == 4) {
     dft4<Forward>(v[0], v[1], v[2], v[3]);
   } else {
-    // Even and odd halves, then the twiddles exp(-+2 pi i k / 8), k = 1, 2, 3.
+    // Even and odd halves, then the twiddles exp(-+2 pi i k / 8), k = 1, 2, 3 (as products
+    // with exp(+-...) conjugated for the backward transform).
     dft4<Forward>(v[0], v[2], v[4], v[6]);
     dft4<Forward>(v[1], v[3], v[5], v[7]);
     const T h = static_cast<T>(0.707106781186547524400844362104849039L);
-    const C o1 = mul(v[3], C(h, Forward ? -h : h)), o2 = rot<Forward>(v[5]), o3 = mul(v[7], C(-h, Forward ? -h : h));
-    const C e0 = v[0], e1 = v[2], e2 = v[4], e3 = v[6], o0 = v[1];
+    const V o1 = cmul<Forward>(v[3], pair<V>(h, -h)), o2 = rot<Forward>(v[5]), o3 = cmul<Forward>(v[7], pair<V>(-h, -h));
+    const V e0 = v[0], e1 = v[2], e2 = v[4], e3 = v[6], o0 = v[1];
     v[0] = e0 + o0;
     v[4] = e0 - o0;
     v[1] = e1 + o1;
@@ -84,33 +134,41 @@ template <int R, bool Forward, class T> inline void butterfly(std::complex<T>* v
 
 // One Stockham pass of radix R (2, 4, 8): for each block b of ns outputs and each k < ns, reads
 // src[b ns + k + q n/R], twiddles, transforms, writes dst[b ns R + q ns + k]. The inner loop runs
-// over k, contiguous in src, dst and the twiddles.
-template <int R, bool Forward, class T>
-void pass(const std::complex<T>* src, std::complex<T>* dst, std::int64_t n, std::int64_t ns, const std::complex<T>* tw) {
-  using C = std::complex<T>;
+// over k (K complex numbers a vector V), contiguous in src, dst and the twiddles.
+template <int R, bool Forward, class V, class C>
+void pass_v(const C* src, C* dst, std::int64_t n, std::int64_t ns, const C* tw) {
+  constexpr int K = lanes<V> / 2;
   const std::int64_t g = n / R, blocks = g / ns;
   if (ns == 1) {
     for (std::int64_t b = 0; b < blocks; ++b) {
-      C v[R];
-      for (int q = 0; q < R; ++q) v[q] = src[b + q * g];
+      V v[R];
+      for (int q = 0; q < R; ++q) v[q] = load<V>(src + b + q * g);
       butterfly<R, Forward>(v);
-      for (int q = 0; q < R; ++q) dst[b * R + q] = v[q];
+      for (int q = 0; q < R; ++q) store(dst + b * R + q, v[q]);
     }
     return;
   }
   for (std::int64_t b = 0; b < blocks; ++b) {
     const C* s = src + b * ns;
     C* d = dst + b * ns * R;
-    for (std::int64_t k = 0; k < ns; ++k) {
-      C v[R];
-      v[0] = s[k];
-      for (int q = 1; q < R; ++q) {
-        const C t = tw[(q - 1) * ns + k];
-        v[q] = mul(s[k + q * g], Forward ? t : std::conj(t));
-      }
+    for (std::int64_t k = 0; k < ns; k += K) {
+      V v[R];
+      v[0] = load<V>(s + k);
+      for (int q = 1; q < R; ++q) v[q] = cmul<Forward>(load<V>(s + k + q * g), load<V>(tw + (q - 1) * ns + k));
       butterfly<R, Forward>(v);
-      for (int q = 0; q < R; ++q) d[k + q * ns] = v[q];
+      for (int q = 0; q < R; ++q) store(d + k + q * ns, v[q]);
     }
+  }
+}
+
+// Two complex64 a vector where ns is even, else one.
+template <int R, bool Forward, class T>
+void pass(const std::complex<T>* src, std::complex<T>* dst, std::int64_t n, std::int64_t ns, const std::complex<T>* tw) {
+  if constexpr (sizeof(T) == 4) {
+    if (ns % 2 == 0) return pass_v<R, Forward, F32x4>(src, dst, n, ns, tw);
+    return pass_v<R, Forward, F32x2>(src, dst, n, ns, tw);
+  } else {
+    return pass_v<R, Forward, F64x2>(src, dst, n, ns, tw);
   }
 }
 
