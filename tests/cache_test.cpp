@@ -289,6 +289,29 @@ TEST_P(Cache, SecondProcessLoadsFromDisk) {
   EXPECT_TRUE(contains(info, "Kernel cache: " + dir_ + " (" + std::to_string(kKernels) + " files, ")) << info;
 }
 
+// VkFFT's OpenCL programs (backends/opencl/fft.cpp): a second process makes them from the disk
+// cache's binaries, compiling none. Each process has an empty PoCL kernel cache of its own, so
+// that only porta's cache can spare the compile. One plan of length 16 (two programs: forward
+// and inverse); about 5 s cold and 2 s warm on PoCL.
+TEST_P(Cache, VkFftProgramsSecondProcessLoadsFromDisk) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "VkFFT's programs are compiled on OpenCL devices";
+  const std::string env = "PORTA_OPENCL_FFT=vkfft POCL_CACHE_DIR=" + quote(root_ + "/pocl1");
+  fs::create_directories(root_ + "/pocl1");
+  fs::create_directories(root_ + "/pocl2");
+  HelperRun first = run("fft", 16, env);
+  if (contains(first.output, "has no FFT library"))
+    GTEST_SKIP() << "built without VkFFT: " << first.output;
+  ASSERT_TRUE(first.ok()) << first.output;
+  EXPECT_TRUE(contains(first.output, "2 programs compiled, 0 loaded from the disk cache")) << first.output;
+  const std::size_t files = cache_files().size();
+  EXPECT_GE(files, 2u) << first.output;
+  auto before = snapshot();
+  HelperRun second = run("fft", 16, "PORTA_OPENCL_FFT=vkfft POCL_CACHE_DIR=" + quote(root_ + "/pocl2"));
+  ASSERT_TRUE(second.ok()) << second.output;
+  EXPECT_TRUE(contains(second.output, "0 programs compiled, 2 loaded from the disk cache")) << second.output;
+  EXPECT_EQ(snapshot(), before) << "the second process rewrote cache files";
+}
+
 TEST_P(Cache, ProcessesStartedAtOnceOnAnEmptyDirectory) {
   constexpr int kProcesses = 4;
   std::string script;

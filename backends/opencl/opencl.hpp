@@ -382,6 +382,10 @@ template <class T> T device_value(cl_device_id d, cl_device_info what) {
   return v;
 }
 
+// compile.cpp: the binary of `program` for `device` (CL_PROGRAM_BINARIES), empty with the reason
+// in `why` when the driver gives none.
+std::vector<std::uint8_t> program_binary(cl_program program, cl_device_id device, std::string& why);
+
 #ifdef PORTA_HAVE_VKFFT
 // "VkFFT 1.2.26 (OpenCL)": the library fft.cpp plans with.
 std::string vkfft_name();
