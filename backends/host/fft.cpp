@@ -305,6 +305,15 @@ template class HostFft<double>;
 
 namespace {
 
+// Uninitialised complex numbers (std::complex is trivially copyable and destructible: an
+// implicit-lifetime type, so raw storage holds them once written).
+template <class C> struct FreeBytes {
+  void operator()(C* p) const { ::operator delete(static_cast<void*>(p)); }
+};
+template <class C> std::unique_ptr<C[], FreeBytes<C>> uninitialised(std::size_t n) {
+  return std::unique_ptr<C[], FreeBytes<C>>(static_cast<C*>(::operator new(std::max<std::size_t>(n, 1) * sizeof(C))));
+}
+
 // A batch of rank-1 transforms on host memory. Real transforms of even length n run as complex
 // ones of length n/2 over the real line read as n/2 complex numbers z[j] = x[2j] + i x[2j+1]
 // (the split of "Numerical Recipes" 12.3): half the work of widening x to complex.
@@ -320,13 +329,17 @@ template <class T> class HostFftPlan final : public FftPlanImpl {
     }
   }
 
+  using Scratch = std::unique_ptr<C[], FreeBytes<C>>;
+
   void execute(QueueImpl&, Handle in, Handle out, bool forward) override {
     const std::int64_t batch = desc_.batch;
     const int threads = static_cast<int>(std::min<std::int64_t>(batch * n_ >= (1 << 15) ? threads_ : 1, batch));
-    const std::size_t per_thread = fft_.work_size() + 2 * static_cast<std::size_t>(n_);
-    std::vector<C> work(per_thread * static_cast<std::size_t>(threads));  // before any thread starts: may throw
+    // Scratch left uninitialised (a vector would zero it: another pass over the memory); two
+    // lines more for real transforms (lines()).
+    const std::size_t per_thread = fft_.work_size() + (desc_.kind != FftKind::c2c ? 2 * static_cast<std::size_t>(n_) : 0);
+    Scratch work = uninitialised<C>(per_thread * static_cast<std::size_t>(threads));  // before any thread starts: may throw
     if (threads == 1) {
-      lines(in, out, forward, 0, batch, work.data());
+      lines(in, out, forward, 0, batch, work.get());
       return;
     }
     // Whole lines to each thread; the calling thread takes the first share.
@@ -335,14 +348,14 @@ template <class T> class HostFftPlan final : public FftPlanImpl {
     auto first = [&](int t) { return batch * t / threads; };
     try {
       for (int t = 1; t < threads; ++t)
-        helpers.emplace_back([this, in, out, forward, b0 = first(t), b1 = first(t + 1), w = work.data() + per_thread * static_cast<std::size_t>(t)] {
+        helpers.emplace_back([this, in, out, forward, b0 = first(t), b1 = first(t + 1), w = work.get() + per_thread * static_cast<std::size_t>(t)] {
           lines(in, out, forward, b0, b1, w);
         });
     } catch (...) {
       for (auto& h : helpers) h.join();
       throw;
     }
-    lines(in, out, forward, 0, first(1), work.data());
+    lines(in, out, forward, 0, first(1), work.get());
     for (auto& h : helpers) h.join();
   }
 
