@@ -1,8 +1,7 @@
 // The FFT of OpenCL devices: on CPU devices whose memory is the host's (PoCL), porta's host FFT
 // (host/fft.hpp) on the mapped buffers, as the host solvers do (solver.cpp): the map is the
-// memory itself, no copy. On PoCL it is 1.4-17x faster than VkFFT's OpenCL kernels on six of
-// porta-bench's seven FFT rows (VkFFT is ahead on one transform of 2^20: docs/design/fft.md), and
-// it builds no program. Other devices, and CPU devices with PORTA_OPENCL_FFT=vkfft, plan through
+// memory itself, no copy. On PoCL it is 4-18x faster than VkFFT's OpenCL kernels on every
+// porta-bench FFT row (docs/design/fft.md), and it builds no program. Other devices, and CPU devices with PORTA_OPENCL_FFT=vkfft, plan through
 // VkFFT (fft.cpp).
 #include <algorithm>
 
