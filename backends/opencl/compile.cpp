@@ -14,6 +14,7 @@
 #include "porta_backend/services.hpp"
 #include "porta_backend/log.hpp"
 #include "opencl/opencl.hpp"
+#include "opencl/pocl_lock.hpp"
 #include "opencl/gemm/ptx_edit.hpp"
 
 namespace porta::opencl {
@@ -338,7 +339,10 @@ std::shared_ptr<detail::Kernel> Device::load_binary(const KernelSource& src, std
     return refuse(detail::cat("clCreateProgramWithBinary: binary status ", describe(binary_status)));
 
   std::string options = detail::join(src.options, " ");
-  status = clBuildProgram(guard.program, 1, &device_, options.c_str(), nullptr, nullptr);
+  {
+    PoclBuildLock one_build(info_.platform, src.source);
+    status = clBuildProgram(guard.program, 1, &device_, options.c_str(), nullptr, nullptr);
+  }
   if (status != CL_SUCCESS) {
     std::string log = build_log(guard.program, device_);
     return refuse(detail::cat("clBuildProgram returned ", describe(status), log.empty() ? "" : "; log: ", log));
@@ -378,16 +382,20 @@ std::shared_ptr<detail::Kernel> Device::compile(const KernelSource& src) {
   cl_int status = CL_SUCCESS;
   cl_program program = nullptr;
   std::string log;
-  for (int attempt = 0;; ++attempt) {
-    program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
-    if (status != CL_SUCCESS)
-      throw_error(status, "clCreateProgramWithSource", detail::cat("compiling '", src.entry, "' for ", label_));
-    status = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
-    log = build_log(program, device_);
-    if (status != CL_BUILD_PROGRAM_FAILURE || attempt == 2 || !transient_pocl_failure(info_.platform, log)) break;
-    clReleaseProgram(program);
-    PORTA_LOG(info, label_, ": PoCL failed to build '", src.entry, "' without diagnostics (another process writing its kernel cache?); building it again");
-    std::this_thread::sleep_for(std::chrono::milliseconds(50 * (attempt + 1)));
+  {
+    PoclBuildLock one_build(info_.platform, src.source);
+    for (int attempt = 0;; ++attempt) {
+      program = clCreateProgramWithSource(context_, 1, &text, &length, &status);
+      if (status != CL_SUCCESS)
+        throw_error(status, "clCreateProgramWithSource", detail::cat("compiling '", src.entry, "' for ", label_));
+      status = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
+      log = build_log(program, device_);
+      if (status != CL_BUILD_PROGRAM_FAILURE || attempt == 2 || !transient_pocl_failure(info_.platform, log)) break;
+      clReleaseProgram(program);
+      PORTA_LOG(info, label_, ": PoCL failed to build '", src.entry,
+                "' without diagnostics (another process writing its kernel cache?); building it again");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 * (attempt + 1)));
+    }
   }
   if (status != CL_SUCCESS) {
     clReleaseProgram(program);

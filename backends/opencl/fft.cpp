@@ -23,6 +23,7 @@
 
 #include "host/vkfft_layout.hpp"
 #include "opencl/opencl.hpp"
+#include "opencl/pocl_lock.hpp"
 #include "porta_backend/disk_cache.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
@@ -153,9 +154,13 @@ class Plan final : public detail::FftPlanImpl {
     c.inputBuffer = &input_;
 
     vkfft_programs::Making making{&device};
-    vkfft_programs::making = &making;
-    const VkFFTResult r = initializeVkFFT(&app_, c);  // frees what it took when it fails
-    vkfft_programs::making = nullptr;
+    VkFFTResult r = VKFFT_SUCCESS;
+    {
+      PoclBuildLock one_build(device.info().platform, describe(d));  // VkFFT builds its kernels here
+      vkfft_programs::making = &making;
+      r = initializeVkFFT(&app_, c);  // and frees what it took when it fails
+      vkfft_programs::making = nullptr;
+    }
     if (r != VKFFT_SUCCESS) fail(r);
     PORTA_LOG(info, device.label(), ": VkFFT plan ", describe(d), ": ", making.compiled, " programs compiled, ",
               making.loaded, " loaded from the disk cache");
