@@ -4,6 +4,8 @@
 //
 //   porta_cache_helper DEVICE kernels N [SEED]   N different ElementwiseKernels, one after another
 //   porta_cache_helper DEVICE threads T [SEED]   T threads ask for one new kernel at the same time
+//   porta_cache_helper DEVICE fft N [SEED]       fft and ifft of a (3, N) complex64 batch (with
+//                                                PORTA_OPENCL_FFT=vkfft: VkFFT's programs)
 //
 // Prints "compiles C disk_hits D memory_hits H" (counted over the kernels it ran), then "ok" when
 // every element matched; exits 0 when all matched, 1 on a mismatch, 2 on an error.
@@ -13,11 +15,14 @@
 // PORTA_CACHE_DIR (each run with its own empty POCL_CACHE_DIR to keep PoCL's own kernel cache out
 // of it) and compare the sums and the elapsed_ms lines.
 #include <porta/porta.hpp>
+#include <porta/fft.hpp>
 
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
+#include <complex>
+#include <numbers>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -88,25 +93,56 @@ std::string run_one(const porta::Device& d, const std::string& name, const Varia
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: porta_cache_helper DEVICE kernels|threads COUNT [SEED]\n");
+  std::fprintf(stderr, "usage: porta_cache_helper DEVICE kernels|threads|fft COUNT [SEED]\n");
   return 2;
 }
 
 }  // namespace
+
+// fft and ifft over the last axis of random (3, n) complex64 data against an O(n^2) DFT in
+// double, within 1e-5 of the line's norm; "" when all match.
+static std::string run_fft(const porta::Device& d, int n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g;
+  std::vector<std::complex<float>> x(static_cast<std::size_t>(3 * n));
+  for (auto& v : x) v = {g(rng), g(rng)};
+  porta::Array a = porta::from_host(x, {3, n}, d);
+  for (bool forward : {true, false}) {
+    auto y = (forward ? porta::fft::fft(a) : porta::fft::ifft(a)).to_vector<std::complex<float>>();
+    for (int b = 0; b < 3; ++b) {
+      double norm = 0;
+      for (int j = 0; j < n; ++j) norm += std::norm(std::complex<double>(x[static_cast<std::size_t>(b * n + j)]));
+      for (int k = 0; k < n; ++k) {
+        std::complex<double> s = 0;
+        for (int j = 0; j < n; ++j)
+          s += std::complex<double>(x[static_cast<std::size_t>(b * n + j)]) *
+               std::polar(1.0, (forward ? -2 : 2) * std::numbers::pi * ((static_cast<long>(j) * k) % n) / n);
+        if (!forward) s /= n;
+        const double err = std::abs(s - std::complex<double>(y[static_cast<std::size_t>(b * n + k)]));
+        if (!(err <= 1e-5 * std::sqrt(norm) + 1e-30))
+          return porta::detail::cat(forward ? "fft" : "ifft", " line ", b, " element ", k, ": error ", err);
+      }
+    }
+  }
+  return "";
+}
 
 int main(int argc, char** argv) {
   if (argc < 4) return usage();
   std::string mode = argv[2];
   int count = std::atoi(argv[3]);
   std::uint64_t seed = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : std::random_device{}();
-  if (count <= 0 || (mode != "kernels" && mode != "threads")) return usage();
+  if (count <= 0 || (mode != "kernels" && mode != "threads" && mode != "fft")) return usage();
   try {
     porta::Device d = porta::device(argv[1]);
     std::printf("device %s seed %llu\n", d.spec().c_str(), static_cast<unsigned long long>(seed));
     Counters before = counters(d);
     std::vector<std::string> failures;
     auto t0 = std::chrono::steady_clock::now();
-    if (mode == "kernels") {
+    if (mode == "fft") {
+      std::string f = run_fft(d, count, seed);
+      if (!f.empty()) failures.push_back(f);
+    } else if (mode == "kernels") {
       for (int k = 0; k < count; ++k) {
         std::string f = run_one(d, porta::detail::cat("cache_test_k", k), variant(k), seed + static_cast<std::uint64_t>(k));
         if (!f.empty()) failures.push_back(f);

@@ -289,6 +289,36 @@ TEST_P(Cache, SecondProcessLoadsFromDisk) {
   EXPECT_TRUE(contains(info, "Kernel cache: " + dir_ + " (" + std::to_string(kKernels) + " files, ")) << info;
 }
 
+// VkFFT's OpenCL programs (backends/opencl/fft.cpp): a second process makes them from the disk
+// cache's binaries, compiling none. Each process has an empty PoCL kernel cache of its own, so
+// that only porta's cache can spare the compile. One plan of length 16 (on PoCL two programs:
+// forward and inverse); about 5 s cold and 2 s warm on PoCL.
+TEST_P(Cache, VkFftProgramsSecondProcessLoadsFromDisk) {
+  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "VkFFT's programs are compiled on OpenCL devices";
+  const std::string env = "PORTA_OPENCL_FFT=vkfft POCL_CACHE_DIR=" + quote(root_ + "/pocl1");
+  fs::create_directories(root_ + "/pocl1");
+  fs::create_directories(root_ + "/pocl2");
+  HelperRun first = run("fft", 16, env);
+  if (contains(first.output, "has no FFT library"))
+    GTEST_SKIP() << "built without VkFFT: " << first.output;
+  ASSERT_TRUE(first.ok()) << first.output;
+  // Each plan logs "VkFFT plan ...: C programs compiled, L loaded from the disk cache".
+  static const std::regex plan_line("VkFFT plan [^\n]*: ([0-9]+) programs compiled, ([0-9]+) loaded from the disk cache");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first.output, m, plan_line)) << first.output;
+  const long programs = std::stol(m[1]);
+  EXPECT_GE(programs, 1) << first.output;  // PoCL: 2 (forward and inverse)
+  EXPECT_EQ(std::stol(m[2]), 0) << first.output;
+  EXPECT_GE(cache_files().size(), static_cast<std::size_t>(programs)) << first.output;  // and porta's own kernels
+  auto before = snapshot();
+  HelperRun second = run("fft", 16, "PORTA_OPENCL_FFT=vkfft POCL_CACHE_DIR=" + quote(root_ + "/pocl2"));
+  ASSERT_TRUE(second.ok()) << second.output;
+  ASSERT_TRUE(std::regex_search(second.output, m, plan_line)) << second.output;
+  EXPECT_EQ(std::stol(m[1]), 0) << second.output;
+  EXPECT_EQ(std::stol(m[2]), programs) << second.output;
+  EXPECT_EQ(snapshot(), before) << "the second process rewrote cache files";
+}
+
 TEST_P(Cache, ProcessesStartedAtOnceOnAnEmptyDirectory) {
   constexpr int kProcesses = 4;
   std::string script;

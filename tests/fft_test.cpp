@@ -2,9 +2,11 @@
 // within c log2(n) eps ||x|| per transformed line. Lengths: 1, 2, primes (3, 7, 17, 97, 1009:
 // Bluestein on the host FFT and VkFFT), powers of two and smooth ones (16, 128, 360).
 // PoCL builds VkFFT's programs for each distinct plan (kind, dtype, lengths) in about 6 s cold,
-// so on OpenCL CPU devices (sampled()) every test draws from a few lengths (1, 16, 17, 360:
-// trivial, radix 2, Bluestein, mixed radix 2-3-5) and shares plans with the others: ten plans in
-// all, which python/tests/test_fft.py uses too (PoCL's kernel cache then serves it). Other devices take the full lists.
+// so on OpenCL CPU devices that run VkFFT (PORTA_OPENCL_FFT=vkfft; by default they run porta's
+// host FFT) every test draws from a few lengths (1, 16, 17, 360: trivial, radix 2, Bluestein,
+// mixed radix 2-3-5) and shares plans with the others: ten plans in all, which
+// python/tests/test_fft.py uses too (PoCL's kernel cache then serves it). Other devices take the
+// full lists. LargeLengths checks long transforms on a sample of their outputs (O(n) each).
 #include <porta/fft.hpp>
 
 #include <cmath>
@@ -12,6 +14,8 @@
 #include <complex>
 #include <numbers>
 #include <thread>
+
+#include <porta/settings.hpp>
 
 #include "test_common.hpp"
 
@@ -147,8 +151,11 @@ std::vector<CL> resize_along(const std::vector<CL>& v, Shape& shape, int axis, s
 class Fft : public DeviceTest {
  protected:
   bool has(DType t) { return dev().supports(t); }
-  // PoCL: few distinct plans (see the top of the file).
-  bool sampled() const { return dev().kind() == porta::DeviceKind::cpu && dev().compiles_at_runtime(); }
+  // VkFFT on PoCL: few distinct plans (see the top of the file).
+  bool sampled() const {
+    return dev().kind() == porta::DeviceKind::cpu && dev().backend() == porta::Backend::opencl &&
+           porta::setting_choice("PORTA_OPENCL_FFT") == "vkfft";
+  }
   std::vector<std::int64_t> pick(std::vector<std::int64_t> all, std::vector<std::int64_t> few) const {
     return sampled() ? few : all;
   }
@@ -364,13 +371,70 @@ TEST_P(Fft, FrequenciesAndShifts) {
       EXPECT_EQ(s0[static_cast<std::size_t>(((i + 2) % 5) * 4 + j)], v[static_cast<std::size_t>(i * 4 + j)]);
 }
 
-// Eight threads share the device's cached plans (one length, both directions) on their own queues.
+// Long transforms (every radix-8/4/2 pass, real transforms through half-length complex ones, two
+// threads' shares of a batch on PoCL) against a direct DFT of 16 outputs a line (6 of 2^16 and
+// 2^20: the first, the last, random others) in long double, O(n) each, and the round trip of every element. Lengths: 2^9 (radix 8 only), 2^11 * 3,
+// 2^16 and 2^20 one line each; 4096 in a batch of 9 (more than the 2^15 elements that split a
+// batch over threads); complex128 of 2^13 (forward only: its round trip is
+// RoundTripsLazyAndEmpty's).
+TEST_P(Fft, LargeLengths) {
+  if (sampled()) GTEST_SKIP() << "VkFFT on PoCL: plans of these lengths take tens of seconds to build";
+  struct Case {
+    std::int64_t batch, n;
+    DType t;
+  };
+  std::vector<Case> cases = {{1, 512, DType::complex64}, {1, 6144, DType::complex64}, {9, 4096, DType::complex64},
+                             {1, 1 << 16, DType::complex64}, {1, 1 << 20, DType::complex64}, {9, 4096, DType::float32}};
+  if (has(DType::complex128)) cases.push_back({2, 1 << 13, DType::complex128});
+  for (const Case& c : cases) {
+    std::vector<CL> x;
+    Array a = random_data(*this, {c.batch, c.n}, c.t, &x);
+    const bool real = c.t == DType::float32;
+    const DType result = c.t == DType::complex128 ? DType::complex128 : DType::complex64;
+    Array y = real ? pf::rfft(a) : pf::fft(a);
+    const std::int64_t width = real ? c.n / 2 + 1 : c.n;
+    ASSERT_EQ(y.shape(), (Shape{c.batch, width}));
+    ASSERT_EQ(y.dtype(), result);
+    const auto got = host_values(y);
+    const double tol_scale = 4.0 * (std::log2(static_cast<double>(c.n) + 1) + 1) * eps_of(result);
+    std::uniform_int_distribution<std::int64_t> pick_k(0, width - 1);
+    std::vector<CL> w(static_cast<std::size_t>(c.n));  // exp(-2 pi i j / n)
+    for (std::int64_t j = 0; j < c.n; ++j) {
+      const long double ang = -2.0L * std::numbers::pi_v<long double> * static_cast<long double>(j) / c.n;
+      w[static_cast<std::size_t>(j)] = CL(std::cos(ang), std::sin(ang));
+    }
+    for (std::int64_t b = 0; b < c.batch; ++b) {
+      const CL* line = x.data() + b * c.n;
+      long double sq = 0;
+      for (std::int64_t j = 0; j < c.n; ++j) sq += std::norm(line[j]);
+      const double tol = tol_scale * static_cast<double>(std::sqrt(sq));
+      const int samples = c.n >= (1 << 16) ? 6 : 16;  // O(n) each, in long double
+      for (int s = 0; s < samples; ++s) {
+        const std::int64_t k = s == 0 ? 0 : s == 1 ? width - 1 : pick_k(rng());
+        CL ref = 0;
+        for (std::int64_t j = 0, jk = 0; j < c.n; ++j, jk = (jk + k) % c.n) ref += line[j] * w[static_cast<std::size_t>(jk)];
+        const double err = static_cast<double>(std::abs(got[static_cast<std::size_t>(b * width + k)] - ref));
+        EXPECT_LE(err, tol) << name(c.t) << " batch " << c.batch << " n " << c.n << " line " << b << " output " << k;
+      }
+    }
+    if (c.t == DType::complex128) continue;
+    Array back = real ? pf::irfft(y, c.n) : pf::ifft(y);
+    EXPECT_TRUE(matches(back, real ? DType::float32 : DType::complex64, {c.batch, c.n}, x, norm_of(x), c.n))
+        << name(c.t) << " n " << c.n << " round trip";
+  }
+}
+
+// Eight threads share the device's cached plans (one length, both directions) on their own queues;
+// each also transforms a (5, 8192) batch, which the host FFT splits over its own threads on PoCL
+// (more than 2^15 elements), checked by its round trip (LargeLengths checks its values); not
+// where PoCL runs VkFFT (fft.threads.vkfft).
 TEST_P(Fft, ThreadsSharePlans) {
-  std::vector<CL> x;
+  std::vector<CL> x, xb;
   Array a = random_data(*this, {8, 16}, DType::complex64, &x);
+  Array big = random_data(*this, {5, 8192}, DType::complex64, &xb);
   std::vector<CL> ref = x;
   dft_along(ref, {8, 16}, 1, true);
-  const double xn = norm_of(x);
+  const double xn = norm_of(x), xbn = norm_of(xb);
   Failures failures;
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t)
@@ -381,6 +445,9 @@ TEST_P(Fft, ThreadsSharePlans) {
           failures.check(matches(y, DType::complex64, {8, 16}, ref, xn, 16), "thread " + std::to_string(t));
           failures.check(matches(pf::ifft(y), DType::complex64, {8, 16}, x, xn, 16), "thread " + std::to_string(t) + " ifft");
         }
+        if (!sampled())  // VkFFT on PoCL: no host threads, and a plan less to build
+          failures.check(matches(pf::ifft(pf::fft(big)), DType::complex64, {5, 8192}, xb, xbn, 8192),
+                         "thread " + std::to_string(t) + " (5, 8192) round trip");
       } catch (const std::exception& e) {
         failures.add(e.what());
       }

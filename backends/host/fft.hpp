@@ -2,8 +2,9 @@
 // on the host). No packaged CPU FFT fits: FFTW is GPL, which a permissive library cannot make a
 // default dependency, pocketfft (NumPy's, BSD) is not packaged in Debian bookworm, and KissFFT
 // has no Bluestein (a prime length costs O(n^2)) (docs/design/fft.md). Mixed-radix Stockham
-// (radices 4, 2, 3, 5, 7, 11, 13), Bluestein's chirp-z through a power-of-two transform for
-// lengths with a larger prime factor.
+// (radices 8, 4, 2, 3, 5, 7, 11, 13), Bluestein's chirp-z through a power-of-two transform for
+// lengths with a larger prime factor; real transforms of even length as complex ones of half the
+// length.
 #pragma once
 
 #include <complex>
@@ -33,9 +34,9 @@ template <class T> class HostFft {
   struct Stage {
     int radix = 2;
     std::int64_t ns = 1;  // the length of the transforms this stage combines
-    std::vector<C> twiddles;  // [k * radix + r] = exp(-2 pi i k r / (ns radix)), k < ns
+    std::vector<C> twiddles;  // [(q - 1) * ns + k] = exp(-2 pi i k q / (ns radix)), 0 < q < radix, k < ns
   };
-  void stockham(C* a, C* b, bool forward) const;  // a -> a (b: scratch), n_ elements each
+  template <bool Forward> void stockham(const C* in, C* out, C* work) const;
   void bluestein(const C* in, C* out, bool forward, C* work) const;
 
   std::int64_t n_ = 0;
@@ -50,9 +51,13 @@ template <class T> class HostFft {
 extern template class HostFft<float>;
 extern template class HostFft<double>;
 
+// What porta-info names as the FFT library of devices that use this one.
+inline constexpr const char* kHostFftName = "porta host FFT (mixed radix 2-13, Bluestein)";
+
 // A plan for `desc` (rank 1, complex64 or complex128) over memory whose Handles are host
-// addresses (Kokkos). Its execute() runs at once on the calling thread (the Kokkos device's queues
-// run their work there too). Throws InvalidArgument for what it cannot plan.
-std::shared_ptr<FftPlanImpl> make_host_fft_plan(const FftDesc& desc, const std::string& device_label);
+// addresses (Kokkos; OpenCL CPU devices' mapped buffers). Its execute() runs at once, on the
+// calling thread and, for batches of more than 2^15 elements in all, `threads` - 1 more (each
+// taking whole lines). Throws InvalidArgument for what it cannot plan.
+std::shared_ptr<FftPlanImpl> make_host_fft_plan(const FftDesc& desc, const std::string& device_label, int threads = 1);
 
 }  // namespace porta::detail

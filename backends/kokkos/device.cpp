@@ -11,6 +11,7 @@
 #include "porta_backend/strings.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/blas.hpp"
+#include "host/fft.hpp"
 #include "host/solver.hpp"
 #endif
 
@@ -58,7 +59,7 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
   info_.caching_allocator = true;
   info_.caps.complex_gemm = true;  // blas.cpp: the host BLAS's cgemm/zgemm, or loop_gemm
   info_.caps.integer_gemm = true;  // loop_gemm
-  info_.caps.fft = "porta host FFT (mixed radix 2-13, Bluestein)";  // fft.cpp
+  info_.caps.fft = detail::kHostFftName;  // fft.cpp
   info_.caps.fft_max_rank = 1;
 #ifdef PORTA_HAVE_HOST_BLAS
   info_.matmul = detail::cat("host BLAS (", detail::host_blas_name(), ") on the device's memory (host memory, no copy) for float32, ",

@@ -262,26 +262,25 @@ cl_int Kernel::Lease::set(cl_uint i, std::size_t size, const void* value, bool m
   return CL_SUCCESS;
 }
 
-std::vector<std::uint8_t> Kernel::binary() const {
+std::vector<std::uint8_t> program_binary(cl_program program, cl_device_id device, std::string& why) {
   // The program was built for this one device, but a context may hold more: find its slot.
   auto fail = [&](const char* call, cl_int status) {
-    PORTA_LOG(info, device_.label(), ": no program binary of '", entry_, "' for the disk cache (", call, " returned ",
-              describe(status), ")");
+    why = detail::cat(call, " returned ", describe(status));
     return std::vector<std::uint8_t>{};
   };
   cl_uint count = 0;
-  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr); s != CL_SUCCESS)
+  if (cl_int s = clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr); s != CL_SUCCESS)
     return fail("clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)", s);
   if (count == 0) return fail("clGetProgramInfo(CL_PROGRAM_NUM_DEVICES)", CL_INVALID_PROGRAM);
   std::vector<cl_device_id> devices(count);
-  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr);
+  if (cl_int s = clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(), nullptr);
       s != CL_SUCCESS)
     return fail("clGetProgramInfo(CL_PROGRAM_DEVICES)", s);
-  auto it = std::find(devices.begin(), devices.end(), device_.native());
+  auto it = std::find(devices.begin(), devices.end(), device);
   if (it == devices.end()) return fail("clGetProgramInfo(CL_PROGRAM_DEVICES)", CL_INVALID_DEVICE);
   std::size_t slot = static_cast<std::size_t>(it - devices.begin());
   std::vector<std::size_t> sizes(count);
-  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_BINARY_SIZES, count * sizeof(std::size_t), sizes.data(), nullptr);
+  if (cl_int s = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, count * sizeof(std::size_t), sizes.data(), nullptr);
       s != CL_SUCCESS)
     return fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", s);
   if (sizes[slot] == 0) return fail("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", CL_INVALID_PROGRAM_EXECUTABLE);
@@ -292,10 +291,17 @@ std::vector<std::uint8_t> Kernel::binary() const {
     storage[i].resize(sizes[i]);
     pointers[i] = sizes[i] ? storage[i].data() : nullptr;
   }
-  if (cl_int s = clGetProgramInfo(program_, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*), pointers.data(), nullptr);
+  if (cl_int s = clGetProgramInfo(program, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*), pointers.data(), nullptr);
       s != CL_SUCCESS)
     return fail("clGetProgramInfo(CL_PROGRAM_BINARIES)", s);
   return std::vector<std::uint8_t>(storage[slot].begin(), storage[slot].end());
+}
+
+std::vector<std::uint8_t> Kernel::binary() const {
+  std::string why;
+  std::vector<std::uint8_t> b = program_binary(program_, device_.native(), why);
+  if (b.empty()) PORTA_LOG(info, device_.label(), ": no program binary of '", entry_, "' for the disk cache (", why, ")");
+  return b;
 }
 
 std::shared_lock<std::shared_mutex> Device::check_compile_allowed(const std::string& entry) const {

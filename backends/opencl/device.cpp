@@ -14,6 +14,7 @@
 #include "opencl/gemm/mma.hpp"
 #include "opencl/gemm/tc.hpp"
 #include "opencl/gemm/wg.hpp"
+#include "host/fft.hpp"
 #include "opencl/opencl.hpp"
 
 namespace porta::opencl {
@@ -159,10 +160,16 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
   in.caps.dlpack_device_type = 4;           // kDLOpenCL, device_id the device's index, data the cl_mem
   in.caps.complex_gemm = true;  // blas.cpp: the tiled kernel's float2 / double2 form, the host's cgemm/zgemm
   in.caps.integer_gemm = true;  // the tiled kernel's integer form, the host's loop_gemm
+  host_fft_ = host_fft(in);  // fft_host.cpp
+  if (host_fft_) {
+    in.caps.fft = detail::cat(detail::kHostFftName, " on zero-copy mapped memory");
+    in.caps.fft_max_rank = 1;
+  } else {
 #ifdef PORTA_HAVE_VKFFT
-  in.caps.fft = vkfft_name();  // fft.cpp
-  in.caps.fft_max_rank = 3;
+    in.caps.fft = vkfft_name();  // fft.cpp
+    in.caps.fft_max_rank = 3;
 #endif
+  }
   // What blas.cpp's automatic choice does (PORTA_OPENCL_GEMM changes it per call).
 #ifdef PORTA_HAVE_HOST_BLAS
   if (in.kind == DeviceKind::cpu && in.host_memory)

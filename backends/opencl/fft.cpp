@@ -1,6 +1,7 @@
 // FFT on OpenCL devices through VkFFT's OpenCL backend (Debian's libvkfft-dev, header-only, MIT):
 // one source for NVIDIA's OpenCL, PoCL and any other OpenCL 1.2 device; radix 2-13 and
 // Bluestein for other lengths; C2C, R2C and C2R in float32 and float64, 1-3 axes a plan.
+// (CPU devices run porta's host FFT instead unless PORTA_OPENCL_FFT=vkfft: fft_host.cpp.)
 //
 // Out of place as pyvkfft does it: `inputBuffer` is read and `buffer` written (isInputFormatted),
 // for C2R (inverseReturnToInputBuffer) `buffer` holds the complex input, which the transform
@@ -8,25 +9,122 @@
 // and buffers into the application, so one plan's launches are serialised by its mutex (they
 // only enqueue).
 //
-// Compiled programs: VkFFT 1.2.26's loadApplicationFromString cannot load what its
-// saveApplicationToString saved on OpenCL (it copies a program binary as a NUL-terminated string
-// of codeSize - 2 bytes; clCreateProgramWithBinary then fails with VKFFT_ERROR_FAILED_TO_CREATE_PROGRAM,
-// seen on PoCL), so porta does not keep them in its disk cache: VkFFT builds from source, and the
-// drivers' own program caches (PoCL's kernel cache, NVIDIA's ComputeCache) spare a second process
-// the compile (PoCL: 60 s cold, 2 s warm for the nine plans of fft_test's length sweep).
-#define VKFFT_BACKEND 3
-#include <vkFFT.h>
-
+// Compiled programs go into porta's disk cache through VkFFT's two OpenCL compile calls, which
+// this file routes to its own functions (the macros below, before vkFFT.h): a program whose
+// source (and device, driver, VkFFT version) is in the cache is made from its binary instead of
+// compiled. VkFFT's own saveApplicationToString / loadApplicationFromString cannot do it on
+// OpenCL in 1.2.26: the save writes each program binary with sprintf("%s"), so a binary with a
+// NUL byte (PoCL's, any ELF) is cut short, and the load copies codeSize - 2 bytes of it and
+// writes a NUL over the last but one (made for NUL-terminated PTX text: NVIDIA's binaries);
+// PoCL then refuses the binary (VKFFT_ERROR_FAILED_TO_CREATE_PROGRAM).
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "host/vkfft_layout.hpp"
 #include "opencl/opencl.hpp"
 #include "opencl/pocl_lock.hpp"
+#include "porta_backend/disk_cache.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
+namespace porta::opencl::vkfft_programs {
+cl_program create_with_source(cl_context context, cl_uint count, const char** strings, const size_t* lengths,
+                              cl_int* status);
+cl_int build(cl_program program, cl_uint count, const cl_device_id* devices, const char* options,
+             void(CL_CALLBACK* notify)(cl_program, void*), void* user_data);
+}  // namespace porta::opencl::vkfft_programs
+
+#define clCreateProgramWithSource porta::opencl::vkfft_programs::create_with_source
+#define clBuildProgram porta::opencl::vkfft_programs::build
+#define VKFFT_BACKEND 3
+#include <vkFFT.h>
+#undef clCreateProgramWithSource
+#undef clBuildProgram
+
 namespace porta::opencl {
+
+namespace vkfft_programs {
+namespace {
+
+// The plan being made on this thread (set around initializeVkFFT), and the programs it made:
+// those loaded from the disk cache (already built) and those compiled (stored once built).
+struct Making {
+  Device* device = nullptr;
+  struct Program {
+    cl_program program;
+    std::string key;  // empty: not for the disk cache
+    bool built;       // from a cached binary, built in create_with_source
+  };
+  std::vector<Program> programs;
+  int loaded = 0, compiled = 0;
+};
+thread_local Making* making = nullptr;
+
+Making::Program* find(cl_program p) {
+  if (!making) return nullptr;
+  for (auto& e : making->programs)
+    if (e.program == p) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+cl_program create_with_source(cl_context context, cl_uint count, const char** strings, const size_t* lengths,
+                              cl_int* status) {
+  if (!making || count != 1) return ::clCreateProgramWithSource(context, count, strings, lengths, status);
+  Device& d = *making->device;
+  const std::string source(strings[0], lengths && lengths[0] ? lengths[0] : std::strlen(strings[0]));
+  const detail::DiskCache& disk = detail::DiskCache::get();
+  std::string key;
+  if (disk.enabled()) {
+    // The whole source is in the key, as in the kernel cache: a hit can only be this program.
+    key = detail::cat("porta-vkfft-v1\n", vkfft_name(), "\n", d.info().name, "\n", d.compiler_id(), "\n", source);
+    if (auto bin = disk.load(key)) {
+      cl_device_id dev = d.native();
+      const unsigned char* bytes = bin->data();
+      std::size_t length = bin->size();
+      cl_int binary_status = CL_SUCCESS, s = CL_SUCCESS;
+      cl_program p = ::clCreateProgramWithBinary(context, 1, &dev, &length, &bytes, &binary_status, &s);
+      if (s == CL_SUCCESS && binary_status == CL_SUCCESS && p) {
+        s = ::clBuildProgram(p, 1, &dev, nullptr, nullptr, nullptr);
+        if (s == CL_SUCCESS) {
+          making->programs.push_back({p, "", true});
+          ++making->loaded;
+          if (status) *status = CL_SUCCESS;
+          return p;
+        }
+      }
+      if (p) clReleaseProgram(p);
+      PORTA_LOG(info, d.label(), ": a VkFFT program in the disk cache was not accepted (", describe(s),
+                "); compiling it again");
+    }
+  }
+  cl_program p = ::clCreateProgramWithSource(context, count, strings, lengths, status);
+  if (p) making->programs.push_back({p, std::move(key), false});
+  return p;
+}
+
+cl_int build(cl_program program, cl_uint count, const cl_device_id* devices, const char* options,
+             void(CL_CALLBACK* notify)(cl_program, void*), void* user_data) {
+  Making::Program* e = find(program);
+  if (e && e->built) return CL_SUCCESS;
+  const cl_int s = ::clBuildProgram(program, count, devices, options, notify, user_data);
+  if (!e || s != CL_SUCCESS) return s;
+  ++making->compiled;
+  if (!e->key.empty()) {
+    std::string why;
+    std::vector<std::uint8_t> bin = program_binary(program, making->device->native(), why);
+    if (bin.empty())
+      PORTA_LOG(info, making->device->label(), ": no binary of a VkFFT program for the disk cache (", why, ")");
+    else
+      detail::DiskCache::get().store(e->key, bin);
+  }
+  return s;
+}
+
+}  // namespace vkfft_programs
+
 namespace {
 
 using detail::FftDesc;
@@ -55,13 +153,17 @@ class Plan final : public detail::FftPlanImpl {
     c.buffer = &buffer_;
     c.inputBuffer = &input_;
 
+    vkfft_programs::Making making{&device};
     VkFFTResult r = VKFFT_SUCCESS;
     {
       PoclBuildLock one_build(device.info().platform, describe(d));  // VkFFT builds its kernels here
+      vkfft_programs::making = &making;
       r = initializeVkFFT(&app_, c);  // and frees what it took when it fails
+      vkfft_programs::making = nullptr;
     }
     if (r != VKFFT_SUCCESS) fail(r);
-    PORTA_LOG(info, device.label(), ": VkFFT plan ", describe(d));
+    PORTA_LOG(info, device.label(), ": VkFFT plan ", describe(d), ": ", making.compiled, " programs compiled, ",
+              making.loaded, " loaded from the disk cache");
   }
   ~Plan() override { deleteVkFFT(&app_); }
 
@@ -105,7 +207,7 @@ std::string vkfft_name() {
   return detail::cat("VkFFT ", v / 10000, ".", (v / 100) % 100, ".", v % 100, " (OpenCL)");
 }
 
-std::shared_ptr<detail::FftPlanImpl> Device::make_fft_plan(const FftDesc& desc) {
+std::shared_ptr<detail::FftPlanImpl> Device::make_vkfft_plan(const FftDesc& desc) {
   if (desc.lengths.empty() || desc.lengths.size() > 3)
     throw InvalidArgument(detail::cat(label(), ": VkFFT plans 1 to 3 axes, not ", desc.lengths.size()));
   if (desc.dtype != DType::complex64 && desc.dtype != DType::complex128)

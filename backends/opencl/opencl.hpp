@@ -289,9 +289,14 @@ class Device final : public detail::DeviceImpl {
   void launch(QueueImpl& q, detail::Kernel& k, const LaunchDims& dims, std::span<const KernelArg> args) override;
 
   void matmul(QueueImpl& q, const MatmulArgs& args) override;
+  // fft_host.cpp: porta's host FFT on mapped memory where host_fft_, else VkFFT (fft.cpp).
+  std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;
 #ifdef PORTA_HAVE_VKFFT
-  std::shared_ptr<detail::FftPlanImpl> make_fft_plan(const detail::FftDesc& desc) override;  // fft.cpp
+  std::shared_ptr<detail::FftPlanImpl> make_vkfft_plan(const detail::FftDesc& desc);  // fft.cpp
 #endif
+  // Whether a device described by `in` runs porta's host FFT (CPU devices on host memory, unless
+  // PORTA_OPENCL_FFT=vkfft).
+  static bool host_fft(const DeviceInfo& in);
   void solver(QueueImpl& q, const detail::SolverArgs& args) override;  // solver.cpp
 
   // interop.cpp
@@ -358,6 +363,7 @@ class Device final : public detail::DeviceImpl {
   std::string extensions_;
   std::string compiler_id_;
   int nv_compute_capability_ = 0;
+  bool host_fft_ = false;  // fft_host.cpp
 
   // PoCL 3.1 crashes or returns bad pointers when one buffer is mapped and unmapped from several
   // threads at once; maps and unmaps (until the unmap has completed) take this lock.
@@ -375,6 +381,10 @@ template <class T> T device_value(cl_device_id d, cl_device_info what) {
   PORTA_CL(clGetDeviceInfo(d, what, sizeof v, &v, nullptr));
   return v;
 }
+
+// compile.cpp: the binary of `program` for `device` (CL_PROGRAM_BINARIES), empty with the reason
+// in `why` when the driver gives none.
+std::vector<std::uint8_t> program_binary(cl_program program, cl_device_id device, std::string& why);
 
 #ifdef PORTA_HAVE_VKFFT
 // "VkFFT 1.2.26 (OpenCL)": the library fft.cpp plans with.

@@ -1,9 +1,12 @@
 """porta.fft against numpy.fft on every device: within c * log2(n) * eps * ||x|| (the norm of the
 input's transformed lines), NumPy's result dtypes and shapes, every norm, views with negative
-strides, empty batches, round trips, errors. PoCL builds VkFFT's programs for each distinct plan
-(about 6 s cold), so the shapes are fft_test.cpp's (lengths 1, 16, 17, 360: trivial, radix 2,
-Bluestein, mixed radix; the same batches), whose programs PoCL's cache then holds."""
+strides, empty batches, round trips, errors. Where PoCL runs VkFFT (PORTA_OPENCL_FFT=vkfft; by
+default it runs porta's host FFT) it builds VkFFT's programs for each distinct plan (about 6 s
+cold), so the shapes are fft_test.cpp's (lengths 1, 16, 17, 360: trivial, radix 2, Bluestein,
+mixed radix; the same batches), whose programs PoCL's cache then holds; the longer lengths of
+test_long_and_real_lengths_match_numpy are skipped there."""
 import math
+import os
 
 import numpy as np
 import pytest
@@ -45,6 +48,24 @@ def test_fft_and_ifft_match_numpy(device, rng, n):
     a = porta.asarray(x)
     _close(pfft.fft(a), np.fft.fft(x), x, n)
     _close(pfft.ifft(a), np.fft.ifft(x), x, n)
+
+
+# Real transforms of even length run as complex ones of half the length on the host FFT (Kokkos,
+# PoCL): odd and even lengths, radix 8 (4096) and mixed (6144 = 2^11 * 3); complex64 and complex128.
+@pytest.mark.parametrize("n", [2, 6, 9, 4096, 6144])
+def test_long_and_real_lengths_match_numpy(device, rng, n):
+    if device.spec.startswith("opencl") and device.kind == "cpu" and os.environ.get("PORTA_OPENCL_FFT") == "vkfft":
+        pytest.skip("VkFFT on PoCL: a plan a length, about 6 s each to build")
+    x = rng.standard_normal((3, n)).astype(np.float32)
+    a = porta.asarray(x)
+    _close(pfft.rfft(a), np.fft.rfft(x), x, n)
+    h = np.fft.rfft(x)
+    _close(pfft.irfft(porta.asarray(h), n), np.fft.irfft(h, n), h, n)
+    z = _complex(rng, (3, n), np.complex64)
+    _close(pfft.fft(porta.asarray(z)), np.fft.fft(z), z, n)
+    if device.supports("complex128"):
+        z2 = _complex(rng, (2, n), np.complex128)
+        _close(pfft.ifft(porta.asarray(z2)), np.fft.ifft(z2), z2, n)
 
 
 @pytest.mark.parametrize("norm", NORMS)

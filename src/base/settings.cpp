@@ -92,6 +92,10 @@ constexpr Spec kTable[] = {
     {"PORTA_CUDA_FFT", Type::choice, "cufft vkfft", 0, 0, false, "cufft", "", "when the CUDA devices are made",
      Audience::user, OnBad::warn, "",
      "The FFT library of CUDA devices: cuFFT, or VkFFT's CUDA backend where porta was built with VkFFT's header."},
+    {"PORTA_OPENCL_FFT", Type::choice, "auto vkfft", 0, 0, false, "auto", "", "when the OpenCL devices are made",
+     Audience::user, OnBad::warn, "",
+     "The FFT library of OpenCL devices: auto is porta's host FFT on CPU devices whose memory is the host's (PoCL), "
+     "VkFFT's OpenCL backend on the others; vkfft takes VkFFT on every device, where porta was built with its header."},
     {"PORTA_ALLOC", Type::choice, "cached direct", 0, 0, false, "cached", "",
      "once, at the first allocation (CUDA: when its devices are made)", Audience::user, OnBad::warn, "",
      "direct: no memory caching (porta's pool nor CUDA's), so that sanitizers and leak checkers see every "
