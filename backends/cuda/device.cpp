@@ -113,7 +113,8 @@ Device::Device(CUdevice device, int index, int driver_version)
   info_.launch.max_groups = static_cast<std::size_t>(sms) * 32;
   info_.host_memory = false;
   info_.caps.solvers = (1u << static_cast<unsigned>(detail::SolverOp::count)) - 1;  // solver.cpp
-  info_.solver = "cuSOLVER (getrf/getrs, potrf/potrs, geqrf, orgqr/ungqr, syevd/heevd, gesvd per matrix; "
+  info_.solver = "porta's own one-launch kernels for LU, Cholesky and QR up to 64 x 64 (PORTA_SOLVER=auto); "
+                 "cuSOLVER otherwise (getrf/getrs, potrf/potrs, geqrf, orgqr/ungqr, syevd/heevd, gesvd per matrix; "
                  "syevjBatched for batches up to 32 x 32)";
   info_.caps.source_language = "CUDA C++";
   info_.caps.group_word = "block";
