@@ -161,6 +161,7 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
                       "\n#define LP ", d.cuda() ? "" : "__local", "\n#define RHS ", rhs, "\n");
   // The address space of the pivots and info and of getrs2's right-hand sides: global memory, or
   // local memory in the fused kernels.
+  s += cat("#define IX ", small ? "int" : "i64", "\n");
   s += cat("#define PS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n#define BS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n");
   // OpenCL: the functions' barriers order global memory too (the large matrices live there).
   s += cat("#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "\n");

@@ -6,7 +6,9 @@
 // GROUP_ID, BARRIER; FN (a device function's qualifiers), AS (the address space of the matrix a
 // function works on: __local for the small kernels, which hold a whole matrix in local memory,
 // __global for the others; nothing in CUDA), LP (that of a local-memory pointer parameter);
-// SMALL (the largest order the small kernels hold); PS and BS the address spaces of the pivots and
+// SMALL (the largest order the small kernels hold); IX the type of an index over one matrix's
+// elements (int where the matrix is in local memory: a 32-bit division is a third of a 64-bit
+// one's instructions, and the updates divide once an element; i64 in global memory); PS and BS the address spaces of the pivots and
 // info (global, or local in the fused kernels) and of getrs2's right-hand sides. CUDA takes the same text
 // (primitives::kernel_text spells __local __shared__).
 //
@@ -16,6 +18,15 @@
 //
 //@ access  the unblocked factorizations and solves, in sections that dense.cpp puts in the kernels that call them
 #define A_(i, j) a[(i) + (i64)(j) * lda]
+// The work-items a reduction over `rows` values (one a work-item, the rest holding the identity)
+// halves from: the least power of two that covers them, GROUP at most. Uniform, so the barriers
+// in its loop are reached by all; a 64-row column in a group of 256 skips two of eight steps, and
+// the column's last rows most of them.
+FN int span2(int rows) {
+  int p = 1;
+  while (p < rows && p < GROUP) p <<= 1;
+  return p;
+}
 
 //@ lu  getf2 and its pivot search
 // The index of the largest ABS1 of rows [k, m) of column k (the first of equal ones, as LAPACK's
@@ -31,7 +42,7 @@ FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
   red_v[lid] = best;
   red_i[lid] = bi;
   BARRIER
-  for (int s = GROUP / 2; s > 0; s >>= 1) {
+  for (int s = span2(m - k) / 2; s > 0; s >>= 1) {
     if (lid < s) {
       R v = red_v[lid + s];
       int i = red_i[lid + s];
@@ -63,7 +74,7 @@ FN void getf2(AS T* a, i64 lda, int m, int n, PS int* ipiv, PS int* info, int sh
       for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(A_(i, k), piv);
     BARRIER
     const int rows = m - k - 1, cols = n - k - 1;
-    for (i64 e = lid; e < (i64)rows * cols; e += GROUP) {
+    for (IX e = lid; e < (IX)rows * cols; e += GROUP) {
       int j = k + 1 + (int)(e / rows), i = k + 1 + (int)(e % rows);
       A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), A_(k, j)));
     }
@@ -94,7 +105,7 @@ FN void potf2(AS T* a, i64 lda, int n, PS int* info, int shift) {
     }
     BARRIER
     const int r = stop ? 0 : n - k - 1;
-    for (i64 e = lid; e < (i64)r * r; e += GROUP) {
+    for (IX e = lid; e < (IX)r * r; e += GROUP) {
       int j = k + 1 + (int)(e / r), i = k + 1 + (int)(e % r);
       if (i >= j) A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), CONJ(A_(j, k))));
     }
@@ -184,7 +195,7 @@ FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau, LP
     }
     BARRIER
     const int rows = m - k;
-    for (i64 e = lid; e < (i64)rows * cb; e += GROUP) {
+    for (IX e = lid; e < (IX)rows * cb; e += GROUP) {
       int cc = (int)(e / rows), i = k + (int)(e % rows);
       if (nz && c0 + cc < cols) {
         T x = red[cc];
@@ -205,7 +216,7 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
     for (int i = k + 1 + lid; i < m; i += GROUP) { R v = ABSV(A_(i, k)); mx = v > mx ? v : mx; }
     red_v[lid] = mx;
     BARRIER
-    for (int s = GROUP / 2; s > 0; s >>= 1) {
+    for (int s = span2(m - k - 1) / 2; s > 0; s >>= 1) {
       if (lid < s && red_v[lid + s] > red_v[lid]) red_v[lid] = red_v[lid + s];
       BARRIER
     }
@@ -219,7 +230,7 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
       }
     red_v[lid] = ss;
     BARRIER
-    for (int s = GROUP / 2; s > 0; s >>= 1) {
+    for (int s = span2(m - k - 1) / 2; s > 0; s >>= 1) {
       if (lid < s) red_v[lid] += red_v[lid + s];
       BARRIER
     }
@@ -245,7 +256,7 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
 // org2r: the first n columns of Q = H(0) ... H(k-1) from geqr2's reflectors in m x n (m >= n >= k).
 FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* red_t) {
   const int lid = LID;
-  for (i64 e = lid; e < (i64)m * (n - k); e += GROUP) {
+  for (IX e = lid; e < (IX)m * (n - k); e += GROUP) {
     int j = k + (int)(e / m), i = (int)(e % m);
     A_(i, j) = MKR(i == j ? (R)1 : (R)0);
   }
