@@ -11,13 +11,17 @@ B=build-gpu O=${OUT:-/tmp/clsolve}; mkdir -p "$O"
 [ -d $B ] || cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_CUDA=ON -DPORTA_MPI=OFF > "$O/configure.log" 2>&1
 cmake --build $B -j16 --target porta_plugins porta-bench porta_dense_test porta_linalg_test > "$O/build.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$O/build.log" | head -40; exit 1; }
-# Tests, side by side (four programs on one GPU; each well under its 240 s).
-timeout 240 $B/bin/porta_dense_test --gtest_color=no --gtest_filter='*cuda_0*' > "$O/dense_cuda.log" 2>&1 &
+# Tests, side by side (six programs on one GPU). opencl:1 (no vendor LU) takes the same kernels,
+# the fused small solves now included.
+for d in cuda_0 opencl_1; do
+  timeout 240 $B/bin/porta_dense_test --gtest_color=no --gtest_filter="*$d*" > "$O/dense_$d.log" 2>&1 &
+done
 for s in porta auto vendor; do
   PORTA_SOLVER=$s timeout 240 $B/bin/porta_linalg_test --gtest_color=no --gtest_filter='*cuda_0*' > "$O/linalg_cuda_$s.log" 2>&1 &
 done
+timeout 240 $B/bin/porta_linalg_test --gtest_color=no --gtest_filter='*opencl_1*' > "$O/linalg_opencl_1.log" 2>&1 &
 wait
-for f in "$O"/dense_cuda.log "$O"/linalg_cuda_*.log; do
+for f in "$O"/dense_*.log "$O"/linalg_*.log; do
   echo "$(basename "$f"): $(grep -E '^\[  (PASSED|FAILED) ' "$f" | tr '\n' ' ')"; grep -E '^\[  FAILED  \]' "$f" | head -8
 done
 # Peers (batched rows only), then porta-bench with each setting against them.
