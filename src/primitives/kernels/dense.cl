@@ -30,7 +30,8 @@ FN int span2(int rows) {
 
 //@ lu  getf2 and its pivot search
 // The index of the largest ABS1 of rows [k, m) of column k (the first of equal ones, as LAPACK's
-// i?amax; NaNs never win; k where every one is NaN), reduced in red_v / red_i.
+// i?amax; NaNs never win; k where every one is NaN), reduced in red_v / red_i. No barrier after
+// the last read of red_i: the caller's next barrier comes before any work-item writes them again.
 FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
   const int lid = LID;
   R best = (R)-1;
@@ -51,7 +52,6 @@ FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
     BARRIER
   }
   int p = red_i[0];
-  BARRIER
   return p < m ? p : k;
 }
 
@@ -62,16 +62,21 @@ FN void getf2(AS T* a, i64 lda, int m, int n, PS int* ipiv, PS int* info, int sh
   const int lid = LID, kn = m < n ? m : n;
   for (int k = 0; k < kn; ++k) {
     int p = pivot_row(a, lda, m, k, red_v, red_i);
-    T piv = A_(p, k);
+    const T piv = A_(p, k), akk = A_(k, k);
     if (lid == 0) ipiv[k] = p + 1 + shift;
-    BARRIER  // every work-item has read piv before the swap moves it
+    BARRIER  // every work-item has read piv and A(k, k) before the swap moves them
     const int nz = NONZERO(piv);
-    if (nz && p != k)
-      for (int j = lid; j < n; j += GROUP) { T t = A_(k, j); A_(k, j) = A_(p, j); A_(p, j) = t; }
+    // One phase (one barrier less a column): rows k and p swapped in the other columns, and column
+    // k below the diagonal divided by the pivot with the swap folded in (row p takes A(k, k)), its
+    // diagonal the pivot: every element written by one work-item, read by no other.
+    if (nz) {
+      if (p != k)
+        for (int j = lid; j < n; j += GROUP)
+          if (j != k) { T t = A_(k, j); A_(k, j) = A_(p, j); A_(p, j) = t; }
+      for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(i == p ? akk : A_(i, k), piv);
+      if (lid == 0) A_(k, k) = piv;
+    }
     if (!nz && lid == 0 && *info == 0) *info = k + 1 + shift;
-    BARRIER
-    if (nz)
-      for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(A_(i, k), piv);
     BARRIER
     const int rows = m - k - 1, cols = n - k - 1;
     for (IX e = lid; e < (IX)rows * cols; e += GROUP) {
@@ -98,12 +103,13 @@ FN void potf2(AS T* a, i64 lda, int n, PS int* info, int shift) {
       if (lid == 0) *info = k + 1 + shift;
     }
     R s = SQRTR(d), inv = (R)1 / s;
-    BARRIER
-    if (!stop) {
-      if (lid == 0) A_(k, k) = MKR(s);
+    // Column k below the diagonal scaled at once (each element by its own work-item, read by none
+    // before the barrier); the diagonal, which every work-item has just read, written after it,
+    // beside the update, which does not read it: two barriers a column, not three.
+    if (!stop)
       for (int i = k + 1 + lid; i < n; i += GROUP) A_(i, k) = SCALE(A_(i, k), inv);
-    }
     BARRIER
+    if (!stop && lid == 0) A_(k, k) = MKR(s);
     const int r = stop ? 0 : n - k - 1;
     for (IX e = lid; e < (IX)r * r; e += GROUP) {
       int j = k + 1 + (int)(e / r), i = k + 1 + (int)(e % r);
