@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nvrtc.h>
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -135,7 +136,8 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
 // what their plans generate): the scans (complex ones too), the radix sort's passes for every
 // ranking CUDA can take, keys of 8 to 64 bits and complex with and without indices, the gathers,
 // the scatter and compaction of 1- to 16-byte elements, searchsorted by keys, random integers, the
-// dense solvers (primitives/dense.cpp): every variant in complex128, the small ones in float32.
+// dense solvers (primitives/dense.cpp): every variant in complex128, the small ones in float32, the
+// fused ones at 64 in float64; each with one definition of porta_k.
 TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   const DialectText d{Dialect::cuda};
   namespace iw = porta::detail::primitives;
@@ -143,6 +145,13 @@ TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
   for (const iw::NamedSources& list : {iw::scan_kernel_sources(d), iw::radix_sort_kernel_sources(d), iw::indexing_kernel_sources(d),
                                               iw::random_integers_kernel_sources(d), iw::dense_kernel_sources(d)}) {
     for (const auto& [what, src] : list) {
+      // One definition of the entry a program: CUDA's backend puts its programmatic-launch wait
+      // into the one it finds (backends/cuda/compile.cpp), and a second one under a preprocessor
+      // switch left the kernel that ran without it (porta's dense solvers, wrong on an H100).
+      std::size_t defs = 0;
+      for (std::size_t at = src.find("porta_k("); at != std::string::npos; at = src.find("porta_k(", at + 1))
+        defs += at == 0 || !(std::isalnum(static_cast<unsigned char>(src[at - 1])) || src[at - 1] == '_');
+      EXPECT_EQ(defs, 1u) << what << ": porta_k defined " << defs << " times";
       const std::string errors = nvrtc_errors(src, "porta_primitive.cu");
       EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
       ++compiled;

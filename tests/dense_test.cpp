@@ -99,7 +99,7 @@ class DenseTest : public DeviceDTypeTest {
  protected:
   void SetUp() override {
     DeviceDTypeTest::SetUp();
-    if (!dense::available(dev())) GTEST_SKIP() << dev().spec() << " is not an OpenCL device (dense::available)";
+    if (!dense::available(dev())) GTEST_SKIP() << dev().spec() << " compiles no kernels (dense::available)";
     PORTA_REQUIRE_DTYPE(dtype());
   }
   // count random values in [-1, 1] (complex: both parts), rounded to the dtype.
@@ -361,6 +361,106 @@ TEST_P(DenseTest, TriangularSolves) {
           EXPECT_LE(residual(tri, x, b, m, n, nrhs), 8 * n * eps_of(t) * fro(tri, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "matrix " << m;
         }
       }
+  }
+}
+
+// The fused one-launch solve and Cholesky (gesv_small, potrf_small) from the layouts the core
+// passes: A row-major as NumPy holds it, A through a transposed view, one A broadcast over the
+// batch (stride 0); B row-major and through a transposed view; nrhs past the 16 a launch holds in
+// local memory (20). Backward errors as above, X row-major, A and B unchanged, info as LAPACKE's
+// for a zero column; Cholesky's strict upper triangle NaN (must not be read), L's upper zeros.
+// Orders up to fused_order (64; 32 for complex128), with 17 and 33 (no bucket's size).
+TEST_P(DenseTest, FusedSolveAndCholeskyFromAnyStrides) {
+  const DType t = dtype();
+  const std::int64_t most = dense::fused_order(t, dev());
+  for (std::int64_t n : {0, 1, 5, 16, 17, 32, 33, 64}) {
+    if (n > most) continue;
+    const std::int64_t batch = 3, nrhs = n == 16 ? 20 : n % 3 + 1;
+    for (int layout = 0; layout < 3; ++layout) {
+      SCOPED_TRACE(testing::Message() << "n " << n << ", layout " << layout);
+      // Logical A (b, i, j) at [(b n + i) n + j] and B (b, i, c) at [(b n + i) nrhs + c].
+      std::vector<C> a = random(batch * n * n), b = random(batch * n * nrhs);
+      if (layout == 2)
+        for (std::int64_t e = n * n; e < batch * n * n; ++e) a[e] = a[e % (n * n)];  // one matrix for all
+      if (n > 3) for (std::int64_t i = 0; i < n; ++i) a[(2 * n + i) * n + 3] = layout == 2 ? a[(2 * n + i) * n + 3] : C(0);  // matrix 2: column 3 zero
+      std::vector<C> stored(a.size()), bstored(b.size());  // what is uploaded
+      for (std::int64_t m = 0; m < batch; ++m)
+        for (std::int64_t i = 0; i < n; ++i) {
+          for (std::int64_t j = 0; j < n; ++j) stored[(m * n + (layout == 1 ? j : i)) * n + (layout == 1 ? i : j)] = a[(m * n + i) * n + j];
+          for (std::int64_t c = 0; c < nrhs; ++c)
+            bstored[layout == 1 ? (m * nrhs + c) * n + i : (m * n + i) * nrhs + c] = b[(m * n + i) * nrhs + c];
+        }
+      Array ha = upload_c(stored, t, dev()), hb = upload_c(bstored, t, dev());
+      Array av = layout == 1 ? ha.reshape({batch, n, n}).transpose({0, 2, 1})
+                 : layout == 2 ? ha.reshape({batch, n, n}).slice({porta::upto(1)}).broadcast_to({batch, n, n})
+                               : ha.reshape({batch, n, n});
+      Array bv = layout == 1 ? hb.reshape({batch, nrhs, n}).transpose({0, 2, 1}) : hb.reshape({batch, n, nrhs});
+      Array x = porta::full({batch * n * nrhs}, -7, t, dev()), info = porta::full({batch}, -7, DType::int32, dev());
+      dense::gesv_small(t, view(av), view(bv), view(x), view(info), batch, n, nrhs);
+      const std::vector<C> hx = download(x, t);
+      const std::vector<std::int32_t> inf = download_int(info);
+      EXPECT_EQ(download(ha, t), stored) << "gesv changed A";
+      EXPECT_EQ(download(hb, t), bstored) << "gesv changed B";
+      for (std::int64_t m = 0; m < batch; ++m) {
+        // The reference info: LAPACKE's getrf of the same matrix.
+        std::vector<C> cm(n * n);
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j) cm[i + j * n] = a[(m * n + i) * n + j];
+        std::vector<lapack_int> hp(std::max<std::int64_t>(n, 1));
+        const lapack_int want = n == 0 ? 0 : LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, reinterpret_cast<lapack_complex_double*>(cm.data()), n, hp.data());
+        EXPECT_EQ(inf[m], want) << "info of matrix " << m;
+        if (want != 0) continue;
+        double r = 0, na = 0, nx = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          for (std::int64_t c = 0; c < nrhs; ++c) {
+            C sum = 0;
+            for (std::int64_t l = 0; l < n; ++l) sum += a[(m * n + i) * n + l] * hx[(m * n + l) * nrhs + c];
+            r += std::norm(sum - b[(m * n + i) * nrhs + c]);
+            nx += std::norm(hx[(m * n + i) * nrhs + c]);
+          }
+          for (std::int64_t j = 0; j < n; ++j) na += std::norm(a[(m * n + i) * n + j]);
+        }
+        EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * std::sqrt(na) * std::sqrt(nx)) << "||Ax - b||, matrix " << m;
+      }
+      if (layout == 2) continue;
+      // Cholesky of A A^H + n I (the logical matrix through the same layout), its upper part NaN.
+      std::vector<C> h(batch * n * n), hs(h.size());
+      for (std::int64_t m = 0; m < batch; ++m)
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            C sum = i == j ? C(static_cast<double>(n)) : C(0);
+            for (std::int64_t l = 0; l < n; ++l) sum += a[(m * n + i) * n + l] * std::conj(a[(m * n + j) * n + l]);
+            h[(m * n + i) * n + j] = i == j ? C(sum.real()) : i > j ? sum : C(std::numeric_limits<double>::quiet_NaN());
+          }
+      if (n > 2) h[(1 * n + 2) * n + 2] = C(-1.0);  // matrix 1: not positive definite at row 2 (info 3)
+      h = rounded(t, h);
+      for (std::int64_t m = 0; m < batch; ++m)
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j) hs[(m * n + (layout == 1 ? j : i)) * n + (layout == 1 ? i : j)] = h[(m * n + i) * n + j];
+      Array hh = upload_c(hs, t, dev());
+      Array hv = layout == 1 ? hh.reshape({batch, n, n}).transpose({0, 2, 1}) : hh.reshape({batch, n, n});
+      Array l = porta::full({batch * n * n}, -7, t, dev()), info2 = porta::full({batch}, -7, DType::int32, dev());
+      dense::potrf_small(t, view(hv), view(l), view(info2), batch, n);
+      const std::vector<C> hl = download(l, t);
+      const std::vector<std::int32_t> inf2 = download_int(info2);
+      for (std::int64_t m = 0; m < batch; ++m) {
+        EXPECT_EQ(inf2[m], m == 1 && n > 2 ? 3 : 0) << "Cholesky's info of matrix " << m;
+        if (inf2[m] != 0) continue;
+        double r = 0, na = 0;
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            if (i < j) {
+              ASSERT_EQ(hl[(m * n + i) * n + j], C(0)) << "L(" << i << ", " << j << ") above the diagonal";
+              continue;
+            }
+            C sum = 0;
+            for (std::int64_t k = 0; k <= j; ++k) sum += hl[(m * n + i) * n + k] * std::conj(hl[(m * n + j) * n + k]);
+            r += std::norm(h[(m * n + i) * n + j] - sum);
+            na += std::norm(h[(m * n + i) * n + j]) * (i == j ? 1 : 2);
+          }
+        EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * std::sqrt(na)) << "||A - LL^H||, matrix " << m;
+      }
+    }
   }
 }
 

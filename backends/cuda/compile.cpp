@@ -73,9 +73,13 @@ constexpr const char* kGridDependency =
 bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // `source` with kGridDependency first in the body of the function named `entry` (the name, its
-// parameter list, then `{`); null where no such definition is found.
+// parameter list, then `{`); null where no such definition is found, or more than one: which of
+// them the preprocessor keeps is not known here, and a kernel launched programmatically without
+// the wait reads what the kernel before it has not finished writing (porta's dense solvers once
+// held every kernel under `#if KIND`, and their blocked factorizations came out wrong on an H100).
 std::optional<std::string> with_grid_dependency(const std::string& source, const std::string& entry) {
   if (entry.empty()) return std::nullopt;
+  std::optional<std::string> found;
   for (std::size_t at = source.find(entry); at != std::string::npos; at = source.find(entry, at + 1)) {
     std::size_t p = at + entry.size();
     if ((at > 0 && identifier_char(source[at - 1])) || (p < source.size() && identifier_char(source[p]))) continue;
@@ -89,9 +93,12 @@ std::optional<std::string> with_grid_dependency(const std::string& source, const
     if (p == source.size()) return std::nullopt;
     ++p;
     while (p < source.size() && std::isspace(static_cast<unsigned char>(source[p]))) ++p;
-    if (p < source.size() && source[p] == '{') return std::string(source).insert(p + 1, kGridDependency);
+    if (p < source.size() && source[p] == '{') {
+      if (found) return std::nullopt;
+      found = std::string(source).insert(p + 1, kGridDependency);
+    }
   }
-  return std::nullopt;
+  return found;
 }
 
 }  // namespace
@@ -101,7 +108,7 @@ std::string nvrtc_version_text() { return nvrtc_version(); }
 std::optional<std::string> Device::ordered_source(const detail::KernelSource& src) const {
   if (src.user_code || cc_major_ < 9) return std::nullopt;
   auto ordered = with_grid_dependency(src.source, src.entry);
-  if (!ordered) PORTA_LOG(debug, label(), ": no definition of '", src.entry, "' found; launched without programmatic serialization");
+  if (!ordered) PORTA_LOG(debug, label(), ": no single definition of '", src.entry, "' found (none, or several under preprocessor switches); launched without programmatic serialization");
   return ordered;
 }
 

@@ -1,7 +1,7 @@
 """porta.linalg: numpy.linalg's functions and the array API's linalg extension over porta's C++
-porta::linalg (cuSOLVER on CUDA, LAPACK on CPU devices; Device.solver_path says which). Every
-function takes stacks of matrices (..., M, N); float32, float64, complex64 and complex128 (integers
-and bool become float64). A matrix without the decomposition raises LinAlgError, which is also
+porta::linalg (cuSOLVER on CUDA, porta's own kernels there with PORTA_SOLVER=porta, LAPACK on CPU devices;
+Device.solver_path says which). Every function takes stacks of matrices (..., M, N); float32,
+float64, complex64 and complex128 (integers and bool become float64). A matrix without the decomposition raises LinAlgError, which is also
 numpy.linalg.LinAlgError, with .batch_index the flat index of the matrix in the stack."""
 import math as _math
 from collections import namedtuple as _namedtuple

@@ -48,24 +48,31 @@ void check_matrix(const Array& a, const char* what, bool square) {
                          a.dim(-1), ")"));
 }
 
-// Whether porta's own solvers (primitives/dense.hpp) run `op` here: devices without a vendor
-// solver for it that compile kernels (OpenCL GPUs). They have no eigh and no SVD.
-bool dense_runs(const Device& d, SolverOp op) {
-  if (d.impl().info().caps.solvers & detail::solver_bit(op)) return false;
+// The ops porta's own solvers (primitives/dense.hpp) have: no eigh and no SVD.
+bool dense_has(SolverOp op) {
   switch (op) {
     case SolverOp::getrf:
     case SolverOp::getrs:
     case SolverOp::potrf:
     case SolverOp::potrs:
     case SolverOp::geqrf:
-    case SolverOp::orgqr: return detail::dense::available(d);
+    case SolverOp::orgqr: return true;
     default: return false;
   }
 }
 
+// Whether porta's own solvers run `op` here for `batch` matrices of `order` in t: devices that
+// compile kernels and have no vendor solver for it (OpenCL GPUs), and those that have one as
+// PORTA_SOLVER says (dense::chosen).
+bool dense_runs(const Device& d, SolverOp op, DType t, std::int64_t batch, std::int64_t order) {
+  if (!dense_has(op) || !detail::dense::available(d)) return false;
+  if (!(d.impl().info().caps.solvers & detail::solver_bit(op))) return true;
+  return detail::dense::chosen(d, t, batch, order);
+}
+
 void check_solvers(const Device& d, SolverOp op, const char* what) {
   const auto& info = d.impl().info();
-  if (!(info.caps.solvers & detail::solver_bit(op)) && !dense_runs(d, op))
+  if (!(info.caps.solvers & detail::solver_bit(op)) && !(dense_has(op) && detail::dense::available(d)))
     throw DTypeError(cat(what, " on ", d.spec(), ": this device has no dense solver (", to_string(op),
                          "); move the array to a device that has one (porta-info's solver line lists them)"));
 }
@@ -106,7 +113,7 @@ struct Call {
     throw InvalidArgument(cat(to_string(g.op), ": an operand was not given (porta's bug)"));
   }
   void run(const Device& d) {
-    if (dense_runs(d, g.op)) {
+    if (dense_runs(d, g.op, g.dtype, g.batch, std::max(g.m, g.n))) {
       run_dense();
       return;
     }
@@ -196,6 +203,16 @@ Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what
   Array a3 = a.broadcast_to(with(batch, {n, n})).reshape({count, n, n});
   Array b3 = vector_b ? b.broadcast_to(with(batch, {n})).reshape({count, n, 1})
                       : b.broadcast_to(with(batch, {n, nrhs})).reshape({count, n, nrhs});
+  if (count * n * nrhs > 0 && dense_runs(d, SolverOp::getrf, t, count, n) && n <= detail::dense::fused_order(t, d)) {
+    // porta's one-launch solve: a and b read where they are (any strides), x written row-major,
+    // no workspace copies and no LU or pivots in global memory; then the one read of info.
+    Array ac = a3.astype(t), bc = b3.astype(t);
+    Array x = empty({count, n, nrhs}, t, d), info = empty({count}, DType::int32, d);
+    detail::dense::gesv_small(t, detail::evaluate(ac.node()), detail::evaluate(bc.node()), detail::evaluate(x.node()),
+                              detail::evaluate(info.node()), count, n, nrhs);
+    check_info(info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
+    return vector_b ? x.reshape(with(batch, {n})) : x.reshape(with(batch, {n, nrhs}));
+  }
   Lu f = factor_lu(a3, t, d);
   check_info(f.info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
   Array x = column_major(b3, t);
@@ -344,6 +361,15 @@ Array cholesky(const Array& a, bool upper) {
   check_solvers(d, SolverOp::potrf, "cholesky");
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), n = a.dim(-1);
+  if (count * n > 0 && dense_runs(d, SolverOp::potrf, t, count, n) && n <= detail::dense::fused_order(t, d)) {
+    // porta's one-launch Cholesky: a read where it is, L written row-major with its zeros.
+    Array l = empty({count, n, n}, t, d), info = empty({count}, DType::int32, d);
+    detail::dense::potrf_small(t, detail::evaluate(stack3(a).astype(t).node()), detail::evaluate(l.node()),
+                               detail::evaluate(info.node()), count, n);
+    check_info(info, batch, "cholesky", "the matrix is not positive definite");
+    Array lr = l.reshape(with(batch, {n, n}));
+    return upper ? conj_t(lr) : lr;
+  }
   Array w = column_major(stack3(a), t), info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::potrf, t, count, n, n);
   c.g.lower = true;

@@ -164,6 +164,12 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "The columns of a panel of porta's own blocked LU, Cholesky and QR (devices without a vendor solver); "
      "the trailing updates go through GEMM."},
+    {"PORTA_SOLVER", Type::choice, "auto vendor porta cusolver=vendor lapack=vendor", 0, 0, false, "auto", "",
+     "at each linalg call that factors", Audience::tuning, OnBad::error, kWrongKernel,
+     "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "
+     "PoCL) and porta's own kernels: auto (the vendor's, until porta's one-launch kernels for small matrices "
+     "have been timed against cuSOLVER on a GPU), vendor, or porta (porta's own at every size). Devices without a vendor solver always "
+     "take porta's."},
     {"PORTA_DENSE_PANEL", Type::choice, "flat recursive", 0, 0, false, "flat", "", "once, at the first blocked LU",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column) or recursive "

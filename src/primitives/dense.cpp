@@ -18,6 +18,7 @@
 #include <porta/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,8 +40,10 @@ namespace {
 
 enum Kind {
   kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
-  kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock  // the blocked drivers' steps
+  kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock,  // the blocked drivers' steps
+  kGesv, kPotrfRows  // the fused small solves (gesv_small, potrf_small)
 };
+bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 
 // The most a trailing update's scratch product takes where it goes in column chunks (potrf).
 constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
@@ -62,6 +65,15 @@ bool panel_recursive() {
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
 // CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
 int group_of(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 64 : 256; }
+// The small kernels' work-group on GPUs, by the order of the local matrix (16, 32, 64): about 16
+// elements of the trailing update a work-item at the first step, at least a warp. A 16 x 16
+// matrix in a work-group of 256 spent most of its time in the pivot search's eight halving steps
+// and barriers of eight warps for one element each; a warp a matrix keeps barriers cheap and lets
+// more matrices share an SM.
+int small_group(const DeviceInfo& info, std::int64_t order) {
+  if (info.kind == DeviceKind::cpu) return group_of(info);
+  return static_cast<int>(std::clamp<std::int64_t>(order * order / 16, 32, 256));
+}
 
 // The scalar arithmetic dense.cl's functions are written in (its head lists the macros).
 std::string scalar_defs(const DialectText& d, DType t) {
@@ -103,30 +115,74 @@ std::int64_t small_order(DType t, const DeviceInfo& info) {
 }
 std::int64_t small_order(DType t, const View& a) { return small_order(t, a.buffer->device().impl().info()); }
 
+// The local memory a kernel may take (CUDA: a block's static __shared__ memory).
+std::uint64_t local_limit(const DeviceInfo& info) {
+  constexpr std::uint64_t kCudaStatic = 48 * 1024;
+  std::uint64_t limit = info.max_local_bytes ? info.max_local_bytes : 32 * 1024;
+  return info.dialect == Dialect::cuda ? std::min(limit, kCudaStatic) : limit;
+}
+// The fused kernels' local memory besides the right-hand sides: the matrix (odd leading
+// dimension), the pivot search's arrays, pivots and info.
+std::uint64_t fused_bytes(DType t, std::int64_t order, int group) {
+  const std::uint64_t item = itemsize(t), o = static_cast<std::uint64_t>(order);
+  return o * (o + 1) * item + static_cast<std::uint64_t>(group) * (item + 4) + o * 4 + 64;
+}
+// The largest order the fused kernels take: 64 where the matrix and one right-hand side fit, else 32.
+std::int64_t fused_order_of(DType t, const DeviceInfo& info) {
+  const std::int64_t o = std::min<std::int64_t>(small_order(t, info), 64);
+  if (o == 64 && fused_bytes(t, 64, small_group(info, 64)) + 64 * itemsize(t) <= local_limit(info)) return 64;
+  return kDenseSmall;
+}
+// The right-hand sides the fused solve holds in local memory at a time (at most 16).
+std::int64_t fused_rhs(DType t, std::int64_t order, int group, std::uint64_t limit) {
+  const std::uint64_t base = fused_bytes(t, order, group), col = static_cast<std::uint64_t>(order) * itemsize(t);
+  return base + col >= limit ? 1 : std::min<std::int64_t>(16, static_cast<std::int64_t>((limit - base) / col));
+}
+
+// The local matrix's order the small kernels are compiled for, for matrices of order n: on GPUs the
+// least of 16, 32, 64 that holds n (a 16 x 16 matrix in a 64 x 64 array took four times the local
+// memory, and so fewer matrices an SM); on CPU devices the largest (one program, one compile).
+std::int64_t order_for(DType t, const DeviceInfo& info, Kind kind, std::int64_t n) {
+  const std::int64_t most = fused(kind) ? fused_order_of(t, info) : small_order(t, info);
+  if (info.kind == DeviceKind::cpu) return most;
+  for (std::int64_t o : {16, 32, 64})
+    if (n <= o && o <= most) return o;
+  return most;
+}
+
 // A kernel's whole text (after common_prelude): with `small` (an order) it holds the matrix in
 // local memory.
-std::string dense_source(const DialectText& d, DType t, Kind kind, int group, std::int64_t small) {
+std::string dense_source(const DialectText& d, DType t, Kind kind, int group, std::int64_t small, std::int64_t rhs = 1) {
   const bool fp64 = t == DType::float64 || t == DType::complex128;
   const std::string local = d.cuda() ? "__shared__" : "__local";
   std::string s = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define SMALL ",
                       std::max<std::int64_t>(small, 1), "\n#define KIND ", static_cast<int>(kind), "\n#define LID ((int)", d.local_id(),
                       ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline",
-                      "\n#define LP ", d.cuda() ? "" : "__local", "\n");
+                      "\n#define LP ", d.cuda() ? "" : "__local", "\n#define RHS ", rhs, "\n");
+  // The address space of the pivots and info and of getrs2's right-hand sides: global memory, or
+  // local memory in the fused kernels.
+  s += cat("#define IX ", small ? "int" : "i64", "\n");
+  s += cat("#define PS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n#define BS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n");
   // OpenCL: the functions' barriers order global memory too (the large matrices live there).
   s += cat("#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "\n");
-  if (small) {
+  if (small && !fused(kind)) {
     s += cat("#define AS ", d.cuda() ? "" : "__local", "\n#define MAT s\n#define LOAD ", local,
              " T s[SMALL * SMALL]; GLOBAL T* g = a + a_off + GROUP_ID * stride; "
              "for (int e = LID; e < m * n; e += GROUP) s[e] = g[e]; BARRIER\n"
              "#define STORE BARRIER for (int e = LID; e < m * n; e += GROUP) g[e] = s[e];\n");
+  } else if (fused(kind)) {
+    s += cat("#define AS ", d.cuda() ? "" : "__local", "\n");
   } else {
     s += cat("#define AS ", d.cuda() ? "" : "__global", "\n#define MAT g\n#define LOAD GLOBAL T* g = a + a_off + GROUP_ID * stride;\n"
              "#define STORE\n");
   }
-  // The functions this kind calls (each section is compiled only into the kernels that need it).
+  // The functions this kind calls (each section is compiled only into the kernels that need it),
+  // then its kernel: one definition of porta_k a program (kernels/dense.cl's k0 says why).
   static constexpr const char* kSections[] = {"lu", "cholesky", "lu_solve", "cholesky_solve", "qr", "qr"};
   if (kind <= kOrgqr) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, kSections[kind]));
-  return cat(s, kernel_text(d, kDenseSource, "kernels"));
+  if (kind == kGesv) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"), kernel_text(d, kDenseSource, "lu_solve"));
+  if (kind == kPotrfRows) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "cholesky"));
+  return cat(s, kernel_text(d, kDenseSource, cat("k", static_cast<int>(kind))));
 }
 
 void check(DType t, const View& a, const char* what) {
@@ -144,21 +200,23 @@ void check_order(std::int64_t batch, std::int64_t m, std::int64_t n, const char*
 }
 
 // Runs a kernel of `kind`: `groups` work-groups of the one-matrix kernels (group > 0) or `items`
-// work-items; `writes` past the first two are ordered by hand (Work has two).
-void launch(DType t, Kind kind, bool small, const std::vector<const View*>& reads, const std::vector<const View*>& writes,
+// work-items; `writes` past the first two are ordered by hand (Work has two). small: the order of
+// the matrices a small kernel holds in local memory (0: the matrix stays in global memory).
+void launch(DType t, Kind kind, std::int64_t small, const std::vector<const View*>& reads, const std::vector<const View*>& writes,
             std::int64_t groups, std::int64_t items, const std::function<void(std::vector<KernelArg>&)>& args) {
   const Device& device = writes[0]->buffer->device();
   const DeviceInfo& info = device.impl().info();
-  const int group = group_of(info);
-  const std::int64_t order = small ? small_order(t, info) : 0;
+  const std::int64_t order = small ? order_for(t, info, kind, small) : 0;
+  const int group = small ? small_group(info, order) : group_of(info);
+  const std::int64_t rhs = kind == kGesv ? fused_rhs(t, order, group, local_limit(info)) : 1;
   const auto& q = thread_queue_shared(device);
   for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->before_write(q);
   Work w;
   w.reads = reads;
   w.write = writes[0];
   w.write2 = writes.size() > 1 ? writes[1] : nullptr;
-  w.key = cat("dense|", static_cast<int>(kind), "|", static_cast<int>(t), "|", group, "|", order);
-  w.source = [t, kind, group, order](const DialectText& d) { return dense_source(d, t, kind, group, order); };
+  w.key = cat("dense|", static_cast<int>(kind), "|", static_cast<int>(t), "|", group, "|", order, "|", rhs);
+  w.source = [t, kind, group, order, rhs](const DialectText& d) { return dense_source(d, t, kind, group, order, rhs); };
   w.args = args;
   if (groups > 0) {
     w.groups = static_cast<std::size_t>(groups);
@@ -219,7 +277,7 @@ void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64
 // packed product in scratch (lower: on and below the block's diagonal only).
 void subtract(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std::int64_t astride, const View& scratch, std::int64_t batch,
               std::int64_t rows, std::int64_t cols, bool lower) {
-  launch(t, kSubtract, false, {&scratch}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+  launch(t, kSubtract, 0, {&scratch}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
     g = {mem(a), mem(scratch), i64(a_off), i64(lda), i64(astride), i64(rows), i64(cols), i64(batch), i32(lower)};
   });
 }
@@ -235,7 +293,7 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
   auto vp = make_buffer_node({batch * rows * jb}, t, device);
   const View& v = vp->view();
   auto pack = [&](const View& out, bool conj) {
-    launch(t, kCopyV, false, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
+    launch(t, kCopyV, 0, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(out), i64(panel), i64(m), i64(m * n), i64(rows), i32(jb), i64(batch), i32(conj)};
     });
   };
@@ -250,13 +308,13 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
   auto gn = make_buffer_node({batch * jb * jb}, t, device), tn = make_buffer_node({batch * jb * jb}, t, device);
   gemm(t, VcT, V, gn->view(), batch, jb, jb, rows);  // V^H V
   const View &gv = gn->view(), &tv = tn->view();
-  launch(t, kLarft, false, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
+  launch(t, kLarft, 0, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
     g = {mem(gv), mem(tau), mem(tv), i64(tau_off), i64(tau_stride), i32(jb)};
   });
   auto w1 = make_buffer_node({batch * jb * cols}, t, device), w2 = make_buffer_node({batch * jb * cols}, t, device);
   const View &w1v = w1->view(), &w2v = w2->view();
   gemm(t, VcT, Operand{&a, panel + jb * m, m, m * n, false}, w1v, batch, jb, cols, rows);  // V^H C
-  launch(t, kTrmm, false, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
+  launch(t, kTrmm, 0, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
     g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
   });
   auto scratch = make_buffer_node({batch * rows * cols}, t, device);
@@ -266,11 +324,65 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
 
 }  // namespace
 
-// OpenCL devices only. CUDA devices solve through cuSOLVER; there the kernels compile (the NVRTC
-// check), but on an H100 on 2026-12-06 the blocked sizes (n 100 and 257, float64 and complex64:
-// the panels with cuBLAS's trailing updates) factored wrongly while the small kernels, and every
-// size on the same GPU through OpenCL, were right. Not found yet: until it is, CUDA is refused.
-bool available(const Device& device) { return device.impl().info().dialect == Dialect::opencl; }
+// Every device that compiles kernels. On CUDA the blocked sizes once factored wrongly (an H100,
+// 2026-12-06, while OpenCL on the same GPU was right): the kernel file held every kind under
+// `#if KIND`, and CUDA's backend (sm_90+) put its programmatic-launch wait only into the first
+// definition of porta_k in the text, kind 0's, while launching every kind as one that waits for
+// itself; the laswp, trsm and subtract kernels then started before the panel or cuBLAS's product
+// they read had finished. Each kind is now a section of its own (kernels/dense.cl's k0).
+bool available(const Device& device) { return device.impl().info().dialect != Dialect::none; }
+
+bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order) {
+  if (!available(device)) return false;
+  const std::string& how = setting_choice("PORTA_SOLVER");
+  if (how == "porta") return true;
+  if (how == "vendor") return false;
+  // auto: the vendor's. porta's one-launch kernels for CUDA's small matrices (a whole batch in
+  // one launch, where cuSOLVER's batched routines take several beside the core's copies and
+  // pointer arrays) become auto's choice there once a GPU has run their tests and timed them
+  // against cuSOLVER (issue 40; not yet: PORTA_SOLVER=porta takes them).
+  (void)t, (void)batch, (void)order;
+  return false;
+}
+
+std::int64_t fused_order(DType t, const Device& device) { return fused_order_of(t, device.impl().info()); }
+
+namespace {
+// The element strides of a 3-D view (batch, rows, columns), checked.
+std::array<std::int64_t, 3> strides3(const View& v, const char* what) {
+  if (v.strides.size() != 3) throw InvalidArgument(cat(what, ": a view of ", v.strides.size(), " dimensions where 3 were expected (porta's bug)"));
+  return {v.strides[0], v.strides[1], v.strides[2]};
+}
+void check_fused(DType t, const View& a, std::int64_t batch, std::int64_t n, const char* what) {
+  check(t, a, what);
+  check_order(batch, n, n, what);
+  if (n > fused_order(t, a.buffer->device()))
+    throw InvalidArgument(cat(what, ": order ", n, " is above the ", fused_order(t, a.buffer->device()), " the fused kernels hold for ", name(t), " on ",
+                              a.buffer->device().spec(), " (use getrf and getrs)"));
+}
+}  // namespace
+
+void gesv_small(DType t, const View& a, const View& b, const View& x, const View& info, std::int64_t batch, std::int64_t n,
+                std::int64_t nrhs) {
+  check_fused(t, a, batch, n, "gesv");
+  if (batch == 0) return;
+  if (n == 0) return zero_fill(info, 4, static_cast<std::size_t>(batch));
+  const auto as = strides3(a, "gesv"), bs = strides3(b, "gesv");
+  launch(t, kGesv, n, {&a, &b}, {&x, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(a),         mem(b),         mem(x),          mem(info),   i64(a.offset), i64(as[0]),      i64(as[1]), i64(as[2]),
+         i64(b.offset),  i64(bs[0]),     i64(bs[1]),      i64(bs[2]),  i64(x.offset), i64(info.offset), i32(n),     i64(nrhs)};
+  });
+}
+
+void potrf_small(DType t, const View& a, const View& l, const View& info, std::int64_t batch, std::int64_t n) {
+  check_fused(t, a, batch, n, "potrf");
+  if (batch == 0) return;
+  if (n == 0) return zero_fill(info, 4, static_cast<std::size_t>(batch));
+  const auto as = strides3(a, "potrf");
+  launch(t, kPotrfRows, n, {&a}, {&l, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(l), mem(info), i64(a.offset), i64(as[0]), i64(as[1]), i64(as[2]), i64(l.offset), i64(info.offset), i32(n)};
+  });
+}
 
 void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int64_t batch, std::int64_t n) {
   check(t, a, "getrf");
@@ -279,7 +391,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   zero_fill(info, 4, static_cast<std::size_t>(batch));
   if (n == 0) return;
   auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
-    launch(t, kGetrf, small, {}, {&a, &ipiv, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+    launch(t, kGetrf, small ? n : 0, {}, {&a, &ipiv, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(a),    mem(ipiv),          mem(info), i64(a.offset + j0 + j0 * n), i64(ipiv.offset + j0), i64(info.offset), i32(n - j0),
            i32(jb),   i64(n),             i64(n * n), i64(n),                     i32(j0)};
     });
@@ -289,7 +401,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   // The row swaps of pivots [j0, j0 + jb) in columns [c_lo, c_lo + cols) but [skip_lo, skip_hi).
   auto laswp = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols, std::int64_t skip_lo, std::int64_t skip_hi) {
     if (cols <= 0) return;
-    launch(t, kLaswp, false, {&ipiv}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+    launch(t, kLaswp, 0, {&ipiv}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(ipiv), i64(a.offset), i64(ipiv.offset), i64(n), i64(c_lo), i64(cols), i64(n * n), i64(batch), i32(j0), i32(jb),
            i64(skip_lo), i64(skip_hi)};
     });
@@ -297,7 +409,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
   // minus L21 times them (A22 -= A21 A12).
   auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
-    launch(t, kTrsmLowerUnit, false, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+    launch(t, kTrsmLowerUnit, 0, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
       g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
     });
     const std::int64_t rows = n - j0 - jb;
@@ -340,7 +452,7 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
   const std::int64_t nb = block_size(), blocks = (n + nb - 1) / nb;
   for (std::int64_t s = 0; s < blocks; ++s) {
     const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
-    launch(t, kTrsmBlock, false, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+    launch(t, kTrsmBlock, 0, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
       g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
            i64(batch), i32(mode)};
     });
@@ -358,7 +470,7 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
       if (is_complex(t)) {
         w = make_buffer_node({batch * jb * j0}, t, device);
         const View& wv = w->view();
-        launch(t, kConjCopy, false, {&f}, {&wv}, 0, batch * jb * j0, [&](std::vector<KernelArg>& g) {
+        launch(t, kConjCopy, 0, {&f}, {&wv}, 0, batch * jb * j0, [&](std::vector<KernelArg>& g) {
           g = {mem(f), mem(wv), i64(f.offset + j0), i64(n), i64(n * n), i64(jb), i64(j0), i64(batch)};
         });
         fx = Operand{&wv, wv.offset, jb, jb * j0, true};
@@ -375,13 +487,13 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
   check_order(batch, n, nrhs, "getrs");
   if (batch * n * nrhs == 0) return;
   if (n <= small_order(t, lu)) {
-    launch(t, kGetrs, true, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+    launch(t, kGetrs, n, {&lu, &ipiv}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(lu), mem(ipiv), mem(b), i64(lu.offset), i64(ipiv.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
     });
     return;
   }
   // P B (every pivot, in order, down each right-hand side), then L and U.
-  launch(t, kLaswp, false, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+  launch(t, kLaswp, 0, {&ipiv}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
     g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
          i64(0)};
   });
@@ -403,7 +515,7 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
   zero_fill(info, 4, static_cast<std::size_t>(batch));
   if (n == 0) return;
   auto diagonal = [&](bool small, std::int64_t j0, std::int64_t jb) {
-    launch(t, kPotrf, small, {}, {&a, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+    launch(t, kPotrf, small ? n : 0, {}, {&a, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(info), i64(a.offset + j0 + j0 * n), i64(info.offset), i32(jb), i32(jb), i64(n), i64(n * n), i32(j0)};
     });
   };
@@ -415,7 +527,7 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     diagonal(false, j0, jb);
     if (i0 == n) break;
     const std::int64_t r = n - i0;
-    launch(t, kTrsmRightLowerH, false, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
+    launch(t, kTrsmRightLowerH, 0, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
       g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
     });
     // A22 -= A21 A21^H in the lower triangle: in column chunks, each the product of the rows from
@@ -429,7 +541,7 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     if (is_complex(t)) {
       w = make_buffer_node({batch * r * jb}, t, device);
       const View& wv = w->view();
-      launch(t, kConjCopy, false, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
+      launch(t, kConjCopy, 0, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
         g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(r), i64(jb), i64(batch)};
       });
       a21h = Operand{&wv, wv.offset, r, r * jb, true};
@@ -453,7 +565,7 @@ void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64
   check_order(batch, n, nrhs, "potrs");
   if (batch * n * nrhs == 0) return;
   if (n <= small_order(t, l)) {
-    launch(t, kPotrs, true, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
+    launch(t, kPotrs, n, {&l}, {&b}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(l), mem(b), i64(l.offset), i64(b.offset), i32(n), i32(n), i64(n), i64(n * n), i32(nrhs)};
     });
     return;
@@ -469,7 +581,7 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   const std::int64_t k = std::min(m, n);
   // geqr2 of the m - j0 x jb block at (j0, j0), its tau at j0.
   auto panel = [&](bool small, std::int64_t j0, std::int64_t jb) {
-    launch(t, kGeqrf, small, {}, {&a, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
+    launch(t, kGeqrf, small ? std::max(m, n) : 0, {}, {&a, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(jb), i64(m), i64(m * n), i64(k)};
     });
   };
@@ -493,13 +605,13 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   if (batch * m * n == 0) return;
   // org2r of the m - j0 x nc block at (j0, j0) with the kb reflectors from tau's j0.
   auto block = [&](bool small, std::int64_t j0, std::int64_t nc, std::int64_t kb) {
-    launch(t, kOrgqr, small, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
+    launch(t, kOrgqr, small ? std::max(m, n) : 0, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(nc), i64(m), i64(m * n), i32(kb), i64(k)};
     });
   };
   auto zero = [&](std::int64_t rows, std::int64_t j0, std::int64_t cols) {
     if (rows * cols == 0) return;
-    launch(t, kZero, false, {}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+    launch(t, kZero, 0, {}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
       g = {mem(a), i64(a.offset + j0 * m), i64(m), i64(m * n), i64(rows), i64(cols), i64(batch)};
     });
   };
@@ -526,13 +638,22 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
   // float32's small kernels (the real spelling, local memory for 64 x 64): float64 and complex64
   // are the same text with other typedefs, and each compile takes NVRTC about a second.
   for (DType t : {DType::complex128, DType::float32})
-    for (int kind = dense::kGetrf; kind <= dense::kTrsmBlock; ++kind)
+    for (int kind = dense::kGetrf; kind <= dense::kPotrfRows; ++kind)
       for (bool small : {false, true}) {
-        if (small ? kind >= dense::kLaswp : kind == dense::kGetrs || kind == dense::kPotrs) continue;  // the variants the drivers run
+        const auto k = static_cast<dense::Kind>(kind);
+        // the variants the drivers run: small kernels 0-5 and the fused ones, global-memory ones but the solves
+        if (small ? (kind >= dense::kLaswp && !dense::fused(k)) : (kind == dense::kGetrs || kind == dense::kPotrs || dense::fused(k))) continue;
         if (t == DType::float32 && !small) continue;
+        // float32: the GPU's smallest variant (16 x 16, a warp); complex128: its largest (32 x 32 beside 16 right-hand sides).
+        const std::int64_t order = !small ? 0 : t == DType::float32 ? 16 : 32;
+        const int group = !small ? 256 : t == DType::float32 ? 32 : 64;
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
-                         common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, small ? (itemsize(t) <= 8 ? 64 : 32) : 0));
+                         common_prelude(d) + dense::dense_source(d, t, k, group, order, dense::fused(k) ? 16 : 1));
       }
+  // float64's fused kernels at 64 x 64 (the most local memory: 33 KiB of matrix, 8 KiB of right-hand sides).
+  for (int kind : {dense::kGesv, dense::kPotrfRows})
+    out.emplace_back(cat("dense float64 kind ", kind, " 64"),
+                     common_prelude(d) + dense::dense_source(d, DType::float64, static_cast<dense::Kind>(kind), 256, 64, 16));
   return out;
 }
 }  // namespace porta::detail::primitives

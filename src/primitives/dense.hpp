@@ -1,6 +1,7 @@
 // porta's own dense factorizations and solves (primitives/dense.cpp), for devices that compile
-// kernels at run time and have no vendor solver (OpenCL GPUs; they run on every OpenCL device,
-// PoCL's included, which is how they are tested here; CUDA devices are refused, see available()). LAPACK's semantics on a contiguous
+// kernels at run time: those without a vendor solver (OpenCL GPUs), CUDA's small matrices, and
+// any compiling device where PORTA_SOLVER=porta (PoCL's included, which is how they are tested
+// here). LAPACK's semantics on a contiguous
 // batch of column-major matrices: matrix b of the batch at a.offset + b * m * n, A(i, j) at
 // i + j * m (lda = m); dtypes float32, float64, complex64, complex128 (DTypeError otherwise, or
 // where the device lacks the dtype); ipiv and info int32, ipiv 1-based (n a matrix), info one a
@@ -30,8 +31,24 @@ namespace porta::detail::dense {
 
 inline constexpr std::int64_t kDenseSmall = 32;
 
-// Whether this device runs these kernels: OpenCL devices (dense.cpp says why not CUDA's).
+// Whether this device runs these kernels: devices that compile kernels (OpenCL, CUDA).
 bool available(const Device& device);
+// Whether a device that also has a vendor solver takes these kernels for `batch` matrices of
+// `order` (the larger dimension) in t: PORTA_SOLVER=porta (auto: the vendor's, for now).
+bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order);
+// The largest order gesv_small and potrf_small take for t on device (64, or 32 for complex128).
+std::int64_t fused_order(DType t, const Device& device);
+
+// One launch a solve, a work-group a matrix in local memory (n <= fused_order): A X = B for a
+// batch of n x n matrices a ([batch, n, n], any strides: View::strides, the row-major input as
+// it is, broadcasts and views included), b ([batch, n, nrhs], any strides) into x (contiguous
+// row-major [batch, n, nrhs]); info [batch] as getrf's (every entry written). a and b are only read.
+void gesv_small(DType t, const View& a, const View& b, const View& x, const View& info, std::int64_t batch, std::int64_t n,
+                std::int64_t nrhs);
+// One launch a Cholesky (n <= fused_order): A = L L^H from the lower triangle of a ([batch, n, n],
+// any strides, only read) into l (contiguous row-major [batch, n, n], zeros above the diagonal);
+// info [batch] as potrf's.
+void potrf_small(DType t, const View& a, const View& l, const View& info, std::int64_t batch, std::int64_t n);
 
 // LU with partial pivoting of n x n matrices: L (unit, below the diagonal) and U over a; ipiv
 // [batch, n]; info [batch].

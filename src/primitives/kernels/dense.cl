@@ -6,7 +6,10 @@
 // GROUP_ID, BARRIER; FN (a device function's qualifiers), AS (the address space of the matrix a
 // function works on: __local for the small kernels, which hold a whole matrix in local memory,
 // __global for the others; nothing in CUDA), LP (that of a local-memory pointer parameter);
-// SMALL (the largest order the small kernels hold). CUDA takes the same text
+// SMALL (the largest order the small kernels hold); IX the type of an index over one matrix's
+// elements (int where the matrix is in local memory: a 32-bit division is a third of a 64-bit
+// one's instructions, and the updates divide once an element; i64 in global memory); PS and BS the address spaces of the pivots and
+// info (global, or local in the fused kernels) and of getrs2's right-hand sides. CUDA takes the same text
 // (primitives::kernel_text spells __local __shared__).
 //
 // Every function is run by all GROUP work-items of one work-group together (barriers inside), on
@@ -15,10 +18,20 @@
 //
 //@ access  the unblocked factorizations and solves, in sections that dense.cpp puts in the kernels that call them
 #define A_(i, j) a[(i) + (i64)(j) * lda]
+// The work-items a reduction over `rows` values (one a work-item, the rest holding the identity)
+// halves from: the least power of two that covers them, GROUP at most. Uniform, so the barriers
+// in its loop are reached by all; a 64-row column in a group of 256 skips two of eight steps, and
+// the column's last rows most of them.
+FN int span2(int rows) {
+  int p = 1;
+  while (p < rows && p < GROUP) p <<= 1;
+  return p;
+}
 
 //@ lu  getf2 and its pivot search
 // The index of the largest ABS1 of rows [k, m) of column k (the first of equal ones, as LAPACK's
-// i?amax; NaNs never win; k where every one is NaN), reduced in red_v / red_i.
+// i?amax; NaNs never win; k where every one is NaN), reduced in red_v / red_i. No barrier after
+// the last read of red_i: the caller's next barrier comes before any work-item writes them again.
 FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
   const int lid = LID;
   R best = (R)-1;
@@ -30,7 +43,7 @@ FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
   red_v[lid] = best;
   red_i[lid] = bi;
   BARRIER
-  for (int s = GROUP / 2; s > 0; s >>= 1) {
+  for (int s = span2(m - k) / 2; s > 0; s >>= 1) {
     if (lid < s) {
       R v = red_v[lid + s];
       int i = red_i[lid + s];
@@ -39,30 +52,34 @@ FN int pivot_row(AS T* a, i64 lda, int m, int k, LP R* red_v, LP int* red_i) {
     BARRIER
   }
   int p = red_i[0];
-  BARRIER
   return p < m ? p : k;
 }
 
 // getf2 on m x n (the panel of a blocked getrf: m rows below its diagonal): rows swapped across
 // the n columns only; ipiv[k] = the pivot's row + 1 + shift; *info (where 0) = the first zero
 // pivot's column + 1 + shift.
-FN void getf2(AS T* a, i64 lda, int m, int n, GLOBAL int* ipiv, GLOBAL int* info, int shift, LP R* red_v, LP int* red_i) {
+FN void getf2(AS T* a, i64 lda, int m, int n, PS int* ipiv, PS int* info, int shift, LP R* red_v, LP int* red_i) {
   const int lid = LID, kn = m < n ? m : n;
   for (int k = 0; k < kn; ++k) {
     int p = pivot_row(a, lda, m, k, red_v, red_i);
-    T piv = A_(p, k);
+    const T piv = A_(p, k), akk = A_(k, k);
     if (lid == 0) ipiv[k] = p + 1 + shift;
-    BARRIER  // every work-item has read piv before the swap moves it
+    BARRIER  // every work-item has read piv and A(k, k) before the swap moves them
     const int nz = NONZERO(piv);
-    if (nz && p != k)
-      for (int j = lid; j < n; j += GROUP) { T t = A_(k, j); A_(k, j) = A_(p, j); A_(p, j) = t; }
+    // One phase (one barrier less a column): rows k and p swapped in the other columns, and column
+    // k below the diagonal divided by the pivot with the swap folded in (row p takes A(k, k)), its
+    // diagonal the pivot: every element written by one work-item, read by no other.
+    if (nz) {
+      if (p != k)
+        for (int j = lid; j < n; j += GROUP)
+          if (j != k) { T t = A_(k, j); A_(k, j) = A_(p, j); A_(p, j) = t; }
+      for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(i == p ? akk : A_(i, k), piv);
+      if (lid == 0) A_(k, k) = piv;
+    }
     if (!nz && lid == 0 && *info == 0) *info = k + 1 + shift;
     BARRIER
-    if (nz)
-      for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = DIV(A_(i, k), piv);
-    BARRIER
     const int rows = m - k - 1, cols = n - k - 1;
-    for (i64 e = lid; e < (i64)rows * cols; e += GROUP) {
+    for (IX e = lid; e < (IX)rows * cols; e += GROUP) {
       int j = k + 1 + (int)(e / rows), i = k + 1 + (int)(e % rows);
       A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), A_(k, j)));
     }
@@ -75,7 +92,7 @@ FN void getf2(AS T* a, i64 lda, int m, int n, GLOBAL int* ipiv, GLOBAL int* info
 // positive (or NaN) *info (where 0) = its index + 1 + shift, and nothing more is done (nor where
 // *info was set on entry: an earlier block failed). Barriers are never inside a branch: PoCL's
 // work-group loops crashed on a barrier under an (even uniform) condition.
-FN void potf2(AS T* a, i64 lda, int n, GLOBAL int* info, int shift) {
+FN void potf2(AS T* a, i64 lda, int n, PS int* info, int shift) {
   const int lid = LID;
   int stop = *info != 0;
   BARRIER  // all have read *info before work-item 0 may set it
@@ -86,14 +103,15 @@ FN void potf2(AS T* a, i64 lda, int n, GLOBAL int* info, int shift) {
       if (lid == 0) *info = k + 1 + shift;
     }
     R s = SQRTR(d), inv = (R)1 / s;
-    BARRIER
-    if (!stop) {
-      if (lid == 0) A_(k, k) = MKR(s);
+    // Column k below the diagonal scaled at once (each element by its own work-item, read by none
+    // before the barrier); the diagonal, which every work-item has just read, written after it,
+    // beside the update, which does not read it: two barriers a column, not three.
+    if (!stop)
       for (int i = k + 1 + lid; i < n; i += GROUP) A_(i, k) = SCALE(A_(i, k), inv);
-    }
     BARRIER
+    if (!stop && lid == 0) A_(k, k) = MKR(s);
     const int r = stop ? 0 : n - k - 1;
-    for (i64 e = lid; e < (i64)r * r; e += GROUP) {
+    for (IX e = lid; e < (IX)r * r; e += GROUP) {
       int j = k + 1 + (int)(e / r), i = k + 1 + (int)(e % r);
       if (i >= j) A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), CONJ(A_(j, k))));
     }
@@ -103,7 +121,7 @@ FN void potf2(AS T* a, i64 lda, int n, GLOBAL int* info, int shift) {
 
 //@ lu_solve  getrs2
 // getrs's solve with n x n LU (getf2's or getrf's, pivots ipiv 1-based) of nrhs columns of b (ldb).
-FN void getrs2(AS T* a, i64 lda, GLOBAL const int* ipiv, GLOBAL T* b, i64 ldb, int n, int nrhs) {
+FN void getrs2(AS T* a, i64 lda, PS const int* ipiv, BS T* b, i64 ldb, int n, int nrhs) {
   const int lid = LID;
   for (int c = lid; c < nrhs; c += GROUP)
     for (int k = 0; k < n; ++k) {
@@ -183,7 +201,7 @@ FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau, LP
     }
     BARRIER
     const int rows = m - k;
-    for (i64 e = lid; e < (i64)rows * cb; e += GROUP) {
+    for (IX e = lid; e < (IX)rows * cb; e += GROUP) {
       int cc = (int)(e / rows), i = k + (int)(e % rows);
       if (nz && c0 + cc < cols) {
         T x = red[cc];
@@ -204,7 +222,7 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
     for (int i = k + 1 + lid; i < m; i += GROUP) { R v = ABSV(A_(i, k)); mx = v > mx ? v : mx; }
     red_v[lid] = mx;
     BARRIER
-    for (int s = GROUP / 2; s > 0; s >>= 1) {
+    for (int s = span2(m - k - 1) / 2; s > 0; s >>= 1) {
       if (lid < s && red_v[lid + s] > red_v[lid]) red_v[lid] = red_v[lid + s];
       BARRIER
     }
@@ -218,7 +236,7 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
       }
     red_v[lid] = ss;
     BARRIER
-    for (int s = GROUP / 2; s > 0; s >>= 1) {
+    for (int s = span2(m - k - 1) / 2; s > 0; s >>= 1) {
       if (lid < s) red_v[lid] += red_v[lid + s];
       BARRIER
     }
@@ -244,7 +262,7 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
 // org2r: the first n columns of Q = H(0) ... H(k-1) from geqr2's reflectors in m x n (m >= n >= k).
 FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* red_t) {
   const int lid = LID;
-  for (i64 e = lid; e < (i64)m * (n - k); e += GROUP) {
+  for (IX e = lid; e < (IX)m * (n - k); e += GROUP) {
     int j = k + (int)(e / m), i = (int)(e % m);
     A_(i, j) = MKR(i == j ? (R)1 : (R)0);
   }
@@ -260,10 +278,14 @@ FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* 
     BARRIER
   }
 }
-//@ kernels  one kernel a driver call (dense.cpp's KIND picks it). 0-5: a work-group a matrix of the batch; LOAD puts g at its
-// matrix in global memory and MAT at the one the function works on (small kernels: a copy in local
-// memory, which STORE writes back); 6-9: the blocked drivers' steps, a work-item a column or row or element
-#if KIND == 0
+//@ k0  the kernels, a section each (dense.cpp's dense_source takes the one its kind names, so that a
+// program holds one definition of porta_k: CUDA's backend puts its programmatic-launch wait into the
+// first definition it finds, which under a preprocessor switch of kernels was kind 0's whatever the
+// kind, and the other kinds then ran without it, before the work they read was done). k0-k5: a
+// work-group a matrix of the batch; LOAD puts g at its matrix in global memory and MAT at the one
+// the function works on (small kernels: a copy in local memory, which STORE writes back); k6-k15:
+// the blocked drivers' steps, a work-item a column or row or element; k16, k17: the fused small
+// solves (a whole solve or Cholesky in one launch, from any strides).
 KERNEL porta_k(GLOBAL T* a, GLOBAL int* ipiv, GLOBAL int* info, i64 a_off, i64 ipiv_off, i64 info_off, int m, int n, i64 lda,
                i64 stride, i64 ipiv_stride, int shift) {
   __local R red_v[GROUP];
@@ -272,24 +294,24 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL int* ipiv, GLOBAL int* info, i64 a_off, i64 i
   getf2(MAT, lda, m, n, ipiv + ipiv_off + (i64)GROUP_ID * ipiv_stride, info + info_off + GROUP_ID, shift, red_v, red_i);
   STORE
 }
-#elif KIND == 1
+//@ k1
 KERNEL porta_k(GLOBAL T* a, GLOBAL int* info, i64 a_off, i64 info_off, int m, int n, i64 lda, i64 stride, int shift) {
   LOAD
   potf2(MAT, lda, n, info + info_off + GROUP_ID, shift);
   STORE
 }
-#elif KIND == 2
+//@ k2
 KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, GLOBAL T* b, i64 a_off, i64 ipiv_off, i64 b_off, int m, int n, i64 lda,
                i64 stride, int nrhs) {
   LOAD
   getrs2(MAT, lda, ipiv + ipiv_off + (i64)GROUP_ID * n, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
 }
-#elif KIND == 3
+//@ k3
 KERNEL porta_k(GLOBAL T* a, GLOBAL T* b, i64 a_off, i64 b_off, int m, int n, i64 lda, i64 stride, int nrhs) {
   LOAD
   potrs2(MAT, lda, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
 }
-#elif KIND == 4
+//@ k4
 KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, i64 tau_stride) {
   __local R red_v[GROUP];
   __local T red_t[GROUP];
@@ -297,14 +319,14 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n,
   geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v, red_t);
   STORE
 }
-#elif KIND == 5
+//@ k5
 KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, int k, i64 tau_stride) {
   __local T red_t[GROUP];
   LOAD
   org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride, red_t);
   STORE
 }
-#elif KIND == 6
+//@ k6
 // laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in the columns
 // [c_lo, c_lo + cols) of n rows outside [skip_lo, skip_hi) (getrf's panel swapped its own),
 // matrices astride apart.
@@ -321,7 +343,7 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64
     }
   }
 }
-#elif KIND == 7
+//@ k7
 // trsm, left, lower, unit: A(j0:j0+jb, c) = L11^-1 A(j0:j0+jb, c) for the columns
 // [c_lo, c_lo + cols).
 KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb, i64 c_lo, i64 cols) {
@@ -334,7 +356,7 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb, i64 c_l
     }
   }
 }
-#elif KIND == 8
+//@ k8
 // trsm, right, lower, conjugate-transposed: A(i, j0:j0+jb) = A(i, j0:j0+jb) L11^-H for the rows
 // i >= j0 + jb (potrf's panel below its diagonal block; L11's diagonal is real).
 KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb) {
@@ -349,7 +371,7 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 n, i64 batch, int j0, int jb) {
     }
   }
 }
-#elif KIND == 9
+//@ k9
 // The trailing updates' subtraction: A(i, j) -= t[i + j * rows] over a rows x cols block (at
 // a_off in matrix 0, matrices astride apart; lower: i >= j only, potrf's upper part untouched);
 // t is the product GEMM left, a block after another.
@@ -361,7 +383,7 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* t, i64 a_off, i64 lda, i64 astride, 
     *p = SUB(*p, t[e]);
   }
 }
-#elif KIND == 10
+//@ k10
 // w = conj(a block of rows x cols at a_off), packed (a matrix after another, astride apart in a):
 // the conjugate transposes GEMM takes as transposes of these (it does not conjugate).
 KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
@@ -370,7 +392,7 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, 
     w[e] = CONJ(a[a_off + b * astride + i + j * lda]);
   }
 }
-#elif KIND == 11
+//@ k11
 // The block of reflectors V of geqrf's panel (rows x jb from a_off, the unit diagonal and the
 // zeros above it written out) packed for GEMM, conjugated where conj is set.
 KERNEL porta_k(GLOBAL const T* a, GLOBAL T* v, i64 a_off, i64 lda, i64 astride, i64 rows, int jb, i64 batch, int conj) {
@@ -380,7 +402,7 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* v, i64 a_off, i64 lda, i64 astride, 
     v[e] = conj ? CONJ(x) : x;
   }
 }
-#elif KIND == 12
+//@ k12
 // larft (forward, columnwise) from g = V^H V (jb x jb, GEMM's) and the panel's tau: the upper
 // triangular t of H(0) ... H(jb-1) = I - V t V^H, t(r, i) = -tau(i) sum_l t(r, l) g(l, i). A
 // work-group a matrix, a column at a time.
@@ -403,7 +425,7 @@ KERNEL porta_k(GLOBAL const T* g, GLOBAL const T* tau, GLOBAL T* t, i64 tau_off,
     BARRIER
   }
 }
-#elif KIND == 13
+//@ k13
 // w2 = op(t) w1 (t jb x jb upper triangular, w1 jb x cols, both packed a matrix after another):
 // op = t^H for geqrf's H^H, t for orgqr's H.
 KERNEL porta_k(GLOBAL const T* t, GLOBAL const T* w1, GLOBAL T* w2, int jb, i64 cols, i64 batch, int herm) {
@@ -420,7 +442,7 @@ KERNEL porta_k(GLOBAL const T* t, GLOBAL const T* w1, GLOBAL T* w2, int jb, i64 
     w2[e] = v;
   }
 }
-#elif KIND == 14
+//@ k14
 // Zeros over a rows x cols block (orgqr's rows above its diagonal blocks).
 KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
   for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
@@ -428,7 +450,7 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols,
     a[a_off + b * astride + i + j * lda] = MKR((R)0);
   }
 }
-#elif KIND == 15
+//@ k15
 // The blocked solves' diagonal block: a work-item a right-hand side (nrhs a matrix), solving the
 // jb x jb block at a_off (lda, astride) into the jb rows of b at b_off (ldb, bstride). mode (dense.cpp's
 // Tri): 0 L unit lower, 1 L lower with a real diagonal (Cholesky's), 2 U upper, 3 L^H (L lower,
@@ -456,4 +478,71 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* b, i64 a_off, i64 lda, i64 astride, 
     }
   }
 }
-#endif
+//@ k16
+// gesv of a small matrix a work-group, in one launch: A (n x n, element (i, j) at a[a_off + b a_sb +
+// i a_sr + j a_sc], any strides: the row-major input itself, a broadcast or a view, no copy before)
+// into local memory as column-major with an odd leading dimension (lda: the transposing load's
+// stores fall in different banks), getf2 there (pivots and info in local memory), info written,
+// then B's columns RHS at a time into local memory, solved (getrs2) and written to x, row-major
+// (batch, n, nrhs): the answer as NumPy's. The LU is never written back.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* bm, GLOBAL T* x, GLOBAL int* info, i64 a_off, i64 a_sb, i64 a_sr, i64 a_sc,
+               i64 b_off, i64 b_sb, i64 b_sr, i64 b_sc, i64 x_off, i64 info_off, int n, i64 nrhs) {
+  __local R red_v[GROUP];
+  __local int red_i[GROUP];
+  __local T s[SMALL * (SMALL + 1)];
+  __local T sb[SMALL * RHS];
+  __local int piv[SMALL];
+  __local int bad[1];
+  const int lid = LID, lda = n | 1;
+  const i64 g = GROUP_ID;
+  GLOBAL const T* ag = a + a_off + g * a_sb;
+  for (int e = lid; e < n * n; e += GROUP) {
+    const int i = e / n, j = e - i * n;
+    s[i + j * lda] = ag[i * a_sr + j * a_sc];
+  }
+  if (lid == 0) bad[0] = 0;
+  BARRIER
+  getf2(s, lda, n, n, piv, bad, 0, red_v, red_i);
+  if (lid == 0) info[info_off + g] = bad[0];
+  GLOBAL const T* bg = bm + b_off + g * b_sb;
+  GLOBAL T* xg = x + x_off + g * n * nrhs;
+  for (i64 c0 = 0; c0 < nrhs; c0 += RHS) {
+    const int cb = nrhs - c0 < RHS ? (int)(nrhs - c0) : RHS;
+    for (int e = lid; e < n * cb; e += GROUP) {
+      const int i = e / cb, c = e - i * cb;
+      sb[i + c * n] = bg[i * b_sr + (c0 + c) * b_sc];
+    }
+    BARRIER
+    getrs2(s, lda, piv, sb, n, n, cb);
+    for (int e = lid; e < n * cb; e += GROUP) {
+      const int i = e / cb, c = e - i * cb;
+      xg[i * nrhs + c0 + c] = sb[i + c * n];
+    }
+    BARRIER
+  }
+}
+//@ k17
+// potrf (lower) of a small matrix a work-group, in one launch: A from any strides (as k16) into
+// local memory, potf2 there, info written, L written row-major (batch, n, n) with zeros above the
+// diagonal: NumPy's cholesky as it returns it. Only A's lower triangle is read.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* l, GLOBAL int* info, i64 a_off, i64 a_sb, i64 a_sr, i64 a_sc, i64 l_off, i64 info_off,
+               int n) {
+  __local T s[SMALL * (SMALL + 1)];
+  __local int bad[1];
+  const int lid = LID, lda = n | 1;
+  const i64 g = GROUP_ID;
+  GLOBAL const T* ag = a + a_off + g * a_sb;
+  for (int e = lid; e < n * n; e += GROUP) {
+    const int i = e / n, j = e - i * n;
+    if (i >= j) s[i + j * lda] = ag[i * a_sr + j * a_sc];
+  }
+  if (lid == 0) bad[0] = 0;
+  BARRIER
+  potf2(s, lda, n, bad, 0);
+  if (lid == 0) info[info_off + g] = bad[0];
+  GLOBAL T* lg = l + l_off + g * n * n;
+  for (int e = lid; e < n * n; e += GROUP) {
+    const int i = e / n, j = e - i * n;
+    lg[e] = i >= j ? s[i + j * lda] : MKR((R)0);
+  }
+}
