@@ -36,11 +36,12 @@ PEERS=()
 
 # 2. Correctness on the GPUs under each new setting (the tests force PORTA_SORT and PORTA_RADIX per
 #    case; these variables reach every one-sweep sort that the tests do not force otherwise).
-GPU_TESTS='*/cuda_0:*/opencl_1'
+GPU_TESTS='*cuda_0*:*opencl_1*'
 test_run() {  # name, then VAR=value settings
   local name=$1; shift
   env "$@" timeout 300 "$TEST" --gtest_filter="$GPU_TESTS" > "$D/test_$name.log" 2>&1
-  echo "test $name: rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]' "$D/test_$name.log" | tr '\n' ' ')"
+  local rc=$?
+  echo "test $name: rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]' "$D/test_$name.log" | tr '\n' ' ')"
 }
 test_run default
 test_run early16 PORTA_ONESWEEP=early
@@ -52,8 +53,9 @@ bench_run() {  # name, then VAR=value settings
   local name=$1; shift
   env "$@" timeout 60 "$BENCH" --devices=cuda:0,opencl:1 --filter="$ROWS" --repetitions=3 --no-ceilings "${PEERS[@]}" \
     --json="$D/bench_$name.json" --markdown="$D/bench_$name.md" > "$D/bench_$name.log" 2>&1
-  echo "bench $name: rc=$?"
-  grep -E '^\| *(sort_f32|sort_i32|sort_u32|argsort_f32)' "$D/bench_$name.md" 2>/dev/null | sed "s/^/  $name /"
+  local rc=$?
+  echo "bench $name: rc=$rc"
+  grep -E -i '^\| *(arg)?sort' "$D/bench_$name.md" 2>/dev/null | sed "s/^/  $name /"
 }
 bench_run base
 bench_run late_i20_b3   PORTA_SORT_ITEMS=20 PORTA_RADIX_BLOCKS=3
