@@ -302,6 +302,40 @@ TEST_P(SortRules, OnesweepAcrossTileBoundaries) {
   EXPECT_TRUE(array_matches(porta::argsort(b), DType::int64, {3, 5001}, order_ref, {0, 0}));
 }
 
+// The one sweep in CUB's order (PORTA_ONESWEEP=early: counts published before the ranking, tile 0
+// alone scanning the digit starts, which reach the other tiles through the look-back) in tiles of
+// 256 x 4 keys (PORTA_SORT_ITEMS=4), so that short arrays span many tiles: lengths around their
+// multiples, 41 tiles, all-equal keys and keys differing in one digit, indices, rows spanning
+// tiles (row digits from the indices), and once the ranking by emulated warp votes. int32 only
+// (three kernels to compile on PoCL, ~20 s cold; the key maps are the late order's, tested above).
+TEST_P(SortRules, OnesweepEarlyOrderAcrossTileBoundaries) {
+  ScopedEnv sort("PORTA_SORT", "onesweep"), order("PORTA_ONESWEEP", "early"), items("PORTA_SORT_ITEMS", "4");
+  for (std::int64_t n : std::vector<std::int64_t>{1, 1023, 1024, 1025, 7 * 1024 + 3, 41 * 1024 - 1}) {
+    SCOPED_TRACE(n);
+    std::vector<double> any(n), same(n, -5.0), one_digit(n);
+    for (std::int64_t i = 0; i < n; ++i) {
+      any[static_cast<std::size_t>(i)] = static_cast<double>(random_int(-2000000000, 2000000000));
+      one_digit[static_cast<std::size_t>(i)] = 0x12000034 + static_cast<double>(random_int(0, 255)) * 0x100;  // the second digit varies
+    }
+    for (const auto* v : {&any, &same, &one_digit}) expect_sorted(dev(), *v, DType::int32);
+  }
+  std::vector<double> w;
+  Array b = random_array({3, 2501}, DType::int32, -300, 300, &w);
+  std::vector<double> order_ref;
+  for (int r = 0; r < 3; ++r) {
+    std::vector<double> row(w.begin() + r * 2501, w.begin() + (r + 1) * 2501);
+    for (auto i : stable_order(row, false)) order_ref.push_back(static_cast<double>(i));
+  }
+  EXPECT_TRUE(array_matches(porta::argsort(b), DType::int64, {3, 2501}, order_ref, {0, 0}));
+  ScopedEnv radix("PORTA_RADIX", "ballot");
+  std::vector<double> v(5 * 1024 + 7);
+  for (auto& x : v) x = static_cast<double>(random_int(-70000, 70000));
+  const std::int64_t n = static_cast<std::int64_t>(v.size());
+  std::vector<double> ref = v;
+  std::sort(ref.begin(), ref.end());
+  EXPECT_TRUE(array_matches(porta::sort(upload(v, DType::int32, {n}, dev())), DType::int32, {n}, ref, {0, 0})) << "ballot";
+}
+
 PORTA_INSTANTIATE_DEVICES(SortRules);
 
 // The dtypes of issue 37 (int8 ... uint64, complex64, complex128): elements as raw bytes

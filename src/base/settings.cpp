@@ -151,6 +151,17 @@ constexpr Spec kTable[] = {
     {"PORTA_RADIX_BLOCKS", Type::integer, "", 1, 8, false, "4", "", "once, at the first sort", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The blocks an SM is to hold in CUDA's downsweep of sorts without indices (its `__launch_bounds__`)."},
+    {"PORTA_ONESWEEP", Type::choice, "auto late early", 0, 0, false, "auto", "", "each sort", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "The order of a one-sweep pass's steps: late (the tile's counts published after its ranking, the look-back "
+     "before the tile goes to local memory, the digit starts scanned by every work-group) or early (CUB's: counts "
+     "first with local atomics and published at once, the ranking straight into local memory, then the look-back; "
+     "tile 0 alone scans the digit starts); auto: late."},
+    {"PORTA_SORT_ITEMS", Type::integer, "", 4, 32, false, "",
+     "16 (15 with indices; fewer for 8-byte keys)", "each sort", Audience::tuning, OnBad::error, kWrongKernel,
+     "The elements a work-item ranks in a tile of the one-sweep sort (tiles of 256 work-items), lowered to what "
+     "32000 bytes of local memory hold of a tile's elements and indices (31 for 4-byte keys alone, 15 with "
+     "indices)."},
     {"PORTA_SCAN", Type::choice, "auto group serial", 0, 0, false, "auto", "", "once, at the first scan",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How a long row is scanned: group (the GPU look-back, a work-group of 256 a tile) or serial (a work-item a "

@@ -232,11 +232,20 @@ struct RadixPlan {
   int pay = 0;   // bytes of the index that travels (0: none, 4, 8)
   int items = 16;  // elements a work-item ranks per tile
   int blocks = 0;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__; 0: no bound)
+  bool early = false;  // the one-sweep pass in CUB's order (PORTA_ONESWEEP=early: onesweep_early_source)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
 
 int tile_items(int bytes) { return std::min(16, 32000 / (kGroup * bytes)); }
+// The one-sweep pass's items a work-item (PORTA_SORT_ITEMS, read at each sort; tile_items where
+// unset), at most what 32000 bytes of local memory hold of a tile's elements and indices, as
+// tile_items allows: the tile's tables take the rest of CUDA's 48 KiB of static local memory.
+int onesweep_items(int bytes) {
+  const int fit = 32000 / (kGroup * bytes);
+  const std::optional<int> forced = setting_int("PORTA_SORT_ITEMS");
+  return forced ? std::min(*forced, fit) : tile_items(bytes);
+}
 
 std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uint"; }
 
@@ -466,8 +475,38 @@ std::string histogram_source(const DialectText& d, DType t) {
              kernel_text(d, kRadixSortSource, "histogram"));
 }
 
+// Where the early order's digit starts follow the counts in the histogram buffer (digit_starts).
+std::int64_t starts_at(DType t) { return std::int64_t{kDigits} * max_passes(t); }
+std::string digit_starts_source(const DialectText& d, DType t) {
+  return cat(defs(d, hist_plan(t), false), "#define STARTS ", starts_at(t), "\n", kernel_text(d, kRadixSortSource, "digit_starts"));
+}
+
+// One pass of the one-sweep sort in CUB's order (AgentRadixSortOnesweep with its early counts;
+// PORTA_ONESWEEP=early): the tile is counted with local atomics and its counts published before
+// it is ranked, the ranking gives each element its place in the tile at once (no scan after it),
+// the tile goes to local memory, and the look-back comes after that, so that the wait for the tiles before overlaps the ranking; the
+// write-out reads one table an element. The digit starts of every pass come from one small
+// kernel a sort (digit_starts, CUB's exclusive sum), which only tile 0 reads: its PREFIX words
+// carry them to every later tile's look-back. (A scan in tile 0 alone would put barriers under
+// a condition, which PoCL's compiler took minutes over.) The late order (onesweep_source)
+// publishes after the ranking, looks back before the tile goes to local memory, and scans the
+// totals in every work-group.
+std::string onesweep_early_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
+  auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
+  const bool ballot = has_ballot(s.rank);
+  return cat(defs(d, s, last_wide), "#define STARTS ", starts_at(s.t), "\n#define EARLY_PAY(pos, v) ", s.pay ? "pbuf[pos] = (v);" : "", "\n",
+             part("onesweep"),
+             s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
+             uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
+             part("onesweep_digits"), "  incl = 0;\n  BARRIER\n", part("onesweep_tile"), part("early_count"), part("early_publish"),
+             ballot ? part("downsweep_tile_scan_ballot")
+                    : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
+             part("early_rank"), part("early_lookback"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("early_end"));
+}
+
 // One pass of the one-sweep sort: the downsweep's sections around its own (kernels/radix_sort.cl).
 std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
+  if (s.early) return onesweep_early_source(d, s, last_wide);
   auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
   const bool ballot = has_ballot(s.rank);
   return cat(defs(d, s, last_wide), part("onesweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
@@ -476,7 +515,7 @@ std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_
              part("onesweep_publish"),
              ballot ? part("downsweep_tile_scan_ballot")
                     : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
-             part("onesweep_lookback"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
+             part("onesweep_lookback"), part("onesweep_offset"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
              part("downsweep_write"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
 }
 
@@ -502,11 +541,13 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
   const int key_passes = key_bits(t) / 8, row_passes = (row_bits + 7) / 8, passes = key_passes + row_passes;
   RadixPlan s{t, rank};
   if (index_out || row_passes) s.pay = 4;  // n < 2^30
-  s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
+  s.items = onesweep_items(static_cast<int>(itemsize(t)) + s.pay);
+  s.early = setting_choice("PORTA_ONESWEEP") == "early";
   s.blocks = s.pay ? 0 : radix_blocks();
   const std::int64_t tiles = (n + s.tile() - 1) / s.tile();
   // hist: every pass's digit counts; counter: each pass's tile counter; look: a pass's tile words.
-  auto hist = make_buffer_node({std::int64_t{kDigits} * passes}, DType::uint32, device);
+  // (early: the digit starts after max_passes(t) passes' counts, starts_at)
+  auto hist = make_buffer_node({s.early ? 2 * starts_at(t) : std::int64_t{kDigits} * passes}, DType::uint32, device);
   auto counter = make_buffer_node({passes}, DType::int32, device);
   auto look = make_buffer_node({std::int64_t{kDigits} * tiles}, DType::uint32, device);
   zero_fill(hist->view(), 4, static_cast<std::size_t>(kDigits * passes));
@@ -529,6 +570,17 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
            KernelArg::scalar<std::int32_t>(passes), KernelArg::scalar<std::int32_t>(descending ? 1 : 0), i64(len)};
     };
     run(h, DType::uint32);
+  }
+  if (s.early) {
+    Work c;
+    c.write = &hist->view();
+    c.items = std::int64_t{kDigits} * passes;
+    c.groups = static_cast<std::size_t>(passes);
+    c.group = kDigits;
+    c.key = cat("radix_starts|", static_cast<int>(t));
+    c.source = [t](const DialectText& d) { return digit_starts_source(d, t); };
+    c.args = [&](std::vector<KernelArg>& g) { g = {mem(hist->view())}; };
+    run(c, DType::uint32);
   }
   NodePtr ktmp[2], ptmp[2];
   auto tmp = [&](NodePtr* slot, int i, DType dt) -> const View& {
@@ -553,7 +605,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     w.items = n;
     w.groups = static_cast<std::size_t>(tiles);
     w.group = static_cast<std::size_t>(s.group());
-    w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks);
+    w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks, "|", s.early);
     w.source = [s, last_wide](const DialectText& d) { return onesweep_source(d, s, last_wide); };
     if (rank == Rank::ballot_ptx && s.blocks > 0)
       w.options = ptx_maxnreg_option(s.blocks * s.group());
@@ -693,10 +745,32 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
         out.emplace_back(cat("radix downsweep ", what), downsweep_source(d, s, false));
         if (pay == 4) out.emplace_back(cat("radix downsweep (wide last) ", what), downsweep_source(d, s, true));
         if (rank != Rank::serial && pay != 8) {  // the one-sweep sort: tiled rankings, 4-byte indices (n < 2^30)
-          if (pay == 0 && rank == Rank::tiled) out.emplace_back(cat("radix histogram ", name(t)), histogram_source(d, t));
+          if (pay == 0 && rank == Rank::tiled) {
+            out.emplace_back(cat("radix histogram ", name(t)), histogram_source(d, t));
+            out.emplace_back(cat("radix digit starts ", name(t)), digit_starts_source(d, t));
+          }
           out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, s, false));
           if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, s, true));
         }
+      }
+  // The one sweep in CUB's order (PORTA_ONESWEEP=early): keys of 8 to 64 bits and complex, with
+  // and without indices, and tiles of the most items local memory allows (PORTA_SORT_ITEMS).
+  // (The local-memory ballots take the same sections as the tiled ranking: not compiled again.)
+  for (Rank rank : {Rank::tiled, ballot})
+    for (DType t : {DType::int8, DType::float32, DType::uint64, DType::complex128})
+      for (int pay : {0, 4}) {
+        RadixPlan s{t, rank};
+        s.pay = pay;
+        s.early = true;
+        s.blocks = s.pay ? 0 : radix_blocks();
+        const int bytes = static_cast<int>(itemsize(t)) + s.pay;
+        const std::string what = cat(rank_name(rank), " ", name(t), " index bytes ", pay);
+        for (int items : {tile_items(bytes), 32000 / (kGroup * bytes)}) {
+          if (pay && items != tile_items(bytes)) continue;
+          s.items = items;
+          out.emplace_back(cat("radix onesweep early ", what, " items ", items), onesweep_source(d, s, false));
+        }
+        if (pay == 4) out.emplace_back(cat("radix onesweep early (wide last) ", what), onesweep_source(d, s, true));
       }
   out.emplace_back("radix digit scan", scan_source(d, kGroup));
   out.emplace_back("radix digit scan (CPU)", scan_source(d, 1));

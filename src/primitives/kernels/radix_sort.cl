@@ -269,4 +269,97 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
       }
       *mine = PREFIX | (excl + tcount);
     }
+//@ onesweep_offset  (late) the digit's start from the work-group's own scan of the pass's totals
     goff[lid] = incl - tot + excl;
+//@ digit_starts  (early) the digit starts of every pass, once a sort (CUB's exclusive sum kernel): a work-group of DIGITS work-items a pass, hist[STARTS + pass * DIGITS + d] := the count of digits below d in hist[pass * DIGITS + :]
+KERNEL porta_k(GLOBAL u32* hist) {
+  __local u32 sa[DIGITS], sb[DIGITS];
+  int lid = LID;
+  i64 pass = GROUP_ID;
+  u32 c = hist[pass * DIGITS + lid];
+  sa[lid] = c;
+  BARRIER
+  int src = 0;
+  for (int off = 1; off < DIGITS; off <<= 1) {
+    u32 x = src ? sb[lid] : sa[lid];
+    if (lid >= off) x += src ? sb[lid - off] : sa[lid - off];
+    if (src) sa[lid] = x; else sb[lid] = x;
+    src ^= 1;
+    BARRIER
+  }
+  hist[STARTS + pass * DIGITS + lid] = (src ? sb[lid] : sa[lid]) - c;
+}
+//@ early_count  (PORTA_ONESWEEP=early, CUB's order: counts, publish, rank, look back) after onesweep_tile: the tile's keys loaded as tile_rank loads them, then counted into the warps' histograms with local atomics (CUB's early counts) before any ranking, so that the tile publishes its counts after one pass over its registers; tcount: the tile's count of digit lid, wh[w * DIGITS + d]: the count of digit d in the warps before w
+    for (int q = lid; q < WARPS * DIGITS; q += GROUP) wh[q] = 0;
+    BARRIER
+    RT kr[ITEMS];
+    PT pr[ITEMS];
+    i64 e0 = t0 + (i64)warp * (32 * ITEMS) + lane, rem = hi - e0;
+    const int rc = rem + lane >= 32 * ITEMS ? 32 * ITEMS : rem + lane <= 0 ? 0 : (int)(rem + lane);
+    GLOBAL const RT* kp = keys + k_off + e0;
+    GLOBAL const PT* pp = pay_in + e0;
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q) {
+      kr[q] = q * 32 + lane < rc ? kp[q * 32] : (RT)0;
+      pr[q] = q * 32 + lane < rc ? (HAS_PAY ? (iota ? (PT)(e0 + q * 32) : pp[q * 32]) : (PT)0) : (PT)0;
+    }
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q)
+      if (q * 32 + lane < rc) { u32 dg; DIGIT(kr[q], pr[q], dg); LATOMIC_ADD(&wh[warp * DIGITS + dg], 1u); }
+    BARRIER
+    u32 tcount = 0;
+    for (int w = 0; w < WARPS; ++w) { u32 v = wh[w * DIGITS + lid]; wh[w * DIGITS + lid] = tcount; tcount += v; }
+//@ early_publish  the tile's counts published at once (onesweep_publish's words); tile 0's PREFIX holds the digit's start in the output besides (digit_starts'), so that every look-back ends with the digit's place in the output and no work-group scans the totals
+#define AGGREGATE 0x40000000u
+#define PREFIX 0x80000000u
+#define COUNT_MASK 0x3fffffffu
+    __global volatile u32* mine = look + tile * DIGITS + lid;
+    const u32 start = tile == 0 ? hist[STARTS + pass * DIGITS + lid] : 0u;
+    *mine = tile == 0 ? PREFIX | (start + tcount) : AGGREGATE | tcount;
+//@ early_rank  (after the tile's scan: tincl) wh[w * DIGITS + d] := where warp w's elements of digit d start in the tile; then each round ranks its elements as tile_rank does, dr holding each one's place in the tile (the warps' histograms already hold the tile's offsets, so no scan follows), and the tile goes to local memory after the rounds (CUB's ranks in registers, then ScatterKeysShared; stored in each round, the elements came out wrong on PoCL, a cause not found), EARLY_PAY storing an index beside its key
+    u32 texcl = tincl - tcount;
+    for (int w = 0; w < WARPS; ++w) wh[w * DIGITS + lid] += texcl;
+    BARRIER
+    u32 dr[ITEMS];  // the elements' places in the tile (TILE: none)
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q) {
+      const int c_ = rc - q * 32, in_ = lane < c_;
+      const u32 vm = c_ >= 32 ? 0xffffffffu : c_ <= 0 ? 0u : ((1u << (u32)c_) - 1u);
+      u32 dg = 0;
+      if (in_) DIGIT(kr[q], pr[q], dg);
+      u32 m; PEERS(dg, m);
+      m &= vm;
+      u32 lower = POPC(m & ((1u << lane) - 1u)), cnt = POPC(m);
+      u32 before = in_ ? wh[warp * DIGITS + dg] : 0u;
+      WSYNC
+      if (in_ && lower == cnt - 1u) wh[warp * DIGITS + dg] = before + cnt;
+      WSYNC
+      dr[q] = in_ ? before + lower : (u32)TILE;
+    }
+#pragma unroll
+    for (int q = 0; q < ITEMS; ++q)
+      if (dr[q] < TILE) { kbuf[dr[q]] = kr[q]; EARLY_PAY(dr[q], pr[q]) }
+//@ early_lookback  (after the tile is in local memory, so that the wait on the tiles before overlaps the ranking's tail) digit lid's place in the output: tile 0's from digit_starts, the others' from the look-back (onesweep_lookback's walk, whose PREFIX words include the digit's start); goff[d] - (its start in the tile): one table read an element in the write-out
+    u32 excl = 0;
+    if (tile == 0) excl = start;
+    else {
+      __global volatile u32* p = mine - DIGITS;
+      for (;;) {
+        const u32 w = *p;
+        if (w == 0u) continue;  // that tile has not published yet: it is running (it took its index first)
+        excl += w & COUNT_MASK;
+        if (w & PREFIX) break;
+        p -= DIGITS;
+      }
+      *mine = PREFIX | (excl + tcount);
+    }
+    goff[lid] = (u64)excl - (u64)texcl;  // modulo 2^64: goff[d] + i is the place of the tile's element i
+    BARRIER
+    int count = hi - t0 < TILE ? (int)(hi - t0) : TILE;
+    for (int i = lid; i < count; i += GROUP) {
+//@ early_end  (after downsweep_read or downsweep_read_pay)
+      u64 pos = goff[dg] + (u64)i;
+      STORE(pos, raw, p)
+    }
+  }
+}
