@@ -297,3 +297,21 @@ def test_where_of_two_scalars_types_numpy_scalars_strongly(device, x, y):
     want = np.where(cn, x, y)
     assert got.dtype == want.dtype, (x, y, got.dtype, want.dtype)
     np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dtype,number", [("uint8", -3), ("uint8", 256), ("int8", 200), ("int16", -2 ** 15 - 1),
+                                          ("uint64", -1), ("int64", 2 ** 63)])
+def test_where_with_a_python_int_beyond_the_dtype_raises(device, dtype, number):
+    """where(c, uint8_array, -3): NumPy 2.4 wraps -3 to 253 silently (its where casts unsafely, unlike
+    its ufuncs, clip and asarray: NumPy issue 27006); porta raises the OverflowError of NumPy's
+    arithmetic (listed in docs/guide/numpy-differences.md). A number the dtype holds is taken."""
+    a = np.array([1, 2, 3], dtype=dtype)
+    c = porta.asarray(np.array([True, False, True]), device=device)
+    x = porta.asarray(a, device=device)
+    with pytest.raises(OverflowError, match=str(number)):
+        porta.where(c, x, number)
+    with pytest.raises(OverflowError, match=str(number)):
+        porta.where(c, number, x)
+    assert x.get().tolist() == [1, 2, 3]  # (the array stays valid)
+    inside = int(np.iinfo(dtype).max if number > 0 else np.iinfo(dtype).min)
+    same(porta.where(c, x, inside), np.where(np.array([True, False, True]), a, inside))
