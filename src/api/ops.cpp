@@ -3,6 +3,8 @@
 
 #include <porta/error.hpp>
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -315,6 +317,10 @@ Array reciprocal(const Array& a) {
   if (!is_inexact(n->dtype()))
     throw DTypeError(cat("reciprocal takes floating or complex arrays, not ", name(n->dtype()),
                          " (NumPy's reciprocal of integers is an integer division, 1 // x); use divide(1, a) for float64, or astype first"));
+  // NumPy's reciprocal of a complex zero is NaN + i NaN (its loop's Smith division, 0 / 0 first),
+  // where its divide(1, 0j) gives inf + i NaN.
+  if (is_complex(n->dtype()))
+    return where(equal(a, 0), std::complex<double>(std::nan(""), std::nan("")), divide(1, a));
   return divide(1, a);
 }
 
