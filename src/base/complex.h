@@ -23,7 +23,9 @@
      CX_ATANH_BIG  from here atanh(z) is 1/z + i pi/2 in CX_T (1/eps: 2^24, 2^53)
 
    Conventions (NumPy 2's, which takes most of them from the C library's C99 Annex G functions):
-   - multiplication is the textbook formula (NumPy's loop; no Annex G recovery of infinities);
+   - multiplication is the textbook formula, products rounded apart (NumPy's scalar; its SIMD loops
+     fuse multiply-adds where the CPU has FMA: a difference listed in numpy-differences.md; no
+     Annex G recovery of infinities, except inside pow);
      division is Smith's algorithm exactly as NumPy's loop (no overflow or underflow of
      intermediate products for large or small parts); x / (0 + 0i) divides each part by +0.
    - abs is hypot; sign is z / |z| (0 for 0; +-1 along an infinite axis, NaN for two infinite
@@ -76,8 +78,9 @@ CX_FN CX_C CX_F(add)(CX_C a, CX_C b) { return CX_F(c)(a.re + b.re, a.im + b.im);
 CX_FN CX_C CX_F(sub)(CX_C a, CX_C b) { return CX_F(c)(a.re - b.re, a.im - b.im); }
 CX_FN CX_C CX_F(neg)(CX_C a) { return CX_F(c)(-a.re, -a.im); }
 CX_FN CX_C CX_F(conj)(CX_C a) { return CX_F(c)(a.re, -a.im); }
-/* Products rounded apart, as NumPy's loop: an FMA here would give inf + i inf for (1e30 + 1e30i)
-   (1e30 - 1e30i) in float32 where NumPy gives inf + i NaN. */
+/* Products rounded apart, as NumPy's scalar multiplication: an FMA here would give inf + i inf for
+   (1e30 + 1e30i) (1e30 - 1e30i) in float32 where that gives inf + i NaN (NumPy's SIMD loop on an
+   FMA CPU gives inf + i inf: NumPy has no one answer). */
 CX_FN CX_C CX_F(mul)(CX_C a, CX_C b) {
   return CX_F(c)(CX_MUL(a.re, b.re) - CX_MUL(a.im, b.im), CX_MUL(a.re, b.im) + CX_MUL(a.im, b.re));
 }
