@@ -121,38 +121,34 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _core._cumulative_prod(x, None if axis is None else axis_index(x, axis, "cumulative_prod"), include_initial)
 
 
-def _numeric(x, what):
-    """The array API takes numeric arrays in real, imag and conj (not bool)."""
-    check_array(x, what)
-    if x._dtype_name == "bool":
-        raise _core.DTypeError(f"{what} takes numeric arrays (the array API's rule), not bool; use astype(int32) first")
-
-
 def real(x, /):
     """The real part: of a complex array the parts' dtype (complex64: float32); of a real-valued
-    array a new array of x's values."""
-    _numeric(x, "real")
+    array a new array of x's values (bool too, as NumPy's; the standard asks numeric arrays only)."""
+    check_array(x, "real")
+    if x._dtype_name == "bool":
+        return x.astype("bool", copy=True)
     return _core._real(x) if x._dtype_name.startswith("complex") else _core.positive(x)
 
 
 def imag(x, /):
     """The imaginary part: of a complex array the parts' dtype; of a real-valued array zeros of x's dtype."""
-    _numeric(x, "imag")
+    check_array(x, "imag")
     return _core._imag(x)
 
 
 def conj(x, /):
-    """The complex conjugate; of a real-valued array a new array of x's values."""
-    _numeric(x, "conj")
-    return _core._conj(x) if x._dtype_name.startswith("complex") else _core.positive(x)
+    """The complex conjugate; of a real-valued array a new array of x's values (of bool: int8, as NumPy's)."""
+    check_array(x, "conj")
+    return _core._conj(x) if x._dtype_name.startswith("complex") else _core.positive(x) if x._dtype_name != "bool" \
+        else _core._conj(x)
 
 
 conjugate = conj
 
 
 def angle(z, deg=False):
-    """NumPy's angle: atan2(imag, real) of each element (0 or pi for real arrays; float64 for
-    integers and bool), in degrees with deg=True."""
+    """NumPy's angle: atan2(imag, real) of each element (0 or pi for real arrays: atan2(0, z), so
+    int8 gives float16, int16 float32, int32 and bool float64), in degrees with deg=True."""
     check_array(z, "angle")
     a = _core.angle(z)
     return _core.multiply(a, 180.0 / np.pi) if deg else a

@@ -265,16 +265,17 @@ Array imag(const Array& a) {
 
 Array conj(const Array& a) {
   NodePtr n = operand(a, "conj");
+  if (n->dtype() == DType::boolean) return a.astype(DType::int8);  // (NumPy's conjugate has no bool loop)
   if (!is_complex(n->dtype())) return fresh(n);
   return wrap(make_node(Op::conj, n->dtype(), n));
 }
 
-// NumPy's angle: atan2(imag, real), float64 for integers and bool.
+// NumPy's angle: atan2(imag, real); of a real array atan2(0, a) with 0 a Python int, so of the
+// float atan2 gives that integer dtype (int8: float16, int16: float32, bool with 0: int64, float64).
 Array angle(const Array& a) {
   NodePtr n = operand(a, "angle");
   if (is_complex(n->dtype())) return atan2(imag(a), real(a));
-  const Array x = is_floating(n->dtype()) ? a : a.astype(DType::float64);
-  return atan2(zeros_like(x), x);
+  return atan2(0, a);
 }
 
 Array sign(const Array& a) {
