@@ -356,3 +356,21 @@ def test_complex_special_values_are_numpys(device, dtype):
     got = porta.pow(porta.asarray(a, device=device), porta.asarray(b, device=device)).get()
     fin = np.isfinite(want) | ~(np.isfinite(a) & np.isfinite(b))  # (an overflow's phase is arbitrary)
     _same_parts(got[fin], want[fin])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_vecdot_of_half_floats_sums_in_float32(device, dtype):
+    """vecdot of float16 multiplies and sums in float32 and rounds once (NumPy's half dot; porta's
+    matmul): 300 * 400 is beyond float16, and in float16 products the sum was inf - inf = NaN
+    (found by the differential test on 2026-12-06)."""
+    if not device.supports(dtype):
+        pytest.skip(f"{device.spec} has no {dtype}")
+    a = np.array([[300.0, 400.0, 1.5], [-250.0, 260.0, 0.0]], dtype=np.float32)
+    b = np.array([[-300.0, 300.0, 2.0], [250.0, 270.0, 7.0]], dtype=np.float32)
+    x, y = porta.asarray(a, dtype=dtype, device=device), porta.asarray(b, dtype=dtype, device=device)
+    got = porta.vecdot(x, y)
+    assert got.dtype == x.dtype
+    want = np.sum(x.get().astype(np.float64) * y.get().astype(np.float64), axis=-1)  # (exact here)
+    np.testing.assert_allclose(got.get().astype(np.float64), want, rtol=1e-2)
+    if dtype == "float16":
+        same(got, np.vecdot(a.astype(np.float16), b.astype(np.float16)))
