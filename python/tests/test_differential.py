@@ -19,8 +19,10 @@ within its bound (NaN where NumPy has NaN, the same infinity), and the dtype and
 result must be NumPy's, as must the kind of error where NumPy raises.
 
 It runs for PORTA_DIFF_SECONDS (default 40) in all, shared by the devices, with a fresh seed each run,
-printed; PORTA_DIFF_SEED=<seed> replays a run, PORTA_DIFF_PROGRAM=<n> only its program n. On the GPU
-host: PORTA_DIFF_SECONDS=600 pytest python/tests/test_differential.py."""
+printed; PORTA_DIFF_SEED=<seed> replays a run, PORTA_DIFF_PROGRAM=<n> only its program n;
+PORTA_DIFF_KEEP_GOING=1 runs on past a failing program and reports every failure at the end (for
+long runs). On the GPU host: PORTA_DIFF_SECONDS=600 PORTA_DIFF_KEEP_GOING=1 pytest
+python/tests/test_differential.py."""
 import os
 import secrets
 import sys
@@ -39,6 +41,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 SECONDS = float(os.environ.get("PORTA_DIFF_SECONDS", "40"))
 SEED = int(os.environ.get("PORTA_DIFF_SEED") or secrets.randbits(62))
 ONLY = os.environ.get("PORTA_DIFF_PROGRAM")
+KEEP_GOING = os.environ.get("PORTA_DIFF_KEEP_GOING", "") not in ("", "0")
 
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64", "complex64", "complex128")
@@ -1093,6 +1096,7 @@ def test_random_programs(spec):
     master = np.random.default_rng([SEED, DEVICE_SPECS.index(spec)])
     start = time.monotonic()
     ran = compared = 0
+    failures = []
     with porta.Device(spec) as device:
         if ONLY is not None:
             run_one(int(ONLY), device)
@@ -1102,10 +1106,15 @@ def test_random_programs(spec):
             try:
                 n = run_one(seed, device)
             except AssertionError as e:
-                raise AssertionError(f"{e}\n(replay: PORTA_DIFF_SEED={SEED}, or this program alone: "
-                                     f"PORTA_DIFF_SEED={SEED} PORTA_DIFF_PROGRAM={seed})") from None
+                failure = f"{e}\n(replay: PORTA_DIFF_SEED={SEED}, or this program alone: " \
+                          f"PORTA_DIFF_SEED={SEED} PORTA_DIFF_PROGRAM={seed})"
+                if not KEEP_GOING:
+                    raise AssertionError(failure) from None
+                failures.append(failure)
+                continue
             if n is not None:
                 ran += 1
                 compared += n
     sys.stderr.write(f"test_differential {spec}: {ran} programs, {compared} elements compared\n")
+    assert not failures, f"{len(failures)} programs failed:\n" + "\n\n".join(failures[:20])
     assert ran > 0, f"no program ran in {budget:.0f} s on {spec}"
