@@ -324,7 +324,8 @@ def test_where_with_a_python_int_beyond_the_dtype_raises(device, dtype, number):
 # i ** (inf + i inf) NaN (NumPy 0: the C library's cpow multiplies with Annex G's recovery);
 # atanh(NaN + 1e300j) NaN + i pi/2 (NumPy NaN + i NaN); sinh(-inf + i inf), sin(inf - i inf),
 # cos(i NaN), cosh(-0 + i inf), acos(inf + i NaN), asin(inf + i NaN) with other signs.
-# (Only the functions fixed then, complex64 and complex128: 22 kernels on a cold PoCL cache.)
+# (Only the functions fixed then; complex64, whose code is the same text with float parts, only
+# isinf and pow: a cold PoCL compile costs about a second a kernel.)
 _PARTS = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5, -0.5, 1e30, 1e300]
 
 
@@ -341,9 +342,10 @@ def _same_parts(got, want):
 def test_complex_special_values_are_numpys(device, dtype):
     z = np.array([complex(a, b) for a in _PARTS for b in _PARTS]).astype(dtype)
     x = porta.asarray(z, device=device)
-    for name, ref in [("isinf", np.isinf), ("reciprocal", np.reciprocal), ("atan", np.arctan), ("atanh", np.arctanh),
-                      ("acos", np.arccos), ("asin", np.arcsin), ("cos", np.cos), ("cosh", np.cosh), ("sin", np.sin),
-                      ("sinh", np.sinh)]:
+    functions = [("isinf", np.isinf), ("reciprocal", np.reciprocal), ("atan", np.arctan), ("atanh", np.arctanh),
+                 ("acos", np.arccos), ("asin", np.arcsin), ("cos", np.cos), ("cosh", np.cosh), ("sin", np.sin),
+                 ("sinh", np.sinh)]
+    for name, ref in functions if dtype == "complex128" else functions[:1]:
         got, want = getattr(porta, name)(x).get(), ref(z)
         assert got.dtype == want.dtype, name
         if want.dtype.kind == "b":
