@@ -376,3 +376,11 @@ def test_vecdot_of_half_floats_sums_in_float32(device, dtype):
     np.testing.assert_allclose(got.get().astype(np.float64), want, rtol=1e-2)
     if dtype == "float16":
         same(got, np.vecdot(a.astype(np.float16), b.astype(np.float16)))
+
+
+@pytest.mark.parametrize("exponent", [np.uint64(14609321633852689065), 2 ** 63 + 5, np.uint64(2 ** 64 - 1)])
+def test_power_of_unsigned_exponents_beyond_int64(device, exponent):
+    """uint64 ** a uint64 above INT64_MAX: NumPy's wrapping power (the exponent was read as a negative
+    int64 and refused; found by the differential test on 2026-12-06)."""
+    a = np.array([0, 1, 2, 3, 2 ** 63 + 1], dtype=np.uint64)
+    same(porta.power(porta.asarray(a, device=device), exponent), np.power(a, exponent))

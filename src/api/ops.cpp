@@ -34,14 +34,18 @@ Array fresh(const NodePtr& n) { return wrap(make_node(Op::cast, n->dtype(), n));
   throw DTypeError(cat(op, " does not take ", name(t), " operands: it needs ", need));
 }
 
-// The value of an integer or bool exponent known when the expression is built: a host number,
-// or an array that is a lazy scalar (full, ones, a folded cast).
-std::optional<std::int64_t> known_integer(const Operand& o) {
-  if (o.kind() == Operand::Kind::integer || o.kind() == Operand::Kind::boolean) return o.integer();
+// An integer exponent known when the expression is built (a host number, or an array that is a
+// lazy scalar: full, ones, a folded cast) where it is negative. An unsigned one above INT64_MAX
+// (np.uint64(2**63 + 1)) is held as a negative int64: it is not negative.
+std::optional<std::int64_t> known_negative(const Operand& o) {
+  if (o.kind() == Operand::Kind::integer && !o.big_unsigned() && o.integer() < 0) return o.integer();
   if (o.kind() != Operand::Kind::array || !o.array().valid()) return std::nullopt;
   auto snap = o.array().node()->snapshot();
-  if (snap.evaluated || snap.expr.op != Op::scalar || is_inexact(snap.expr.scalar.dtype)) return std::nullopt;
-  return snap.expr.scalar.i;
+  const DType t = snap.expr.scalar.dtype;
+  if (snap.evaluated || snap.expr.op != Op::scalar || is_inexact(t) || is_unsigned_integer(t) || t == DType::boolean)
+    return std::nullopt;
+  if (snap.expr.scalar.i < 0) return snap.expr.scalar.i;
+  return std::nullopt;
 }
 
 Array arithmetic(Op op, const Operand& a, const Operand& b) {
@@ -57,8 +61,7 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
   if (op == Op::pow && !is_inexact(r.dtype)) {
     // NumPy raises here; an exponent array is not read back to check (plan.hpp says what a
     // negative element gives).
-    auto e = known_integer(b);
-    if (e && *e < 0)
+    if (auto e = known_negative(b))
       throw InvalidArgument(cat("power: integers to negative integer powers are not allowed (exponent ", *e,
                                 ", result dtype ", name(r.dtype), "), as in NumPy; make the base floating, e.g. astype(float64)"));
   }
