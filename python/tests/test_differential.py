@@ -468,6 +468,9 @@ def apply_where(c, x, y):
     if c.dt.kind != "b" or not isinstance(c.p, porta.ndarray):
         raise Skip
     text = f"where({c.text}, {x.text}, {y.text})"
+    if (_int_outside(x, y) or _int_outside(y, x)) and not isinstance(x.p, porta.ndarray) \
+            and not isinstance(y.p, porta.ndarray):
+        raise Skip  # (two Python ints, one beyond int64: no array dtype for either to meet)
     if _int_outside(x, y) or _int_outside(y, x):
         # A listed difference: NumPy's where wraps such an int into the dtype (-3 into uint8: 253),
         # porta raises the OverflowError of NumPy's arithmetic with it.
