@@ -436,7 +436,12 @@ def apply_binary(name, x, y):
         exact = (np.broadcast_to(xb, r.shape) == 0) & (np.broadcast_to(yb, r.shape) == 0)
         if name == "copysign":  # (the sign of a NaN an operation made is the CPU's: listed)
             exact &= ~np.broadcast_to(np.isnan(yv), r.shape)
-        return V(p, r, _finish(r, np.where(exact, 0.0, np.inf), [xv, yv], ulps), text)
+        prop = np.where(exact, 0.0, np.inf)
+        if name == "logaddexp":  # (x + log1p(exp(y - x)) rounds x's size away where the result nears 0)
+            with np.errstate(all="ignore"):
+                big = np.maximum(np.abs(np.broadcast_to(xv, r.shape)), np.abs(np.broadcast_to(yv, r.shape)))
+            prop = prop + 4 * float(np.finfo(r.dtype).eps) * np.where(np.isfinite(big), big, 0.0)
+        return V(p, r, _finish(r, prop, [xv, yv], ulps), text)
     xv, xb = _convert(x, r.dtype)
     yv, yb = _convert(y, r.dtype)
     ax, ay = np.abs(xv), np.abs(yv)
