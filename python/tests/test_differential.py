@@ -830,7 +830,9 @@ def product_stage(g, ctx):
     kk = a.r.shape[-1]
     with np.errstate(all="ignore"):
         prop = prop + 2.0 * (kk + 2) * float(real.eps) * mag
-    b = _finish(r, np.where(np.isfinite(mag), prop, np.inf), [], 2)
+    # (a sum whose terms' magnitudes pass the dtype's largest may overflow on the way, in an order
+    # of summation's own: unknown)
+    b = _finish(r, np.where(np.isfinite(mag) & (mag <= float(real.max)), prop, np.inf), [], 2)
     return V(p, r, b, f"{op}({a.text}, {bb.text})")
 
 
