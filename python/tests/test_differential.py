@@ -830,9 +830,10 @@ def product_stage(g, ctx):
     kk = a.r.shape[-1]
     with np.errstate(all="ignore"):
         prop = prop + 2.0 * (kk + 2) * float(real.eps) * mag
-    # (a sum whose terms' magnitudes pass the dtype's largest may overflow on the way, in an order
-    # of summation's own: unknown)
-    b = _finish(r, np.where(np.isfinite(mag) & (mag <= float(real.max)), prop, np.inf), [], 2)
+    # (a sum whose terms' magnitudes pass the largest of the dtype it accumulates in (float16's in
+    # float32) may overflow on the way, in an order of summation's own: unknown)
+    top = float(np.finfo(np.float32).max if r.dtype == np.float16 else real.max)
+    b = _finish(r, np.where(np.isfinite(mag) & (mag <= top), prop, np.inf), [], 2)
     return V(p, r, b, f"{op}({a.text}, {bb.text})")
 
 
