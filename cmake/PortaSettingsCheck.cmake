@@ -100,8 +100,8 @@ endforeach()
 # 4. What the scripts, CTest entries and Python tests set.
 set(not_settings PORTA_CMAKE_ARGS PORTA_BUILD_DIR PORTA_INSTALL_DEPS PORTA_PYTHON_VENV PORTA_MPI_EXPECT_NCCL
                  PORTA_TEST_SEED PORTA_TEST_LARGE PORTA_TEST_UNFUSED PORTA_TEST_KEEP_CACHE PORTA_TEST_INSTALLED_FROM
-                 # python/tests/test_differential.py's: how long it runs, which seed, which program
-                 PORTA_DIFF_SECONDS PORTA_DIFF_SEED PORTA_DIFF_PROGRAM)
+                 # python/tests/test_differential.py's: how long it runs, which seed, which program, on past failures
+                 PORTA_DIFF_SECONDS PORTA_DIFF_SEED PORTA_DIFF_PROGRAM PORTA_DIFF_KEEP_GOING)
 set(setters "")
 foreach(pattern scripts/*.sh .ci/* python/*.py python/*.sh tests/*.py CMakeLists.txt)
   file(GLOB_RECURSE found RELATIVE ${PORTA_ROOT} ${PORTA_ROOT}/${pattern})

@@ -65,29 +65,33 @@ TEST_P(Sorting, SortAndArgsortAreStableAlongEachAxis) {
   }
 }
 
+// Each NaN a value of its own (NumPy 2's unique_all), or all of them one (equal_nan, NumPy's unique).
 TEST_P(Sorting, UniqueGivesValuesIndicesInverseAndCounts) {
   PORTA_REQUIRE_DTYPE(dtype());
   auto v = tied_values(*this, 3 * 29, dtype());
   Array a = upload(v, dtype(), {3, 29}, dev());
-  auto r = porta::unique_all(a);
-  std::vector<double> vals, idx, counts, inverse(v.size());
-  auto o = stable_order(v, false);
-  for (std::size_t q = 0; q < o.size(); ++q) {
-    double x = v[static_cast<std::size_t>(o[q])];
-    bool same = q > 0 && (x == vals.back() || (std::isnan(x) && std::isnan(vals.back())));
-    if (!same) {
-      vals.push_back(x);
-      idx.push_back(static_cast<double>(o[q]));
-      counts.push_back(0);
+  for (bool equal_nan : {false, true}) {
+    auto r = porta::unique_all(a, equal_nan);
+    std::vector<double> vals, idx, counts, inverse(v.size());
+    auto o = stable_order(v, false);
+    for (std::size_t q = 0; q < o.size(); ++q) {
+      double x = v[static_cast<std::size_t>(o[q])];
+      bool same = q > 0 && (x == vals.back() || (equal_nan && std::isnan(x) && std::isnan(vals.back())));
+      if (!same) {
+        vals.push_back(x);
+        idx.push_back(static_cast<double>(o[q]));
+        counts.push_back(0);
+      }
+      counts.back() += 1;
+      inverse[static_cast<std::size_t>(o[q])] = static_cast<double>(vals.size() - 1);
     }
-    counts.back() += 1;
-    inverse[static_cast<std::size_t>(o[q])] = static_cast<double>(vals.size() - 1);
+    const Shape s{static_cast<std::int64_t>(vals.size())};
+    EXPECT_TRUE(array_matches(r.values, dtype(), s, vals, {0, 0})) << equal_nan;
+    EXPECT_TRUE(array_matches(r.indices, DType::int64, s, idx, {0, 0})) << equal_nan;
+    EXPECT_TRUE(array_matches(r.counts, DType::int64, s, counts, {0, 0})) << equal_nan;
+    EXPECT_TRUE(array_matches(r.inverse, DType::int64, {3, 29}, inverse, {0, 0})) << equal_nan;
+    EXPECT_TRUE(array_matches(porta::unique_values(a, equal_nan), dtype(), s, vals, {0, 0})) << equal_nan;
   }
-  const Shape s{static_cast<std::int64_t>(vals.size())};
-  EXPECT_TRUE(array_matches(r.values, dtype(), s, vals, {0, 0}));
-  EXPECT_TRUE(array_matches(r.indices, DType::int64, s, idx, {0, 0}));
-  EXPECT_TRUE(array_matches(r.counts, DType::int64, s, counts, {0, 0}));
-  EXPECT_TRUE(array_matches(r.inverse, DType::int64, {3, 29}, inverse, {0, 0}));
 }
 
 TEST_P(Sorting, SearchsortedAndTopk) {
@@ -496,8 +500,9 @@ TEST_P(NewDTypeSorting, NonContiguousViewsAndUnique) {
     auto o = numpy_order(t, row, 0, cols, false);
     for (std::int64_t j = 0; j < cols; ++j) EXPECT_EQ(got[static_cast<std::size_t>(i * cols + j)], o[static_cast<std::size_t>(j)]) << i << "," << j;
   }
-  // unique: values in NumPy's order, each once (complex numbers with a NaN part: one value, NumPy's equal_nan).
-  auto u = porta::unique_all(upload_bytes(b, t, {rows * cols}, dev()));
+  // unique: values in NumPy's order, each once (complex numbers with a NaN part: one value with
+  // NumPy's equal_nan, the one porta::unique_all is given here).
+  auto u = porta::unique_all(upload_bytes(b, t, {rows * cols}, dev()), true);
   const Bytes uv = bytes_of(u.values);
   auto o = numpy_order(t, b, 0, rows * cols, false);
   std::vector<std::int64_t> firsts;

@@ -102,7 +102,8 @@ Array negative(const Array& a);
 Array positive(const Array& a);  // a new array of a's values (NumPy's +a is a copy); not bool
 Array abs(const Array& a);  // complex: the magnitude (real dtype); unsigned: a itself
 // The parts of complex numbers (real dtype); of a real array: a itself, and zeros. conj of a real
-// array is a; angle is atan2(imag, real) (float64 for integers).
+// array is a (of bool: int8, as NumPy's); angle is atan2(imag, real) (of a real array atan2(0, a):
+// int8 float16, int16 float32, int32 and bool float64, as NumPy's).
 Array real(const Array& a);
 Array imag(const Array& a);
 Array conj(const Array& a);

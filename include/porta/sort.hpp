@@ -15,14 +15,16 @@ namespace porta {
 Array sort(const Array& a, int axis = -1, bool descending = false);
 Array argsort(const Array& a, int axis = -1, bool descending = false);  // int64
 
-// The distinct values of the flattened array in ascending order (NaNs count as one value, as
-// NumPy 2's equal_nan); with the index of each one's first occurrence, the index into values of
-// every element of `a` (inverse, a's shape) and how often each occurs (counts), all int64.
+// The distinct values of the flattened array in ascending order, with the index of each one's
+// first occurrence, the index into values of every element of `a` (inverse, a's shape) and how
+// often each occurs (counts), all int64. Each NaN (complex: each number with a NaN part) is a value
+// of its own, last, in the order of the elements, as NumPy 2's unique_all and unique_values;
+// equal_nan = true counts them as one value, as NumPy's unique (its default equal_nan=True).
 struct UniqueResult {
   Array values, indices, inverse, counts;
 };
-UniqueResult unique_all(const Array& a);
-Array unique_values(const Array& a);
+UniqueResult unique_all(const Array& a, bool equal_nan = false);
+Array unique_values(const Array& a, bool equal_nan = false);
 
 // Where v's elements go in the sorted 1-D array `a` to keep it sorted: side "left" gives the first
 // such place (elements < v before it), "right" the last (elements <= v before it). int64, v's shape.

@@ -121,38 +121,34 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _core._cumulative_prod(x, None if axis is None else axis_index(x, axis, "cumulative_prod"), include_initial)
 
 
-def _numeric(x, what):
-    """The array API takes numeric arrays in real, imag and conj (not bool)."""
-    check_array(x, what)
-    if x._dtype_name == "bool":
-        raise _core.DTypeError(f"{what} takes numeric arrays (the array API's rule), not bool; use astype(int32) first")
-
-
 def real(x, /):
     """The real part: of a complex array the parts' dtype (complex64: float32); of a real-valued
-    array a new array of x's values."""
-    _numeric(x, "real")
+    array a new array of x's values (bool too, as NumPy's; the standard asks numeric arrays only)."""
+    check_array(x, "real")
+    if x._dtype_name == "bool":
+        return x.astype("bool", copy=True)
     return _core._real(x) if x._dtype_name.startswith("complex") else _core.positive(x)
 
 
 def imag(x, /):
     """The imaginary part: of a complex array the parts' dtype; of a real-valued array zeros of x's dtype."""
-    _numeric(x, "imag")
+    check_array(x, "imag")
     return _core._imag(x)
 
 
 def conj(x, /):
-    """The complex conjugate; of a real-valued array a new array of x's values."""
-    _numeric(x, "conj")
-    return _core._conj(x) if x._dtype_name.startswith("complex") else _core.positive(x)
+    """The complex conjugate; of a real-valued array a new array of x's values (of bool: int8, as NumPy's)."""
+    check_array(x, "conj")
+    return _core._conj(x) if x._dtype_name.startswith("complex") else _core.positive(x) if x._dtype_name != "bool" \
+        else _core._conj(x)
 
 
 conjugate = conj
 
 
 def angle(z, deg=False):
-    """NumPy's angle: atan2(imag, real) of each element (0 or pi for real arrays; float64 for
-    integers and bool), in degrees with deg=True."""
+    """NumPy's angle: atan2(imag, real) of each element (0 or pi for real arrays: atan2(0, z), so
+    int8 gives float16, int16 float32, int32 and bool float64), in degrees with deg=True."""
     check_array(z, "angle")
     a = _core.angle(z)
     return _core.multiply(a, 180.0 / np.pi) if deg else a
@@ -213,54 +209,28 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True)
     return _core._argsort(a, axis_index(a, axis, "argsort"), descending)
 
 
-def _nan_count(x):
-    """x's NaNs as a flat mask and their number (None, 0 for dtypes without NaN)."""
-    if not x._dtype_name.startswith(("float", "bfloat", "complex")) or x.size < 2:
-        return None, 0
-    nan = _core.isnan(x).reshape(-1)
-    return nan, int(_core._count_nonzero(nan, None, False))
-
-
-def _unique_distinct_nans(x):
-    """C++'s unique_all with every NaN a value of its own, as NumPy 2's unique_* and
-    unique(equal_nan=False): C++ merges the NaNs into one last value; that one is replaced by the
-    NaN elements themselves in x's order, each counted once, the inverse numbering them in turn."""
-    v, first, inv, counts = _core._unique_all(x)
-    nan, k = _nan_count(x)
-    if k < 2:
-        return v, first, inv, counts
-    m = v.size - 1  # (the merged NaN sorts last)
-    where_nan = _core._flatnonzero(nan)
-    values = _core.concatenate([v[:m], _core._take(x.reshape(-1), where_nan, 0)], axis=0)
-    first = _core.concatenate([first[:m], where_nan], axis=0)
-    counts = _core.concatenate([counts[:m], _core.ones((k,), "int64", x.device)], axis=0)
-    nth = _core.subtract(_core._cumsum(nan, None), 1)
-    inv = _core.where(nan, _core.add(nth, m), inv.reshape(-1)).reshape(inv.shape)
-    return values, first, inv, counts
-
-
 def unique_all(x):
     """The array API's unique_all: values, first indices, inverse (x's shape) and counts; each NaN
     is a value of its own (NumPy 2)."""
     check_array(x, "unique_all")
-    return UniqueAllResult(*_unique_distinct_nans(x))
+    return UniqueAllResult(*_core._unique_all(x, False))
 
 
 def unique_counts(x):
     check_array(x, "unique_counts")
-    v, _, _, c = _unique_distinct_nans(x)
+    v, _, _, c = _core._unique_all(x, False)
     return UniqueCountsResult(v, c)
 
 
 def unique_inverse(x):
     check_array(x, "unique_inverse")
-    v, _, inv, _ = _unique_distinct_nans(x)
+    v, _, inv, _ = _core._unique_all(x, False)
     return UniqueInverseResult(v, inv)
 
 
 def unique_values(x):
     check_array(x, "unique_values")
-    return _unique_distinct_nans(x)[0] if _nan_count(x)[1] > 1 else _core._unique_values(x)
+    return _core._unique_values(x, False)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
@@ -270,8 +240,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is not None:
         raise _core.InvalidArgument("unique: porta has no axis= (it takes the distinct values of the whole array)")
     if not (return_index or return_inverse or return_counts):
-        return _core._unique_values(ar) if equal_nan else unique_values(ar)
-    v, first, inv, counts = _core._unique_all(ar) if equal_nan else _unique_distinct_nans(ar)
+        return _core._unique_values(ar, bool(equal_nan))
+    v, first, inv, counts = _core._unique_all(ar, bool(equal_nan))
     out = [v]
     if return_index:
         out.append(first)

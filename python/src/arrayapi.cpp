@@ -57,11 +57,11 @@ void bind_array_api(nb::module_& m) {
   // Sorting and search.
   m.def("_sort", &porta::sort, nb::arg("a"), nb::arg("axis"), nb::arg("descending"), release_gil());
   m.def("_argsort", &porta::argsort, nb::arg("a"), nb::arg("axis"), nb::arg("descending"), release_gil());
-  m.def("_unique_all", [](const Array& a) {
-    UniqueResult r = porta::unique_all(a);
+  m.def("_unique_all", [](const Array& a, bool equal_nan) {
+    UniqueResult r = porta::unique_all(a, equal_nan);
     return std::make_tuple(r.values, r.indices, r.inverse, r.counts);
-  }, nb::arg("a"), release_gil());
-  m.def("_unique_values", &porta::unique_values, nb::arg("a"), release_gil());
+  }, nb::arg("a"), nb::arg("equal_nan"), release_gil());
+  m.def("_unique_values", &porta::unique_values, nb::arg("a"), nb::arg("equal_nan"), release_gil());
   m.def("_searchsorted", [](const Array& a, const Array& v, const std::string& side) {
     return porta::searchsorted(a, v, side);
   }, nb::arg("a"), nb::arg("v"), nb::arg("side"), release_gil());

@@ -297,3 +297,90 @@ def test_where_of_two_scalars_types_numpy_scalars_strongly(device, x, y):
     want = np.where(cn, x, y)
     assert got.dtype == want.dtype, (x, y, got.dtype, want.dtype)
     np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("dtype,number", [("uint8", -3), ("uint8", 256), ("int8", 200), ("int16", -2 ** 15 - 1),
+                                          ("uint64", -1), ("int64", 2 ** 63)])
+def test_where_with_a_python_int_beyond_the_dtype_raises(device, dtype, number):
+    """where(c, uint8_array, -3): NumPy 2.4 wraps -3 to 253 silently (its where casts unsafely, unlike
+    its ufuncs, clip and asarray: NumPy issue 27006); porta raises the OverflowError of NumPy's
+    arithmetic (listed in docs/guide/numpy-differences.md). A number the dtype holds is taken."""
+    a = np.array([1, 2, 3], dtype=dtype)
+    c = porta.asarray(np.array([True, False, True]), device=device)
+    x = porta.asarray(a, device=device)
+    with pytest.raises(OverflowError, match=str(number)):
+        porta.where(c, x, number)
+    with pytest.raises(OverflowError, match=str(number)):
+        porta.where(c, number, x)
+    assert x.get().tolist() == [1, 2, 3]  # (the array stays valid)
+    inside = int(np.iinfo(dtype).max if number > 0 else np.iinfo(dtype).min)
+    same(porta.where(c, x, inside), np.where(np.array([True, False, True]), a, inside))
+
+
+# Complex special values as NumPy gives them (its functions are the C library's, glibc's on Linux,
+# with the signs Annex G leaves open): each pair of parts from the list below, compared part by
+# part with the signs of zeros and infinities. Found on 2026-12-06: isinf(inf + i NaN) was false;
+# reciprocal(0j) inf + i NaN (NumPy NaN + i NaN); 0 ** (1 + 1j) NaN (NumPy 2.4: 0 for Re w > 0);
+# i ** (inf + i inf) NaN (NumPy 0: the C library's cpow multiplies with Annex G's recovery);
+# atanh(NaN + 1e300j) NaN + i pi/2 (NumPy NaN + i NaN); sinh(-inf + i inf), sin(inf - i inf),
+# cos(i NaN), cosh(-0 + i inf), acos(inf + i NaN), asin(inf + i NaN) with other signs.
+# (Only the functions fixed then; complex64, whose code is the same text with float parts, only
+# isinf and pow: a cold PoCL compile costs about a second a kernel.)
+_PARTS = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.5, -0.5, 1e30, 1e300]
+
+
+def _same_parts(got, want):
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        ok = (np.isnan(g) & np.isnan(w)) | ((g == w) & (np.signbit(g) == np.signbit(w))) | \
+             (np.isfinite(w) & (np.abs(g - w) <= 16 * np.spacing(np.abs(want).astype(w.dtype))))
+        bad = np.nonzero(~ok)[0]
+        assert not bad.size, [(i, got[i], want[i]) for i in bad[:5]]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_special_values_are_numpys(device, dtype):
+    z = np.array([complex(a, b) for a in _PARTS for b in _PARTS]).astype(dtype)
+    x = porta.asarray(z, device=device)
+    functions = [("isinf", np.isinf), ("reciprocal", np.reciprocal), ("atan", np.arctan), ("atanh", np.arctanh),
+                 ("acos", np.arccos), ("asin", np.arcsin), ("cos", np.cos), ("cosh", np.cosh), ("sin", np.sin),
+                 ("sinh", np.sinh)]
+    for name, ref in functions if dtype == "complex128" else functions[:1]:
+        got, want = getattr(porta, name)(x).get(), ref(z)
+        assert got.dtype == want.dtype, name
+        if want.dtype.kind == "b":
+            np.testing.assert_array_equal(got, want, err_msg=name)
+        else:
+            _same_parts(got, want)
+    # pow of every pair (121 x 121): zero bases, infinite exponents (finite ones within 16 ulps of |r|)
+    a, b = np.repeat(z, z.size), np.tile(z, z.size)
+    want = a ** b
+    got = porta.pow(porta.asarray(a, device=device), porta.asarray(b, device=device)).get()
+    fin = np.isfinite(want) | ~(np.isfinite(a) & np.isfinite(b))  # (an overflow's phase is arbitrary)
+    _same_parts(got[fin], want[fin])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_vecdot_of_half_floats_sums_in_float32(device, dtype):
+    """vecdot of float16 multiplies and sums in float32 and rounds once (NumPy's half dot; porta's
+    matmul): 300 * 400 is beyond float16, and in float16 products the sum was inf - inf = NaN
+    (found by the differential test on 2026-12-06)."""
+    if not device.supports(dtype):
+        pytest.skip(f"{device.spec} has no {dtype}")
+    a = np.array([[300.0, 400.0, 1.5], [-250.0, 260.0, 0.0]], dtype=np.float32)
+    b = np.array([[-300.0, 300.0, 2.0], [250.0, 270.0, 7.0]], dtype=np.float32)
+    x, y = porta.asarray(a, dtype=dtype, device=device), porta.asarray(b, dtype=dtype, device=device)
+    got = porta.vecdot(x, y)
+    assert got.dtype == x.dtype
+    want = np.sum(x.get().astype(np.float64) * y.get().astype(np.float64), axis=-1)  # (exact here)
+    np.testing.assert_allclose(got.get().astype(np.float64), want, rtol=1e-2)
+    if dtype == "float16":
+        same(got, np.vecdot(a.astype(np.float16), b.astype(np.float16)))
+
+
+@pytest.mark.parametrize("exponent", [np.uint64(14609321633852689065), 2 ** 63 + 5, np.uint64(2 ** 64 - 1)])
+def test_power_of_unsigned_exponents_beyond_int64(device, exponent):
+    """uint64 ** a uint64 above INT64_MAX: NumPy's wrapping power (the exponent was read as a negative
+    int64 and refused; found by the differential test on 2026-12-06)."""
+    a = np.array([0, 1, 2, 3, 2 ** 63 + 1], dtype=np.uint64)
+    same(porta.power(porta.asarray(a, device=device), exponent), np.power(a, exponent))

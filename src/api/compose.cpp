@@ -48,6 +48,10 @@ Shape without(const Shape& s, int axis) {
 // gives whether any pair is true in both, as NumPy's.
 Array sum_of_products(const Array& x, const Array& y, int axis, DType t) {
   if (t == DType::boolean) return any(logical_and(x, y), axis);
+  // float16 and bfloat16: products and sum in float32, rounded once (NumPy's half dot and porta's
+  // matmul): a product beyond float16 (300 * 400) would otherwise be inf, and inf - inf NaN.
+  if (t == DType::float16 || t == DType::bfloat16)
+    return sum(multiply(x.astype(DType::float32), y.astype(DType::float32)), axis).astype(t);
   return sum(multiply(x, y), axis).astype(t);
 }
 

@@ -3,6 +3,8 @@
 
 #include <porta/error.hpp>
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -32,14 +34,18 @@ Array fresh(const NodePtr& n) { return wrap(make_node(Op::cast, n->dtype(), n));
   throw DTypeError(cat(op, " does not take ", name(t), " operands: it needs ", need));
 }
 
-// The value of an integer or bool exponent known when the expression is built: a host number,
-// or an array that is a lazy scalar (full, ones, a folded cast).
-std::optional<std::int64_t> known_integer(const Operand& o) {
-  if (o.kind() == Operand::Kind::integer || o.kind() == Operand::Kind::boolean) return o.integer();
+// An integer exponent known when the expression is built (a host number, or an array that is a
+// lazy scalar: full, ones, a folded cast) where it is negative. An unsigned one above INT64_MAX
+// (np.uint64(2**63 + 1)) is held as a negative int64: it is not negative.
+std::optional<std::int64_t> known_negative(const Operand& o) {
+  if (o.kind() == Operand::Kind::integer && !o.big_unsigned() && o.integer() < 0) return o.integer();
   if (o.kind() != Operand::Kind::array || !o.array().valid()) return std::nullopt;
   auto snap = o.array().node()->snapshot();
-  if (snap.evaluated || snap.expr.op != Op::scalar || is_inexact(snap.expr.scalar.dtype)) return std::nullopt;
-  return snap.expr.scalar.i;
+  const DType t = snap.expr.scalar.dtype;
+  if (snap.evaluated || snap.expr.op != Op::scalar || is_inexact(t) || is_unsigned_integer(t) || t == DType::boolean)
+    return std::nullopt;
+  if (snap.expr.scalar.i < 0) return snap.expr.scalar.i;
+  return std::nullopt;
 }
 
 Array arithmetic(Op op, const Operand& a, const Operand& b) {
@@ -55,8 +61,7 @@ Array arithmetic(Op op, const Operand& a, const Operand& b) {
   if (op == Op::pow && !is_inexact(r.dtype)) {
     // NumPy raises here; an exponent array is not read back to check (plan.hpp says what a
     // negative element gives).
-    auto e = known_integer(b);
-    if (e && *e < 0)
+    if (auto e = known_negative(b))
       throw InvalidArgument(cat("power: integers to negative integer powers are not allowed (exponent ", *e,
                                 ", result dtype ", name(r.dtype), "), as in NumPy; make the base floating, e.g. astype(float64)"));
   }
@@ -263,16 +268,17 @@ Array imag(const Array& a) {
 
 Array conj(const Array& a) {
   NodePtr n = operand(a, "conj");
+  if (n->dtype() == DType::boolean) return a.astype(DType::int8);  // (NumPy's conjugate has no bool loop)
   if (!is_complex(n->dtype())) return fresh(n);
   return wrap(make_node(Op::conj, n->dtype(), n));
 }
 
-// NumPy's angle: atan2(imag, real), float64 for integers and bool.
+// NumPy's angle: atan2(imag, real); of a real array atan2(0, a) with 0 a Python int, so of the
+// float atan2 gives that integer dtype (int8: float16, int16: float32, bool with 0: int64, float64).
 Array angle(const Array& a) {
   NodePtr n = operand(a, "angle");
   if (is_complex(n->dtype())) return atan2(imag(a), real(a));
-  const Array x = is_floating(n->dtype()) ? a : a.astype(DType::float64);
-  return atan2(zeros_like(x), x);
+  return atan2(0, a);
 }
 
 Array sign(const Array& a) {
@@ -315,6 +321,10 @@ Array reciprocal(const Array& a) {
   if (!is_inexact(n->dtype()))
     throw DTypeError(cat("reciprocal takes floating or complex arrays, not ", name(n->dtype()),
                          " (NumPy's reciprocal of integers is an integer division, 1 // x); use divide(1, a) for float64, or astype first"));
+  // NumPy's reciprocal of a complex zero is NaN + i NaN (its loop's Smith division, 0 / 0 first),
+  // where its divide(1, 0j) gives inf + i NaN.
+  if (is_complex(n->dtype()))
+    return where(equal(a, 0), std::complex<double>(std::nan(""), std::nan("")), divide(1, a));
   return divide(1, a);
 }
 

@@ -89,7 +89,7 @@ Array argsort(const Array& a, int axis, bool descending) {
   return detail::sort_axis(a, axis, descending, "argsort", detail::Want::indices).second;
 }
 
-UniqueResult unique_all(const Array& a) {
+UniqueResult unique_all(const Array& a, bool equal_nan) {
   detail::node_of(a, "unique");
   const Device d = a.device();
   const std::int64_t n = a.size();
@@ -99,13 +99,14 @@ UniqueResult unique_all(const Array& a) {
   }
   auto [s2, perm2] = detail::sort_axis(a.flatten(), 0, false, "unique");
   Array s = s2.contiguous(), perm = perm2.contiguous();
-  // A new value starts where an element differs from the one before (NaNs equal each other).
+  // A new value starts where an element differs from the one before: every NaN (NaN != NaN), unless
+  // equal_nan makes them equal (complex: any number with a NaN part, all of them sorted last
+  // together). The stable sort keeps the NaNs in the order of the elements.
   Array first = full({1}, 1, DType::boolean, d);
   Array flags = first;
   if (n > 1) {
     Array x = s.slice({Slice{1, std::nullopt}}), y = s.slice({Slice{std::nullopt, -1}});
-    // NaNs equal each other (complex: any number with a NaN part, all of them sorted last together).
-    Array same = is_inexact(a.dtype()) ? logical_or(x == y, logical_and(isnan(x), isnan(y))) : x == y;
+    Array same = equal_nan && is_inexact(a.dtype()) ? logical_or(x == y, logical_and(isnan(x), isnan(y))) : x == y;
     flags = concatenate({first, !same});
   }
   UniqueResult r;
@@ -120,7 +121,7 @@ UniqueResult unique_all(const Array& a) {
   return r;
 }
 
-Array unique_values(const Array& a) { return unique_all(a).values; }
+Array unique_values(const Array& a, bool equal_nan) { return unique_all(a, equal_nan).values; }
 
 Array searchsorted(const Array& a, const Array& v, std::string_view side) {
   auto an = detail::node_of(a, "searchsorted");

@@ -23,7 +23,9 @@
      CX_ATANH_BIG  from here atanh(z) is 1/z + i pi/2 in CX_T (1/eps: 2^24, 2^53)
 
    Conventions (NumPy 2's, which takes most of them from the C library's C99 Annex G functions):
-   - multiplication is the textbook formula (NumPy's loop; no Annex G recovery of infinities);
+   - multiplication is the textbook formula, products rounded apart (NumPy's scalar; its SIMD loops
+     fuse multiply-adds where the CPU has FMA: a difference listed in numpy-differences.md; no
+     Annex G recovery of infinities, except inside pow);
      division is Smith's algorithm exactly as NumPy's loop (no overflow or underflow of
      intermediate products for large or small parts); x / (0 + 0i) divides each part by +0.
    - abs is hypot; sign is z / |z| (0 for 0; +-1 along an infinite axis, NaN for two infinite
@@ -39,8 +41,8 @@
      |z|), atan z = -i atanh(iz). Their branch cuts are C99's (NumPy's); infinite and NaN parts
      give Annex G's values (the C library's where Annex G leaves a sign open), except expm1,
      whose special values are those of NumPy's formula.
-   - pow: NumPy's nc_pow: z^0 = 1, 0^w = 0 for real w > 0 (else NaN), small integer exponents by
-     repeated multiplication, otherwise exp(w log z).
+   - pow: NumPy's nc_pow: z^0 = 1, 0^w = 0 for Re w > 0 (else NaN), small integer exponents by
+     repeated multiplication, otherwise exp(w log z) with Annex G's product (the C library's cpow).
    - the order of NumPy (its CLT/CLE/CGT/CGE): lexicographic, the real parts compared strictly
      first (with no NaN in either imaginary part), then the imaginary parts where the real parts
      are equal; maximum/minimum propagate NaN. */
@@ -76,12 +78,42 @@ CX_FN CX_C CX_F(add)(CX_C a, CX_C b) { return CX_F(c)(a.re + b.re, a.im + b.im);
 CX_FN CX_C CX_F(sub)(CX_C a, CX_C b) { return CX_F(c)(a.re - b.re, a.im - b.im); }
 CX_FN CX_C CX_F(neg)(CX_C a) { return CX_F(c)(-a.re, -a.im); }
 CX_FN CX_C CX_F(conj)(CX_C a) { return CX_F(c)(a.re, -a.im); }
-/* Products rounded apart, as NumPy's loop: an FMA here would give inf + i inf for (1e30 + 1e30i)
-   (1e30 - 1e30i) in float32 where NumPy gives inf + i NaN. */
+/* Products rounded apart, as NumPy's scalar multiplication: an FMA here would give inf + i inf for
+   (1e30 + 1e30i) (1e30 - 1e30i) in float32 where that gives inf + i NaN (NumPy's SIMD loop on an
+   FMA CPU gives inf + i inf: NumPy has no one answer). */
 CX_FN CX_C CX_F(mul)(CX_C a, CX_C b) {
   return CX_F(c)(CX_MUL(a.re, b.re) - CX_MUL(a.im, b.im), CX_MUL(a.re, b.im) + CX_MUL(a.im, b.re));
 }
 CX_FN CX_C CX_F(square)(CX_C a) { return CX_F(mul)(a, a); }
+/* Annex G's multiplication (G.5.1's _Cmultd, the compilers' __muldc3): the textbook formula, and
+   where both parts come out NaN, the infinities of infinite operands (or of overflowed products)
+   recovered. pow's exp(w log z) multiplies so, as the C library's cpow that NumPy's pow calls:
+   (1j)^(inf + i inf) is 0 there, NaN with the textbook product. */
+CX_FN int CX_F(inf_part)(CX_T v) { return v - v != v - v && v == v; }
+CX_FN CX_T CX_F(box)(CX_T v) { return CX_M(copysign)(CX_F(inf_part)(v) ? CX_K(1.0) : CX_K(0.0), v); }
+CX_FN CX_T CX_F(nan_to_zero)(CX_T v) { return v != v ? CX_M(copysign)(CX_K(0.0), v) : v; }
+CX_FN CX_C CX_F(mul_annex_g)(CX_C z, CX_C w) {
+  CX_T a = z.re, b = z.im, c = w.re, d = w.im;
+  const CX_T ac = CX_MUL(a, c), bd = CX_MUL(b, d), ad = CX_MUL(a, d), bc = CX_MUL(b, c);
+  CX_T x = ac - bd, y = ad + bc;
+  if (x == x || y == y) return CX_F(c)(x, y);
+  int again = 0;
+  if (CX_F(inf_part)(a) || CX_F(inf_part)(b)) {
+    a = CX_F(box)(a); b = CX_F(box)(b); c = CX_F(nan_to_zero)(c); d = CX_F(nan_to_zero)(d);
+    again = 1;
+  }
+  if (CX_F(inf_part)(c) || CX_F(inf_part)(d)) {
+    c = CX_F(box)(c); d = CX_F(box)(d); a = CX_F(nan_to_zero)(a); b = CX_F(nan_to_zero)(b);
+    again = 1;
+  }
+  if (!again && (CX_F(inf_part)(ac) || CX_F(inf_part)(bd) || CX_F(inf_part)(ad) || CX_F(inf_part)(bc))) {
+    a = CX_F(nan_to_zero)(a); b = CX_F(nan_to_zero)(b); c = CX_F(nan_to_zero)(c); d = CX_F(nan_to_zero)(d);
+    again = 1;
+  }
+  if (!again) return CX_F(c)(x, y);
+  const CX_T inf = CX_SQRT_BIG * CX_SQRT_BIG;  /* (overflows to +inf in CX_T) */
+  return CX_F(c)(inf * (CX_MUL(a, c) - CX_MUL(b, d)), inf * (CX_MUL(a, d) + CX_MUL(b, c)));
+}
 CX_FN CX_C CX_F(div)(CX_C a, CX_C b) {
   const CX_T abr = CX_M(fabs)(b.re), abi = CX_M(fabs)(b.im);
   if (abr >= abi) {
@@ -97,7 +129,10 @@ CX_FN CX_C CX_F(scale)(CX_C a, CX_T s) { return CX_F(c)(a.re * s, a.im * s); }
 
 CX_FN int CX_F(isnan)(CX_C a) { return a.re != a.re || a.im != a.im; }
 CX_FN int CX_F(isfinite)(CX_C a) { return a.re - a.re == a.re - a.re && a.im - a.im == a.im - a.im; }
-CX_FN int CX_F(isinf)(CX_C a) { return !CX_F(isnan)(a) && !CX_F(isfinite)(a); }
+/* An infinite part, whatever the other (inf + i NaN too: NumPy's and the array API's isinf). */
+CX_FN int CX_F(isinf)(CX_C a) {
+  return (a.re - a.re != a.re - a.re && a.re == a.re) || (a.im - a.im != a.im - a.im && a.im == a.im);
+}
 CX_FN int CX_F(nonzero)(CX_C a) { return a.re != CX_K(0.0) || a.im != CX_K(0.0); }
 CX_FN int CX_F(eq)(CX_C a, CX_C b) { return a.re == b.re && a.im == b.im; }
 CX_FN int CX_F(ne)(CX_C a, CX_C b) { return !(a.re == b.re && a.im == b.im); }
@@ -190,7 +225,7 @@ CX_FN CX_C CX_F(sqrt)(CX_C z) {
 CX_FN CX_C CX_F(pow)(CX_C a, CX_C b) {
   if (b.re == CX_K(0.0) && b.im == CX_K(0.0)) return CX_F(c)(CX_K(1.0), CX_K(0.0));
   if (a.re == CX_K(0.0) && a.im == CX_K(0.0)) {
-    if (b.re > CX_K(0.0) && b.im == CX_K(0.0)) return CX_F(c)(CX_K(0.0), CX_K(0.0));
+    if (b.re > CX_K(0.0)) return CX_F(c)(CX_K(0.0), CX_K(0.0));  /* (any imaginary part: NumPy 2.4) */
     const CX_T nan = (a.re - a.re) / (a.re - a.re);
     return CX_F(c)(nan, nan);
   }
@@ -211,14 +246,14 @@ CX_FN CX_C CX_F(pow)(CX_C a, CX_C b) {
     if (b.re < CX_K(0.0)) r = CX_F(div)(CX_F(c)(CX_K(1.0), CX_K(0.0)), r);
     return r;
   }
-  return CX_F(exp)(CX_F(mul)(b, CX_F(log)(a)));
+  return CX_F(exp)(CX_F(mul_annex_g)(b, CX_F(log)(a)));
 }
 
 CX_FN CX_C CX_F(sinh)(CX_C z) {
   const CX_T x = z.re, y = z.im;
   if (y == CX_K(0.0)) return CX_F(c)(CX_M(sinh)(x), y);
-  if (x == CX_K(0.0)) return CX_F(c)(x, CX_M(sin)(y));
-  if (x - x != x - x && x == x && y - y != y - y) return CX_F(c)(x, y - y);
+  if (x == CX_K(0.0)) return CX_F(c)(y - y == y - y ? x * CX_M(cos)(y) : x, CX_M(sin)(y));  /* (-0 where cos y < 0) */
+  if (x - x != x - x && x == x && y - y != y - y) return CX_F(c)(CX_M(fabs)(x), y - y);  /* +inf + i NaN (glibc's sign) */
   if (CX_M(fabs)(x) > CX_EXP_OVER) {
     const CX_T h = CX_M(exp)(CX_M(fabs)(x) * CX_K(0.5));
     return CX_F(c)(CX_M(copysign)(CX_K(1.0), x) * ((CX_K(0.5) * h * CX_M(cos)(y)) * h), (CX_K(0.5) * h * CX_M(sin)(y)) * h);
@@ -227,8 +262,9 @@ CX_FN CX_C CX_F(sinh)(CX_C z) {
 }
 CX_FN CX_C CX_F(cosh)(CX_C z) {
   const CX_T x = z.re, y = z.im;
-  if (y == CX_K(0.0)) return CX_F(c)(CX_M(cosh)(x), CX_M(copysign)(CX_K(1.0), x) * y);
-  if (x == CX_K(0.0)) return CX_F(c)(CX_M(cos)(y), y - y == y - y ? x * CX_M(sin)(y) : x);
+  /* (the signs of zeros beside a NaN are Annex G's open choice: glibc's, which NumPy's ccosh is) */
+  if (y == CX_K(0.0)) return CX_F(c)(CX_M(cosh)(x), x != x ? y : CX_M(copysign)(CX_K(1.0), x) * y);
+  if (x == CX_K(0.0)) return CX_F(c)(CX_M(cos)(y), y - y == y - y ? x * CX_M(sin)(y) : CX_K(0.0));
   if (x - x != x - x && x == x && y - y != y - y) return CX_F(c)(CX_M(fabs)(x), y - y);
   if (CX_M(fabs)(x) > CX_EXP_OVER) {
     const CX_T h = CX_M(exp)(CX_M(fabs)(x) * CX_K(0.5));
@@ -256,7 +292,11 @@ CX_FN CX_C CX_F(tanh)(CX_C z) {
 /* i z and -i z */
 CX_FN CX_C CX_F(times_i)(CX_C z) { return CX_F(c)(-z.im, z.re); }
 CX_FN CX_C CX_F(times_minus_i)(CX_C z) { return CX_F(c)(z.im, -z.re); }
-CX_FN CX_C CX_F(sin)(CX_C z) { return CX_F(times_minus_i)(CX_F(sinh)(CX_F(times_i)(z))); }
+CX_FN CX_C CX_F(sin)(CX_C z) {
+  /* glibc's csin (NumPy's sin) gives NaN + i(+inf) here, where -i sinh(iz) would give the sign of -y */
+  if (z.im - z.im != z.im - z.im && z.im == z.im && z.re - z.re != z.re - z.re) return CX_F(c)(z.re - z.re, CX_M(fabs)(z.im));
+  return CX_F(times_minus_i)(CX_F(sinh)(CX_F(times_i)(z)));
+}
 CX_FN CX_C CX_F(cos)(CX_C z) { return CX_F(cosh)(CX_F(times_i)(z)); }
 CX_FN CX_C CX_F(tan)(CX_C z) { return CX_F(times_minus_i)(CX_F(tanh)(CX_F(times_i)(z))); }
 
@@ -282,7 +322,7 @@ CX_FN CX_C CX_F(acos_special)(CX_T x, CX_T y) {
     return CX_F(c)(re, -y);
   }
   if (x == x && ax - ax != ax - ax) {  /* x = +-inf, y finite or NaN */
-    if (y != y) return CX_F(c)(y, ax);
+    if (y != y) return CX_F(c)(y, -CX_M(copysign)(ax, y));  /* (glibc's sign: pi/2 - asin) */
     return CX_F(c)(x > CX_K(0.0) ? CX_K(0.0) : CX_K(4.0) * quarter_pi, CX_M(copysign)(ax, -y));
   }
   if (x == CX_K(0.0) && y != y) return CX_F(c)(CX_K(2.0) * quarter_pi, y);
@@ -302,6 +342,8 @@ CX_FN CX_C CX_F(acosh_special)(CX_T x, CX_T y) {
 }
 
 CX_FN CX_C CX_F(asin)(CX_C z) {
+  if (z.im != z.im && z.re == z.re && z.re - z.re != z.re - z.re)  /* +-inf + i NaN: glibc's sign */
+    return CX_F(c)(z.im, CX_M(copysign)(CX_M(fabs)(z.re), z.im));
   if (CX_F(special)(z)) {  /* -i asinh(iz) */
     const CX_C w = CX_F(asinh_special)(-z.im, z.re);
     return CX_F(c)(w.im, -w.re);
@@ -328,6 +370,8 @@ CX_FN CX_C CX_F(atanh)(CX_C z) {
   const CX_T half_pi = CX_K(1.5707963267948966192);
   if (x == CX_K(0.0) && y != y) return CX_F(c)(x, y);  /* G.6.2.3: +-0 + i NaN */
   if (ax >= CX_ATANH_BIG || ay >= CX_ATANH_BIG) {  /* 1/z + i pi/2 (sign of y), infinities included */
+    /* G.6.2.3: a NaN part beside a finite one gives NaN + i NaN (the big part tells nothing) */
+    if ((x != x && ay - ay == ay - ay) || (y != y && ax - ax == ax - ax)) return CX_F(c)(x + y, x + y);
     const CX_C r = CX_F(div)(CX_F(c)(CX_K(1.0), CX_K(0.0)), z);
     return CX_F(c)(ax - ax != ax - ax || ay - ay != ay - ay ? CX_M(copysign)(CX_K(0.0), x) : r.re,
                    y != y ? y : CX_M(copysign)(half_pi, y));
