@@ -26,7 +26,7 @@ namespace {
 // mpi_sum example on a cold cache). A failure like that is worth building again; one with a
 // compiler's diagnostics is not.
 bool transient_pocl_failure(const std::string& platform, const std::string& log) {
-  return platform.find("Portable Computing Language") != std::string::npos && log.find("error") == std::string::npos &&
+  return is_pocl(platform) && log.find("error") == std::string::npos &&
          log.find("failed to build the program") != std::string::npos;
 }
 

@@ -7,10 +7,10 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <functional>
 #include <thread>
 
+#include "porta_backend/env.hpp"
 #include "porta_backend/log.hpp"
 #include "porta_backend/strings.hpp"
 
@@ -21,10 +21,8 @@ namespace {
 // temporary directory under the user's id. O_NOFOLLOW and the owner check keep another user's
 // planted file or link from being used.
 std::string lock_path(unsigned stripe) {
-  if (const char* run = std::getenv("XDG_RUNTIME_DIR"); run && *run)
-    return detail::cat(run, "/porta-pocl-build-", stripe, ".lock");
-  const char* tmp = std::getenv("TMPDIR");
-  return detail::cat(tmp && *tmp ? tmp : "/tmp", "/porta-pocl-build-", ::geteuid(), "-", stripe, ".lock");
+  if (auto run = detail::env("XDG_RUNTIME_DIR")) return detail::cat(*run, "/porta-pocl-build-", stripe, ".lock");
+  return detail::cat(detail::env("TMPDIR").value_or("/tmp"), "/porta-pocl-build-", ::geteuid(), "-", stripe, ".lock");
 }
 
 // The locks this thread holds: a build inside a build (VkFFT's, routed through porta's compile)
@@ -33,8 +31,10 @@ thread_local int held_here = 0;
 
 }  // namespace
 
+bool is_pocl(const std::string& platform) { return platform.find("Portable Computing Language") != std::string::npos; }
+
 PoclBuildLock::PoclBuildLock(const std::string& platform, std::string_view program) {
-  if (platform.find("Portable Computing Language") == std::string::npos) return;
+  if (!is_pocl(platform)) return;
   counted_ = true;
   if (held_here++ > 0) return;
   const std::string path = lock_path(static_cast<unsigned>(std::hash<std::string_view>{}(program) % kStripes));

@@ -10,6 +10,9 @@
 
 namespace porta::opencl {
 
+// Whether an OpenCL platform name is PoCL's.
+bool is_pocl(const std::string& platform);
+
 class PoclBuildLock {
  public:
   // Locks where `platform` is PoCL's; else nothing. Re-entrant in a thread (a nested build takes

@@ -49,12 +49,16 @@ void check_huge_ints(std::initializer_list<PyOperand*> ops, bool comparison) {
 // A function with float loops only (hypot: NumPy's 'ee', 'ff', 'dd') takes the least float each
 // operand casts to safely, not the float of their integer promotion: hypot(uint16, np.int8) is
 // float32 where uint16 + int8 is int32 (float64).
+// The float NumPy's math functions give a dtype (src/api/ops.cpp's math_dtype, less its device's
+// float16 fallback): inexact dtypes keep theirs, bool and 8-bit integers float16, 16-bit float32,
+// wider float64.
+DType math_float(DType t) {
+  return is_inexact(t) ? t : t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
+}
+
 void promote_numpy_scalars(std::initializer_list<PyOperand*> ops, bool comparison = false, bool float_only = false) {
   check_huge_ints(ops, comparison);
-  const auto least_float = [float_only](DType t) {
-    if (!float_only || is_inexact(t)) return t;
-    return t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
-  };
+  const auto least_float = [float_only](DType t) { return float_only ? math_float(t) : t; };
   std::optional<DType> to;
   for (const PyOperand* o : ops)
     if (o->numpy_dtype) to = to ? promote_types(*to, least_float(*o->numpy_dtype)) : least_float(*o->numpy_dtype);
@@ -164,7 +168,7 @@ void clamp_int_bounds(PyOperand& a, std::initializer_list<PyOperand*> bounds) {
 Array rint(const Array& a) {
   const DType t = a.dtype();
   if (is_inexact(t)) return porta::round(a);
-  DType f = t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
+  DType f = math_float(t);
   if (f == DType::float16 && !a.device().supports(f)) f = DType::float32;  // as porta's math functions
   return a.astype(f);  // (a float of an integer is whole: nothing to round)
 }

@@ -69,6 +69,8 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
 // vector forms compute what the scalar forms compute in every lane.
 // Random instructions (and the index, as their counter only) take their lanes from
 // `random_words` (emit_random_blocks).
+// The suffix of base/complex.h's names for complex dtype t: "c64" or "c128" (porta_c_c64(re, im)).
+std::string csuffix(DType t);
 bool vector_instructions_supported(const ElementwisePlan& plan);
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
                                      const std::vector<std::string>& input_exprs, int lanes,

@@ -260,8 +260,7 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
     s += cat("    ", comp, 2 * V, " ", r, ";\n    ", r, ".even = v", plan.result, "_re;\n    ", r, ".odd = v", plan.result, "_im;\n");
     if (!tail) return s + cat("    vstore", 2 * V, "(", r, ", 0, (__global ", comp, "*)(out + off_out + e));\n");
     for (int ln = 0; ln < V; ++ln)
-      s += cat("    ", ln > 0 ? cat("if (e + ", ln, " < n) ") : "", "out[off_out + e + ", ln, "] = porta_c_", out_t == DType::complex64 ? "c64" : "c128",
-               "(", r, ".", lane_name(2 * ln), ", ", r, ".", lane_name(2 * ln + 1), ");\n");
+      s += cat("    ", ln > 0 ? cat("if (e + ", ln, " < n) ") : "", "out[off_out + e + ", ln, "] = porta_c_", csuffix(out_t), "(", r, ".", lane_name(2 * ln), ", ", r, ".", lane_name(2 * ln + 1), ");\n");
     return s;
   }
   const std::string r = cat("v", plan.result);

@@ -6,6 +6,9 @@
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
+
+std::string csuffix(DType t) { return t == DType::complex128 ? "c128" : "c64"; }
+
 namespace {
 
 
@@ -73,7 +76,6 @@ const char* math_function2(Op op) {
 }
 
 // base/complex.h's suffix of a complex dtype's functions.
-std::string csuffix(DType t) { return t == DType::complex128 ? "c128" : "c64"; }
 
 std::string unary(const DialectText& d, const Instr& in, DType src, const std::string& a);
 
