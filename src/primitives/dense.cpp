@@ -190,7 +190,8 @@ void check(DType t, const View& a, const char* what) {
     throw DTypeError(cat(what, ": porta's solvers take float32, float64, complex64 and complex128, not ", name(t), " (cast first)"));
   const Device& device = a.buffer->device();
   if (!available(device))
-    throw BackendUnavailable(cat(what, ": porta's own solvers run on OpenCL devices, not ", device.spec(), " (CUDA devices solve through cuSOLVER: porta::linalg)"));
+    throw BackendUnavailable(cat(what, ": porta's own solvers run on devices that compile kernels (CUDA, OpenCL), not ",
+                                 device.spec(), " (porta::linalg solves there through LAPACK)"));
   if (!device.supports(t)) throw DTypeError(cat(what, ": ", device.spec(), " has no ", name(t)));
 }
 

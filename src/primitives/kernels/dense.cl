@@ -18,6 +18,15 @@
 //
 //@ access  the unblocked factorizations and solves, in sections that dense.cpp puts in the kernels that call them
 #define A_(i, j) a[(i) + (i64)(j) * lda]
+// Small matrices from any strides (the fused kernels, k16 and k17): element (i, j) of the n x n
+// matrix at g[i sr + j sc] into s, column-major with leading dimension lda; all of it, or (lower)
+// its lower triangle only.
+FN void load_strided(AS T* s, int lda, GLOBAL const T* g, int n, i64 sr, i64 sc, int lower) {
+  for (int e = LID; e < n * n; e += GROUP) {
+    const int i = e / n, j = e - i * n;
+    if (!lower || i >= j) s[i + j * lda] = g[i * sr + j * sc];
+  }
+}
 // The work-items a reduction over `rows` values (one a work-item, the rest holding the identity)
 // halves from: the least power of two that covers them, GROUP at most. Uniform, so the barriers
 // in its loop are reached by all; a 64-row column in a group of 256 skips two of eight steps, and
@@ -495,11 +504,7 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* bm, GLOBAL T* x, GLOBAL int* i
   __local int bad[1];
   const int lid = LID, lda = n | 1;
   const i64 g = GROUP_ID;
-  GLOBAL const T* ag = a + a_off + g * a_sb;
-  for (int e = lid; e < n * n; e += GROUP) {
-    const int i = e / n, j = e - i * n;
-    s[i + j * lda] = ag[i * a_sr + j * a_sc];
-  }
+  load_strided(s, lda, a + a_off + g * a_sb, n, a_sr, a_sc, 0);
   if (lid == 0) bad[0] = 0;
   BARRIER
   getf2(s, lda, n, n, piv, bad, 0, red_v, red_i);
@@ -531,11 +536,7 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* l, GLOBAL int* info, i64 a_off, i64 
   __local int bad[1];
   const int lid = LID, lda = n | 1;
   const i64 g = GROUP_ID;
-  GLOBAL const T* ag = a + a_off + g * a_sb;
-  for (int e = lid; e < n * n; e += GROUP) {
-    const int i = e / n, j = e - i * n;
-    if (i >= j) s[i + j * lda] = ag[i * a_sr + j * a_sc];
-  }
+  load_strided(s, lda, a + a_off + g * a_sb, n, a_sr, a_sc, 1);
   if (lid == 0) bad[0] = 0;
   BARRIER
   potf2(s, lda, n, bad, 0);
