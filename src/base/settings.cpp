@@ -195,6 +195,12 @@ constexpr Spec kTable[] = {
      OnBad::error, kWrongKernel,
      "The work-groups a compute unit that a GPU reduction along rows aims for (the extent is cut into chunks of whole "
      "tiles until there are this many a unit)."},
+    {"PORTA_EW_UNROLL", Type::integer, "", 1, 8, false, "1", "", "once, at the first elementwise kernel", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "The vectors a work-item of a GPU elementwise kernel loads before it computes and stores them (loads in flight)."},
+    {"PORTA_EW_GROUPS", Type::integer, "", 1, 256, false, "", "the device's launch limit (CUDA 32 a compute unit, OpenCL GPUs 16)",
+     "once, at the first elementwise kernel", Audience::tuning, OnBad::error, kWrongKernel,
+     "The work-groups a compute unit that a GPU elementwise kernel's grid-stride launch takes at most."},
     {"PORTA_REDUCE_UNROLL", Type::integer, "", 1, 16, false, "4", "", "once, at the first reduction", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The loads a work-item of a GPU reduction along rows has in flight (each into its own accumulator)."},

@@ -8,6 +8,7 @@
 #include "codegen/random.hpp"
 #include "runtime/device_state.hpp"
 #include "runtime/kernel_args.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
@@ -66,6 +67,20 @@ constexpr std::size_t kKeyReserve = 64;
 std::size_t grid_group(const DeviceInfo& info) { return info.launch.group_size ? info.launch.group_size : 256; }
 std::int64_t grid_items(std::int64_t n, int vec) { return vec > 1 ? std::max<std::int64_t>(n / vec, 1) : n; }
 
+// PORTA_EW_UNROLL and PORTA_EW_GROUPS (settings.cpp): read once, as the reductions' knobs; each
+// value is its own kernel text or launch.
+int ew_unroll() {
+  static const int unroll = *setting_int("PORTA_EW_UNROLL");
+  return unroll;
+}
+// The most work-groups a grid-stride launch takes.
+std::size_t grid_limit(const DeviceInfo& info) {
+  static const int per_unit = setting_int("PORTA_EW_GROUPS").value_or(0);
+  const std::size_t limit = per_unit > 0 ? static_cast<std::size_t>(per_unit) * static_cast<std::size_t>(std::max(info.compute_units, 1))
+                                         : info.launch.max_groups;
+  return std::max<std::size_t>(limit, 1);
+}
+
 Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   constexpr std::int64_t kNarrow = std::numeric_limits<std::int32_t>::max() - 16;
   Layout l;
@@ -94,6 +109,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::contiguous && plan.inputs[k].offset % std::max(v, 1) != 0) aligned = false;
     if (v >= 2 && aligned && n >= v) l.vec = v;
+    if (l.vec > 1 && !plan_uses_random(plan)) l.unroll = ew_unroll();
   } else if (!l.grid_stride && info.dialect == Dialect::opencl && l.output == Access::contiguous && !l.in.any_strided() &&
              vector_plan(plan)) {
     // One OpenCL vector per work-item (vloadN: any element alignment); see generate().
@@ -112,7 +128,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   // the H200 (scripts/dev/graph_probe.cpp, 2026-12-02) cost 1.19-1.22 us an add with the loops
   // and 1.06-1.10 without, where PyTorch's cost 1.05. Random plans keep their loop.
   if (l.grid_stride && !plan_uses_random(plan))
-    l.once = grid_items(n, l.vec) <= static_cast<std::int64_t>(std::max<std::size_t>(info.launch.max_groups, 1) * grid_group(info));
+    l.once = grid_items(n, l.vec) <= static_cast<std::int64_t>(grid_limit(info) * grid_group(info));
   if (plan.shape.size() == 2 && l.any_strided() && l.vec == 1 && (l.grid_stride || plan.shape[1] >= kMinCols2d)) {
     l.two_d = true;
     if (l.output == Access::strided) l.out_terms = classify_2d(plan.output.strides);
@@ -130,7 +146,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     return l;
   }
   l.key.reserve(kKeyReserve + 18 * plan.code.size());  // one allocation for the whole key
-  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? (l.once ? 'o' : 'g') : 'p', l.vec, "x", l.sub, l.bounded ? "b" : "", "|", plan.shape.size(), "|", l.in.key(),
+  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? (l.once ? 'o' : 'g') : 'p', l.vec, "x", l.sub, "u", l.unroll, l.bounded ? "b" : "", "|", plan.shape.size(), "|", l.in.key(),
              "|", static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
   append_instruction_key(l.key, plan);
   return l;
@@ -161,11 +177,15 @@ std::string lane_store_value(const DialectText& d, DType t, const std::string& v
   }
 }
 
-// The vectorised loop body: V lanes per iteration, 16-byte loads and stores.
-std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const DialectText& d, const std::string& idx) {
+// The vectorised loop body: V lanes per iteration, 16-byte loads and stores. `j`: which of the
+// unrolled vectors (its element `e<j>` and names `x<k>_<j>`): the loads of all come first.
+struct VectorCode {
+  std::string loads, compute;
+};
+VectorCode vector_code(const ElementwisePlan& plan, const Layout& l, const DialectText& d, int j) {
   const int V = l.vec;
   const DType out_t = plan.output.dtype;
-  // The body for vector t (from `e = t * V`), then the loop around it.
+  const std::string e = j < 0 ? "e" : cat("e", j), sfx = j < 0 ? "" : cat("_", j);
   std::string s;
   std::vector<std::vector<std::string>> lanes(static_cast<std::size_t>(V));
   for (std::size_t k = 0; k < plan.inputs.size(); ++k) {
@@ -174,7 +194,7 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
       for (auto& lane : lanes) lane.push_back(cat("u", k));
       continue;
     }
-    std::string var = cat("x", k), at = cat("in", k, " + off", k, " + e");
+    std::string var = cat("x", k, sfx), at = cat("in", k, " + off", k, " + ", e);
     if (d.cuda()) {
       std::string vs = vec_struct_name(t, V);
       s += cat("    const ", vs, " ", var, " = *(const ", vs, "*)(", at, ");\n");
@@ -186,28 +206,50 @@ std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const Dial
     }
     for (int ln = 0; ln < V; ++ln) lanes[static_cast<std::size_t>(ln)].push_back(lane_value(d, t, var, ln));
   }
+  VectorCode c{s, ""};
+  s.clear();
   // Random numbers: one Philox block for every four (float64: two) lanes, not one per lane.
   std::vector<std::vector<std::string>> words;
   if (plan_uses_random(plan)) s += emit_random_blocks(plan, "e", V, words);
   for (int ln = 0; ln < V; ++ln)
-    s += emit_instructions(d, plan, lanes[static_cast<std::size_t>(ln)], cat("(e + ", ln, ")"), cat("_", ln),
+    s += emit_instructions(d, plan, lanes[static_cast<std::size_t>(ln)], cat("(", e, " + ", ln, ")"), cat(sfx, "_", ln),
                            words.empty() ? nullptr : &words[static_cast<std::size_t>(ln)]);
   std::vector<std::string> results;
-  for (int ln = 0; ln < V; ++ln) results.push_back(cat("v", plan.result, "_", ln));
+  for (int ln = 0; ln < V; ++ln) results.push_back(cat("v", plan.result, sfx, "_", ln));
   if (!d.cuda() && out_t == DType::float16) {
-    s += cat("    vstore_half", V, "_rte((float", V, ")(", join(results, ", "), "), 0, out + off_out + e);\n");
+    s += cat("    vstore_half", V, "_rte((float", V, ")(", join(results, ", "), "), 0, out + off_out + ", e, ");\n");
   } else {
-    std::string vt = d.cuda() ? vec_struct_name(out_t, V) : cat(d.storage_type(out_t), V);
-    s += cat("    ", vt, " y;\n");
+    std::string vt = d.cuda() ? vec_struct_name(out_t, V) : cat(d.storage_type(out_t), V), y = cat("y", sfx);
+    s += cat("    ", vt, " ", y, ";\n");
     for (int ln = 0; ln < V; ++ln)
-      s += cat("    y.", d.cuda() ? cat("v[", ln, "]") : lane_name(ln), " = ", lane_store_value(d, out_t, results[static_cast<std::size_t>(ln)]),
-               ";\n");
-    s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + e) = y;\n") : cat("    *((__global ", vt, "*)(out + off_out + e)) = y;\n");
+      s += cat("    ", y, ".", d.cuda() ? cat("v[", ln, "]") : lane_name(ln), " = ",
+               lane_store_value(d, out_t, results[static_cast<std::size_t>(ln)]), ";\n");
+    s += d.cuda() ? cat("    *(", vt, "*)(out + off_out + ", e, ") = ", y, ";\n")
+                  : cat("    *((__global ", vt, "*)(out + off_out + ", e, ")) = ", y, ";\n");
   }
+  c.compute = s;
+  return c;
+}
+
+std::string vector_loop(const ElementwisePlan& plan, const Layout& l, const DialectText& d, const std::string& idx) {
+  const int V = l.vec;
+  const VectorCode one = vector_code(plan, l, d, -1);
+  const std::string s = one.loads + one.compute;
   const std::string head = cat("  const ", idx, " nv = n / ", V, ";\n");
   if (plan_uses_random(plan)) return head + random_vector_loop(idx, V, s);
   if (l.once) return cat(head, "  if (gid < nv) {\n    const ", idx, " e = gid * ", V, ";\n", s, "  }\n");
-  return cat(head, "  for (", idx, " t = gid; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
+  const std::string loop = cat("  for (; t < nv; t += gsz) {\n    const ", idx, " e = t * ", V, ";\n", s, "  }\n");
+  if (l.unroll <= 1) return cat(head, "  ", idx, " t = gid;\n", loop);
+  // `unroll` vectors a grid stride apart: every load before the first compute and store, so that
+  // a work-item has them all in flight (the compiler may not move a load above a store to `out`).
+  std::string u = cat("  for (; t + ", l.unroll - 1, " * gsz < nv; t += ", l.unroll, " * gsz) {\n");
+  std::string compute;
+  for (int j = 0; j < l.unroll; ++j) {
+    const VectorCode c = vector_code(plan, l, d, j);
+    u += cat("    const ", idx, " e", j, " = (t + ", j, " * gsz) * ", V, ";\n", c.loads);
+    compute += c.compute;
+  }
+  return cat(head, "  ", idx, " t = gid;\n", u, compute, "  }\n", loop);
 }
 
 // PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing.
@@ -368,7 +410,7 @@ void run_elementwise(DeviceImpl& device, const std::shared_ptr<QueueImpl>& q, co
     const std::size_t group = grid_group(info);
     const std::int64_t items = grid_items(n, l.vec);
     std::size_t groups = static_cast<std::size_t>((items + static_cast<std::int64_t>(group) - 1) / static_cast<std::int64_t>(group));
-    groups = std::clamp<std::size_t>(groups, 1, std::max<std::size_t>(info.launch.max_groups, 1));
+    groups = std::clamp<std::size_t>(groups, 1, grid_limit(info));
     dims.global[0] = groups * group;
     dims.local[0] = group;
     device.launch(*q, *kernel(), dims, args.args());

@@ -21,6 +21,7 @@ struct Layout {
   // One-vector-per-work-item devices: vectors a work-item writes (random plans: their Philox
   // blocks run on one set of uint16 vectors, kCpuRandomSubVectors).
   int sub = 1;
+  int unroll = 1;  // grid-stride vector loops: vectors loaded before any is stored (PORTA_EW_UNROLL)
   bool bounded = false;  // __launch_bounds__(256, 8): random_launch_bounded
   // Grid-stride devices, where the launch has a work-item for every vector (or element): each
   // does its one without the grid-stride loops (see analyse()).
