@@ -1,5 +1,5 @@
 // LAPACKE's column-major _work routines, one matrix of the batch at a time, with one workspace
-// sized by LAPACK's own query. The _work forms skip LAPACKE's NaN scan of the inputs, which
+// sized by LAPACK's own query (C-order getrf, getrs and potrf through the transpose: host/solver.hpp). The _work forms skip LAPACKE's NaN scan of the inputs, which
 // would turn a NaN into a bad-argument error where NumPy returns NaNs. gesvd runs as gesdd
 // (divide and conquer, what NumPy calls): the same results, several times faster with vectors.
 #include "host/solver.hpp"
@@ -28,9 +28,9 @@ template <class T> struct Lapack;
   static lapack_int getrf(lapack_int m, lapack_int n, T* a, lapack_int lda, lapack_int* ipiv) {                      \
     return LAPACKE_##p##getrf_work(kCol, m, n, a, lda, ipiv);                                                        \
   }                                                                                                                  \
-  static lapack_int getrs(lapack_int n, lapack_int nrhs, const T* a, lapack_int lda, const lapack_int* ipiv, T* b,  \
-                          lapack_int ldb) {                                                                          \
-    return LAPACKE_##p##getrs_work(kCol, 'N', n, nrhs, a, lda, ipiv, b, ldb);                                        \
+  static lapack_int getrs(char trans, lapack_int n, lapack_int nrhs, const T* a, lapack_int lda,                    \
+                          const lapack_int* ipiv, T* b, lapack_int ldb) {                                            \
+    return LAPACKE_##p##getrs_work(kCol, trans, n, nrhs, a, lda, ipiv, b, ldb);                                      \
   }                                                                                                                  \
   static lapack_int potrf(char uplo, lapack_int n, T* a, lapack_int lda) {                                           \
     return LAPACKE_##p##potrf_work(kCol, uplo, n, a, lda);                                                           \
@@ -118,6 +118,10 @@ template <class T> class Runner {
   void run() {
     const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
     const lapack_int lm = to_int(m), ln = to_int(n), lda = std::max(1, lm);
+    const bool rows = g_.row_major;  // square a only (the core's getrf, getrs, potrf): lda is n either way
+    if (rows && (!(kHostRowMajorSolvers & solver_bit(g_.op)) || m != n))
+      throw InvalidArgument(cat("host solver: ", to_string(g_.op), " of ", m, " x ", n,
+                                " takes C-order matrices only for square getrf, getrs and potrf (porta's bug)"));
     for (std::int64_t i = 0; i < g_.batch; ++i) {
       T* a = at<T>(g_.a, g_.a_offset + i * m * n);
       lapack_int status = 0;
@@ -127,10 +131,11 @@ template <class T> class Runner {
           break;
         case SolverOp::getrs:
           if (g_.nrhs == 0 || n == 0) break;
-          status = L::getrs(ln, to_int(g_.nrhs), a, lda, at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n),
-                            at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), std::max(1, ln));
+          status = rows ? getrs_rows(a, i) : L::getrs('N', ln, to_int(g_.nrhs), a, lda,
+                                                       at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n),
+                                                       at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), std::max(1, ln));
           break;
-        case SolverOp::potrf: status = L::potrf(uplo(), ln, a, lda); break;
+        case SolverOp::potrf: status = L::potrf(rows == g_.lower ? 'U' : 'L', ln, a, lda); break;
         case SolverOp::potrs:
           if (g_.nrhs == 0 || n == 0) break;
           status = L::potrs(uplo(), ln, to_int(g_.nrhs), a, lda, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs),
@@ -205,6 +210,23 @@ template <class T> class Runner {
 
  private:
   char uplo() const { return g_.lower ? 'L' : 'U'; }
+  // getrs of matrix i in C order: a holds the factors of A^T (getrf saw the C-order A as Fortran's
+  // A^T), so A X = B is LAPACK's transposed solve; B (n x nrhs, C order) goes through a Fortran-
+  // order copy unless it is one column.
+  lapack_int getrs_rows(const T* a, std::int64_t i) {
+    const std::int64_t n = g_.n, nrhs = g_.nrhs;
+    const lapack_int ln = to_int(n), ld = std::max(1, ln);
+    const lapack_int* ipiv = at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n);
+    T* b = at<T>(g_.b, g_.b_offset + i * n * nrhs);
+    if (nrhs == 1) return L::getrs('T', ln, 1, a, ld, ipiv, b, ld);
+    work_.resize(static_cast<std::size_t>(n * nrhs));
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t c = 0; c < nrhs; ++c) work_[static_cast<std::size_t>(c * n + r)] = b[r * nrhs + c];
+    const lapack_int status = L::getrs('T', ln, to_int(nrhs), a, ld, ipiv, work_.data(), ld);
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::int64_t c = 0; c < nrhs; ++c) b[r * nrhs + c] = work_[static_cast<std::size_t>(c * n + r)];
+    return status;
+  }
   lapack_int to_int(std::int64_t v) const {
     if (v > std::numeric_limits<lapack_int>::max())
       throw InvalidArgument(cat(to_string(g_.op), " of ", g_.m, " x ", g_.n, " (nrhs ", g_.nrhs,

@@ -15,5 +15,13 @@ void host_solver(const SolverArgs& args);
 const char* host_solver_name();
 // Every op host_solver runs (Capabilities::solvers).
 inline constexpr std::uint32_t kHostSolvers = (1u << static_cast<unsigned>(SolverOp::count)) - 1;
+// The ops host_solver also runs on square C-order matrices (Capabilities::row_major_solvers),
+// without transposing them: a C-order A is the Fortran-order A^T. getrf factors A^T (the pivots and
+// factors of the transpose, whose determinant is A's); getrs then solves A X = B as LAPACK's
+// transposed solve of those factors (B and X in C order); potrf of the lower triangle is LAPACK's of
+// the upper triangle of A^T (A^T = conj(A) = U^H U gives A = U^T conj(U), so L = U^T, which is U read
+// in C order).
+inline constexpr std::uint32_t kHostRowMajorSolvers =
+    solver_bit(SolverOp::getrf) | solver_bit(SolverOp::getrs) | solver_bit(SolverOp::potrf);
 
 }  // namespace porta::detail

@@ -66,6 +66,7 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
                              "float64, complex64 and complex128; a blocked loop for float16 and bfloat16; an exact loop for "
                              "integers");
   info_.caps.solvers = detail::kHostSolvers;
+  info_.caps.row_major_solvers = detail::kHostRowMajorSolvers;
   info_.solver = detail::cat(detail::host_solver_name(), " on the device's memory (host memory, no copy)");
 #else
   info_.matmul = "a blocked loop (porta was built without a host BLAS); an exact loop for integers and complex";

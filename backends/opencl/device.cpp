@@ -186,6 +186,7 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
   // those lack, run through LAPACKE on a mapped copy (solver.cpp).
   if (in.kind == DeviceKind::cpu && in.host_memory) {
     in.caps.solvers = detail::kHostSolvers;
+    in.caps.row_major_solvers = detail::kHostRowMajorSolvers;
     in.solver = detail::cat(detail::host_solver_name(), " on zero-copy mapped memory");
   } else {
     in.caps.solvers = detail::solver_bit(detail::SolverOp::syevd) | detail::solver_bit(detail::SolverOp::gesvd);

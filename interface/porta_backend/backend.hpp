@@ -40,8 +40,8 @@ namespace porta::detail {
 // complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag; 12:
 // Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
 // FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
-// SolverOp, SolverArgs, DeviceImpl::solver).
-inline constexpr int kBackendApiVersion = 14;
+// SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major).
+inline constexpr int kBackendApiVersion = 15;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -104,6 +104,9 @@ struct Capabilities {
   // float32, float64, complex64 and complex128. The core refuses porta::linalg's decompositions
   // with a DTypeError where the op's bit is clear.
   std::uint32_t solvers = 0;
+  // The ops of `solvers` that also take C-order (row-major) matrices (SolverArgs::row_major): the
+  // core then hands a small matrix over as it is, without its transposing copies.
+  std::uint32_t row_major_solvers = 0;
 };
 
 struct DeviceInfo {
@@ -329,6 +332,10 @@ struct SolverArgs {
   bool lower = true;          // potrf, potrs, syevd: which triangle
   bool vectors = true;        // syevd: eigenvectors; gesvd: u and vt
   bool full_matrices = false; // gesvd: u is m x m
+  // Square a (and getrs' b) in C order, for the ops in Capabilities::row_major_solvers: getrf
+  // factors what Fortran order sees there, A^T (its pivots and factors, A's determinant); getrs
+  // solves A X = B from those, B and X in C order; potrf writes A's factor (`lower`: L) in C order.
+  bool row_major = false;
 };
 
 // The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the
