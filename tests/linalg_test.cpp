@@ -413,6 +413,23 @@ TEST_P(Linalg, Compositions) {
   Array pinv = la::pinv(random({6, 4}));
   EXPECT_EQ(pinv.shape(), (Shape{4, 6}));
   EXPECT_EQ(la::matrix_rank(la::matmul(random({6, 2}), random({2, 5}))).item<std::int64_t>(), 2);
+  // A tolerance per matrix: two copies of diag(1, 0.1, 0.001) (times a random orthogonal Q, so that
+  // the SVD has work to do), kept to 2 and 1 values relative, 2 and 3 absolute.
+  Array q = la::qr(random({3, 3}, 3.0)).Q;
+  Array d = porta::multiply(porta::eye(3, dtype(), dev()), porta::from_host(std::vector<double>{1, 0.1, 0.001}, {3}, dev()).astype(dtype()));
+  Array stack = porta::stack({la::matmul(q, d), la::matmul(q, d)});
+  Array rtol = porta::from_host(std::vector<double>{0.05, 0.5}, {2}, dev());
+  EXPECT_EQ(la::matrix_rank(stack, rtol).to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(la::matrix_rank(stack, porta::from_host(std::vector<double>{0.01, 1e-4}, {2}, dev()), la::Tolerance::absolute)
+                .to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{2, 3}));
+  // pinv(Q D) = D+ Q^H with D+ = diag(1, 10, 0) and diag(1, 0, 0).
+  HostStack p2 = to_host(la::matmul(la::pinv(stack, rtol), q));
+  const double kept[2][3] = {{1, 10, 0}, {1, 0, 0}};
+  for (std::int64_t m = 0; m < 2; ++m)
+    for (std::int64_t i = 0; i < 3; ++i)
+      for (std::int64_t j = 0; j < 3; ++j) EXPECT_NEAR(std::abs(p2.at(m, i, j)), i == j ? kept[m][i] : 0.0, 1e-3) << m << i << j;
+  EXPECT_THROW(la::pinv(stack, porta::from_host(std::vector<double>{0.1, 0.1, 0.1}, {3}, dev())), porta::ShapeError);
 }
 
 PORTA_INSTANTIATE_DEVICES_DTYPES(Linalg, kSolverDTypes);

@@ -97,8 +97,16 @@ LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond = 
 // Pseudo-inverse through the SVD; singular values at most rtol * max(s) are dropped (default
 // max(m, n) * eps, the array API's; NumPy's rcond=1e-15 is rtol=1e-15).
 Array pinv(const Array& a, std::optional<double> rtol = std::nullopt);
+// The same with an rtol per matrix: an array that broadcasts against a's leading dimensions (the
+// array API's `rtol: float | array`, NumPy's array rcond).
+Array pinv(const Array& a, const Array& rtol);
 // Singular values above rtol * max(s) (default max(m, n) * eps), or above `tol` when given.
 Array matrix_rank(const Array& a, std::optional<double> rtol = std::nullopt, std::optional<double> tol = std::nullopt);
+// How matrix_rank reads a tolerance array: relative (rtol, times each matrix's largest singular
+// value) or absolute (NumPy's tol).
+enum class Tolerance { relative, absolute };
+// The same with a tolerance per matrix: an array that broadcasts against a's leading dimensions.
+Array matrix_rank(const Array& a, const Array& tolerance, Tolerance kind = Tolerance::relative);
 
 // Compositions of the operations above and porta's elementwise ones and reductions.
 using porta::matrix_transpose;  // the last two axes swapped (a view; manip.hpp)

@@ -96,22 +96,46 @@ def lstsq(a, b, rcond=None):
     return x, residuals, int(rank), s
 
 
+def _tolerance(a, tol):
+    """A number as a float; anything else (an array, a list, a NumPy array) as a porta array on a's
+    device, which broadcasts against a's leading dimensions (the array API's `float | array`)."""
+    if isinstance(tol, (int, float)) and not isinstance(tol, bool):
+        return float(tol)
+    if getattr(tol, "ndim", None) == 0 and not hasattr(tol, "device"):
+        return float(tol)  # a NumPy scalar or 0-d NumPy array
+    from ._creation import asarray
+    return asarray(tol, device=a.device)
+
+
 def pinv(a, rcond=None, hermitian=False, *, rtol=_no_value):
     """The pseudo-inverse through the SVD; the cutoff as NumPy's (rcond 1e-15 by default; rtol=None:
-    max(M, N) * eps)."""
+    max(M, N) * eps); rcond or rtol a number or an array broadcasting against the stack."""
     _arr(a, "pinv")
     if rcond is not None and rtol is not _no_value:
         raise ValueError("`rtol` and `rcond` can't be both set.")
     if rcond is None:
         rcond = 1e-15 if rtol is _no_value else rtol
-    return _core._linalg_pinv(a, None if rcond is None else float(rcond))
+    if rcond is None:
+        return _core._linalg_pinv(a, None)
+    cut = _tolerance(a, rcond)
+    return _core._linalg_pinv(a, cut) if isinstance(cut, float) else _core._linalg_pinv_array(a, cut)
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """The singular values above tol (absolute) or rtol * max(s) (default max(M, N) * eps); either a
+    number or an array broadcasting against the stack."""
     _arr(A, "matrix_rank")
+    if tol is not None and rtol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
     if A.ndim < 2:
         return _any(_core.not_equal(A, 0)).astype("int64")
-    return _core._linalg_matrix_rank(A, None if rtol is None else float(rtol), None if tol is None else float(tol))
+    given = tol if tol is not None else rtol
+    if given is None:
+        return _core._linalg_matrix_rank(A, None, None)
+    cut = _tolerance(A, given)
+    if isinstance(cut, float):
+        return _core._linalg_matrix_rank(A, None, cut) if tol is not None else _core._linalg_matrix_rank(A, cut, None)
+    return _core._linalg_matrix_rank_array(A, cut, tol is not None)
 
 
 def matrix_transpose(x, /):

@@ -56,9 +56,15 @@ void bind_linalg(nb::module_& m) {
     auto r = la::lstsq(a, b, rcond);
     return std::make_tuple(r.x, r.residuals, r.rank, r.s);
   }, nb::arg("a"), nb::arg("b"), nb::arg("rcond").none(), release_gil());
-  m.def("_linalg_pinv", &la::pinv, nb::arg("a"), nb::arg("rtol").none(), release_gil());
-  m.def("_linalg_matrix_rank", &la::matrix_rank, nb::arg("a"), nb::arg("rtol").none(), nb::arg("tol").none(),
+  m.def("_linalg_pinv", nb::overload_cast<const Array&, std::optional<double>>(&la::pinv), nb::arg("a"),
+        nb::arg("rtol").none(), release_gil());
+  m.def("_linalg_pinv_array", nb::overload_cast<const Array&, const Array&>(&la::pinv), nb::arg("a"), nb::arg("rtol"),
         release_gil());
+  m.def("_linalg_matrix_rank", nb::overload_cast<const Array&, std::optional<double>, std::optional<double>>(&la::matrix_rank),
+        nb::arg("a"), nb::arg("rtol").none(), nb::arg("tol").none(), release_gil());
+  m.def("_linalg_matrix_rank_array", [](const Array& a, const Array& tol, bool absolute) {
+    return la::matrix_rank(a, tol, absolute ? la::Tolerance::absolute : la::Tolerance::relative);
+  }, nb::arg("a"), nb::arg("tol"), nb::arg("absolute"), release_gil());
   m.def("_linalg_matrix_transpose", &la::matrix_transpose, nb::arg("x"));
   m.def("_linalg_diagonal", &la::diagonal, nb::arg("x"), nb::arg("offset"), release_gil());
   m.def("_linalg_trace", &la::trace, nb::arg("x"), nb::arg("offset"), release_gil());

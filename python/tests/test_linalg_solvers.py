@@ -182,3 +182,26 @@ def test_einsum_errors(device):
         porta.einsum("ij->iz", x)
     with pytest.raises(ValueError):
         porta.einsum("ij,jk", x)
+
+
+def test_pinv_and_matrix_rank_take_a_tolerance_per_matrix(device, rng):
+    # Three 6 x 4 matrices with known singular values, so that each tolerance keeps a different count.
+    q1, _ = np.linalg.qr(rng.standard_normal((3, 6, 4)))
+    q2, _ = np.linalg.qr(rng.standard_normal((3, 4, 4)))
+    s = np.array([[1.0, 1e-1, 1e-3, 1e-6], [1.0, 0.5, 1e-2, 1e-8], [2.0, 1.0, 1e-4, 1e-5]])
+    a = (q1 * s[:, None, :]) @ np.swapaxes(q2, -1, -2)
+    pa = porta.asarray(a)
+    rtol = np.array([1e-2, 1e-1, 1e-3])  # keeps 2, 2 and 2 values (2.0 * 1e-3 = 2e-3 > 1e-4)
+    for tol in (rtol, porta.asarray(rtol), list(rtol)):
+        np.testing.assert_allclose(_get(pla.pinv(pa, rtol=tol)), np.linalg.pinv(a, rtol=rtol), rtol=1e-9, atol=1e-9)
+        np.testing.assert_array_equal(_get(pla.matrix_rank(pa, rtol=tol)), np.linalg.matrix_rank(a, rtol=rtol))
+    np.testing.assert_allclose(_get(pla.pinv(pa, rcond=rtol)), np.linalg.pinv(a, rcond=rtol), atol=1e-9)
+    tol = np.array([5e-7, 1e-9, 1e-6])  # absolute: 4, 3 and 4 values
+    np.testing.assert_array_equal(_get(pla.matrix_rank(pa, tol=tol)), np.linalg.matrix_rank(a, tol=tol))
+    # One tolerance for a stack of stacks broadcasts; a shape that does not is a ShapeError (a ValueError).
+    b = np.stack([a, a])
+    np.testing.assert_array_equal(_get(pla.matrix_rank(porta.asarray(b), rtol=rtol)), np.linalg.matrix_rank(b, rtol=rtol))
+    with pytest.raises(ValueError, match="tolerance of shape"):
+        pla.pinv(pa, rtol=np.array([1e-2, 1e-1]))
+    with pytest.raises(ValueError):
+        pla.matrix_rank(pa, tol=1e-3, rtol=1e-3)

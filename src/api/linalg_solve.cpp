@@ -448,28 +448,65 @@ SvdResult svd(const Array& a, bool full_matrices) {
 
 Array svdvals(const Array& a) { return svd_impl(a, false, false, "svdvals").s; }
 
-Array pinv(const Array& a, std::optional<double> rtol) {
+namespace {
+
+// A tolerance per matrix, (..., 1): `tol` broadcast against the stack's leading dimensions `batch`.
+Array per_matrix(const Array& tol, const Shape& batch, const char* what) {
+  try {
+    return tol.broadcast_to(batch).expand_dims(-1);
+  } catch (const ShapeError&) {
+    throw ShapeError(cat(what, ": a tolerance of shape ", to_string(tol.shape()),
+                         " does not broadcast against the stack's leading dimensions ", to_string(batch),
+                         "; give a number or an array of that shape"));
+  }
+}
+
+// The pseudo-inverse through the SVD, singular values at most cut(s) (a cutoff (..., 1)) dropped.
+template <class Cut> Array pinv_impl(const Array& a, Cut cut) {
   check_matrix(a, "pinv", false);
   const DType t = solver_dtype(a.dtype(), "pinv");
   const std::int64_t m = a.dim(-2), n = a.dim(-1);
   if (m == 0 || n == 0) return zeros(with(leading(a.shape()), {n, m}), t, a.device());
   Svd s = svd_impl(a, true, false, "pinv");
-  const double r = rtol.value_or(static_cast<double>(std::max(m, n)) * eps_of(t));
-  Array cutoff = multiply(max(s.s, -1, true), r);
-  Array keep = greater(s.s, cutoff);
+  Array keep = greater(s.s, cut(s.s));
   Array inv_s = where(keep, reciprocal(where(keep, s.s, 1)), 0).astype(t);  // (..., k)
   return bmm(multiply(conj_t(s.vh), inv_s.expand_dims(-2)), conj_t(s.u));
 }
 
-Array matrix_rank(const Array& a, std::optional<double> rtol, std::optional<double> tol) {
+// The singular values above cut(s) (a cutoff (..., 1)), counted.
+template <class Cut> Array matrix_rank_impl(const Array& a, Cut cut) {
   check_matrix(a, "matrix_rank", false);
-  const std::int64_t m = a.dim(-2), n = a.dim(-1);
-  const Shape batch = leading(a.shape());
-  if (m == 0 || n == 0) return zeros(batch, DType::int64, a.device());
+  if (a.dim(-2) == 0 || a.dim(-1) == 0) return zeros(leading(a.shape()), DType::int64, a.device());
   Array s = svdvals(a);
-  Array cutoff = tol ? full({}, *tol, s.dtype(), a.device())
-                     : multiply(max(s, -1, true), rtol.value_or(static_cast<double>(std::max(m, n)) * eps_of(s.dtype())));
-  return sum(greater(s, cutoff).astype(DType::int64), -1);
+  return sum(greater(s, cut(s)).astype(DType::int64), -1);
+}
+
+// max(m, n) * eps: the array API's default rtol for the matrices of a whose singular values are s.
+double default_rtol(const Array& a, const Array& s) {
+  return static_cast<double>(std::max(a.dim(-2), a.dim(-1))) * eps_of(s.dtype());
+}
+
+}  // namespace
+
+Array pinv(const Array& a, std::optional<double> rtol) {
+  return pinv_impl(a, [&](const Array& s) { return multiply(max(s, -1, true), rtol.value_or(default_rtol(a, s))); });
+}
+
+Array pinv(const Array& a, const Array& rtol) {
+  return pinv_impl(a, [&](const Array& s) { return multiply(max(s, -1, true), per_matrix(rtol, leading(a.shape()), "pinv")); });
+}
+
+Array matrix_rank(const Array& a, std::optional<double> rtol, std::optional<double> tol) {
+  return matrix_rank_impl(a, [&](const Array& s) {
+    return tol ? full({}, *tol, s.dtype(), a.device()) : multiply(max(s, -1, true), rtol.value_or(default_rtol(a, s)));
+  });
+}
+
+Array matrix_rank(const Array& a, const Array& tolerance, Tolerance kind) {
+  return matrix_rank_impl(a, [&](const Array& s) {
+    Array t = per_matrix(tolerance, leading(a.shape()), "matrix_rank");
+    return kind == Tolerance::absolute ? t : multiply(max(s, -1, true), t);
+  });
 }
 
 LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond) {
