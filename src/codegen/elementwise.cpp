@@ -35,9 +35,12 @@ constexpr std::int64_t kMinCols2d = 16;
 // x + y plus that of its arithmetic, 1.38-1.51x x + y on the 2-core build machine (2^24
 // float32). Written out with the prefetch, the same probe pair ran 0.73x and 0.88x of their
 // one-element-per-work-item times, and porta-bench's pair 1.01-1.06x (1.25-1.32x before, runs
-// alternated at load 1.5-1.8). Vectors of one AVX2 register (32 bytes). Groups of kCpuGroup
-// work-items on these devices, vectors or not (codegen/elementwise.hpp).
-constexpr std::size_t kCpuVectorBytes = 32;
+// alternated at load 1.5-1.8). Vectors of 64 bytes (one AVX-512 register, two AVX2 ones): with
+// 32 the fused expression ran 81-85% and complex64 x * y + z 78-85% of copy bandwidth, with 64
+// 86-111% and 95-113%, x + y 100-110% either way (porta-bench, 2^24, runs alternated, 2-core build
+// machine, 2026-12-06). Groups of kCpuGroup work-items on these devices, vectors or not
+// (codegen/elementwise.hpp).
+constexpr std::size_t kCpuVectorBytes = 64;
 // Plans that draw random numbers: kCpuRandomVectorBytes instead (codegen/random.hpp).
 constexpr int kPrefetchBytes = 2048;
 
