@@ -94,12 +94,14 @@ typedef struct __attribute__((aligned(16))) { double re, im; } porta_c128;
 #define CX_MUL(a, b) ((a) * (b))
 #pragma OPENCL FP_CONTRACT OFF
 #define CX_M(fn) fn
+#define CX_OWN_HYPOT 1
 //@ complex_end  after base/complex.h's text: its names undefined
 #pragma OPENCL FP_CONTRACT ON
 #undef CX_DOUBLE
 #undef CX_FN
 #undef CX_MUL
 #undef CX_M
+#undef CX_OWN_HYPOT
 //@ prefetch  (CPU devices' vector kernels, before the prelude) PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing
 #if defined(__clang__) && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
