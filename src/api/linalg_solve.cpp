@@ -62,13 +62,13 @@ bool dense_has(SolverOp op) {
   }
 }
 
-// Whether porta's own solvers run `op` here for `batch` matrices of `order` in t: devices that
-// compile kernels and have no vendor solver for it (OpenCL GPUs), and those that have one as
-// PORTA_SOLVER says (dense::chosen).
-bool dense_runs(const Device& d, SolverOp op, DType t, std::int64_t batch, std::int64_t order) {
+// Whether porta's own solvers run `op` here for `batch` matrices of `order` in t (`fused`: as
+// one of the one-launch kernels): devices that compile kernels and have no vendor solver for it
+// (OpenCL GPUs), and those that have one as PORTA_SOLVER says (dense::chosen).
+bool dense_runs(const Device& d, SolverOp op, DType t, std::int64_t batch, std::int64_t order, bool fused = false) {
   if (!dense_has(op) || !detail::dense::available(d)) return false;
   if (!(d.impl().info().caps.solvers & detail::solver_bit(op))) return true;
-  return detail::dense::chosen(d, t, batch, order);
+  return detail::dense::chosen(d, t, batch, order, fused);
 }
 
 void check_solvers(const Device& d, SolverOp op, const char* what) {
@@ -219,7 +219,7 @@ Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what
   Array a3 = a.broadcast_to(with(batch, {n, n})).reshape({count, n, n});
   Array b3 = vector_b ? b.broadcast_to(with(batch, {n})).reshape({count, n, 1})
                       : b.broadcast_to(with(batch, {n, nrhs})).reshape({count, n, nrhs});
-  if (count * n * nrhs > 0 && dense_runs(d, SolverOp::getrf, t, count, n) && n <= detail::dense::fused_order(t, d)) {
+  if (count * n * nrhs > 0 && dense_runs(d, SolverOp::getrf, t, count, n, true) && n <= detail::dense::fused_order(t, d)) {
     // porta's one-launch solve: a and b read where they are (any strides), x written row-major,
     // no workspace copies and no LU or pivots in global memory; then the one read of info.
     Array ac = a3.astype(t), bc = b3.astype(t);
@@ -378,7 +378,7 @@ Array cholesky(const Array& a, bool upper) {
   check_solvers(d, SolverOp::potrf, "cholesky");
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), n = a.dim(-1);
-  if (count * n > 0 && dense_runs(d, SolverOp::potrf, t, count, n) && n <= detail::dense::fused_order(t, d)) {
+  if (count * n > 0 && dense_runs(d, SolverOp::potrf, t, count, n, true) && n <= detail::dense::fused_order(t, d)) {
     // porta's one-launch Cholesky: a read where it is, L written row-major with its zeros.
     Array l = empty({count, n, n}, t, d), info = empty({count}, DType::int32, d);
     detail::dense::potrf_small(t, detail::evaluate(stack3(a).astype(t).node()), detail::evaluate(l.node()),

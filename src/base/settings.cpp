@@ -178,9 +178,9 @@ constexpr Spec kTable[] = {
     {"PORTA_SOLVER", Type::choice, "auto vendor porta cusolver=vendor lapack=vendor", 0, 0, false, "auto", "",
      "at each linalg call that factors", Audience::tuning, OnBad::error, kWrongKernel,
      "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "
-     "PoCL) and porta's own kernels: auto (the vendor's, until porta's one-launch kernels for small matrices "
-     "have been timed against cuSOLVER on a GPU), vendor, or porta (porta's own at every size). Devices without a vendor solver always "
-     "take porta's."},
+     "PoCL) and porta's own kernels: auto (porta's one-launch solve and cholesky of float32/float64 matrices up to "
+     "16 x 16 on CUDA, which ran faster than cuSOLVER's batched routines there; the vendor's elsewhere), vendor, or "
+     "porta (porta's own at every size). Devices without a vendor solver always take porta's."},
     {"PORTA_DENSE_PANEL", Type::choice, "flat recursive", 0, 0, false, "flat", "", "once, at the first blocked LU",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column) or recursive "

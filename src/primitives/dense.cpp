@@ -333,17 +333,19 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
 // they read had finished. Each kind is now a section of its own (kernels/dense.cl's k0).
 bool available(const Device& device) { return device.impl().info().dialect != Dialect::none; }
 
-bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order) {
+bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order, bool fused) {
   if (!available(device)) return false;
   const std::string& how = setting_choice("PORTA_SOLVER");
   if (how == "porta") return true;
   if (how == "vendor") return false;
-  // auto: the vendor's. porta's one-launch kernels for CUDA's small matrices (a whole batch in
-  // one launch, where cuSOLVER's batched routines take several beside the core's copies and
-  // pointer arrays) become auto's choice there once a GPU has run their tests and timed them
-  // against cuSOLVER (issue 40; not yet: PORTA_SOLVER=porta takes them).
-  (void)t, (void)batch, (void)order;
-  return false;
+  // auto: porta's one-launch solve and Cholesky of small real matrices on CUDA, where a whole batch
+  // is one launch (cuSOLVER's batched routines take several beside the core's copies and pointer
+  // arrays). On an H100 (2026-12-06, 10,000 matrices) they ran 1.03x-1.09x cuSOLVER's solve and
+  // 1.6x its Cholesky at 16 x 16, 0.50x-0.96x at 64 x 64 (docs/design/linalg.md); the vendor's
+  // elsewhere, and for complex dtypes, which no GPU has timed.
+  (void)batch;
+  return fused && device.impl().info().dialect == Dialect::cuda && (t == DType::float32 || t == DType::float64) &&
+         order <= kAutoFusedOrder;
 }
 
 std::int64_t fused_order(DType t, const Device& device) { return fused_order_of(t, device.impl().info()); }

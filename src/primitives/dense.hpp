@@ -33,9 +33,13 @@ inline constexpr std::int64_t kDenseSmall = 32;
 
 // Whether this device runs these kernels: devices that compile kernels (OpenCL, CUDA).
 bool available(const Device& device);
+// auto's choice of the one-launch kernels on CUDA: matrices up to this order.
+inline constexpr std::int64_t kAutoFusedOrder = 16;
 // Whether a device that also has a vendor solver takes these kernels for `batch` matrices of
-// `order` (the larger dimension) in t: PORTA_SOLVER=porta (auto: the vendor's, for now).
-bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order);
+// `order` (the larger dimension) in t, `fused` when the call would be gesv_small or potrf_small:
+// PORTA_SOLVER=porta; auto: those one-launch kernels for float32/float64 up to kAutoFusedOrder on
+// CUDA, the vendor's elsewhere.
+bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order, bool fused);
 // The largest order gesv_small and potrf_small take for t on device (64, or 32 for complex128).
 std::int64_t fused_order(DType t, const Device& device);
 
