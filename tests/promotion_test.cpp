@@ -48,6 +48,18 @@ TEST_P(Promotion, PromoteTypesIsNumPysTable) {
       EXPECT_EQ(porta::promote_types(a, b), numpy_result(a, b)) << porta::name(a) << " with " << porta::name(b);
 }
 
+// math_float: the dtype of np.sqrt(np.zeros(1, t)) in NumPy 2.4.6 (ml_dtypes' bfloat16 keeps its own).
+TEST(DTypeTable, MathFloatIsNumPysSqrtDType) {
+  using D = DType;
+  const std::pair<D, D> want[] = {
+      {D::boolean, D::float16}, {D::int8, D::float16},      {D::uint8, D::float16},     {D::int16, D::float32},
+      {D::uint16, D::float32},  {D::int32, D::float64},     {D::uint32, D::float64},    {D::int64, D::float64},
+      {D::uint64, D::float64},  {D::float16, D::float16},   {D::bfloat16, D::bfloat16}, {D::float32, D::float32},
+      {D::float64, D::float64}, {D::complex64, D::complex64}, {D::complex128, D::complex128}};
+  EXPECT_EQ(std::size(want), porta::all_dtypes().size());
+  for (const auto& [t, f] : want) EXPECT_EQ(porta::math_float(t), f) << porta::name(t);
+}
+
 // The dtype table: names (parse_dtype takes each back, with its short name), sizes, kinds, the real
 // and complex dtypes, iinfo and finfo as NumPy's.
 TEST(DTypeTable, NamesSizesKindsAndLimitsAreNumPys) {

@@ -69,6 +69,9 @@ bool is_unsigned_integer(DType t);  // uint8 ... uint64
 
 // complex64 -> float32, complex128 -> float64; any other dtype is its own.
 DType real_dtype(DType t);
+// The dtype NumPy's math functions (sqrt, sin, hypot, ...) give t: floating and complex dtypes
+// keep theirs; bool and 8-bit integers float16, 16-bit integers float32, wider integers float64.
+DType math_float(DType t);
 // The complex dtype that holds t's values: float64 -> complex128; bool, the integers up to 16 bits
 // and the other floats -> complex64; wider integers -> complex128 (as NumPy's promotion).
 DType complex_dtype(DType t);

@@ -48,14 +48,7 @@ void check_huge_ints(std::initializer_list<PyOperand*> ops, bool comparison) {
 // and fits (that dtype holds every value of the scalar's). With no array, the numbers stay weak.
 // A function with float loops only (hypot: NumPy's 'ee', 'ff', 'dd') takes the least float each
 // operand casts to safely, not the float of their integer promotion: hypot(uint16, np.int8) is
-// float32 where uint16 + int8 is int32 (float64).
-// The float NumPy's math functions give a dtype (src/api/ops.cpp's math_dtype, less its device's
-// float16 fallback): inexact dtypes keep theirs, bool and 8-bit integers float16, 16-bit float32,
-// wider float64.
-DType math_float(DType t) {
-  return is_inexact(t) ? t : t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
-}
-
+// float32 where uint16 + int8 is int32 (float64): porta::math_float, NumPy's math functions' dtype.
 void promote_numpy_scalars(std::initializer_list<PyOperand*> ops, bool comparison = false, bool float_only = false) {
   check_huge_ints(ops, comparison);
   const auto least_float = [float_only](DType t) { return float_only ? math_float(t) : t; };

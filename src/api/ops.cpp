@@ -111,7 +111,7 @@ NodePtr operand(const Array& a, const char* fname) { return detail::node_of(a, f
 // narrowest float that holds them (int8/uint8 and bool: float16, 16 bits: float32, wider:
 // float64), as NumPy; float16 becomes float32 where the device has no float16.
 DType math_dtype(DType t, const Device& d) {
-  DType out = is_inexact(t) ? t : t == DType::boolean ? DType::float16 : promote_types(t, DType::float16);
+  DType out = math_float(t);
   return out == DType::float16 && !d.supports(out) ? DType::float32 : out;
 }
 

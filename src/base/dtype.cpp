@@ -212,6 +212,10 @@ DType complex_dtype(DType t) {
   return f == DType::float64 ? DType::complex128 : DType::complex64;
 }
 
+DType math_float(DType t) {
+  return is_inexact(t) ? t : t == DType::boolean ? DType::float16 : float_for_integer(t);
+}
+
 DType promote_types(DType a, DType b) {
   const DTypeKind ka = kind(a), kb = kind(b);
   if (a == b) return a;
