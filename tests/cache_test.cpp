@@ -294,8 +294,12 @@ TEST_P(Cache, SecondProcessLoadsFromDisk) {
 // that only porta's cache can spare the compile. One plan of length 16 (on PoCL two programs:
 // forward and inverse); about 5 s cold and 2 s warm on PoCL.
 TEST_P(Cache, VkFftProgramsSecondProcessLoadsFromDisk) {
-  if (dev().backend() != porta::Backend::opencl) GTEST_SKIP() << "VkFFT's programs are compiled on OpenCL devices";
-  const std::string env = "PORTA_OPENCL_FFT=vkfft POCL_CACHE_DIR=" + quote(root_ + "/pocl1");
+  const bool cuda = dev().backend() == porta::Backend::cuda;
+  if (!cuda && dev().backend() != porta::Backend::opencl)
+    GTEST_SKIP() << "VkFFT's programs are compiled on OpenCL and CUDA devices";
+  // CUDA: VkFFT's CUDA backend (not the default there), whose PTX goes into the same cache.
+  const std::string select = cuda ? "PORTA_CUDA_FFT=vkfft" : "PORTA_OPENCL_FFT=vkfft";
+  const std::string env = select + " POCL_CACHE_DIR=" + quote(root_ + "/pocl1");
   fs::create_directories(root_ + "/pocl1");
   fs::create_directories(root_ + "/pocl2");
   HelperRun first = run("fft", 16, env);
@@ -311,7 +315,7 @@ TEST_P(Cache, VkFftProgramsSecondProcessLoadsFromDisk) {
   EXPECT_EQ(std::stol(m[2]), 0) << first.output;
   EXPECT_GE(cache_files().size(), static_cast<std::size_t>(programs)) << first.output;  // and porta's own kernels
   auto before = snapshot();
-  HelperRun second = run("fft", 16, "PORTA_OPENCL_FFT=vkfft POCL_CACHE_DIR=" + quote(root_ + "/pocl2"));
+  HelperRun second = run("fft", 16, select + " POCL_CACHE_DIR=" + quote(root_ + "/pocl2"));
   ASSERT_TRUE(second.ok()) << second.output;
   ASSERT_TRUE(std::regex_search(second.output, m, plan_line)) << second.output;
   EXPECT_EQ(std::stol(m[1]), 0) << second.output;

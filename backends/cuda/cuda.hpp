@@ -395,7 +395,8 @@ std::string cufft_library_name();
 // VkFFT's CUDA backend, PORTA_CUDA_FFT=vkfft (fft_vkfft.cpp): its name, and a plan.
 std::string vkfft_cuda_name();
 std::shared_ptr<detail::FftPlanImpl> make_vkfft_plan(const std::string& label, std::shared_ptr<Context> ctx,
-                                                     const detail::FftDesc& desc, std::uint64_t free);
+                                                     const detail::FftDesc& desc, std::uint64_t free,
+                                                     const std::string& device_id);
 #endif
 
 }  // namespace porta::cuda

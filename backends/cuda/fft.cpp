@@ -198,7 +198,8 @@ std::shared_ptr<detail::FftPlanImpl> Device::make_fft_plan(const FftDesc& desc) 
   if (desc.dtype != DType::complex64 && desc.dtype != DType::complex128)
     throw DTypeError(detail::cat("fft on ", label(), " of ", name(desc.dtype), ": the transforms are complex64 or complex128"));
 #ifdef PORTA_HAVE_VKFFT
-  if (info().caps.fft.starts_with("VkFFT")) return make_vkfft_plan(label(), ctx_, desc, free_memory());
+  if (info().caps.fft.starts_with("VkFFT"))
+    return make_vkfft_plan(label(), ctx_, desc, free_memory(), detail::cat(info().name, "\n", compiler_id()));
 #endif
   auto plan = std::make_shared<Plan>(*this, ctx_, desc);
   plan->make_first(nullptr);  // checks the size now; the first stream to run the plan takes it
