@@ -1,7 +1,8 @@
 // LAPACKE's column-major _work routines, one matrix of the batch at a time, with one workspace
-// sized by LAPACK's own query (C-order getrf, getrs and potrf through the transpose: host/solver.hpp). The _work forms skip LAPACKE's NaN scan of the inputs, which
-// would turn a NaN into a bad-argument error where NumPy returns NaNs. gesvd runs as gesdd
-// (divide and conquer, what NumPy calls): the same results, several times faster with vectors.
+// sized by LAPACK's own query (C-order getrf, getrs and potrf through the transpose:
+// host/solver.hpp). The _work forms skip LAPACKE's NaN scan of the inputs, which would turn a NaN
+// into a bad-argument error where NumPy returns NaNs. gesvd runs as gesdd (divide and conquer,
+// what NumPy calls): the same results, several times faster with vectors.
 #include "host/solver.hpp"
 
 #include <algorithm>

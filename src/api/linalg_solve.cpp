@@ -1,5 +1,5 @@
 // porta::linalg's decompositions: each input copied (transposed) into a column-major workspace of
-// the batch (small matrices as they are, where the solver takes C order), the device's solver run
+// the batch (or as they are, where the solver takes C order), the device's solver run
 // on it (DeviceImpl::solver, LAPACK's meaning), results read back as transposed views; info read
 // once per call, a non-zero entry a LinAlgError naming the matrix. docs/design/linalg.md says why
 // the layout and the copies are as they are.

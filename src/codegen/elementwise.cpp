@@ -71,7 +71,8 @@ std::size_t grid_group(const DeviceInfo& info) { return info.launch.group_size ?
 std::int64_t grid_items(std::int64_t n, int vec) { return vec > 1 ? std::max<std::int64_t>(n / vec, 1) : n; }
 
 // PORTA_EW_UNROLL and PORTA_EW_GROUPS (settings.cpp): read once, as the reductions' knobs; each
-// value is its own kernel text or launch.
+// value is its own kernel text or launch. On an H100 (2026-12-06) 4 vectors in flight ran as 1
+// (uint8 fused, uint8 -> float32, complex64 within 5% either way), so both defaults stay.
 int ew_unroll() {
   static const int unroll = *setting_int("PORTA_EW_UNROLL");
   return unroll;
