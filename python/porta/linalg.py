@@ -10,6 +10,7 @@ from . import _core
 from ._compose import moveaxis as _moveaxis
 from ._compose import tensordot, vecdot
 from ._core import LinAlgError, matmul
+from ._creation import asarray as _asarray
 from ._helpers import as_int as _as_int
 from ._helpers import check_array as _check_array
 from ._reduce import any as _any
@@ -103,8 +104,7 @@ def _tolerance(a, tol):
         return float(tol)
     if getattr(tol, "ndim", None) == 0 and not hasattr(tol, "device"):
         return float(tol)  # a NumPy scalar or 0-d NumPy array
-    from ._creation import asarray
-    return asarray(tol, device=a.device)
+    return _asarray(tol, device=a.device)
 
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=_no_value):
