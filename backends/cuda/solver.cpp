@@ -2,13 +2,15 @@
 // the batch at a time (their pivots are int32, as SolverArgs' are); for a batch of more than one
 // matrix the batched routines CuPy calls too: cuBLAS's getrfBatched/getrsBatched, cuSOLVER's
 // potrfBatched (and potrsBatched for one right-hand side), and syevjBatched (Jacobi) for Hermitian
-// matrices up to 32 x 32. The workspace (and the batched routines' arrays of matrix pointers) comes
+// matrices up to 32 x 32. The SVD through gesvd, or through Jacobi sweeps (gesvdj, PyTorch's default;
+// gesvd where they did not converge) with PORTA_CUDA_SVD=gesvdj. The workspace (and the batched routines' arrays of matrix pointers) comes
 // from the device's stream-ordered pool and goes back to it after the queued work.
 #include <algorithm>
 #include <limits>
 #include <vector>
 
 #include "cuda/cuda.hpp"
+#include "porta_backend/settings.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::cuda {
@@ -16,6 +18,14 @@ namespace {
 
 using detail::SolverArgs;
 using detail::SolverOp;
+
+// 1 and 0 of an element type (cuBLAS's scalars).
+template <class T> T one_of() { return T(1); }
+template <class T> T zero_of() { return T(0); }
+template <> cuComplex one_of<cuComplex>() { return make_cuComplex(1.f, 0.f); }
+template <> cuComplex zero_of<cuComplex>() { return make_cuComplex(0.f, 0.f); }
+template <> cuDoubleComplex one_of<cuDoubleComplex>() { return make_cuDoubleComplex(1.0, 0.0); }
+template <> cuDoubleComplex zero_of<cuDoubleComplex>() { return make_cuDoubleComplex(0.0, 0.0); }
 
 // cuSOLVER's routines of one element type, named as LAPACK's; R is its real type.
 template <class T> struct Cusolver;
@@ -98,6 +108,20 @@ template <class T> struct Cusolver;
                                   R* s, T* u, int ldu, T* vt, int ldvt, T* w, int lw, int* info) {                    \
       return cusolverDn##p##gesvd(h, ju, jv, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, nullptr, info);                \
     }                                                                                                                 \
+    static cusolverStatus_t gesvdj_size(cusolverDnHandle_t h, cusolverEigMode_t j, int econ, int m, int n,           \
+                                        const T* a, int lda, const R* s, const T* u, int ldu, const T* v, int ldv,    \
+                                        int* lw, gesvdjInfo_t params) {                                               \
+      return cusolverDn##p##gesvdj_bufferSize(h, j, econ, m, n, a, lda, s, u, ldu, v, ldv, lw, params);               \
+    }                                                                                                                 \
+    static cusolverStatus_t gesvdj(cusolverDnHandle_t h, cusolverEigMode_t j, int econ, int m, int n, T* a, int lda, \
+                                   R* s, T* u, int ldu, T* v, int ldv, T* w, int lw, int* info, gesvdjInfo_t params) { \
+      return cusolverDn##p##gesvdj(h, j, econ, m, n, a, lda, s, u, ldu, v, ldv, w, lw, info, params);                 \
+    }                                                                                                                 \
+    /* c := a^H (n x n, column-major): the Jacobi SVD's V into LAPACK's V^H */                                         \
+    static cublasStatus_t adjoint(cublasHandle_t h, int n, const T* a, T* c) {                                        \
+      const T one = one_of<T>(), zero = zero_of<T>();                                                                 \
+      return cublas##p##geam(h, CUBLAS_OP_C, CUBLAS_OP_N, n, n, &one, a, n, &zero, c, n, c, n);                       \
+    }                                                                                                                 \
   };
 PORTA_CUSOLVER_TYPE(float, float, S, orgqr, syevd, syevjBatched)
 PORTA_CUSOLVER_TYPE(double, double, D, orgqr, syevd, syevjBatched)
@@ -134,8 +158,9 @@ template <class T> class Runner {
  public:
   using C = Cusolver<T>;
   using R = typename C::Real;
-  Runner(Device& dev, detail::QueueImpl& q, cusolverDnHandle_t h, cublasHandle_t blas, const SolverArgs& g)
-      : dev_(dev), q_(q), h_(h), blas_(blas), g_(g) {}
+  Runner(Device& dev, detail::QueueImpl& q, cusolverDnHandle_t h, cublasHandle_t blas, const SolverArgs& g, CUstream stream,
+         bool capturing)
+      : dev_(dev), q_(q), h_(h), blas_(blas), g_(g), stream_(stream), capturing_(capturing) {}
 
   void run() {
     if (g_.batch > 1 && run_batched()) return;
@@ -143,7 +168,8 @@ template <class T> class Runner {
     const int im = to_int(m), in = to_int(n), lda = std::max(1, im), ldb = std::max(1, in);
     const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
     const cusolverEigMode_t jobz = g_.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-    const int nrhs = to_int(g_.nrhs), k = to_int(g_.k);
+    const int k = to_int(g_.k);
+    to_int(g_.nrhs);
     to_int(g_.batch);
     T* a0 = at<T>(g_.a, g_.a_offset);
     const std::string& where = dev_.label();
@@ -171,6 +197,25 @@ template <class T> class Runner {
         break;
       default: break;
     }
+    // The Jacobi SVD (gesvdj): V into `jac`'s first n x n elements, then its adjoint into vt; the whole
+    // stack's copy after it, for gesvd's retry of the matrices whose sweeps did not converge (gesvdj
+    // overwrites A).
+    const bool jacobi = g_.op == SolverOp::gesvd && jacobi_svd();
+    const std::size_t v_bytes = jacobi && g_.vectors ? round256(static_cast<std::size_t>(n * n) * sizeof(T)) : 0;
+    const std::size_t stack_bytes = static_cast<std::size_t>(g_.batch * m * n) * sizeof(T);
+    Scratch jac(dev_, q_, jacobi ? v_bytes + stack_bytes : 0);
+    T* v = jacobi && g_.vectors ? jac.ptr<T>() : nullptr;
+    T* keep = jacobi ? jac.ptr<T>(v_bytes) : nullptr;
+    const int econ = g_.full_matrices ? 0 : 1;
+    if (jacobi) {
+      int jwork = 0;
+      T* u0 = g_.vectors ? at<T>(g_.u, g_.u_offset) : nullptr;
+      PORTA_CUSOLVER_AT(where, C::gesvdj_size(h_, jobz, econ, im, in, a0, lda, at<R>(g_.w, g_.w_offset), u0, lda, v, ldb,
+                                              &jwork, svd_params()));
+      lwork = std::max(lwork, jwork);
+      PORTA_CU_AT(where, cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(keep), reinterpret_cast<CUdeviceptr>(a0),
+                                           stack_bytes, stream_));
+    }
     const std::size_t work_bytes = (static_cast<std::size_t>(std::max(lwork, 1)) * sizeof(T) + 255) / 256 * 256;
     Scratch scratch(dev_, q_, work_bytes + 256);
     T* work = scratch.ptr<T>();
@@ -183,49 +228,77 @@ template <class T> class Runner {
       return;
     }
     const std::int64_t ucols = g_.full_matrices ? m : mn;
-    for (std::int64_t i = 0; i < g_.batch; ++i) {
-      T* a = a0 + i * m * n;
-      int* info = info_of(i);
-      switch (g_.op) {
-        case SolverOp::getrf:
-          PORTA_CUSOLVER_AT(where, C::getrf(h_, im, in, a, lda, work, at<int>(g_.ipiv, g_.ipiv_offset + i * mn), info));
-          break;
-        case SolverOp::getrs:
-          PORTA_CUSOLVER_AT(where, C::getrs(h_, in, nrhs, a, lda, at<int>(g_.ipiv, g_.ipiv_offset + i * n),
-                                            at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), ldb, info));
-          break;
-        case SolverOp::potrf: PORTA_CUSOLVER_AT(where, C::potrf(h_, uplo, in, a, lda, work, lwork, info)); break;
-        case SolverOp::potrs:
-          PORTA_CUSOLVER_AT(where,
-                            C::potrs(h_, uplo, in, nrhs, a, lda, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), ldb, info));
-          break;
-        case SolverOp::geqrf:
-          PORTA_CUSOLVER_AT(where, C::geqrf(h_, im, in, a, lda, at<T>(g_.tau, g_.tau_offset + i * mn), work, lwork, info));
-          break;
-        case SolverOp::orgqr:
-          PORTA_CUSOLVER_AT(where,
-                            C::orgqr_run(h_, im, in, k, a, lda, at<T>(g_.tau, g_.tau_offset + i * g_.k), work, lwork, info));
-          break;
-        case SolverOp::syevd:
-          PORTA_CUSOLVER_AT(where, C::syevd_run(h_, jobz, uplo, in, a, lda, at<R>(g_.w, g_.w_offset + i * n), work, lwork,
-                                                info));
-          break;
-        case SolverOp::gesvd: {
-          const signed char ju = !g_.vectors ? 'N' : g_.full_matrices ? 'A' : 'S';
-          const signed char jv = g_.vectors ? 'A' : 'N';  // m >= n: V^H is n x n either way
-          T* u = g_.vectors ? at<T>(g_.u, g_.u_offset + i * m * ucols) : nullptr;
-          T* vt = g_.vectors ? at<T>(g_.vt, g_.vt_offset + i * n * n) : nullptr;
-          PORTA_CUSOLVER_AT(where, C::gesvd(h_, ju, jv, im, in, a, lda, at<R>(g_.w, g_.w_offset + i * mn), u, lda, vt,
-                                            ldb, work, lwork, info));
+    // After the Jacobi sweeps, the matrices to retry with gesvd: info > 0 (one read of every info).
+    if (jacobi && g_.info) {
+      std::vector<int> infos(static_cast<std::size_t>(g_.batch));
+      for (std::int64_t i = 0; i < g_.batch; ++i) factor(i, false, a0, work, lwork, info_of(i), v, keep, econ, ucols);
+      dev_.read(q_, g_.info, static_cast<std::size_t>(g_.info_offset) * sizeof(int), infos.data(), infos.size() * sizeof(int));
+      for (std::int64_t i = 0; i < g_.batch; ++i)
+        if (infos[static_cast<std::size_t>(i)] > 0) factor(i, true, a0, work, lwork, info_of(i), v, keep, econ, ucols);
+      return;
+    }
+    for (std::int64_t i = 0; i < g_.batch; ++i) factor(i, false, a0, work, lwork, info_of(i), v, keep, econ, ucols);
+  }
+
+  // Matrix i's op (retry: gesvd after gesvdj did not converge).
+  void factor(std::int64_t i, bool retry, T* a0, T* work, int lwork, int* info, T* v, T* keep, int econ, std::int64_t ucols) {
+    const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
+    const int im = to_int(m), in = to_int(n), lda = std::max(1, im), ldb = std::max(1, in);
+    const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+    const cusolverEigMode_t jobz = g_.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const int nrhs = to_int(g_.nrhs), k = to_int(g_.k);
+    const bool jacobi = keep != nullptr;
+    const std::string& where = dev_.label();
+    T* a = a0 + i * m * n;
+    switch (g_.op) {
+      case SolverOp::getrf:
+        PORTA_CUSOLVER_AT(where, C::getrf(h_, im, in, a, lda, work, at<int>(g_.ipiv, g_.ipiv_offset + i * mn), info));
+        break;
+      case SolverOp::getrs:
+        PORTA_CUSOLVER_AT(where, C::getrs(h_, in, nrhs, a, lda, at<int>(g_.ipiv, g_.ipiv_offset + i * n),
+                                          at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), ldb, info));
+        break;
+      case SolverOp::potrf: PORTA_CUSOLVER_AT(where, C::potrf(h_, uplo, in, a, lda, work, lwork, info)); break;
+      case SolverOp::potrs:
+        PORTA_CUSOLVER_AT(where,
+                          C::potrs(h_, uplo, in, nrhs, a, lda, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), ldb, info));
+        break;
+      case SolverOp::geqrf:
+        PORTA_CUSOLVER_AT(where, C::geqrf(h_, im, in, a, lda, at<T>(g_.tau, g_.tau_offset + i * mn), work, lwork, info));
+        break;
+      case SolverOp::orgqr:
+        PORTA_CUSOLVER_AT(where,
+                          C::orgqr_run(h_, im, in, k, a, lda, at<T>(g_.tau, g_.tau_offset + i * g_.k), work, lwork, info));
+        break;
+      case SolverOp::syevd:
+        PORTA_CUSOLVER_AT(where, C::syevd_run(h_, jobz, uplo, in, a, lda, at<R>(g_.w, g_.w_offset + i * n), work, lwork,
+                                              info));
+        break;
+      case SolverOp::gesvd: {
+        const signed char ju = !g_.vectors ? 'N' : g_.full_matrices ? 'A' : 'S';
+        const signed char jv = g_.vectors ? 'A' : 'N';  // m >= n: V^H is n x n either way
+        T* u = g_.vectors ? at<T>(g_.u, g_.u_offset + i * m * ucols) : nullptr;
+        T* vt = g_.vectors ? at<T>(g_.vt, g_.vt_offset + i * n * n) : nullptr;
+        R* s = at<R>(g_.w, g_.w_offset + i * mn);
+        if (jacobi && !retry) {
+          PORTA_CUSOLVER_AT(where, C::gesvdj(h_, jobz, econ, im, in, a, lda, s, u, lda, v, ldb, work, lwork, info,
+                                             svd_params()));
+          if (g_.vectors) PORTA_CUBLAS_AT(where, C::adjoint(blas_, in, v, vt));
           break;
         }
-        default: throw InvalidArgument(detail::cat(where, ": unknown solver op ", static_cast<int>(g_.op)));
+        if (retry)  // gesvdj's sweeps did not converge: LAPACK's gesvd from A again (PyTorch's rule)
+          PORTA_CU_AT(where, cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(keep + i * m * n),
+                                               static_cast<std::size_t>(m * n) * sizeof(T), stream_));
+        PORTA_CUSOLVER_AT(where, C::gesvd(h_, ju, jv, im, in, a, lda, s, u, lda, vt, ldb, work, lwork, info));
+        break;
       }
+      default: throw InvalidArgument(detail::cat(where, ": unknown solver op ", static_cast<int>(g_.op)));
     }
   }
 
   ~Runner() {
     if (params_) cusolverDnDestroySyevjInfo(params_);
+    if (svd_params_) cusolverDnDestroyGesvdjInfo(svd_params_);
   }
 
  private:
@@ -274,6 +347,20 @@ template <class T> class Runner {
   }
 
   bool jacobi_batched() const { return g_.batch > 1 && g_.n <= kJacobiBatchedMaxOrder; }
+  // The SVD through Jacobi sweeps (gesvdj, PyTorch's default driver) with PORTA_CUDA_SVD=gesvdj, not
+  // while a graph is being recorded (the retry reads info on the host).
+  bool jacobi_svd() const { return !capturing_ && setting_choice("PORTA_CUDA_SVD") == "gesvdj"; }
+  gesvdjInfo_t svd_params() {
+    if (!svd_params_) PORTA_CUSOLVER_AT(dev_.label(), cusolverDnCreateGesvdjInfo(&svd_params_));
+    return svd_params_;
+  }
+  // Whether matrix i's gesvdj converged: its info read on the host (a wait for the stream).
+  bool jacobi_converged(std::int64_t i) {
+    int host = 0;
+    dev_.read(q_, g_.info, static_cast<std::size_t>(g_.info_offset + i) * sizeof(int), &host, sizeof(int));
+    return host <= 0;
+  }
+  static std::size_t round256(std::size_t b) { return (b + 255) / 256 * 256; }
   syevjInfo_t params() {
     if (!params_) PORTA_CUSOLVER_AT(dev_.label(), cusolverDnCreateSyevjInfo(&params_));
     return params_;
@@ -292,7 +379,10 @@ template <class T> class Runner {
   cusolverDnHandle_t h_;
   cublasHandle_t blas_;
   const SolverArgs& g_;
+  CUstream stream_;
+  bool capturing_;
   syevjInfo_t params_ = nullptr;
+  gesvdjInfo_t svd_params_ = nullptr;
 };
 
 }  // namespace
@@ -315,10 +405,10 @@ void Device::solver(detail::QueueImpl& q, const SolverArgs& g) {
     return;
   }
   switch (g.dtype) {
-    case DType::float32: Runner<float>(*this, q, handle, blas, g).run(); return;
-    case DType::float64: Runner<double>(*this, q, handle, blas, g).run(); return;
-    case DType::complex64: Runner<cuComplex>(*this, q, handle, blas, g).run(); return;
-    case DType::complex128: Runner<cuDoubleComplex>(*this, q, handle, blas, g).run(); return;
+    case DType::float32: Runner<float>(*this, q, handle, blas, g, queue.native(), queue.capturing()).run(); return;
+    case DType::float64: Runner<double>(*this, q, handle, blas, g, queue.native(), queue.capturing()).run(); return;
+    case DType::complex64: Runner<cuComplex>(*this, q, handle, blas, g, queue.native(), queue.capturing()).run(); return;
+    case DType::complex128: Runner<cuDoubleComplex>(*this, q, handle, blas, g, queue.native(), queue.capturing()).run(); return;
     default:
       throw DTypeError(detail::cat(label(), ": ", to_string(g.op), " of ", name(g.dtype),
                                    ": cuSOLVER takes float32, float64, complex64 and complex128; use astype(float64)"));

@@ -46,6 +46,8 @@ parser.add_argument("--numpy-size", type=int, default=0, help="elements of NumPy
 parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (no GPU libraries needed)")
 parser.add_argument("--linalg-batched", action="store_true",
                     help="linalg sections: only the batches of small matrices (not the n x n rows, minutes of eigh and svd)")
+parser.add_argument("--linalg-ops", default="",
+                    help="linalg sections: only these n x n operations, comma-separated (solve, cholesky, qr, eigh, svd)")
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
 parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
                     "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs, numpy_array_api, "
@@ -658,7 +660,9 @@ def linalg_rows(lib, la, xp, timer, n, batches):
              "svd": lambda a, spd, b: la.svd(a, full_matrices=False)}
     for suffix, dtype in (("f32", np.float32), ("f64", np.float64)):
         a, spd, b = linalg_inputs(xp, (n, n), dtype)
-        for op, call in ({} if args.linalg_batched else calls).items():
+        ops = {} if args.linalg_batched else {op: call for op, call in calls.items()
+                                               if not args.linalg_ops or op in args.linalg_ops.split(",")}
+        for op, call in ops.items():
             t = timer(lambda: call(a, spd, b))
             res[f"{lib}_linalg_{op}_{suffix}_{n}_TFLOPs"] = LINALG_FLOPS[op](n) / t / 1e12
         for batch, k in batches:

@@ -92,6 +92,11 @@ constexpr Spec kTable[] = {
     {"PORTA_CUDA_FFT", Type::choice, "cufft vkfft", 0, 0, false, "cufft", "", "when the CUDA devices are made",
      Audience::user, OnBad::warn, "",
      "The FFT library of CUDA devices: cuFFT, or VkFFT's CUDA backend where porta was built with VkFFT's header."},
+    {"PORTA_CUDA_SVD", Type::choice, "auto gesvdj gesvd", 0, 0, false, "auto", "", "at each SVD on a CUDA device",
+     Audience::tuning, OnBad::warn, "",
+     "cuSOLVER's routine for the SVD of a matrix: gesvdj takes the Jacobi sweeps (PyTorch's default driver), "
+     "retrying with gesvd where they did not converge; auto and gesvd take gesvd (bidiagonalization, CuPy's). "
+     "While a graph is being recorded, gesvd."},
     {"PORTA_OPENCL_FFT", Type::choice, "auto vkfft", 0, 0, false, "auto", "", "when the OpenCL devices are made",
      Audience::user, OnBad::warn, "",
      "The FFT library of OpenCL devices: auto is porta's host FFT on CPU devices whose memory is the host's (PoCL), "
