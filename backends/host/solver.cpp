@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <complex>
+#include <exception>
 #include <limits>
+#include <thread>
 #include <vector>
 
 // LAPACKE's complex types as std::complex (lapack.h's documented way; its default is C99's _Complex).
@@ -116,14 +118,15 @@ template <class T> class Runner {
   using L = Lapack<T>;
   explicit Runner(const SolverArgs& g) : g_(g) {}
 
-  void run() {
+  // Matrices [b0, b1) of the batch.
+  void run(std::int64_t b0, std::int64_t b1) {
     const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
     const lapack_int lm = to_int(m), ln = to_int(n), lda = std::max(1, lm);
     const bool rows = g_.row_major;  // square a only (the core's getrf, getrs, potrf): lda is n either way
     if (rows && (!(kHostRowMajorSolvers & solver_bit(g_.op)) || m != n))
       throw InvalidArgument(cat("host solver: ", to_string(g_.op), " of ", m, " x ", n,
                                 " takes C-order matrices only for square getrf, getrs and potrf (porta's bug)"));
-    for (std::int64_t i = 0; i < g_.batch; ++i) {
+    for (std::int64_t i = b0; i < b1; ++i) {
       T* a = at<T>(g_.a, g_.a_offset + i * m * n);
       lapack_int status = 0;
       switch (g_.op) {
@@ -247,15 +250,55 @@ template <class T> class Runner {
 
 }  // namespace
 
-void host_solver(const SolverArgs& g) {
+namespace {
+// The threads a batch takes: one unless it has at least two matrices of at most kThreadedOrder rows
+// and columns and kThreadedWork multiply-adds' worth (m n min(m, n) a matrix) in all. Larger
+// matrices go one at a time, OpenBLAS threading each call itself.
+constexpr std::int64_t kThreadedOrder = 128, kThreadedWork = std::int64_t{1} << 19;
+int batch_threads(const SolverArgs& g, int threads) {
+  if (threads <= 1 || g.batch < 2 || std::max(g.m, g.n) > kThreadedOrder) return 1;
+  if (g.batch * g.m * g.n * std::min(g.m, g.n) < kThreadedWork) return 1;
+  return static_cast<int>(std::min<std::int64_t>(threads, g.batch));
+}
+
+// Runs [0, batch) over `threads` threads, whole shares of the batch each (the calling thread the
+// first); the first exception a share threw is rethrown after every thread has ended.
+template <class T> void run_batch(const SolverArgs& g, int threads) {
+  if (threads == 1) return Runner<T>(g).run(0, g.batch);
+  auto first = [&](int t) { return g.batch * t / threads; };
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+  auto share = [&](int t) {
+    try {
+      Runner<T>(g).run(first(t), first(t + 1));
+    } catch (...) {
+      errors[static_cast<std::size_t>(t)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(static_cast<std::size_t>(threads - 1));
+  try {
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(share, t);
+  } catch (...) {
+    for (auto& h : helpers) h.join();
+    throw;
+  }
+  share(0);
+  for (auto& h : helpers) h.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+}  // namespace
+
+void host_solver(const SolverArgs& g, int threads) {
   if (g.batch < 0 || g.m < 0 || g.n < 0 || g.nrhs < 0 || g.k < 0)
     throw InvalidArgument(cat("host solver ", to_string(g.op), ": negative size (batch ", g.batch, ", m ", g.m, ", n ",
                               g.n, ", nrhs ", g.nrhs, ", k ", g.k, ")"));
+  const int t = batch_threads(g, threads);
   switch (g.dtype) {
-    case DType::float32: Runner<float>(g).run(); return;
-    case DType::float64: Runner<double>(g).run(); return;
-    case DType::complex64: Runner<C64>(g).run(); return;
-    case DType::complex128: Runner<C128>(g).run(); return;
+    case DType::float32: return run_batch<float>(g, t);
+    case DType::float64: return run_batch<double>(g, t);
+    case DType::complex64: return run_batch<C64>(g, t);
+    case DType::complex128: return run_batch<C128>(g, t);
     default:
       throw DTypeError(cat(to_string(g.op), " of ", name(g.dtype),
                            ": LAPACK takes float32, float64, complex64 and complex128; use astype(float64)"));

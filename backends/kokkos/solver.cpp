@@ -1,5 +1,7 @@
 // Dense solvers on the Kokkos device: LAPACKE on the device memory, which is host memory
 // (built only with a host BLAS; without one the device declares no solvers).
+#include <thread>
+
 #include "kokkos/kokkos.hpp"
 #ifdef PORTA_HAVE_HOST_BLAS
 #include "host/solver.hpp"
@@ -17,7 +19,9 @@ void Device::solver(detail::QueueImpl& q, const detail::SolverArgs& g) {
     return;
   }
 #ifdef PORTA_HAVE_HOST_BLAS
-  detail::host_solver(g);  // handles are host addresses
+  // Handles are host addresses; a batch of small matrices over the host's threads (as OpenBLAS's
+  // own threads take Kokkos' products).
+  detail::host_solver(g, static_cast<int>(std::thread::hardware_concurrency()));
 #else
   DeviceImpl::solver(q, g);  // none: a DTypeError
 #endif
