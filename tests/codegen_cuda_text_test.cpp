@@ -11,6 +11,7 @@
 #include <nvrtc.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -132,6 +133,17 @@ TEST(CudaPrelude, CompilesWithNvrtc) {
     }
 }
 
+// PORTA_TEST_DUMP_DIR=dir: every primitive's CUDA text into dir/<what>.cu, for reading the code
+// NVRTC or nvcc makes of it (registers, PTX) off the GPU host.
+void dump(const std::string& what, const std::string& src) {
+  const char* dir = std::getenv("PORTA_TEST_DUMP_DIR");
+  if (!dir || !*dir) return;
+  std::string file = what;
+  for (char& c : file)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  std::ofstream(std::string(dir) + "/" + file + ".cu") << src;
+}
+
 // The primitives' kernels as CUDA takes them (primitives/kernels/*.cl through kernel_text, and
 // what their plans generate): the scans (complex ones too), the radix sort's passes for every
 // ranking CUDA can take, keys of 8 to 64 bits and complex with and without indices, the gathers,
@@ -154,6 +166,7 @@ TEST(CudaPrimitives, EveryKernelCompilesWithNvrtc) {
       EXPECT_EQ(defs, 1u) << what << ": porta_k defined " << defs << " times";
       const std::string errors = nvrtc_errors(src, "porta_primitive.cu");
       EXPECT_TRUE(errors.empty()) << what << ": " << errors << "\nSource:\n" << src;
+      dump(what, src);
       ++compiled;
     }
   }
