@@ -630,12 +630,13 @@ FN double porta_shfl_bfly_f64(double x, int m) {
 #endif
 KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* bm, GLOBAL T* x, GLOBAL int* info, i64 a_off, i64 a_sb, i64 a_sr, i64 a_sc,
                i64 b_off, i64 b_sb, i64 b_sr, i64 b_sc, i64 x_off, i64 info_off, i64 batch, i64 nrhs, int n) {
+  const int lid = LID, lane = lid & (W - 1);
 #if EMU
   __local T xs[GROUP * XS];
   __local R xv[GROUP];
   __local int xk[GROUP];
+  const int sw0 = lid - lane;  // the sub-warp's first work-item
 #endif
-  const int lid = LID, lane = lid & (W - 1), sw0 = lid - lane;
   const i64 g = GROUP_ID * (GROUP / W) + lid / W;
   const int live = g < batch && lane < N;  // a row of a matrix of the batch
   T r[N];
