@@ -10,7 +10,8 @@
 // compiles its own kernels (a PoCL compile is about a second), so every dtype takes the small
 // sizes and the blocked sizes run in float64 and complex64 (one real and one complex dtype, one
 // of each precision); float32 and complex128 the small ones (the blocked path's kernels are the
-// same text in another dtype). Cold PoCL caches: about 100 s, most of it compiles.
+// same text in another dtype); the warp solve's orders are spread over the dtypes. Cold PoCL
+// caches: about 100 s, most of it compiles.
 #include <lapacke.h>
 
 #include <algorithm>
@@ -460,6 +461,85 @@ TEST_P(DenseTest, FusedSolveAndCholeskyFromAnyStrides) {
           }
         EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * std::sqrt(na)) << "||A - LL^H||, matrix " << m;
       }
+    }
+  }
+}
+
+// gesv_small's warp kernel (PORTA_SMALL_SOLVE=warp: a sub-warp a matrix, its rows in registers; on
+// PoCL the shuffles emulated in local memory), batches of 11 (the last work-group part empty):
+// orders 1, 2, 3, 8, 15, 16, 17 and 32 (sub-warps of 4 to 32 lanes, filled and not), spread over
+// the dtypes (each order and chunk of right-hand sides a program: about a second's compile on
+// PoCL), one right-hand side or 11 (two chunks of 8, the second partial), A and B row-major,
+// through transposed views, and A broadcast over the batch. Matrix 5 singular (a zero column:
+// LAPACKE's info), matrix 7 with a NaN (its solution NaN, its neighbours in the same warp
+// untouched); backward errors of the others as above.
+TEST_P(DenseTest, WarpSolveOrdersSingularAndNaN) {
+  const DType t = dtype();
+  ScopedEnv warp("PORTA_SMALL_SOLVE", "warp");
+  struct Case {
+    std::int64_t n, nrhs;
+    int layout;  // 0 row-major, 1 transposed views of A and B, 2 one A broadcast over the batch
+  };
+  const std::vector<Case> cases = t == DType::float32   ? std::vector<Case>{{16, 1, 0}, {32, 1, 2}}
+                                  : t == DType::float64 ? std::vector<Case>{{1, 1, 0}, {8, 1, 1}, {17, 11, 1}}
+                                  : t == DType::complex64 ? std::vector<Case>{{2, 1, 1}, {15, 1, 0}}
+                                                          : std::vector<Case>{{3, 11, 0}, {16, 1, 2}};
+  const std::int64_t batch = 11;
+  for (const Case& c : cases) {
+    const std::int64_t n = c.n, nrhs = c.nrhs;
+    SCOPED_TRACE(testing::Message() << "n " << n << ", nrhs " << nrhs << ", layout " << c.layout);
+    // Logical A (m, i, j) at [(m n + i) n + j], B (m, i, r) at [(m n + i) nrhs + r].
+    std::vector<C> a = random(batch * n * n), b = random(batch * n * nrhs);
+    if (c.layout == 2) {
+      for (std::int64_t e = n * n; e < batch * n * n; ++e) a[e] = a[e % (n * n)];
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) a[(5 * n + i) * n + std::min<std::int64_t>(3, n - 1)] = 0;
+      a[(7 * n + n / 2) * n + n / 3] = std::numeric_limits<double>::quiet_NaN();
+    }
+    std::vector<C> stored(a.size()), bstored(b.size());
+    for (std::int64_t m = 0; m < batch; ++m)
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) stored[(m * n + (c.layout == 1 ? j : i)) * n + (c.layout == 1 ? i : j)] = a[(m * n + i) * n + j];
+        for (std::int64_t r = 0; r < nrhs; ++r)
+          bstored[c.layout == 1 ? (m * nrhs + r) * n + i : (m * n + i) * nrhs + r] = b[(m * n + i) * nrhs + r];
+      }
+    Array ha = upload_c(stored, t, dev()), hb = upload_c(bstored, t, dev());
+    Array av = c.layout == 1 ? ha.reshape({batch, n, n}).transpose({0, 2, 1})
+               : c.layout == 2 ? ha.reshape({batch, n, n}).slice({porta::upto(1)}).broadcast_to({batch, n, n})
+                               : ha.reshape({batch, n, n});
+    Array bv = c.layout == 1 ? hb.reshape({batch, nrhs, n}).transpose({0, 2, 1}) : hb.reshape({batch, n, nrhs});
+    Array x = porta::full({batch * n * nrhs}, -7, t, dev()), info = porta::full({batch}, -7, DType::int32, dev());
+    dense::gesv_small(t, view(av), view(bv), view(x), view(info), batch, n, nrhs);
+    const std::vector<C> hx = download(x, t);
+    const std::vector<std::int32_t> inf = download_int(info);
+    for (std::int64_t m = 0; m < batch; ++m) {
+      if (m == 7 && c.layout != 2) {
+        EXPECT_TRUE(inf[m] >= 0 && inf[m] <= n) << "info of the matrix with a NaN: " << inf[m];
+        EXPECT_TRUE(std::any_of(hx.begin() + m * n * nrhs, hx.begin() + (m + 1) * n * nrhs, [](C z) { return std::isnan(z.real()); }))
+            << "the solution of the matrix with a NaN has none";
+        continue;
+      }
+      std::vector<C> cm(n * n);
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j) cm[i + j * n] = a[(m * n + i) * n + j];
+      std::vector<lapack_int> hp(n);
+      const lapack_int want = LAPACKE_zgetrf(LAPACK_COL_MAJOR, n, n, reinterpret_cast<lapack_complex_double*>(cm.data()), n, hp.data());
+      EXPECT_EQ(inf[m], want) << "info of matrix " << m;
+      if (m == 5 && c.layout != 2) {
+        EXPECT_GT(inf[m], 0) << "matrix 5 has a zero column";
+      }
+      if (want != 0) continue;
+      double r = 0, na = 0, nx = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t k = 0; k < nrhs; ++k) {
+          C sum = 0;
+          for (std::int64_t l = 0; l < n; ++l) sum += a[(m * n + i) * n + l] * hx[(m * n + l) * nrhs + k];
+          r += std::norm(sum - b[(m * n + i) * nrhs + k]);
+          nx += std::norm(hx[(m * n + i) * nrhs + k]);
+        }
+        for (std::int64_t j = 0; j < n; ++j) na += std::norm(a[(m * n + i) * n + j]);
+      }
+      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * std::sqrt(na) * std::sqrt(nx)) << "||Ax - b||, matrix " << m;
     }
   }
 }

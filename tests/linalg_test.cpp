@@ -156,6 +156,28 @@ TEST_P(Linalg, SolveResidualIsSmall) {
   }
 }
 
+// porta's one-launch solve through its warp kernel (PORTA_SOLVER=porta, PORTA_SMALL_SOLVE=warp; on
+// PoCL the shuffles emulated in local memory; Kokkos solves through LAPACK whatever they say): a
+// batch of seven 16 x 16 matrices through a transposed view, then the same with matrix 3
+// singular, a LinAlgError naming it. (Not named Solve*: linalg.porta_solver runs those again.)
+TEST_P(Linalg, WarpKernelResidualsAndSingularIndex) {
+  ScopedEnv porta_solver("PORTA_SOLVER", "porta"), warp("PORTA_SMALL_SOLVE", "warp");
+  const std::int64_t n = 16;
+  Array a = random({7, n, n}, 2.0), b = random({7, n, 1});
+  Array at = la::matrix_transpose(a);
+  Array x = la::solve(at, b);
+  HostStack hat = to_host(at.copy()), hx = to_host(x), hb = to_host(b), r = product(hat, hx);
+  for (std::int64_t p = 0; p < 7; ++p)
+    EXPECT_LT(distance(r, hb, p) / (norm(hat, p) * norm(hx, p)), tol(n)) << "matrix " << p;
+  Array s = porta::concatenate({a.slice({porta::upto(3)}), porta::zeros({1, n, n}, dtype(), dev()), a.slice({porta::from(4)})}, 0);
+  try {
+    la::solve(la::matrix_transpose(s), b);
+    ADD_FAILURE() << "solve of a stack with a singular matrix did not throw";
+  } catch (const porta::LinAlgError& err) {
+    EXPECT_EQ(err.batch_index(), 3) << err.what();
+  }
+}
+
 TEST_P(Linalg, SolveVectorBroadcastAndViews) {
   if (sample()) return;
   const std::int64_t n = 6;

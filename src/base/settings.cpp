@@ -186,6 +186,13 @@ constexpr Spec kTable[] = {
      "PoCL) and porta's own kernels: auto (porta's one-launch solve and cholesky of float32/float64 matrices up to "
      "16 x 16 on CUDA, which ran faster than cuSOLVER's batched routines there; the vendor's elsewhere), vendor, or "
      "porta (porta's own at every size). Devices without a vendor solver always take porta's."},
+    {"PORTA_SMALL_SOLVE", Type::choice, "auto warp group", 0, 0, false, "auto", "", "at each one-launch solve of small matrices",
+     Audience::tuning, OnBad::error, kWrongKernel,
+     "Which of porta's one-launch solves of small matrices runs where porta's kernels solve (see PORTA_SOLVER): auto "
+     "(the warp kernel for orders up to 16 on CUDA and NVIDIA's OpenCL GPUs, the work-group kernel elsewhere), warp "
+     "(the warp kernel up to order 32 on every device: a few lanes a matrix, its rows in registers, exchanged by "
+     "warp shuffles, which devices other than CUDA and NVIDIA's OpenCL emulate in local memory), or group (a "
+     "work-group a matrix in local memory)."},
     {"PORTA_DENSE_PANEL", Type::choice, "flat recursive", 0, 0, false, "flat", "", "once, at the first blocked LU",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column) or recursive "

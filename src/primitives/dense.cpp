@@ -19,11 +19,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "primitives/work.hpp"
+#include "porta_backend/log.hpp"
 #include "porta_backend/settings.hpp"
 #include "runtime/thread_queues.hpp"
 #include "porta_backend/strings.hpp"
@@ -41,7 +44,8 @@ namespace {
 enum Kind {
   kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
   kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock,  // the blocked drivers' steps
-  kGesv, kPotrfRows  // the fused small solves (gesv_small, potrf_small)
+  kGesv, kPotrfRows,  // the fused small solves (gesv_small, potrf_small)
+  kGesvWarp           // gesv_small in registers, a sub-warp a matrix (warp_source)
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 
@@ -183,6 +187,56 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
   if (kind == kGesv) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"), kernel_text(d, kDenseSource, "lu_solve"));
   if (kind == kPotrfRows) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "cholesky"));
   return cat(s, kernel_text(d, kDenseSource, cat("k", static_cast<int>(kind))));
+}
+
+// How the warp solve's lanes exchange values: CUDA's shuffles, NVIDIA OpenCL's through inline
+// PTX, or an emulation in local memory with barriers (any OpenCL device); none: the work-group
+// kernel (k16) solves.
+enum class Shuffle { none, cuda, ptx, local };
+const char* shuffle_section(Shuffle s) { return s == Shuffle::cuda ? "warp_cuda" : s == Shuffle::ptx ? "warp_ptx" : "warp_local"; }
+
+// The lanes a matrix of order n takes in the warp solve: the least power of two that holds its
+// rows, 4 at least (8 matrices a warp).
+int warp_width(std::int64_t n) {
+  int w = 4;
+  while (w < n) w <<= 1;
+  return w;
+}
+// The right-hand sides a lane holds at a time: nrhs rounded up to a power of two (a solve of one
+// right-hand side, NumPy's usual call, carries no unused columns), at most 8, and fewer where they
+// and the row of A would pass 144 32-bit registers (complex128 at 32 x 32: 4; its row alone is 128
+// registers, and ptxas for sm_90 spills a few bytes there at any chunk).
+std::int64_t warp_rhs(DType t, std::int64_t n, std::int64_t nrhs) {
+  const std::int64_t words = static_cast<std::int64_t>(itemsize(t)) / 4;
+  std::int64_t c = 1;
+  while (c < nrhs && c < 8 && (n + 2 * c) * words <= 144) c <<= 1;
+  return c;
+}
+std::uint64_t warp_local_bytes(DType t, std::int64_t n, std::int64_t rhs, int group) {
+  const std::uint64_t xs = static_cast<std::uint64_t>(std::max(n, rhs + 1)), item = itemsize(t);
+  return static_cast<std::uint64_t>(group) * (xs * item + item / (is_complex(t) ? 2 : 1) + 4);
+}
+// Its work-group: 128 work-items (4 warps; 8 matrices of 16 x 16) where lanes shuffle; with the
+// emulation, 64 (a CPU runs a work-group as a loop between barriers) or fewer where its
+// local-memory rows would not fit.
+int warp_group(const DeviceInfo& info, DType t, std::int64_t n, std::int64_t rhs, Shuffle s) {
+  if (s != Shuffle::local) return 128;
+  const int w = warp_width(n);
+  int group = std::max(64, w);
+  while (group > w && warp_local_bytes(t, n, rhs, group) > local_limit(info)) group /= 2;
+  return group;
+}
+
+// The warp solve's text for order n, rhs columns of B at a time (after common_prelude).
+std::string warp_source(const DialectText& d, DType t, std::int64_t n, int group, std::int64_t rhs, Shuffle s) {
+  const bool fp64 = t == DType::float64 || t == DType::complex128;
+  std::string text = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define N ", n,
+                         "\n#define W ", warp_width(n), "\n#define CH ", rhs, "\n#define RBITS ", fp64 ? 64 : 32, "\n#define IS_COMPLEX ",
+                         is_complex(t) ? 1 : 0, "\n#define EMU 0\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)",
+                         d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline", "\n#define BARRIER ",
+                         d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE);", "\n");
+  if (s == Shuffle::local) text += "#undef EMU\n";
+  return cat(text, kernel_text(d, kDenseSource, shuffle_section(s)), kernel_text(d, kDenseSource, "k18"));
 }
 
 void check(DType t, const View& a, const char* what) {
@@ -365,11 +419,68 @@ void check_fused(DType t, const View& a, std::int64_t batch, std::int64_t n, con
 }
 }  // namespace
 
+namespace {
+// Set once NVIDIA's OpenCL failed to build the warp solve's inline PTX: from then on auto takes the
+// work-group kernel there, and PORTA_SMALL_SOLVE=warp the local-memory emulation.
+std::atomic<bool> g_warp_ptx_failed{false};
+
+// The warp solve's exchanges for order n on this device, or none where the work-group kernel solves
+// (PORTA_SMALL_SOLVE: auto takes the warp kernel up to kAutoWarpOrder where lanes shuffle, warp up
+// to kWarpOrder on any device, group never).
+Shuffle warp_shuffle(const DeviceInfo& info, std::int64_t n) {
+  if (n > kWarpOrder) return Shuffle::none;
+  const std::string& how = setting_choice("PORTA_SMALL_SOLVE");
+  if (how == "group") return Shuffle::none;
+  const bool nvidia_cl = info.dialect == Dialect::opencl && info.kind == DeviceKind::gpu &&
+                         info.platform.find("NVIDIA") != std::string::npos && !g_warp_ptx_failed.load();
+  const Shuffle native = info.dialect == Dialect::cuda ? Shuffle::cuda : nvidia_cl ? Shuffle::ptx : Shuffle::local;
+  if (how == "warp") return native;
+  return native != Shuffle::local && n <= kAutoWarpOrder ? native : Shuffle::none;
+}
+
+void gesv_warp(DType t, const View& a, const View& b, const View& x, const View& info, std::int64_t batch, std::int64_t n,
+               std::int64_t nrhs, Shuffle s) {
+  const DeviceInfo& di = a.buffer->device().impl().info();
+  const auto as = strides3(a, "gesv"), bs = strides3(b, "gesv");
+  const std::int64_t rhs = warp_rhs(t, n, nrhs);
+  const int group = warp_group(di, t, n, rhs, s), per_group = group / warp_width(n);
+  Work w;
+  w.reads = {&a, &b};
+  w.write = &x;
+  w.write2 = &info;
+  w.key = cat("dense|", static_cast<int>(kGesvWarp), "|", static_cast<int>(t), "|", group, "|", n, "|", rhs, "|", shuffle_section(s));
+  w.source = [t, n, group, rhs, s](const DialectText& d) { return warp_source(d, t, n, group, rhs, s); };
+  w.args = [&](std::vector<KernelArg>& g) {
+    g = {mem(a),         mem(b),     mem(x),     mem(info),  i64(a.offset), i64(as[0]),       i64(as[1]), i64(as[2]),
+         i64(b.offset),  i64(bs[0]), i64(bs[1]), i64(bs[2]), i64(x.offset), i64(info.offset), i64(batch), i64(nrhs), i32(n)};
+  };
+  w.groups = static_cast<std::size_t>((batch + per_group - 1) / per_group);
+  w.group = static_cast<std::size_t>(group);
+  w.items = static_cast<std::int64_t>(w.groups) * group;
+  run(w, t);
+}
+}  // namespace
+
 void gesv_small(DType t, const View& a, const View& b, const View& x, const View& info, std::int64_t batch, std::int64_t n,
                 std::int64_t nrhs) {
   check_fused(t, a, batch, n, "gesv");
   if (batch == 0) return;
   if (n == 0) return zero_fill(info, 4, static_cast<std::size_t>(batch));
+  const DeviceInfo& di = a.buffer->device().impl().info();
+  const Shuffle s = warp_shuffle(di, n);
+  if (s == Shuffle::ptx) {
+    try {
+      return gesv_warp(t, a, b, x, info, batch, n, nrhs, s);
+    } catch (const CompileError& e) {
+      // This NVIDIA OpenCL did not take the inline PTX (nothing was launched): the portable kernels
+      // from now on, the work-group one under auto.
+      PORTA_LOG(warn, di.name, ": the warp solve's shuffles (inline PTX) did not build, so small solves take the work-group"
+                " kernel (or, with PORTA_SMALL_SOLVE=warp, shuffles emulated in local memory): ", e.what());
+      g_warp_ptx_failed.store(true);
+      return gesv_small(t, a, b, x, info, batch, n, nrhs);
+    }
+  }
+  if (s != Shuffle::none) return gesv_warp(t, a, b, x, info, batch, n, nrhs, s);
   const auto as = strides3(a, "gesv"), bs = strides3(b, "gesv");
   launch(t, kGesv, n, {&a, &b}, {&x, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
     g = {mem(a),         mem(b),         mem(x),          mem(info),   i64(a.offset), i64(as[0]),      i64(as[1]), i64(as[2]),
@@ -657,6 +768,16 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
   for (int kind : {dense::kGesv, dense::kPotrfRows})
     out.emplace_back(cat("dense float64 kind ", kind, " 64"),
                      common_prelude(d) + dense::dense_source(d, DType::float64, static_cast<dense::Kind>(kind), 256, 64, 16));
+  // The warp solve (CUDA's shuffles; OpenCL: NVIDIA's inline PTX) at each sub-warp width (4 to 32
+  // lanes, orders that fill it and that do not), each dtype's shuffles (float64's and complex's
+  // parts), one and several right-hand sides a lane.
+  const dense::Shuffle s = d.cuda() ? dense::Shuffle::cuda : dense::Shuffle::ptx;
+  const std::tuple<DType, std::int64_t, std::int64_t> warp[] = {
+      {DType::float32, 1, 1}, {DType::float32, 3, 2},  {DType::float32, 8, 8},  {DType::float32, 16, 1},  {DType::float32, 17, 4},
+      {DType::float32, 32, 1}, {DType::float64, 16, 1}, {DType::float64, 32, 8}, {DType::complex64, 15, 2}, {DType::complex128, 32, 8}};
+  for (const auto& [t, n, rhs] : warp)
+    out.emplace_back(cat("dense ", name(t), " warp solve ", n, " x ", n, ", ", rhs, " right-hand sides"),
+                     common_prelude(d) + dense::warp_source(d, t, n, 128, dense::warp_rhs(t, n, rhs), s));
   return out;
 }
 }  // namespace porta::detail::primitives

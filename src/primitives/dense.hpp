@@ -35,6 +35,10 @@ inline constexpr std::int64_t kDenseSmall = 32;
 bool available(const Device& device);
 // auto's choice of the one-launch kernels on CUDA: matrices up to this order.
 inline constexpr std::int64_t kAutoFusedOrder = 16;
+// gesv_small's warp kernel (registers and shuffles, a sub-warp a matrix): orders up to kWarpOrder
+// with PORTA_SMALL_SOLVE=warp, up to kAutoWarpOrder under auto where lanes shuffle (CUDA, NVIDIA's
+// OpenCL GPUs); the work-group kernel (local memory) otherwise.
+inline constexpr std::int64_t kWarpOrder = 32, kAutoWarpOrder = 16;
 // Whether a device that also has a vendor solver takes these kernels for `batch` matrices of
 // `order` (the larger dimension) in t, `fused` when the call would be gesv_small or potrf_small:
 // PORTA_SOLVER=porta; auto: those one-launch kernels for float32/float64 up to kAutoFusedOrder on
@@ -43,7 +47,8 @@ bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t orde
 // The largest order gesv_small and potrf_small take for t on device (64, or 32 for complex128).
 std::int64_t fused_order(DType t, const Device& device);
 
-// One launch a solve, a work-group a matrix in local memory (n <= fused_order): A X = B for a
+// One launch a solve (n <= fused_order), a work-group a matrix in local memory or, as
+// PORTA_SMALL_SOLVE says, a sub-warp a matrix in registers (n <= kWarpOrder): A X = B for a
 // batch of n x n matrices a ([batch, n, n], any strides: View::strides, the row-major input as
 // it is, broadcasts and views included), b ([batch, n, nrhs], any strides) into x (contiguous
 // row-major [batch, n, nrhs]); info [batch] as getrf's (every entry written). a and b are only read.

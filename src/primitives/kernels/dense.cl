@@ -10,7 +10,9 @@
 // elements (int where the matrix is in local memory: a 32-bit division is a third of a 64-bit
 // one's instructions, and the updates divide once an element; i64 in global memory); PS and BS the address spaces of the pivots and
 // info (global, or local in the fused kernels) and of getrs2's right-hand sides. CUDA takes the same text
-// (primitives::kernel_text spells __local __shared__).
+// (primitives::kernel_text spells __local __shared__). The warp solve (k18, dense.cpp's warp_source)
+// has its own: N (the order), W (lanes a matrix), CH (right-hand sides a lane holds at a time),
+// RBITS (R's bits), IS_COMPLEX, EMU, and the exchanges of one warp_* section.
 //
 // Every function is run by all GROUP work-items of one work-group together (barriers inside), on
 // one column-major matrix: A(i, j) = a[i + j * lda]. Each follows the LAPACK routine it names
@@ -545,5 +547,208 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* l, GLOBAL int* info, i64 a_off, i64 
   for (int e = lid; e < n * n; e += GROUP) {
     const int i = e / n, j = e - i * n;
     lg[e] = i >= j ? s[i + j * lda] : MKR((R)0);
+  }
+}
+//@ warp_cuda  the warp solve's exchanges (k18), CUDA's intrinsics: SHFL_R(x, s) and SHFL_I(x, s) the R or int x of lane s of this sub-warp of W work-items, XOR_R(x, m) and XOR_I(x, m) that of lane (this one's ^ m); every lane of the warp reaches every one
+#define SHFL_R(x, s) __shfl_sync(0xffffffffu, (x), (s), W)
+#define SHFL_I(x, s) __shfl_sync(0xffffffffu, (x), (s), W)
+#define XOR_R(x, m) __shfl_xor_sync(0xffffffffu, (x), (m), W)
+#define XOR_I(x, m) __shfl_xor_sync(0xffffffffu, (x), (m), W)
+//@ warp_ptx  the same in NVIDIA OpenCL's inline PTX (lanes numbered in the warp: the sub-warp's first is WLANE0), 32 bits a shuffle, float64 in two
+#define WLANE0 ((LID & 31) & ~(W - 1))
+FN uint porta_shfl_idx(uint v, int lane) {
+  uint r;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(lane));
+  return r;
+}
+FN uint porta_shfl_bfly(uint v, int m) {
+  uint r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(m));
+  return r;
+}
+#define SHFL_I(x, s) ((int)porta_shfl_idx((uint)(x), WLANE0 + (s)))
+#define XOR_I(x, m) ((int)porta_shfl_bfly((uint)(x), (m)))
+#if RBITS == 64
+FN double porta_shfl_idx_f64(double x, int lane) {
+  uint2 u = as_uint2(x);
+  u.x = porta_shfl_idx(u.x, lane);
+  u.y = porta_shfl_idx(u.y, lane);
+  return as_double(u);
+}
+FN double porta_shfl_bfly_f64(double x, int m) {
+  uint2 u = as_uint2(x);
+  u.x = porta_shfl_bfly(u.x, m);
+  u.y = porta_shfl_bfly(u.y, m);
+  return as_double(u);
+}
+#define SHFL_R(x, s) porta_shfl_idx_f64((x), WLANE0 + (s))
+#define XOR_R(x, m) porta_shfl_bfly_f64((x), (m))
+#else
+#define SHFL_R(x, s) as_float(porta_shfl_idx(as_uint(x), WLANE0 + (s)))
+#define XOR_R(x, m) as_float(porta_shfl_bfly(as_uint(x), (m)))
+#endif
+//@ warp_local  the same emulated in local memory, on any device (EMU: k18 stores what a lane gives, a barrier, loads what it takes, a barrier; every work-item runs the same code, so every one reaches every barrier)
+#define EMU 1
+//@ k18
+// gesv of small matrices in registers, without local memory or barriers on GPUs (MAGMA's batched
+// tiny LU): a sub-warp of W lanes (the least power of two >= N, 4 at least) a matrix, GROUP / W
+// matrices a work-group. Lane i holds row i of A (N values, N the order the program is compiled
+// for: every loop unrolled, so that the row stays in registers), read through the view's strides
+// as k16, and factors with LAPACK's partial pivoting without moving rows: `pos` is where its row
+// stands in the permuted matrix. Each step: the pivot, the first largest ABS1 of column k over the
+// rows from k on (NaNs never win; ties to the least row), by a butterfly over the sub-warp of
+// (value, pos * 32 + lane); the two rows' positions exchanged; the pivot row taken from its lane
+// value by value as the rows below it are updated. A zero pivot sets info (the first one only) and
+// its column is not divided, as getf2; the rows are exchanged all the same, which differs from
+// getf2 only where that column holds a NaN (whose solution is NaN anyway) and never in info. Then
+// lane i takes row i of L\U from the lane that holds it (src: the lane of the i-th pivot, whose
+// row of B is row i of P B), and B's columns, CH at a time, go through the forward and back
+// substitutions with each solved value taken from its lane; X is written row-major (batch, n,
+// nrhs), as k16 writes it.
+// Exchanges: XPUT (EMU: a store to local memory), XSYNC (EMU: a barrier), XGET(v, j, s) (v of lane
+// s: a shuffle, or EMU's load of that lane's store j).
+#if EMU
+#define XPUT(v, j) xs[lid * XS + (j)] = (v);
+#define XSYNC BARRIER
+#define XGET(v, j, s) xs[(sw0 + (s)) * XS + (j)]
+#else
+#define XPUT(v, j)
+#define XSYNC
+#if IS_COMPLEX
+#define XGET(v, j, s) MKC(SHFL_R(RE(v), (s)), SHFL_R(IM(v), (s)))
+#else
+#define XGET(v, j, s) SHFL_R((v), (s))
+#endif
+#endif
+#define XS (N > CH ? N : CH + 1)
+// The steps' loops: unrolled over N on GPUs; with EMU not unrolled, over the argument n (= N), which
+// keeps loops with barriers loops (PoCL took 3 to 7 s to compile them unrolled, 1 s so).
+#if EMU
+#define KN n
+#else
+#define KN N
+#endif
+KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* bm, GLOBAL T* x, GLOBAL int* info, i64 a_off, i64 a_sb, i64 a_sr, i64 a_sc,
+               i64 b_off, i64 b_sb, i64 b_sr, i64 b_sc, i64 x_off, i64 info_off, i64 batch, i64 nrhs, int n) {
+  const int lid = LID, lane = lid & (W - 1);
+#if EMU
+  __local T xs[GROUP * XS];
+  __local R xv[GROUP];
+  __local int xk[GROUP];
+  const int sw0 = lid - lane;  // the sub-warp's first work-item
+#endif
+  const i64 g = GROUP_ID * (GROUP / W) + lid / W;
+  const int live = g < batch && lane < N;  // a row of a matrix of the batch
+  T r[N];
+#pragma unroll
+  for (int j = 0; j < N; ++j) r[j] = MKR((R)0);
+  if (live) {
+    GLOBAL const T* ag = a + a_off + g * a_sb + lane * a_sr;
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = ag[j * a_sc];
+  }
+  int pos = lane, src = lane, bad = 0;
+#if !EMU
+#pragma unroll
+#endif
+  for (int k = 0; k < KN; ++k) {
+    // The pivot: (value, key) reduced to the largest value, then the least key (pos, then lane).
+    R v = ABS1(r[k]);
+    int key = pos * 32 + lane;
+    if (!(v >= (R)0)) v = (R)-1;  // NaN: loses to any number, wins (at the least pos) only among NaNs
+    if (pos < k || lane >= N) { v = (R)-2; key = 1 << 20; }
+#if EMU
+    xv[lid] = v;
+    xk[lid] = key;
+    BARRIER
+    for (int l = 0; l < W; ++l) {
+      const R ov = xv[sw0 + l];
+      const int ok = xk[sw0 + l];
+      if (ov > v || (ov == v && ok < key)) { v = ov; key = ok; }
+    }
+    BARRIER
+#else
+#pragma unroll
+    for (int m = W / 2; m > 0; m >>= 1) {
+      const R ov = XOR_R(v, m);
+      const int ok = XOR_I(key, m);
+      if (ov > v || (ov == v && ok < key)) { v = ov; key = ok; }
+    }
+#endif
+    const int pk = key >> 5, pv = key & 31;  // the pivot row's position and lane
+    if (lane == k) src = pv;
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j >= k) { XPUT(r[j], j) }
+    XSYNC
+    const T piv = XGET(r[k], k, pv);
+    const int nz = NONZERO(piv);
+    if (!nz && bad == 0) bad = k + 1;
+    if (pos == k) pos = pk;
+    else if (lane == pv) pos = k;
+    // The rows below the pivot: column k divided by it (L), the rest minus L(i, k) U(k, j).
+    const int below = pos > k;
+    const T l = nz ? DIV(r[k], piv) : r[k];
+    if (below) r[k] = l;
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+      if (j > k) {
+        const T u = XGET(r[j], j, pv);
+        if (below) r[j] = SUB(r[j], MUL(l, u));
+      }
+    XSYNC
+  }
+  if (lane == 0 && g < batch) info[info_off + g] = bad;
+  // Row `lane` of L\U into this lane.
+#pragma unroll
+  for (int j = 0; j < N; ++j) { XPUT(r[j], j) }
+  XSYNC
+#pragma unroll
+  for (int j = 0; j < N; ++j) r[j] = XGET(r[j], j, src);
+  XSYNC
+  GLOBAL const T* bg = bm + b_off + g * b_sb + src * b_sr;
+  GLOBAL T* xg = x + x_off + (g * N + lane) * nrhs;
+  for (i64 c0 = 0; c0 < nrhs; c0 += CH) {
+    T y[CH];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) y[c] = live && c0 + c < nrhs ? bg[(c0 + c) * b_sc] : MKR((R)0);
+    // L y = P b: y(k) from lane k, taken off the rows below it.
+#if !EMU
+#pragma unroll
+#endif
+    for (int k = 0; k < KN; ++k) {
+#pragma unroll
+      for (int c = 0; c < CH; ++c) { XPUT(y[c], c) }
+      XSYNC
+#pragma unroll
+      for (int c = 0; c < CH; ++c) {
+        const T yk = XGET(y[c], c, k);
+        if (lane > k) y[c] = SUB(y[c], MUL(r[k], yk));
+      }
+      XSYNC
+    }
+    // U x = y: x(k) = y(k) / U(k, k) from lane k, taken off the rows above it.
+#if !EMU
+#pragma unroll
+#endif
+    for (int k = KN - 1; k >= 0; --k) {
+#pragma unroll
+      for (int c = 0; c < CH; ++c) { XPUT(y[c], c) }
+      XPUT(r[k], CH)
+      XSYNC
+      const T ukk = XGET(r[k], CH, k);
+#pragma unroll
+      for (int c = 0; c < CH; ++c) {
+        const T xk = DIV(XGET(y[c], c, k), ukk);
+        if (lane == k) y[c] = xk;
+        else if (lane < k) y[c] = SUB(y[c], MUL(r[k], xk));
+      }
+      XSYNC
+    }
+    if (live) {
+#pragma unroll
+      for (int c = 0; c < CH; ++c)
+        if (c0 + c < nrhs) xg[c0 + c] = y[c];
+    }
   }
 }
