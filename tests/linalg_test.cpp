@@ -478,9 +478,9 @@ TEST_P(Linalg, Compositions) {
   // pinv(Q D) = D+ Q^H with D+ = diag(1, 10, 0) and diag(1, 0, 0).
   HostStack p2 = to_host(la::matmul(la::pinv(stack, rtol), q));
   const double kept[2][3] = {{1, 10, 0}, {1, 0, 0}};
-  for (std::int64_t m = 0; m < 2; ++m)
+  for (std::int64_t s = 0; s < 2; ++s)
     for (std::int64_t i = 0; i < 3; ++i)
-      for (std::int64_t j = 0; j < 3; ++j) EXPECT_NEAR(std::abs(p2.at(m, i, j)), i == j ? kept[m][i] : 0.0, 1e-3) << m << i << j;
+      for (std::int64_t j = 0; j < 3; ++j) EXPECT_NEAR(std::abs(p2.at(s, i, j)), i == j ? kept[s][i] : 0.0, 1e-3) << s << i << j;
   EXPECT_THROW(la::pinv(stack, porta::from_host(std::vector<double>{0.1, 0.1, 0.1}, {3}, dev())), porta::ShapeError);
 }
 
