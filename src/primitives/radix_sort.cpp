@@ -293,8 +293,12 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
     case Rank::ballot_local: r += kernel_text(d, kRadixSortSource, "rank_ballot_local"); break;
     default: r += kernel_text(d, kRadixSortSource, "rank_tiled");  // also serial's, which reads none of them
   }
-  if (has_ballot(s.rank)) r += kernel_text(d, kRadixSortSource, "peers_ballot");
-  return r;
+  // PEERS: the votes in PTX where the device takes PTX (CUDA, NVIDIA's OpenCL), else through BALLOT.
+  if (s.rank == Rank::ballot_cuda || s.rank == Rank::ballot_ptx) r += kernel_text(d, kRadixSortSource, "peers_ptx");
+  else if (has_ballot(s.rank)) r += kernel_text(d, kRadixSortSource, "peers_ballot");
+  // OFF_T: the digits' places in the output (downsweep_tables' goff), 32-bit in the one-sweep pass
+  // (n < 2^30), whose kernels redefine it.
+  return r + "#define OFF_T u64\n";
 }
 
 bool uses_pd(Rank r) { return r == Rank::tiled || r == Rank::ballot_local; }
@@ -455,6 +459,8 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
 //
 // The look-back's words hold a count in 30 bits: sorts of fewer than 2^30 elements.
 constexpr std::int64_t kOnesweepMax = std::int64_t{1} << 30;
+// The one-sweep pass's places in the output fit 32 bits (defs' OFF_T).
+constexpr const char* kOnesweepOffsets = "#undef OFF_T\n#define OFF_T u32\n";
 // Row passes a one-sweep sort can have: rows < 2^30, 8 bits a pass.
 constexpr int kMaxRowPasses = 4;
 
@@ -494,7 +500,7 @@ std::string digit_starts_source(const DialectText& d, DType t) {
 std::string onesweep_early_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
   auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
   const bool ballot = has_ballot(s.rank);
-  return cat(defs(d, s, last_wide), "#define STARTS ", starts_at(s.t), "\n#define EARLY_PAY(pos, v) ", s.pay ? "pbuf[pos] = (v);" : "", "\n",
+  return cat(defs(d, s, last_wide), kOnesweepOffsets, "#define STARTS ", starts_at(s.t), "\n#define EARLY_PAY(pos, v) ", s.pay ? "pbuf[pos] = (v);" : "", "\n",
              part("onesweep"),
              s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
@@ -509,7 +515,7 @@ std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_
   if (s.early) return onesweep_early_source(d, s, last_wide);
   auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
   const bool ballot = has_ballot(s.rank);
-  return cat(defs(d, s, last_wide), part("onesweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
+  return cat(defs(d, s, last_wide), kOnesweepOffsets, part("onesweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
              part("onesweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("onesweep_tile"), part("tile_rank"),
              part("onesweep_publish"),

@@ -37,6 +37,9 @@
 #define WSYNC BARRIER
 //@ peers_ballot  (rankings with ballots) PEERS from the votes on each of the digit's 8 bits, as CUB's MatchAny (the downsweep masks out the work-items past the end)
 #define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; for (int b_ = 0; b_ < 8; ++b_) { u32 bit_ = (dg_ >> b_) & 1u, v_; BALLOT(bit_, v_); m &= bit_ ? v_ : ~v_; } }
+//@ peers_ptx  (CUDA and NVIDIA's OpenCL) the same votes in PTX, each inverted by a predicated not where the work-item's bit is 0 (CUB's MatchAny): five instructions a bit, where peers_ballot's compiled to seven
+#define PEER_BIT(m, dg, b) asm volatile("{ .reg .pred p; .reg .b32 t, v; and.b32 t, %1, %2; setp.ne.u32 p, t, 0; vote.sync.ballot.b32 v, p, 0xffffffff; @!p not.b32 v, v; and.b32 %0, %0, v; }" : "+r"(m) : "r"(dg), "r"(1u << (b)));
+#define PEERS(dg, m) { u32 dg_ = (dg); m = 0xffffffffu; PEER_BIT(m, dg_, 0) PEER_BIT(m, dg_, 1) PEER_BIT(m, dg_, 2) PEER_BIT(m, dg_, 3) PEER_BIT(m, dg_, 4) PEER_BIT(m, dg_, 5) PEER_BIT(m, dg_, 6) PEER_BIT(m, dg_, 7) }
 //@ scan  counts[d * G + :] := its exclusive prefix over chunks, totals[d] := its sum; a work-group per digit (after its own defines: u64, SG, LID, GROUP_ID, BARRIER)
 KERNEL porta_k(GLOBAL u64* counts, GLOBAL u64* totals, i64 G) {
   __local u64 sh[SG];
@@ -108,7 +111,7 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
   __local PT pbuf[TILE];
 //@ downsweep_tables
   __local u32 wh[WARPS * DIGITS];
-  __local u64 goff[DIGITS];
+  __local OFF_T goff[DIGITS];
   __local u64 s64a[DIGITS];
   __local u64 s64b[DIGITS];
   __local u32 tstart[DIGITS];
@@ -149,7 +152,7 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
 #pragma unroll
     for (int q = 0; q < ITEMS; ++q) {
       const int c_ = rc - q * 32, in_ = lane < c_;
-      const u32 vm = c_ >= 32 ? 0xffffffffu : c_ <= 0 ? 0u : ((1u << (u32)c_) - 1u);
+      const u32 vm = c_ >= 32 ? 0xffffffffu : (1u << ((u32)c_ & 31u)) - 1u;  // c_ <= 0: no work-item is in, any mask will do
       u32 dg = 0;
       if (in_) DIGIT(kr[q], pr[q], dg);
       u32 m; PEERS(dg, m);
@@ -172,6 +175,7 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
     for (int w = 0; w < warp; ++w) tincl += wtot[w];
 //@ downsweep_scatter  the tile's elements into local memory in digit order
     tstart[lid] = tincl - tcount;
+    goff[lid] -= (OFF_T)(tincl - tcount);  // goff[d] + i: the place of the tile's element i (one table read in the write-out)
     BARRIER
 #pragma unroll
     for (int q = 0; q < ITEMS; ++q) {
@@ -192,11 +196,11 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
 //@ downsweep_read  (without)
       RT raw = kbuf[i]; PT p = (PT)0; u32 dg; DIGIT(raw, p, dg);
 //@ downsweep_end
-      u64 pos = goff[dg] + (u64)(i - (int)tstart[dg]);
+      OFF_T pos = goff[dg] + (OFF_T)i;
       STORE(pos, raw, p)
     }
     BARRIER
-    goff[lid] += tcount;
+    goff[lid] += (OFF_T)tstart[lid] + tcount;
   }
 }
 //@ histogram  (onesweep) every pass's digit counts in one read of the keys: hist[pass * DIGITS + digit], a work-group a chunk [chunk * csize, ...) of n, HCOPY copies of the histograms in local memory (work-item lid adds to copy lid % HCOPY, so that keys of few digits collide on fewer counters), added to hist with global atomics; an element's row digits (by_row) from its flat index e
@@ -231,7 +235,9 @@ KERNEL porta_k(GLOBAL const RT* keys, GLOBAL u32* hist, i64 k_off, i64 n, i64 cs
 //@ onesweep  one pass of the one-sweep sort (radix_sort.cpp's onesweep_source): a work-group a tile, tiles taken in launch order from counter[pass] (a work-group only ever waits on tiles that running work-groups took before it); the tile is ranked as in the downsweep (the same sections), its digit counts published in look[tile * DIGITS + digit], each work-item looks back over the tiles before it for its digit's offset, and the tile goes out through local memory as in the downsweep
 KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u32* hist, __global volatile u32* look, __global volatile int* counter, GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, int pass, int shift, int desc, int by_row, i64 len, int iota) {
 #define LOAD_PAY(e) (HAS_PAY ? (iota ? (PT)(e) : pay_in[e]) : (PT)0)
-#define STORE(pos, raw, p) { keys_out[ko_off + (pos)] = (raw); if (HAS_PAY) pay_out[po_off + (pos)] = (PO)(p); }
+  GLOBAL RT* kout_ = keys_out + ko_off;  // positions are 32-bit (n < 2^30): the offsets added once
+  GLOBAL PO* pout_ = pay_out + po_off;
+#define STORE(pos, raw, p) { kout_[pos] = (raw); if (HAS_PAY) pout_[pos] = (PO)(p); }
   __local RT kbuf[TILE];
 //@ onesweep_digits  (after the downsweep's tables) the pass's digit totals from the histogram, the tile's index taken; then group_scan: incl, the inclusive scan of tot over digits
   __local int trivial[1];
@@ -324,7 +330,7 @@ KERNEL porta_k(GLOBAL u32* hist) {
 #pragma unroll
     for (int q = 0; q < ITEMS; ++q) {
       const int c_ = rc - q * 32, in_ = lane < c_;
-      const u32 vm = c_ >= 32 ? 0xffffffffu : c_ <= 0 ? 0u : ((1u << (u32)c_) - 1u);
+      const u32 vm = c_ >= 32 ? 0xffffffffu : (1u << ((u32)c_ & 31u)) - 1u;  // c_ <= 0: no work-item is in, any mask will do
       u32 dg = 0;
       if (in_) DIGIT(kr[q], pr[q], dg);
       u32 m; PEERS(dg, m);
@@ -353,12 +359,12 @@ KERNEL porta_k(GLOBAL u32* hist) {
       }
       *mine = PREFIX | (excl + tcount);
     }
-    goff[lid] = (u64)excl - (u64)texcl;  // modulo 2^64: goff[d] + i is the place of the tile's element i
+    goff[lid] = (OFF_T)excl - (OFF_T)texcl;  // modulo 2^32: goff[d] + i is the place of the tile's element i
     BARRIER
     int count = hi - t0 < TILE ? (int)(hi - t0) : TILE;
     for (int i = lid; i < count; i += GROUP) {
 //@ early_end  (after downsweep_read or downsweep_read_pay)
-      u64 pos = goff[dg] + (u64)i;
+      OFF_T pos = goff[dg] + (OFF_T)i;
       STORE(pos, raw, p)
     }
   }
