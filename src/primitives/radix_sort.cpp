@@ -153,9 +153,8 @@ std::string map_text(DType t) {
   const char* nan = t == DType::float16 ? "0x7e00" : t == DType::bfloat16 ? "0x7fc0" : t == DType::float32 ? "0x7fc00000" : "0x7ff8000000000000";
   // KT is as wide as the key (a shift by the full width would be undefined) except for 16-bit keys.
   return cat("KT sign = (KT)1 << ", w - 1, ", mask = ", w == 16 ? "(KT)0xffff" : "~(KT)0", "; ",
-             "if ((u & ~sign) > (KT)", exp_mask, (w == 64 ? "ull" : "u"), ") u = (KT)", nan, (w == 64 ? "ull" : "u"), "; ",
-             "if (u == sign) u = 0; ",
-             "k = (u & sign) ? (~u & mask) : (u | sign);");
+             "KT a_ = u & ~sign & mask; ",
+             "k = a_ > (KT)", exp_mask, (w == 64 ? "ull" : "u"), " ? ((KT)", nan, (w == 64 ? "ull" : "u"), " | sign) : a_ == 0 ? sign : (u ^ ((u & sign) ? mask : sign));");
 }
 
 // KEY3(raw, c, hi, lo): an element's whole key as (class, high part, low part), compared in that
