@@ -263,7 +263,7 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
 }
 
 // The one-sweep sort's look-back (PORTA_SORT=onesweep; on CPU devices with the tiled ranking):
-// lengths around multiples of its tiles (256 x 16 keys without indices, 256 x 15 with), many
+// lengths around multiples of its tiles (256 x 24 4-byte keys without indices, 256 x 15 with), many
 // tiles (PoCL runs two work-groups at once here, so that tiles wait on running ones), keys that
 // are all equal or differ in one digit only (the other passes copy), every digit varying, float
 // keys with NaNs, -0.0 and infinities, and rows that span tiles. int32 and float32 only: the
@@ -271,7 +271,7 @@ TEST_P(SortRules, EqualDigitsRowsAndBitsUnderEveryRanking) {
 // checks under this sort.
 TEST_P(SortRules, OnesweepAcrossTileBoundaries) {
   ScopedEnv sort("PORTA_SORT", "onesweep");
-  for (std::int64_t n : std::vector<std::int64_t>{1, 3839, 3840, 3841, 4095, 4096, 4097, 2 * 4096, 7 * 3840 + 1}) {
+  for (std::int64_t n : std::vector<std::int64_t>{1, 3839, 3840, 3841, 6143, 6144, 6145, 2 * 6144, 7 * 3840 + 1}) {
     SCOPED_TRACE(n);
     std::vector<double> any(n), same(n, -5.0), one_digit(n);
     for (std::int64_t i = 0; i < n; ++i) {
@@ -281,7 +281,7 @@ TEST_P(SortRules, OnesweepAcrossTileBoundaries) {
     }
     for (const auto* v : {&any, &same, &one_digit}) expect_sorted(dev(), *v, DType::int32);
   }
-  // 2^17 + 3 float32 keys (33 tiles), ties, NaNs, zeros of both signs and infinities.
+  // 2^17 + 3 float32 keys (22 tiles), ties, NaNs, zeros of both signs and infinities.
   const std::int64_t n = (std::int64_t{1} << 17) + 3;
   std::vector<double> f(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {

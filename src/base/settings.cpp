@@ -153,9 +153,10 @@ constexpr Spec kTable[] = {
      "How sort and argsort make their radix passes on a compiling device: onesweep (one read and write of the keys a digit, "
      "offsets by a look-back over tiles; sorts of fewer than 2^30 elements) or twopass (count, then scatter); auto: "
      "onesweep on GPUs, twopass on CPU devices."},
-    {"PORTA_RADIX_BLOCKS", Type::integer, "", 1, 8, false, "4", "", "once, at the first sort", Audience::tuning,
-     OnBad::error, kWrongKernel,
-     "The blocks an SM is to hold in CUDA's downsweep of sorts without indices (its `__launch_bounds__`)."},
+    {"PORTA_RADIX_BLOCKS", Type::integer, "", 1, 8, false, "", "4 (3 where a work-item ranks more than 16 keys)",
+     "once, at the first sort", Audience::tuning, OnBad::error, kWrongKernel,
+     "The blocks an SM is to hold in CUDA's sort passes without indices (their `__launch_bounds__`; NVIDIA's "
+     "OpenCL: a .maxnreg in the PTX)."},
     {"PORTA_ONESWEEP", Type::choice, "auto late early", 0, 0, false, "auto", "", "each sort", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The order of a one-sweep pass's steps: late (the tile's counts published after its ranking, the look-back "
@@ -163,7 +164,8 @@ constexpr Spec kTable[] = {
      "first with local atomics and published at once, the ranking straight into local memory, then the look-back; "
      "tile 0 alone scans the digit starts); auto: late."},
     {"PORTA_SORT_ITEMS", Type::integer, "", 4, 32, false, "",
-     "16 (15 with indices; fewer for 8-byte keys)", "each sort", Audience::tuning, OnBad::error, kWrongKernel,
+     "24 for 4-byte keys alone, else 16 (15 with indices; fewer for 8-byte keys)", "each sort", Audience::tuning,
+     OnBad::error, kWrongKernel,
      "The elements a work-item ranks in a tile of the one-sweep sort (tiles of 256 work-items), lowered to what "
      "32000 bytes of local memory hold of a tile's elements and indices (31 for 4-byte keys alone, 15 with "
      "indices)."},
@@ -189,7 +191,7 @@ constexpr Spec kTable[] = {
     {"PORTA_SMALL_SOLVE", Type::choice, "auto warp group", 0, 0, false, "auto", "", "at each one-launch solve of small matrices",
      Audience::tuning, OnBad::error, kWrongKernel,
      "Which of porta's one-launch solves of small matrices runs where porta's kernels solve (see PORTA_SOLVER): auto "
-     "(the warp kernel for orders up to 16 on CUDA and NVIDIA's OpenCL GPUs, the work-group kernel elsewhere), warp "
+     "(the work-group kernel, until the warp kernel's tests have passed on a GPU), warp "
      "(the warp kernel up to order 32 on every device: a few lanes a matrix, its rows in registers, exchanged by "
      "warp shuffles, which devices other than CUDA and NVIDIA's OpenCL emulate in local memory), or group (a "
      "work-group a matrix in local memory)."},

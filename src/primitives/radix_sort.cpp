@@ -218,10 +218,12 @@ Rank choose_rank(const DeviceInfo& info) {
   return Rank::tiled;
 }
 
-// PORTA_RADIX_BLOCKS (1 to 8, for benchmarks): the blocks an SM is to hold in CUDA's downsweep.
-int radix_blocks() {
-  static const int blocks = *setting_int("PORTA_RADIX_BLOCKS");
-  return blocks;
+// The blocks an SM is to hold in CUDA's sort passes without indices (their __launch_bounds__):
+// PORTA_RADIX_BLOCKS, else 4 (64 registers a thread), or 3 where a work-item ranks more than 16
+// keys (the one-sweep pass's tiles of 256 x 24: onesweep_items).
+int radix_blocks(int items) {
+  static const std::optional<int> forced = setting_int("PORTA_RADIX_BLOCKS");
+  return forced ? *forced : items > 16 ? 3 : 4;
 }
 
 // What one sort's kernels are compiled for.
@@ -237,13 +239,18 @@ struct RadixPlan {
 };
 
 int tile_items(int bytes) { return std::min(16, 32000 / (kGroup * bytes)); }
-// The one-sweep pass's items a work-item (PORTA_SORT_ITEMS, read at each sort; tile_items where
-// unset), at most what 32000 bytes of local memory hold of a tile's elements and indices, as
-// tile_items allows: the tile's tables take the rest of CUDA's 48 KiB of static local memory.
+// The one-sweep pass's items a work-item (PORTA_SORT_ITEMS, read at each sort), at most what 32000
+// bytes of local memory hold of a tile's elements and indices: the tile's tables take the rest of
+// CUDA's 48 KiB of static local memory. Unset: 24 for 4-byte keys alone (with 3 blocks an SM), from
+// the H200 (2026-12-06, 2^28 keys, G keys/s on cuda:0 / opencl:1, CuPy 38.3 float32, 39.1 int32):
+// tiles of 256 x 16 with 4 blocks sorted float32 at 32.4 / 31.8 and int32 at 35.8 / 34.4, of
+// 256 x 24 with 3 at 33.9 / 34.1 and 37.8 / 37.7 (256 x 31 with 2 had been slower than 16 before
+// the ranking's last changes: 27.4 against 28.1 float32); other keys and sorts with indices
+// tile_items' (untimed at other sizes).
 int onesweep_items(int bytes) {
   const int fit = 32000 / (kGroup * bytes);
   const std::optional<int> forced = setting_int("PORTA_SORT_ITEMS");
-  return forced ? std::min(*forced, fit) : tile_items(bytes);
+  return forced ? std::min(*forced, fit) : bytes == 4 ? 24 : tile_items(bytes);
 }
 
 std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uint"; }
@@ -361,7 +368,7 @@ void sort_with(Rank rank, DType t, const View& a, std::int64_t n, std::int64_t l
   // Local memory (48 KiB on NVIDIA's OpenCL and CUDA's static limit): the tile's elements and
   // indices (at most 32000 bytes), 8 KiB of warp histograms and 8 KiB of digit tables.
   s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
-  s.blocks = s.pay ? 0 : radix_blocks();
+  s.blocks = s.pay ? 0 : radix_blocks(s.items);
   const std::int64_t waves = 32;
   const std::int64_t cu = std::max(info.compute_units, 1);
   std::int64_t chunk;
@@ -548,7 +555,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
   if (index_out || row_passes) s.pay = 4;  // n < 2^30
   s.items = onesweep_items(static_cast<int>(itemsize(t)) + s.pay);
   s.early = setting_choice("PORTA_ONESWEEP") == "early";
-  s.blocks = s.pay ? 0 : radix_blocks();
+  s.blocks = s.pay ? 0 : radix_blocks(s.items);
   const std::int64_t tiles = (n + s.tile() - 1) / s.tile();
   // hist: every pass's digit counts; counter: each pass's tile counter; look: a pass's tile words.
   // (early: the digit starts after max_passes(t) passes' counts, starts_at)
@@ -744,7 +751,7 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
         RadixPlan s{t, rank};
         s.pay = pay;
         s.items = tile_items(static_cast<int>(itemsize(t)) + s.pay);
-        s.blocks = s.pay ? 0 : radix_blocks();
+        s.blocks = s.pay ? 0 : radix_blocks(s.items);
         const std::string what = cat(rank_name(rank), " ", name(t), " index bytes ", pay);
         out.emplace_back(cat("radix upsweep ", what), upsweep_source(d, s));
         out.emplace_back(cat("radix downsweep ", what), downsweep_source(d, s, false));
@@ -754,8 +761,11 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
             out.emplace_back(cat("radix histogram ", name(t)), histogram_source(d, t));
             out.emplace_back(cat("radix digit starts ", name(t)), digit_starts_source(d, t));
           }
-          out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, s, false));
-          if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, s, true));
+          RadixPlan o = s;  // the one-sweep pass's own tiles (onesweep_items: 256 x 24 for 4-byte keys alone)
+          o.items = onesweep_items(static_cast<int>(itemsize(t)) + o.pay);
+          o.blocks = o.pay ? 0 : radix_blocks(o.items);
+          out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, o, false));
+          if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, o, true));
         }
       }
   // The one sweep in CUB's order (PORTA_ONESWEEP=early): keys of 8 to 64 bits and complex, with
@@ -767,12 +777,12 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
         RadixPlan s{t, rank};
         s.pay = pay;
         s.early = true;
-        s.blocks = s.pay ? 0 : radix_blocks();
         const int bytes = static_cast<int>(itemsize(t)) + s.pay;
         const std::string what = cat(rank_name(rank), " ", name(t), " index bytes ", pay);
         for (int items : {tile_items(bytes), 32000 / (kGroup * bytes)}) {
           if (pay && items != tile_items(bytes)) continue;
           s.items = items;
+          s.blocks = s.pay ? 0 : radix_blocks(items);
           out.emplace_back(cat("radix onesweep early ", what, " items ", items), onesweep_source(d, s, false));
         }
         if (pay == 4) out.emplace_back(cat("radix onesweep early (wide last) ", what), onesweep_source(d, s, true));
