@@ -154,15 +154,20 @@ std::int64_t order_for(DType t, const DeviceInfo& info, Kind kind, std::int64_t 
   return most;
 }
 
+// What every dense kernel's text starts with (after common_prelude): the dialect's prelude, the
+// scalar arithmetic of t, GROUP, LID, GROUP_ID and FN.
+std::string kernel_head(const DialectText& d, DType t, int group) {
+  const bool fp64 = t == DType::float64 || t == DType::complex128;
+  return cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define LID ((int)", d.local_id(),
+             ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline", "\n");
+}
+
 // A kernel's whole text (after common_prelude): with `small` (an order) it holds the matrix in
 // local memory.
 std::string dense_source(const DialectText& d, DType t, Kind kind, int group, std::int64_t small, std::int64_t rhs = 1) {
-  const bool fp64 = t == DType::float64 || t == DType::complex128;
   const std::string local = d.cuda() ? "__shared__" : "__local";
-  std::string s = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define SMALL ",
-                      std::max<std::int64_t>(small, 1), "\n#define KIND ", static_cast<int>(kind), "\n#define LID ((int)", d.local_id(),
-                      ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline",
-                      "\n#define LP ", d.cuda() ? "" : "__local", "\n#define RHS ", rhs, "\n");
+  std::string s = cat(kernel_head(d, t, group), "#define SMALL ", std::max<std::int64_t>(small, 1), "\n#define KIND ",
+                      static_cast<int>(kind), "\n#define LP ", d.cuda() ? "" : "__local", "\n#define RHS ", rhs, "\n");
   // The address space of the pivots and info and of getrs2's right-hand sides: global memory, or
   // local memory in the fused kernels.
   s += cat("#define IX ", small ? "int" : "i64", "\n");
@@ -230,11 +235,9 @@ int warp_group(const DeviceInfo& info, DType t, std::int64_t n, std::int64_t rhs
 // The warp solve's text for order n, rhs columns of B at a time (after common_prelude).
 std::string warp_source(const DialectText& d, DType t, std::int64_t n, int group, std::int64_t rhs, Shuffle s) {
   const bool fp64 = t == DType::float64 || t == DType::complex128;
-  std::string text = cat(d.prelude(fp64, false, is_complex(t)), scalar_defs(d, t), "#define GROUP ", group, "\n#define N ", n,
-                         "\n#define W ", warp_width(n), "\n#define CH ", rhs, "\n#define RBITS ", fp64 ? 64 : 32, "\n#define IS_COMPLEX ",
-                         is_complex(t) ? 1 : 0, "\n#define EMU 0\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)",
-                         d.group_id(), ")\n#define FN ", d.cuda() ? "__device__ inline" : "static inline", "\n#define BARRIER ",
-                         d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE);", "\n");
+  std::string text = cat(kernel_head(d, t, group), "#define N ", n, "\n#define W ", warp_width(n), "\n#define CH ", rhs,
+                         "\n#define RBITS ", fp64 ? 64 : 32, "\n#define IS_COMPLEX ", is_complex(t) ? 1 : 0,
+                         "\n#define EMU 0\n#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE);", "\n");
   if (s == Shuffle::local) text += "#undef EMU\n";
   return cat(text, kernel_text(d, kDenseSource, shuffle_section(s)), kernel_text(d, kDenseSource, "k18"));
 }
@@ -420,8 +423,8 @@ void check_fused(DType t, const View& a, std::int64_t batch, std::int64_t n, con
 }  // namespace
 
 namespace {
-// Set once NVIDIA's OpenCL failed to build the warp solve's inline PTX: from then on auto takes the
-// work-group kernel there, and PORTA_SMALL_SOLVE=warp the local-memory emulation.
+// Set once NVIDIA's OpenCL failed to build the warp solve's inline PTX: from then on the warp solve
+// takes the local-memory emulation there.
 std::atomic<bool> g_warp_ptx_failed{false};
 
 // The warp solve's exchanges for order n on this device, or none where the work-group kernel solves
@@ -435,8 +438,7 @@ Shuffle warp_shuffle(const DeviceInfo& info, std::int64_t n) {
   if (how != "warp") return Shuffle::none;
   const bool nvidia_cl = info.dialect == Dialect::opencl && info.kind == DeviceKind::gpu &&
                          info.platform.find("NVIDIA") != std::string::npos && !g_warp_ptx_failed.load();
-  const Shuffle native = info.dialect == Dialect::cuda ? Shuffle::cuda : nvidia_cl ? Shuffle::ptx : Shuffle::local;
-  return native;
+  return info.dialect == Dialect::cuda ? Shuffle::cuda : nvidia_cl ? Shuffle::ptx : Shuffle::local;
 }
 
 void gesv_warp(DType t, const View& a, const View& b, const View& x, const View& info, std::int64_t batch, std::int64_t n,
@@ -473,10 +475,10 @@ void gesv_small(DType t, const View& a, const View& b, const View& x, const View
     try {
       return gesv_warp(t, a, b, x, info, batch, n, nrhs, s);
     } catch (const CompileError& e) {
-      // This NVIDIA OpenCL did not take the inline PTX (nothing was launched): the portable kernels
-      // from now on, the work-group one under auto.
-      PORTA_LOG(warn, di.name, ": the warp solve's shuffles (inline PTX) did not build, so small solves take the work-group"
-                " kernel (or, with PORTA_SMALL_SOLVE=warp, shuffles emulated in local memory): ", e.what());
+      // This NVIDIA OpenCL did not take the inline PTX (nothing was launched): the emulated
+      // exchanges from now on.
+      PORTA_LOG(warn, di.name, ": the warp solve's shuffles (inline PTX) did not build, so it exchanges through local memory"
+                " from now on: ", e.what());
       g_warp_ptx_failed.store(true);
       return gesv_small(t, a, b, x, info, batch, n, nrhs);
     }
