@@ -134,6 +134,21 @@ int key_bits(DType t) {
 // The width of one part's key (complex: of a part's).
 int part_bits(DType t) { return is_complex(t) ? static_cast<int>(itemsize(t)) * 4 : key_bits(t); }
 
+// A real float dtype's constants in device text: its sign and width masks as KT (as wide as the
+// key, a shift by the full width being undefined, except for 16-bit keys), its exponent mask and
+// canonical quiet NaN.
+struct FloatBits {
+  std::string consts, exp_mask, nan;
+};
+FloatBits float_bits(DType t) {
+  const int w = t == DType::float64 ? 64 : t == DType::float32 ? 32 : 16;
+  const char* exp_mask = t == DType::float16 ? "0x7c00" : t == DType::bfloat16 ? "0x7f80" : t == DType::float32 ? "0x7f800000" : "0x7ff0000000000000";
+  const char* nan = t == DType::float16 ? "0x7e00" : t == DType::bfloat16 ? "0x7fc0" : t == DType::float32 ? "0x7fc00000" : "0x7ff8000000000000";
+  const char* suffix = w == 64 ? "ull" : "u";
+  return {cat("KT sign = (KT)1 << ", w - 1, ", mask = ", w == 16 ? "(KT)0xffff" : "~(KT)0", "; "), cat("(KT)", exp_mask, suffix),
+          cat("(KT)", nan, suffix)};
+}
+
 // Device text of host_radix_key's map: `u` (KT) holds the element's bits, `k` receives the key.
 std::string map_text(DType t) {
   switch (t) {
@@ -148,13 +163,22 @@ std::string map_text(DType t) {
     case DType::uint64: return "k = u;";
     default: break;
   }
-  int w = t == DType::float64 ? 64 : t == DType::float32 ? 32 : 16;
-  const char* exp_mask = t == DType::float16 ? "0x7c00" : t == DType::bfloat16 ? "0x7f80" : t == DType::float32 ? "0x7f800000" : "0x7ff0000000000000";
-  const char* nan = t == DType::float16 ? "0x7e00" : t == DType::bfloat16 ? "0x7fc0" : t == DType::float32 ? "0x7fc00000" : "0x7ff8000000000000";
-  // KT is as wide as the key (a shift by the full width would be undefined) except for 16-bit keys.
-  return cat("KT sign = (KT)1 << ", w - 1, ", mask = ", w == 16 ? "(KT)0xffff" : "~(KT)0", "; ",
-             "KT a_ = u & ~sign & mask; ",
-             "k = a_ > (KT)", exp_mask, (w == 64 ? "ull" : "u"), " ? ((KT)", nan, (w == 64 ? "ull" : "u"), " | sign) : a_ == 0 ? sign : (u ^ ((u & sign) ? mask : sign));");
+  const FloatBits f = float_bits(t);
+  return cat(f.consts, "KT a_ = u & ~sign & mask; ",
+             "k = a_ > ", f.exp_mask, " ? (", f.nan, " | sign) : a_ == 0 ? sign : (u ^ ((u & sign) ? mask : sign));");
+}
+
+// The same where no element is -0.0 or a NaN other than the canonical quiet one (SPECIAL): then
+// the plain sign twiddle (CUB's) orders the keys as map_text's key does, in fewer operations.
+std::string map_fast_text(DType t) { return cat(float_bits(t).consts, "k = u ^ ((u & sign) ? mask : sign);"); }
+
+// SPECIAL(raw, sp): sp := 1 where a float's bits make map_text's key differ from map_fast_text's
+// (-0.0, a NaN other than the canonical one); nothing for every other dtype.
+std::string special_text(DType t) {
+  if (!is_floating(t)) return "#define SPECIAL(raw, sp)\n";
+  const FloatBits f = float_bits(t);
+  return cat("#define SPECIAL(raw, sp) { KT u = (KT)(raw); ", f.consts, "if (u == sign || ((u & ~sign & mask) > ", f.exp_mask, " && u != ",
+             f.nan, ")) sp = 1u; }\n");
 }
 
 // KEY3(raw, c, hi, lo): an element's whole key as (class, high part, low part), compared in that
@@ -234,6 +258,7 @@ struct RadixPlan {
   int items = 16;  // elements a work-item ranks per tile
   int blocks = 0;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__; 0: no bound)
   bool early = false;  // the one-sweep pass in CUB's order (PORTA_ONESWEEP=early: onesweep_early_source)
+  bool fast_key = false;  // float keys: the one-sweep pass takes map_fast_text's key where it may (onesweep_source)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
@@ -255,6 +280,12 @@ int onesweep_items(int bytes) {
 
 std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uint"; }
 
+// DIGIT(raw, pay, dst) of a real dtype whose key `map` (map_text, map_fast_text) computes.
+std::string digit_define(const std::string& map) {
+  return cat("#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);",
+             " else { KT u = (KT)(raw), k; { ", map, " } if (desc) k = ~k & KMASK; dst = (u32)((k >> shift) & 255u); } }\n");
+}
+
 // Types and macros every radix kernel starts with. DIGIT(raw, pay, dst): the pass's digit of an
 // element (of its key, or with by_row of its row: the flat index pay / len).
 std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
@@ -267,13 +298,13 @@ std::string defs(const DialectText& d, const RadixPlan& s, bool last_wide) {
                       "#define HAS_PAY ", s.pay ? 1 : 0, "\n#define GROUP ", s.group(), "\n#define ITEMS ", s.items,
                       "\n#define TILE ", s.tile(), "\n#define WARPS (GROUP / 32)\n#define DIGITS ", kDigits,
                       "\n#define LID ((int)", d.local_id(), ")\n#define GROUP_ID ((i64)", d.group_id(), ")\n#define BARRIER ",
-                      d.barrier(), "\n#define KMASK ", kmask, "\n",
-                      "#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);");
+                      d.barrier(), "\n#define KMASK ", kmask, "\n");
   if (!is_complex(s.t)) {
-    r += cat(" else { KT u = (KT)(raw), k; { ", map_text(s.t), " } if (desc) k = ~k & KMASK; dst = (u32)((k >> shift) & 255u); } }\n");
+    r += digit_define(map_text(s.t));
   } else {
     // Complex: the passes take the imaginary part's bytes, the real part's, then the NaN class.
-    r += cat(" else { u32 c_; KT hi_, lo_; KEY3(raw, c_, hi_, lo_) if (desc) { c_ = 3u - c_; hi_ = ~hi_; lo_ = ~lo_; }"
+    r += cat("#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);",
+             " else { u32 c_; KT hi_, lo_; KEY3(raw, c_, hi_, lo_) if (desc) { c_ = 3u - c_; hi_ = ~hi_; lo_ = ~lo_; }"
              " dst = shift < ", bits, " ? (u32)((lo_ >> shift) & 255u) : shift < ", 2 * bits, " ? (u32)((hi_ >> (shift - ", bits,
              ")) & 255u) : c_; } }\n", key3_text(d, s.t));
   }
@@ -482,13 +513,16 @@ RadixPlan hist_plan(DType t) {
   h.pay = 4;
   return h;
 }
-std::string histogram_source(const DialectText& d, DType t) {
-  return cat(defs(d, hist_plan(t), false), "#define HPASSES ", max_passes(t), "\n#define HCOPY ", hist_copies(t), "\n",
-             kernel_text(d, kRadixSortSource, "histogram"));
-}
-
-// Where the early order's digit starts follow the counts in the histogram buffer (digit_starts).
+// Where the early order's digit starts follow the counts in the histogram buffer (digit_starts),
+// and where the histogram counts the work-groups that met a SPECIAL float key (flag_at, after the
+// starts): where it is 0, the one-sweep passes of a float dtype take map_fast_text's key.
 std::int64_t starts_at(DType t) { return std::int64_t{kDigits} * max_passes(t); }
+std::int64_t flag_at(DType t) { return 2 * starts_at(t); }
+
+std::string histogram_source(const DialectText& d, DType t) {
+  return cat(defs(d, hist_plan(t), false), "#define HPASSES ", max_passes(t), "\n#define HCOPY ", hist_copies(t), "\n#define FLAG ",
+             flag_at(t), "\n", special_text(t), kernel_text(d, kRadixSortSource, "histogram"));
+}
 std::string digit_starts_source(const DialectText& d, DType t) {
   return cat(defs(d, hist_plan(t), false), "#define STARTS ", starts_at(t), "\n", kernel_text(d, kRadixSortSource, "digit_starts"));
 }
@@ -510,25 +544,40 @@ std::string onesweep_early_source(const DialectText& d, const RadixPlan& s, bool
              part("onesweep"),
              s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
-             part("onesweep_digits"), "  incl = 0;\n  BARRIER\n", part("onesweep_tile"), part("early_count"), part("early_publish"),
+             part("onesweep_digits"), "  incl = 0;\n  BARRIER\n", part("onesweep_tile"), part("onesweep_block"), part("early_count"),
+             part("early_publish"),
              ballot ? part("downsweep_tile_scan_ballot")
                     : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
              part("early_rank"), part("early_lookback"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("early_end"));
 }
 
 // One pass of the one-sweep sort: the downsweep's sections around its own (kernels/radix_sort.cl).
+// With s.fast_key (float dtypes), the tile's work is written twice, under a branch that every
+// work-group takes alike: with map_fast_text's key where the histogram met no SPECIAL key
+// (hist[FLAG] is 0: keys sort as by map_text's key, whose -0.0 and NaN rules then change
+// nothing), else with map_text's. One kernel holds both so that the choice needs no wait on the
+// host (docs/design/sorting.md).
 std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_wide) {
   if (s.early) return onesweep_early_source(d, s, last_wide);
   auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
   const bool ballot = has_ballot(s.rank);
-  return cat(defs(d, s, last_wide), kOnesweepOffsets, part("onesweep"), s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
+  // The block's sections; the last one closes the block, then the kernel.
+  const std::string block =
+      cat(part("onesweep_block"), part("tile_rank"), part("onesweep_publish"),
+          ballot ? part("downsweep_tile_scan_ballot")
+                 : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
+          part("onesweep_lookback"), part("onesweep_offset"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
+          part("downsweep_write"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
+  std::string tiles = block;
+  if (s.fast_key) {
+    const std::size_t end = block.rfind('}');  // the kernel's closing brace
+    tiles = cat("  if (hist[FLAG] == 0u)\n#undef DIGIT\n", digit_define(map_fast_text(s.t)), block.substr(0, end), "  else\n#undef DIGIT\n",
+                digit_define(map_text(s.t)), block);
+  }
+  return cat(defs(d, s, last_wide), kOnesweepOffsets, "#define FLAG ", flag_at(s.t), "\n", part("onesweep"),
+             s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
-             part("onesweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("onesweep_tile"), part("tile_rank"),
-             part("onesweep_publish"),
-             ballot ? part("downsweep_tile_scan_ballot")
-                    : cat("    u64 tincl64;\n", group_scan("u64", "s64a", "s64b", "(u64)tcount", "tincl64"), "    u32 tincl = (u32)tincl64;\n"),
-             part("onesweep_lookback"), part("onesweep_offset"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
-             part("downsweep_write"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
+             part("onesweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("onesweep_tile"), tiles);
 }
 
 // PORTA_SORT=onesweep|twopass forces either (onesweep: sorts of fewer than 2^30 elements; on CPU
@@ -555,14 +604,18 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
   if (index_out || row_passes) s.pay = 4;  // n < 2^30
   s.items = onesweep_items(static_cast<int>(itemsize(t)) + s.pay);
   s.early = setting_choice("PORTA_ONESWEEP") == "early";
+  // The fast key on GPUs, and where CPU devices run the GPUs' ranking (tests): PoCL compiles the
+  // doubled tile work slowly (its sort tests took about 100 s more with it under every ranking).
+  s.fast_key = is_floating(t) && (info.kind == DeviceKind::gpu || rank == Rank::ballot_local);
   s.blocks = s.pay ? 0 : radix_blocks(s.items);
   const std::int64_t tiles = (n + s.tile() - 1) / s.tile();
   // hist: every pass's digit counts; counter: each pass's tile counter; look: a pass's tile words.
   // (early: the digit starts after max_passes(t) passes' counts, starts_at)
-  auto hist = make_buffer_node({s.early ? 2 * starts_at(t) : std::int64_t{kDigits} * passes}, DType::uint32, device);
+  // (and flag_at: the count of work-groups that met a SPECIAL key)
+  auto hist = make_buffer_node({flag_at(t) + 1}, DType::uint32, device);
   auto counter = make_buffer_node({passes}, DType::int32, device);
   auto look = make_buffer_node({std::int64_t{kDigits} * tiles}, DType::uint32, device);
-  zero_fill(hist->view(), 4, static_cast<std::size_t>(kDigits * passes));
+  zero_fill(hist->view(), 4, static_cast<std::size_t>(flag_at(t) + 1));
   zero_fill(counter->view(), 4, static_cast<std::size_t>(passes));
   const std::string rk = rank_name(rank);
   {
@@ -617,7 +670,8 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     w.items = n;
     w.groups = static_cast<std::size_t>(tiles);
     w.group = static_cast<std::size_t>(s.group());
-    w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks, "|", s.early);
+    w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks, "|", s.early, "|",
+                s.fast_key);
     w.source = [s, last_wide](const DialectText& d) { return onesweep_source(d, s, last_wide); };
     if (rank == Rank::ballot_ptx && s.blocks > 0)
       w.options = ptx_maxnreg_option(s.blocks * s.group());
@@ -764,6 +818,7 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
           RadixPlan o = s;  // the one-sweep pass's own tiles (onesweep_items: 256 x 24 for 4-byte keys alone)
           o.items = onesweep_items(static_cast<int>(itemsize(t)) + o.pay);
           o.blocks = o.pay ? 0 : radix_blocks(o.items);
+          o.fast_key = is_floating(t) && rank != Rank::tiled;  // the float keys' two blocks (the same text under the tiled ranking)
           out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, o, false));
           if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, o, true));
         }

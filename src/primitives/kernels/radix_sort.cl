@@ -203,12 +203,15 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
     goff[lid] += (OFF_T)tstart[lid] + tcount;
   }
 }
-//@ histogram  (onesweep) every pass's digit counts in one read of the keys: hist[pass * DIGITS + digit], a work-group a chunk [chunk * csize, ...) of n, HCOPY copies of the histograms in local memory (work-item lid adds to copy lid % HCOPY, so that keys of few digits collide on fewer counters), added to hist with global atomics; an element's row digits (by_row) from its flat index e
+//@ histogram  (onesweep) every pass's digit counts in one read of the keys: hist[pass * DIGITS + digit], a work-group a chunk [chunk * csize, ...) of n, HCOPY copies of the histograms in local memory (work-item lid adds to copy lid % HCOPY, so that keys of few digits collide on fewer counters), added to hist with global atomics; an element's row digits (by_row) from its flat index e; hist[FLAG] counts the work-groups that met a SPECIAL key (floats: -0.0, a NaN other than the canonical one)
 KERNEL porta_k(GLOBAL const RT* keys, GLOBAL u32* hist, i64 k_off, i64 n, i64 csize, int key_passes, int passes, int desc, i64 len) {
   __local u32 h[HCOPY * HPASSES * DIGITS];
+  __local u32 special[1];
   int lid = LID, copy = (lid % HCOPY) * HPASSES * DIGITS;
   i64 b = GROUP_ID, lo = b * csize, hi = lo + csize < n ? lo + csize : n;
   for (int q = lid; q < HCOPY * HPASSES * DIGITS; q += GROUP) h[q] = 0;
+  if (lid == 0) special[0] = 0;
+  u32 sp = 0;
   BARRIER
   for (i64 e0 = lo; e0 < hi; e0 += 8 * GROUP) {  // eight loads in flight a work-item, then their counts
     RT raw[8];
@@ -217,15 +220,19 @@ KERNEL porta_k(GLOBAL const RT* keys, GLOBAL u32* hist, i64 k_off, i64 n, i64 cs
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
       i64 e = e0 + q * GROUP + lid;
-      if (e < hi)
+      if (e < hi) {
+        SPECIAL(raw[q], sp)
         for (int p = 0; p < passes; ++p) {
           const int by_row = p >= key_passes, shift = 8 * (by_row ? p - key_passes : p);
           u32 dg; DIGIT(raw[q], (PT)e, dg);
           LATOMIC_ADD(&h[copy + p * DIGITS + dg], 1u);
         }
+      }
     }
   }
+  if (sp) LATOMIC_ADD(&special[0], 1u);
   BARRIER
+  if (lid == 0 && special[0]) GATOMIC_ADD(&hist[FLAG], 1u);
   for (int q = lid; q < passes * DIGITS; q += GROUP) {
     u32 c = 0;
     for (int k = 0; k < HCOPY; ++k) c += h[k * HPASSES * DIGITS + q];
@@ -254,6 +261,7 @@ KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL con
     for (i64 e = lo + lid; e < hi; e += GROUP) { RT raw = keys[k_off + e]; PT p = LOAD_PAY(e); STORE(e, raw, p) }
     return;
   }
+//@ onesweep_block  the tile's work, a block (radix_sort.cpp's onesweep_source writes it twice for floats: with the fast key where hist[FLAG] is 0, else with the full one)
   {
     const i64 t0 = lo;
 //@ onesweep_publish  (after tile_rank) the tile's count of digit lid published: a 32-bit word, the state in its top two bits (0: nothing yet, AGGREGATE: this tile's count, PREFIX: the count over this tile and all before it) and the count below (n < 2^30), written and read as one word, so that no reader sees a state with another count
