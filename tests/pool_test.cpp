@@ -143,17 +143,31 @@ TEST(Pool, WorkersPerDeviceRunConcurrentlyAndEveryDeviceTakesWork) {
   for (auto& f : fs) f.get();
   EXPECT_GE(most.load(), 2) << "3 workers on one device run tasks at the same time";
   EXPECT_LE(most.load(), 3);
-  // Over every device, with tasks long enough that all workers wake: each device takes some
-  // (SharedGpu::each: by default the second API of one physical GPU takes only submit_to() tasks).
+  // Over every device: each device takes some (SharedGpu::each: by default the second API of one
+  // physical GPU takes only submit_to() tasks). A task waits (up to 10 s) until every device has
+  // begun one, so that a worker that wakes late still finds tasks left (with a 10 ms sleep in
+  // place of the wait, a loaded 2-core CI machine once ran all 16 on kokkos:0's worker).
   auto devs = porta::devices();
   DevicePool all(devs, 0, porta::SharedGpu::each);
+  std::vector<std::atomic<int>> begun(devs.size());
+  auto index_of = [devs](const Device& x) {
+    for (std::size_t i = 0; i < devs.size(); ++i)
+      if (devs[i] == x) return i;
+    return devs.size();
+  };
   std::vector<std::future<void>> gs;
   for (int k = 0; k < 8 * static_cast<int>(devs.size()); ++k)
-    gs.push_back(all.submit([](const Device& x) {
-      std::this_thread::sleep_for(10ms);
+    gs.push_back(all.submit([&](const Device& x) {
+      const std::size_t i = index_of(x);
+      if (i < devs.size()) begun[i].fetch_add(1);
+      const auto until = std::chrono::steady_clock::now() + 10s;
+      while (std::chrono::steady_clock::now() < until &&
+             std::any_of(begun.begin(), begun.end(), [](const std::atomic<int>& b) { return b.load() == 0; }))
+        std::this_thread::sleep_for(1ms);
       (void)square_sum(x, 64, 1);
     }));
   for (auto& g : gs) g.get();
+  all.wait();  // a task's future is ready before its worker counts it as completed
   auto completed = all.completed();
   for (std::size_t i = 0; i < devs.size(); ++i) EXPECT_GT(completed[i], 0) << devs[i].spec() << " took no task";
 }
