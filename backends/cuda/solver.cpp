@@ -197,19 +197,24 @@ template <class T> class Runner {
         break;
       default: break;
     }
-    // The Jacobi SVD (gesvdj): V into `jac`'s first n x n elements, then its adjoint into vt; the whole
-    // stack's copy after it, for gesvd's retry of the matrices whose sweeps did not converge (gesvdj
-    // overwrites A).
+    // The Jacobi SVD (gesvdj): V into `jac`'s first n x n elements, then its adjoint into vt; without
+    // vectors a U of its own after it (gesvdj writes V, and may write U, under NOVECTOR too: on an
+    // H100 on 2026-12-07, svdvals of float64 with null U and V faulted in cuSOLVER's batch_eye_kernel,
+    // writing near address 0); the whole stack's copy after them, for gesvd's retry of the matrices
+    // whose sweeps did not converge (gesvdj overwrites A).
     const bool jacobi = g_.op == SolverOp::gesvd && jacobi_svd();
-    const std::size_t v_bytes = jacobi && g_.vectors ? round256(static_cast<std::size_t>(n * n) * sizeof(T)) : 0;
+    const std::int64_t ucols = g_.full_matrices ? m : mn;
+    const std::size_t v_bytes = jacobi ? round256(static_cast<std::size_t>(n * n) * sizeof(T)) : 0;
+    const std::size_t u_bytes = jacobi && !g_.vectors ? round256(static_cast<std::size_t>(m * ucols) * sizeof(T)) : 0;
     const std::size_t stack_bytes = static_cast<std::size_t>(g_.batch * m * n) * sizeof(T);
-    Scratch jac(dev_, q_, jacobi ? v_bytes + stack_bytes : 0);
-    T* v = jacobi && g_.vectors ? jac.ptr<T>() : nullptr;
-    T* keep = jacobi ? jac.ptr<T>(v_bytes) : nullptr;
+    Scratch jac(dev_, q_, jacobi ? v_bytes + u_bytes + stack_bytes : 0);
+    T* v = jacobi ? jac.ptr<T>() : nullptr;
+    T* u_spare = u_bytes ? jac.ptr<T>(v_bytes) : nullptr;
+    T* keep = jacobi ? jac.ptr<T>(v_bytes + u_bytes) : nullptr;
     const int econ = g_.full_matrices ? 0 : 1;
     if (jacobi) {
       int jwork = 0;
-      T* u0 = g_.vectors ? at<T>(g_.u, g_.u_offset) : nullptr;
+      T* u0 = g_.vectors ? at<T>(g_.u, g_.u_offset) : u_spare;
       PORTA_CUSOLVER_AT(where, C::gesvdj_size(h_, jobz, econ, im, in, a0, lda, at<R>(g_.w, g_.w_offset), u0, lda, v, ldb,
                                               &jwork, svd_params()));
       lwork = std::max(lwork, jwork);
@@ -227,21 +232,21 @@ template <class T> class Runner {
                                             info_of(0), params(), static_cast<int>(g_.batch)));
       return;
     }
-    const std::int64_t ucols = g_.full_matrices ? m : mn;
     // After the Jacobi sweeps, the matrices to retry with gesvd: info > 0 (one read of every info).
     if (jacobi && g_.info) {
       std::vector<int> infos(static_cast<std::size_t>(g_.batch));
-      for (std::int64_t i = 0; i < g_.batch; ++i) factor(i, false, a0, work, lwork, info_of(i), v, keep, econ, ucols);
+      for (std::int64_t i = 0; i < g_.batch; ++i) factor(i, false, a0, work, lwork, info_of(i), v, u_spare, keep, econ, ucols);
       dev_.read(q_, g_.info, static_cast<std::size_t>(g_.info_offset) * sizeof(int), infos.data(), infos.size() * sizeof(int));
       for (std::int64_t i = 0; i < g_.batch; ++i)
-        if (infos[static_cast<std::size_t>(i)] > 0) factor(i, true, a0, work, lwork, info_of(i), v, keep, econ, ucols);
+        if (infos[static_cast<std::size_t>(i)] > 0) factor(i, true, a0, work, lwork, info_of(i), v, u_spare, keep, econ, ucols);
       return;
     }
-    for (std::int64_t i = 0; i < g_.batch; ++i) factor(i, false, a0, work, lwork, info_of(i), v, keep, econ, ucols);
+    for (std::int64_t i = 0; i < g_.batch; ++i) factor(i, false, a0, work, lwork, info_of(i), v, u_spare, keep, econ, ucols);
   }
 
-  // Matrix i's op (retry: gesvd after gesvdj did not converge).
-  void factor(std::int64_t i, bool retry, T* a0, T* work, int lwork, int* info, T* v, T* keep, int econ, std::int64_t ucols) {
+  // Matrix i's op (retry: gesvd after gesvdj did not converge; u_spare: gesvdj's U without vectors).
+  void factor(std::int64_t i, bool retry, T* a0, T* work, int lwork, int* info, T* v, T* u_spare, T* keep, int econ,
+              std::int64_t ucols) {
     const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
     const int im = to_int(m), in = to_int(n), lda = std::max(1, im), ldb = std::max(1, in);
     const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
@@ -281,8 +286,8 @@ template <class T> class Runner {
         T* vt = g_.vectors ? at<T>(g_.vt, g_.vt_offset + i * n * n) : nullptr;
         R* s = at<R>(g_.w, g_.w_offset + i * mn);
         if (jacobi && !retry) {
-          PORTA_CUSOLVER_AT(where, C::gesvdj(h_, jobz, econ, im, in, a, lda, s, u, lda, v, ldb, work, lwork, info,
-                                             svd_params()));
+          PORTA_CUSOLVER_AT(where, C::gesvdj(h_, jobz, econ, im, in, a, lda, s, g_.vectors ? u : u_spare, lda, v, ldb, work,
+                                             lwork, info, svd_params()));
           if (g_.vectors) PORTA_CUBLAS_AT(where, C::adjoint(blas_, in, v, vt));
           break;
         }
