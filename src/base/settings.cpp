@@ -191,7 +191,7 @@ constexpr Spec kTable[] = {
     {"PORTA_SMALL_SOLVE", Type::choice, "auto warp group", 0, 0, false, "auto", "", "at each one-launch solve of small matrices",
      Audience::tuning, OnBad::error, kWrongKernel,
      "Which of porta's one-launch solves of small matrices runs where porta's kernels solve (see PORTA_SOLVER): auto "
-     "(the work-group kernel, until the warp kernel's tests have passed on a GPU), warp "
+     "(the warp kernel up to order 16 on CUDA, the work-group kernel elsewhere), warp "
      "(the warp kernel up to order 32 on every device: a few lanes a matrix, its rows in registers, exchanged by "
      "warp shuffles, which devices other than CUDA and NVIDIA's OpenCL emulate in local memory), or group (a "
      "work-group a matrix in local memory)."},

@@ -428,14 +428,17 @@ namespace {
 std::atomic<bool> g_warp_ptx_failed{false};
 
 // The warp solve's exchanges for order n on this device, or none where the work-group kernel solves
-// (PORTA_SMALL_SOLVE: warp takes the warp kernel up to kWarpOrder on any device; auto and group the
-// work-group kernel). On an H200 (2026-12-06) the warp kernel solved 10,000 16 x 16 matrices at 2.0x
-// CuPy's float32 and 2.5x its float64 (docs/design/linalg.md); auto takes it once its tests have
-// passed on a GPU (that run's logs did not come back).
+// (PORTA_SMALL_SOLVE: warp takes the warp kernel up to kWarpOrder on any device, group never; auto
+// takes it on CUDA up to kAutoWarpOrder). On an H100 (2026-12-07) its dense_test and linalg_test
+// cases passed on cuda:0; on opencl:1 one failed (complex64, order 2: the solution of a matrix with
+// a NaN had none), so NVIDIA's OpenCL keeps the work-group kernel under auto. On an H200 the warp
+// kernel solved 10,000 16 x 16 matrices at 2.0x CuPy's float32 and 2.5x its float64 on cuda:0
+// (docs/design/linalg.md); orders 17 to 32 are untimed.
 Shuffle warp_shuffle(const DeviceInfo& info, std::int64_t n) {
   if (n > kWarpOrder) return Shuffle::none;
   const std::string& how = setting_choice("PORTA_SMALL_SOLVE");
-  if (how != "warp") return Shuffle::none;
+  if (how == "group") return Shuffle::none;
+  if (how != "warp") return info.dialect == Dialect::cuda && n <= kAutoWarpOrder ? Shuffle::cuda : Shuffle::none;
   const bool nvidia_cl = info.dialect == Dialect::opencl && info.kind == DeviceKind::gpu &&
                          info.platform.find("NVIDIA") != std::string::npos && !g_warp_ptx_failed.load();
   return info.dialect == Dialect::cuda ? Shuffle::cuda : nvidia_cl ? Shuffle::ptx : Shuffle::local;

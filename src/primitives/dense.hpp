@@ -36,8 +36,10 @@ bool available(const Device& device);
 // auto's choice of the one-launch kernels on CUDA: matrices up to this order.
 inline constexpr std::int64_t kAutoFusedOrder = 16;
 // gesv_small's warp kernel (registers and shuffles, a sub-warp a matrix): orders up to kWarpOrder
-// with PORTA_SMALL_SOLVE=warp; the work-group kernel (local memory) otherwise.
+// with PORTA_SMALL_SOLVE=warp, up to kAutoWarpOrder on CUDA with auto; the work-group kernel (local
+// memory) otherwise.
 inline constexpr std::int64_t kWarpOrder = 32;
+inline constexpr std::int64_t kAutoWarpOrder = 16;
 // Whether a device that also has a vendor solver takes these kernels for `batch` matrices of
 // `order` (the larger dimension) in t, `fused` when the call would be gesv_small or potrf_small:
 // PORTA_SOLVER=porta; auto: those one-launch kernels for float32/float64 up to kAutoFusedOrder on
