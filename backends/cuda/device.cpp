@@ -114,8 +114,8 @@ Device::Device(CUdevice device, int index, int driver_version)
   info_.host_memory = false;
   info_.caps.solvers = (1u << static_cast<unsigned>(detail::SolverOp::count)) - 1;  // solver.cpp
   info_.solver = "cuSOLVER (getrf/getrs, potrf/potrs, geqrf, orgqr/ungqr, syevd/heevd, gesvd per matrix; "
-                 "syevjBatched for batches up to 32 x 32); porta's own one-launch solve and cholesky for float32 and "
-                 "float64 up to 16 x 16 (PORTA_SOLVER=porta: porta's at every size)";
+                 "syevjBatched for batches up to 32 x 32); porta's own one-launch solve (a sub-warp a matrix) and "
+                 "cholesky for float32 and float64 up to 16 x 16 (PORTA_SOLVER=porta: porta's at every size)";
   info_.caps.source_language = "CUDA C++";
   info_.caps.group_word = "block";
   info_.caps.local_memory_word = "shared";
