@@ -145,8 +145,8 @@ TEST(Pool, WorkersPerDeviceRunConcurrentlyAndEveryDeviceTakesWork) {
   EXPECT_LE(most.load(), 3);
   // Over every device: each device takes some (SharedGpu::each: by default the second API of one
   // physical GPU takes only submit_to() tasks). A task waits (up to 10 s) until every device has
-  // begun one, so that a worker that wakes late still finds tasks left (with a 10 ms sleep in
-  // place of the wait, a loaded 2-core CI machine once ran all 16 on kokkos:0's worker).
+  // begun one, so that a worker that wakes late still finds tasks left (the test slept 10 ms a
+  // task, and on a loaded 2-core CI machine once saw a device with none completed).
   auto devs = porta::devices();
   DevicePool all(devs, 0, porta::SharedGpu::each);
   std::vector<std::atomic<int>> begun(devs.size());
