@@ -298,19 +298,22 @@ TEST_P(SortRules, OnesweepAcrossTileBoundaries) {
   // Without -0.0 and with the canonical NaN alone, GPUs take the float key's fast form (radix_sort.cpp's
   // onesweep_source; CPU devices under the emulated warp votes, here in tiles of 256 x 4); one -0.0
   // or one negative NaN, last of all, sends the passes to the full key, under which zeros keep
-  // their order and every NaN goes last: the bits are compared.
-  ScopedEnv radix("PORTA_RADIX", dev().kind() == porta::DeviceKind::gpu ? nullptr : "ballot"),
-      items("PORTA_SORT_ITEMS", dev().kind() == porta::DeviceKind::gpu ? nullptr : "4");
-  for (double& x : f)
-    if (x == 0.0) x = 0.0;
-  for (double last : {1.0, -0.0, -std::numeric_limits<double>::quiet_NaN()}) {
-    SCOPED_TRACE(last);
-    f.back() = last;
-    std::vector<float> in(f.begin(), f.end()), want = in;
-    std::stable_sort(want.begin(), want.end(), [](float x, float y) { return total_less(x, y); });
-    std::vector<float> got = porta::sort(porta::from_host(in, {n}, dev())).to_vector<float>();
-    ASSERT_EQ(got.size(), want.size());
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), 4 * want.size()), 0);
+  // their order and every NaN goes last: the bits are compared. (A block: the rows below run under
+  // the device's own ranking and tiles.)
+  {
+    ScopedEnv radix("PORTA_RADIX", dev().kind() == porta::DeviceKind::gpu ? nullptr : "ballot"),
+        items("PORTA_SORT_ITEMS", dev().kind() == porta::DeviceKind::gpu ? nullptr : "4");
+    for (double& x : f)
+      if (x == 0.0) x = 0.0;
+    for (double last : {1.0, -0.0, -std::numeric_limits<double>::quiet_NaN()}) {
+      SCOPED_TRACE(last);
+      f.back() = last;
+      std::vector<float> in(f.begin(), f.end()), want = in;
+      std::stable_sort(want.begin(), want.end(), [](float x, float y) { return total_less(x, y); });
+      std::vector<float> got = porta::sort(porta::from_host(in, {n}, dev())).to_vector<float>();
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), 4 * want.size()), 0);
+    }
   }
   // Rows that span tiles (row passes after the key passes).
   std::vector<double> w;
