@@ -10,6 +10,7 @@
 #include <exception>
 #include <limits>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 // LAPACKE's complex types as std::complex (lapack.h's documented way; its default is C99's _Complex).
@@ -60,7 +61,11 @@ template <> struct Lapack<float> {
                           lapack_int ldu, float* vt, lapack_int ldvt, float* work, lapack_int lwork, float*,
                           lapack_int* iwork) {
     return LAPACKE_sgesdd_work(kCol, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork);
+  }  static lapack_int stedc(char compz, lapack_int n, float* d, float* e, float* z, lapack_int ldz, float* work, lapack_int lwork,
+                          lapack_int* iwork, lapack_int liwork) {
+    return LAPACKE_sstedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);
   }
+  static lapack_int sterf(lapack_int n, float* d, float* e) { return LAPACKE_ssterf_work(n, d, e); }
 };
 template <> struct Lapack<double> {
   PORTA_LAPACK_COMMON(double, double, d, orgqr)
@@ -72,7 +77,11 @@ template <> struct Lapack<double> {
                           lapack_int ldu, double* vt, lapack_int ldvt, double* work, lapack_int lwork, double*,
                           lapack_int* iwork) {
     return LAPACKE_dgesdd_work(kCol, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork);
+  }  static lapack_int stedc(char compz, lapack_int n, double* d, double* e, double* z, lapack_int ldz, double* work, lapack_int lwork,
+                          lapack_int* iwork, lapack_int liwork) {
+    return LAPACKE_dstedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);
   }
+  static lapack_int sterf(lapack_int n, double* d, double* e) { return LAPACKE_dsterf_work(n, d, e); }
 };
 using C64 = std::complex<float>;
 using C128 = std::complex<double>;
@@ -127,7 +136,7 @@ template <class T> class Runner {
       throw InvalidArgument(cat("host solver: ", to_string(g_.op), " of ", m, " x ", n,
                                 " takes C-order matrices only for square getrf, getrs and potrf (porta's bug)"));
     for (std::int64_t i = b0; i < b1; ++i) {
-      T* a = at<T>(g_.a, g_.a_offset + i * m * n);
+      T* a = g_.a ? at<T>(g_.a, g_.a_offset + i * m * n) : nullptr;  // stedc has none
       lapack_int status = 0;
       switch (g_.op) {
         case SolverOp::getrf:
@@ -205,6 +214,7 @@ template <class T> class Runner {
                             static_cast<lapack_int>(work_.size()), rwork_.data(), iwork_.data());
           break;
         }
+        case SolverOp::stedc: status = stedc(i); break;
         default: throw InvalidArgument(cat("host solver: unknown op ", static_cast<int>(g_.op)));
       }
       if (status < 0) check(status, to_string(g_.op));
@@ -214,6 +224,31 @@ template <class T> class Runner {
 
  private:
   char uplo() const { return g_.lower ? 'L' : 'U'; }
+  // stedc of tridiagonal i (real dtypes): divide and conquer with vectors (compz 'I': T's own),
+  // else sterf (the root-free QR, what LAPACK's syevd takes without vectors).
+  lapack_int stedc(std::int64_t i) {
+    if constexpr (!std::is_same_v<T, R>) {
+      (void)i;
+      throw DTypeError(cat("host solver: stedc of ", name(g_.dtype), ": the tridiagonal is real (float32, float64)"));
+    } else {
+      const std::int64_t n = g_.n;
+      const lapack_int ln = to_int(n);
+      R* d = at<R>(g_.w, g_.w_offset + i * n);
+      R* e = at<R>(g_.b, g_.b_offset + i * n);
+      if (n == 0) return 0;
+      if (!g_.vectors) return L::sterf(ln, d, e);
+      R* z = at<R>(g_.u, g_.u_offset + i * n * n);
+      if (work_.empty()) {
+        R q{};
+        lapack_int iq = 0;
+        check(L::stedc('I', ln, d, e, z, ln, &q, -1, &iq, -1), "stedc's workspace query");
+        work_.resize(static_cast<std::size_t>(query_length(q)));
+        iwork_.resize(static_cast<std::size_t>(std::max<lapack_int>(1, iq)));
+      }
+      return L::stedc('I', ln, d, e, z, ln, work_.data(), static_cast<lapack_int>(work_.size()), iwork_.data(),
+                      static_cast<lapack_int>(iwork_.size()));
+    }
+  }
   // getrs of matrix i in C order: a holds the factors of A^T (getrf saw the C-order A as Fortran's
   // A^T), so A X = B is LAPACK's transposed solve; B (n x nrhs, C order) goes through a Fortran-
   // order copy unless it is one column.

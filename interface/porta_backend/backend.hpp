@@ -40,8 +40,9 @@ namespace porta::detail {
 // complex128, which widen DeviceInfo::dtypes, the ops real/imag/conj and ScalarValue::imag; 12:
 // Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
 // FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
-// SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major).
-inline constexpr int kBackendApiVersion = 15;
+// SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major;
+// 16: SolverOp::stedc).
+inline constexpr int kBackendApiVersion = 16;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -309,11 +310,14 @@ enum class SolverOp : std::uint8_t {
           // when `vectors` (heevd); info
   gesvd,  // a (m x n) = U diag(s) V^H, m >= n: s (n); when `vectors`, u (m x m when
           // full_matrices, else m x n) and vt (n x n); a is overwritten; info
+  stedc,  // eigenvalues w (n, ascending; T's diagonal on entry) of the real symmetric tridiagonal
+          // T whose subdiagonal is b (n a matrix, nrhs 1: the first n - 1 read, all destroyed);
+          // when `vectors`, T's eigenvectors into u (n x n); float32 and float64 only; info
   count
 };
 inline constexpr std::uint32_t solver_bit(SolverOp op) { return 1u << static_cast<unsigned>(op); }
 inline const char* to_string(SolverOp op) {
-  constexpr const char* kNames[] = {"getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "syevd", "gesvd"};
+  constexpr const char* kNames[] = {"getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "syevd", "gesvd", "stedc"};
   return op < SolverOp::count ? kNames[static_cast<int>(op)] : "?";
 }
 

@@ -304,13 +304,67 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   return out;
 }
 
+// Whether eigh runs on porta's kernels here (eigh_kernels): devices that compile kernels and whose
+// backend solves tridiagonal eigenproblems (stedc), where they have no eigh of their own (OpenCL
+// GPUs) or PORTA_SOLVER says so (porta: PoCL too, which is how CI tests it).
+bool eigh_on_kernels(const Device& d, DType t, std::int64_t batch, std::int64_t n) {
+  const auto& caps = d.impl().info().caps;
+  if (!detail::dense::available(d) || !(caps.solvers & detail::solver_bit(SolverOp::stedc))) return false;
+  if (!(caps.solvers & detail::solver_bit(SolverOp::syevd))) return true;
+  return detail::dense::chosen(d, t, batch, n, false);
+}
+
+// eigh as LAPACK's syevd: T = Q^H A Q by dense::sytrd on the device, T's eigenvalues and vectors Z
+// by the backend's stedc (the host's LAPACK: O(n^2) data each way, against the reduction's O(n^3)
+// work on the device), Q from sytrd's reflectors by orgqr, the vectors Q Z by matmul (Q = diag(1,
+// Q'), so the first row of the vectors is Z's).
+EighResult eigh_kernels(const Array& a, DType t, bool upper, bool vectors, const Shape& batch, const char* what) {
+  const Device d = a.device();
+  const DType rt = real_dtype(t);
+  const std::int64_t count = element_count(batch), n = a.dim(-1);
+  Array w = column_major(stack3(a), t);
+  Array diag = empty({count, n}, rt, d), off = empty({count, n}, rt, d), tau = empty({count, n}, t, d);
+  const auto view = [](const Array& x) -> const detail::View& { return detail::evaluate(x.node()); };
+  detail::dense::sytrd(t, view(w), view(diag), view(off), view(tau), count, n, !upper);
+  Array z, info = zeros({count}, DType::int32, d).copy();
+  Call c(SolverOp::stedc, rt, count, n, n);
+  c.g.vectors = vectors;
+  c.g.nrhs = 1;
+  c.set(&SolverArgs::w, &SolverArgs::w_offset, diag);
+  c.set(&SolverArgs::b, &SolverArgs::b_offset, off);
+  if (vectors) {
+    z = empty({count, n, n}, rt, d);
+    c.set(&SolverArgs::u, &SolverArgs::u_offset, z);
+  }
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
+  c.run(d);
+  check_info(info, batch, what, "the eigenvalues did not converge");
+  EighResult r;
+  r.eigenvalues = diag.reshape(with(batch, {n}));
+  if (!vectors) return r;
+  Array zr = row_major(z).astype(t), x = zr;
+  if (n > 1) {
+    // The reflectors below the subdiagonal: columns [0, n - 1) of rows [1, n) of each column-major matrix.
+    Array q = w.slice({porta::span, porta::upto(n - 1), porta::from(1)}).copy();
+    Call o(SolverOp::orgqr, t, count, n - 1, n - 1);
+    o.g.k = n - 1;
+    o.set(&SolverArgs::a, &SolverArgs::a_offset, q);
+    o.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau.slice({porta::span, porta::upto(n - 1)}).copy());
+    o.run(d);
+    x = concatenate({zr.slice({porta::span, porta::upto(1)}), matmul(row_major(q), zr.slice({porta::span, porta::from(1)}))}, 1);
+  }
+  r.eigenvectors = x.reshape(with(batch, {n, n}));
+  return r;
+}
+
 EighResult eigh_impl(const Array& a, bool upper, bool vectors, const char* what) {
   check_matrix(a, what, true);
   const DType t = solver_dtype(a.dtype(), what);
   const Device d = a.device();
-  check_solvers(d, SolverOp::syevd, what);
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), n = a.dim(-1);
+  if (count * n > 0 && eigh_on_kernels(d, t, count, n)) return eigh_kernels(a, t, upper, vectors, batch, what);
+  check_solvers(d, SolverOp::syevd, what);
   Array w = column_major(stack3(a), t);
   Array values = empty({count, n}, real_dtype(t), d), info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::syevd, t, count, n, n);

@@ -45,7 +45,8 @@ enum Kind {
   kGetrf = 0, kPotrf, kGetrs, kPotrs, kGeqrf, kOrgqr,  // a work-group a matrix (small: in local memory)
   kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock,  // the blocked drivers' steps
   kGesv, kPotrfRows,  // the fused small solves (gesv_small, potrf_small)
-  kGesvWarp           // gesv_small in registers, a sub-warp a matrix (warp_source)
+  kGesvWarp,          // gesv_small in registers, a sub-warp a matrix (warp_source)
+  kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize  // sytrd's steps
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 
@@ -749,6 +750,46 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   }
 }
 
+// The parts k20 splits a step's y = A22 v into: enough work-items to fill a large GPU (about 2^18)
+// for one matrix, each part at least 32 columns long; one where a batch fills it already.
+std::int64_t symv_parts(std::int64_t batch, std::int64_t rows) {
+  const std::int64_t want = (std::int64_t{1} << 18) / std::max<std::int64_t>(1, batch * rows);
+  return std::clamp<std::int64_t>(std::min(want, rows / 32), 1, 32);
+}
+
+void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau, std::int64_t batch, std::int64_t n, bool lower) {
+  check(t, a, "sytrd");
+  check_order(batch, n, n, "sytrd");
+  if (batch * n == 0) return;
+  const Device& device = a.buffer->device();
+  launch(t, kHermitize, 0, {}, {&a}, 0, batch * n * n, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), i64(a.offset), i32(n), i64(batch), i32(lower)};
+  });
+  auto step = [&](std::int64_t k) {
+    launch(t, kSytrdStep, 0, {}, {&a, &d, &e, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(d), mem(e), mem(tau), i64(a.offset), i64(d.offset), i64(e.offset), i64(tau.offset), i32(n), i32(k)};
+    });
+  };
+  std::int64_t most = 1;
+  for (std::int64_t rows = 1; rows < n; ++rows) most = std::max(most, symv_parts(batch, rows));
+  auto pn = make_buffer_node({batch * most * n}, t, device), wn = make_buffer_node({batch * n}, t, device);
+  const View &p = pn->view(), &w = wn->view();
+  for (std::int64_t k = 0; k + 1 < n; ++k) {
+    const std::int64_t rows = n - k - 1, parts = symv_parts(batch, rows);
+    step(k);
+    launch(t, kSymvParts, 0, {&a}, {&p}, 0, batch * parts * rows, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(p), i64(a.offset), i32(n), i32(k), i32(parts), i64(batch)};
+    });
+    launch(t, kSytrdW, 0, {&a, &p, &tau}, {&w}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(p), mem(tau), mem(w), i64(a.offset), i64(tau.offset), i32(n), i32(k), i32(parts)};
+    });
+    launch(t, kHer2, 0, {&w}, {&a}, 0, batch * rows * rows, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(w), i64(a.offset), i32(n), i32(k), i64(batch)};
+    });
+  }
+  step(n - 1);
+}
+
 }  // namespace porta::detail::dense
 
 namespace porta::detail::primitives {
@@ -770,6 +811,10 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, k, group, order, dense::fused(k) ? 16 : 1));
       }
+  // sytrd's steps (global memory): complex128's text and float32's.
+  for (DType t : {DType::complex128, DType::float32})
+    for (int kind = dense::kSytrdStep; kind <= dense::kHermitize; ++kind)
+      out.emplace_back(cat("dense ", name(t), " kind ", kind), common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, 0));
   // float64's fused kernels at 64 x 64 (the most local memory: 33 KiB of matrix, 8 KiB of right-hand sides).
   for (int kind : {dense::kGesv, dense::kPotrfRows})
     out.emplace_back(cat("dense float64 kind ", kind, " 64"),

@@ -79,6 +79,15 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
 // The first n columns of Q = H(1) ... H(k) from geqrf's reflectors, in place of a (m x n, whose
 // first k columns hold them: m >= n >= k; InvalidArgument otherwise); tau [batch, k].
 void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k);
+// Reduces Hermitian n x n matrices (only the triangle `lower`, or the upper one, read) to real
+// symmetric tridiagonal T = Q^H A Q (LAPACK's sytrd/hetrd, lower): d [batch, n] T's diagonal, e
+// [batch, n] its subdiagonal in e[0, n - 1) (e[n - 1] = 0), both of t's real dtype; Q = H(0) ...
+// H(n - 2), H(k) = I - tau[k] v v^H with v = (0, ..., 0, 1, A(k+2:n, k)) from row k + 1, the
+// reflectors written over A(k+1:n, k) with their unit first elements (orgqr of the (n - 1) x
+// (n - 1) block from A(1, 0) gives Q's trailing block); tau [batch, n] (tau[n - 1] = 0). The rest
+// of a is scratch (both triangles are updated). Unblocked: a step is four kernels over the
+// trailing block (its product with v in parts, the rank-2 update).
+void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau, std::int64_t batch, std::int64_t n, bool lower);
 
 }  // namespace porta::detail::dense
 

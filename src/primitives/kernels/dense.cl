@@ -752,3 +752,131 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* bm, GLOBAL T* x, GLOBAL int* i
     }
   }
 }
+//@ k19
+// The tridiagonal reduction (dense.cpp's sytrd; LAPACK's sytd2/hetd2, lower, unblocked), step k of
+// a matrix whose both triangles the drivers keep: the reflector H(k) = I - tau v v^H that
+// annihilates A(k+2:n, k), with v = (1, the scaled A(k+2:n, k)) written over A(k+1:n, k) (its 1
+// too: k20-k22 read v there), e[k] = beta, tau[k], d[k] = Re A(k, k) (final once step k - 1's
+// update is done). Step n - 1: d[n - 1] only, tau and e 0. A work-group a matrix.
+KERNEL porta_k(GLOBAL T* a, GLOBAL R* d, GLOBAL R* e, GLOBAL T* tau, i64 a_off, i64 d_off, i64 e_off, i64 tau_off, int n, int k) {
+  __local R red_v[GROUP];
+  const int lid = LID;
+  GLOBAL T* col = a + a_off + GROUP_ID * (i64)n * n + (i64)k * n;
+  const i64 bo = GROUP_ID * (i64)n;
+  if (k == n - 1) {
+    if (lid == 0) { d[d_off + bo + k] = RE(col[k]); e[e_off + bo + k] = (R)0; tau[tau_off + bo + k] = MKR((R)0); }
+    return;
+  }
+  // ||A(k+2:n, k)||, scaled by its largest element against overflow and underflow (geqr2's).
+  R mx = (R)0;
+  for (int i = k + 2 + lid; i < n; i += GROUP) { R v = ABSV(col[i]); mx = v > mx ? v : mx; }
+  red_v[lid] = mx;
+  BARRIER
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s && red_v[lid + s] > red_v[lid]) red_v[lid] = red_v[lid + s];
+    BARRIER
+  }
+  mx = red_v[0];
+  BARRIER
+  R ss = (R)0;
+  if (mx > (R)0)
+    for (int i = k + 2 + lid; i < n; i += GROUP) {
+      T x = SCALE(col[i], (R)1 / mx);
+      ss += RE(x) * RE(x) + IM(x) * IM(x);
+    }
+  red_v[lid] = ss;
+  BARRIER
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) red_v[lid] += red_v[lid + s];
+    BARRIER
+  }
+  const R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
+  const T alpha = col[k + 1];
+  R ar = RE(alpha), ai = IM(alpha);  // not const: real T's ai is a constant 0, and clang warns of a constant || below
+  BARRIER  // every work-item has read alpha before work-item 0 writes v's 1 over it
+  T tk = MKR((R)0);
+  R beta = ar;  // tau 0 (H = I) where there is nothing to annihilate and alpha is real
+  if (xnorm != (R)0 || ai != (R)0) {
+    const R h = HYPOT3(ar, ai, xnorm);
+    beta = ar >= (R)0 ? -h : h;
+    tk = MKC((beta - ar) / beta, -ai / beta);
+    const T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
+    for (int i = k + 2 + lid; i < n; i += GROUP) col[i] = MUL(scal, col[i]);
+  }
+  if (lid == 0) {
+    col[k + 1] = MKR((R)1);
+    d[d_off + bo + k] = RE(col[k]);
+    e[e_off + bo + k] = beta;
+    tau[tau_off + bo + k] = tk;
+  }
+}
+//@ k20
+// sytd2's step k, y = A22 v (A22 = A(k+1:n, k+1:n), whole; v = A(k+1:n, k), k19's) in `chunks`
+// parts: part c sums columns [c len, (c + 1) len) of A22 into p[(b chunks + c) n + r], a
+// work-item a (matrix, part, row), so that a column's reads are coalesced across rows and a
+// large matrix still has many work-items.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* p, i64 a_off, int n, int k, int chunks, i64 batch) {
+  const int rows = n - k - 1, len = (rows + chunks - 1) / chunks;
+  for (i64 e = GID; e < batch * chunks * rows; e += GSIZE) {
+    const i64 b = e / ((i64)chunks * rows);
+    const int q = (int)(e - b * chunks * rows), c = q / rows, r = q - c * rows;
+    GLOBAL const T* g = a + a_off + b * (i64)n * n + (i64)(k + 1) * n + k + 1;  // A22(0, 0)
+    GLOBAL const T* v = g - n;
+    const int j0 = c * len, j1 = j0 + len < rows ? j0 + len : rows;
+    T s = MKR((R)0);
+    for (int j = j0; j < j1; ++j) s = ADD(s, MUL(g[r + (i64)j * n], v[j]));
+    p[(b * chunks + c) * n + r] = s;
+  }
+}
+//@ k21
+// sytd2's step k, w = tau y + alpha v with alpha = -tau (tau y)^H v / 2 (hetd2's), y the sum of
+// k20's parts, into w[b n + r]. A work-group a matrix.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* p, GLOBAL const T* tau, GLOBAL T* w, i64 a_off, i64 tau_off, int n, int k, int chunks) {
+  __local T red[GROUP];
+  const int lid = LID, rows = n - k - 1;
+  const i64 b = GROUP_ID;
+  GLOBAL const T* v = a + a_off + b * (i64)n * n + (i64)k * n + k + 1;
+  GLOBAL T* wb = w + b * n;
+  const T tk = tau[tau_off + b * n + k];
+  T dot = MKR((R)0);
+  for (int r = lid; r < rows; r += GROUP) {
+    T y = MKR((R)0);
+    for (int c = 0; c < chunks; ++c) y = ADD(y, p[(b * chunks + c) * n + r]);
+    y = MUL(tk, y);
+    wb[r] = y;
+    dot = ADD(dot, MUL(CONJ(y), v[r]));
+  }
+  red[lid] = dot;
+  BARRIER
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) red[lid] = ADD(red[lid], red[lid + s]);
+    BARRIER
+  }
+  const T alpha = MUL(MKR((R)-0.5), MUL(tk, red[0]));
+  for (int r = lid; r < rows; r += GROUP) wb[r] = ADD(wb[r], MUL(alpha, v[r]));  // the work-item's own wb[r]
+}
+//@ k22
+// sytd2's step k, A22 -= v w^H + w v^H over the whole block (both triangles), a work-item an element.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* w, i64 a_off, int n, int k, i64 batch) {
+  const i64 rows = n - k - 1;
+  for (i64 e = GID; e < batch * rows * rows; e += GSIZE) {
+    const i64 b = e / (rows * rows), q = e - b * rows * rows, j = q / rows, i = q - j * rows;
+    GLOBAL T* g = a + a_off + b * (i64)n * n + (i64)(k + 1) * n + k + 1;
+    GLOBAL const T* v = g - n;
+    GLOBAL const T* wb = w + b * n;
+    g[i + j * n] = SUB(g[i + j * n], ADD(MUL(v[i], CONJ(wb[j])), MUL(wb[i], CONJ(v[j]))));
+  }
+}
+//@ k23
+// A Hermitian matrix from one triangle (lower, or upper), as LAPACK's heevd reads it: the other
+// triangle becomes its conjugate mirror and the diagonal its real part (sytrd's k20 and k22 then
+// work on whole blocks).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, int n, i64 batch, int lower) {
+  const i64 nn = (i64)n * n;
+  for (i64 e = GID; e < batch * nn; e += GSIZE) {
+    const i64 b = e / nn, q = e - b * nn, j = q / n, i = q - j * n;
+    GLOBAL T* g = a + a_off + b * nn;
+    if (i == j) g[i + j * n] = MKR(RE(g[i + j * n]));
+    else if (lower ? i < j : i > j) g[i + j * n] = CONJ(g[j + i * n]);
+  }
+}
