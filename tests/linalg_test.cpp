@@ -362,6 +362,38 @@ TEST_P(Linalg, EighReadsOneTriangleOnKernels) {
   }
 }
 
+// The SVD through porta's kernels (PORTA_SOLVER=porta: the bidiagonal reduction on the device,
+// LAPACK's bdsdc on the host; OpenCL GPUs take it anyway): 2 x 80 x 70 (k26 sums C u in two parts
+// at the first steps) from a sliced view, thin and full, and its 70 x 80 transpose: A = U diag(s)
+// Vh, U^H U = I, Vh Vh^H = I, s descending and not negative, which make it A's SVD.
+TEST_P(Linalg, SvdOnKernelsIsOrthogonalBothSides) {
+  if (sample()) return;
+  ScopedEnv porta_solver("PORTA_SOLVER", "porta");
+  Array big = random({2, 81, 70});
+  for (bool wide : {false, true})
+    for (bool full : {false, true}) {
+      Array a = big.slice({porta::span, porta::from(1)});  // 80 x 70, rows from the second
+      if (wide) a = la::matrix_transpose(a);
+      const std::int64_t m = a.dim(-2), n = a.dim(-1), k = std::min(m, n);
+      auto [u, s, vh] = la::svd(a, full);
+      HostStack hu = to_host(u), hvh = to_host(vh), hs = to_host(s.reshape({2, 1, k})), ha = to_host(a.copy());
+      HostStack us = to_host(u.slice({porta::span, porta::span, porta::upto(k)}).copy()),
+                vk = to_host(vh.slice({porta::span, porta::upto(k)}).copy());
+      for (std::int64_t p = 0; p < 2; ++p)
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t j = 0; j < k; ++j) us.at(p, i, j) *= hs.at(p, 0, j);
+      HostStack rec = product(us, vk), uu = product(adjoint(hu), hu), vv = product(hvh, adjoint(hvh));
+      const std::string what = std::string(wide ? "70 x 80" : "80 x 70") + (full ? ", full" : ", thin");
+      for (std::int64_t p = 0; p < 2; ++p) {
+        EXPECT_LT(distance(rec, ha, p) / norm(ha, p), tol(80)) << what;
+        EXPECT_LT(distance(uu, identity(2, hu.cols), p), tol(80)) << what;
+        EXPECT_LT(distance(vv, identity(2, hvh.rows), p), tol(80)) << what;
+        EXPECT_GE(hs.at(p, 0, k - 1).real(), 0.0) << what;
+        for (std::int64_t j = 1; j < k; ++j) EXPECT_GE(hs.at(p, 0, j - 1).real(), hs.at(p, 0, j).real()) << what;
+      }
+    }
+}
+
 TEST_P(Linalg, SvdReconstructs) {
   if (sample()) return;
   for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{9, 5}, {5, 9}, {1, 1}}) {

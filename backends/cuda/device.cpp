@@ -112,8 +112,10 @@ Device::Device(CUdevice device, int index, int driver_version)
   // launch, covers large arrays.
   info_.launch.max_groups = static_cast<std::size_t>(sms) * 32;
   info_.host_memory = false;
-  // solver.cpp: every op but stedc (cuSOLVER has no tridiagonal solver; eigh is its own syevd).
-  info_.caps.solvers = ((1u << static_cast<unsigned>(detail::SolverOp::count)) - 1) & ~detail::solver_bit(detail::SolverOp::stedc);
+  // solver.cpp: every op but stedc and bdsdc (cuSOLVER has no tridiagonal or bidiagonal solver; eigh and
+  // the SVD are its own syevd and gesvd).
+  info_.caps.solvers = ((1u << static_cast<unsigned>(detail::SolverOp::count)) - 1) &
+                       ~(detail::solver_bit(detail::SolverOp::stedc) | detail::solver_bit(detail::SolverOp::bdsdc));
   info_.solver = "cuSOLVER (getrf/getrs, potrf/potrs, geqrf, orgqr/ungqr, syevd/heevd, gesvd per matrix; "
                  "syevjBatched for batches up to 32 x 32); porta's own one-launch solve (a sub-warp a matrix) and "
                  "cholesky for float32 and float64 up to 16 x 16 (PORTA_SOLVER=porta: porta's at every size)";

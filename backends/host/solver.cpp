@@ -66,6 +66,10 @@ template <> struct Lapack<float> {
     return LAPACKE_sstedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);
   }
   static lapack_int sterf(lapack_int n, float* d, float* e) { return LAPACKE_ssterf_work(n, d, e); }
+  static lapack_int bdsdc(char compq, lapack_int n, float* d, float* e, float* u, lapack_int ldu, float* vt, lapack_int ldvt,
+                          float* work, lapack_int* iwork) {
+    return LAPACKE_sbdsdc_work(kCol, 'U', compq, n, d, e, u, ldu, vt, ldvt, nullptr, nullptr, work, iwork);
+  }
 };
 template <> struct Lapack<double> {
   PORTA_LAPACK_COMMON(double, double, d, orgqr)
@@ -82,6 +86,10 @@ template <> struct Lapack<double> {
     return LAPACKE_dstedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);
   }
   static lapack_int sterf(lapack_int n, double* d, double* e) { return LAPACKE_dsterf_work(n, d, e); }
+  static lapack_int bdsdc(char compq, lapack_int n, double* d, double* e, double* u, lapack_int ldu, double* vt, lapack_int ldvt,
+                          double* work, lapack_int* iwork) {
+    return LAPACKE_dbdsdc_work(kCol, 'U', compq, n, d, e, u, ldu, vt, ldvt, nullptr, nullptr, work, iwork);
+  }
 };
 using C64 = std::complex<float>;
 using C128 = std::complex<double>;
@@ -215,6 +223,7 @@ template <class T> class Runner {
           break;
         }
         case SolverOp::stedc: status = stedc(i); break;
+        case SolverOp::bdsdc: status = bdsdc(i); break;
         default: throw InvalidArgument(cat("host solver: unknown op ", static_cast<int>(g_.op)));
       }
       if (status < 0) check(status, to_string(g_.op));
@@ -224,6 +233,27 @@ template <class T> class Runner {
 
  private:
   char uplo() const { return g_.lower ? 'L' : 'U'; }
+  // bdsdc of upper bidiagonal i (real dtypes): divide and conquer, with U and VT (compq 'I') or
+  // without (compq 'N'), as LAPACK's gesdd calls it.
+  lapack_int bdsdc(std::int64_t i) {
+    if constexpr (!std::is_same_v<T, R>) {
+      (void)i;
+      throw DTypeError(cat("host solver: bdsdc of ", name(g_.dtype), ": the bidiagonal is real (float32, float64)"));
+    } else {
+      const std::int64_t n = g_.n;
+      const lapack_int ln = to_int(n), ld = std::max(1, ln);
+      R* d = at<R>(g_.w, g_.w_offset + i * n);
+      R* e = at<R>(g_.b, g_.b_offset + i * n);
+      if (n == 0) return 0;
+      R* u = g_.vectors ? at<R>(g_.u, g_.u_offset + i * n * n) : nullptr;
+      R* vt = g_.vectors ? at<R>(g_.vt, g_.vt_offset + i * n * n) : nullptr;
+      // LAPACK's bounds: 3 n^2 + 4 n reals with vectors, 4 n without; 8 n integers.
+      work_.resize(static_cast<std::size_t>(g_.vectors ? 3 * n * n + 4 * n : 4 * n));
+      iwork_.resize(static_cast<std::size_t>(8 * n));
+      R dummy = 0;
+      return L::bdsdc(g_.vectors ? 'I' : 'N', ln, d, e, u ? u : &dummy, ld, vt ? vt : &dummy, ld, work_.data(), iwork_.data());
+    }
+  }
   // stedc of tridiagonal i (real dtypes): divide and conquer with vectors (compz 'I': T's own),
   // else sterf (the root-free QR, what LAPACK's syevd takes without vectors).
   lapack_int stedc(std::int64_t i) {

@@ -182,18 +182,18 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
                 "(complex and integer products: fixed parameters)";
 #ifdef PORTA_HAVE_HOST_BLAS
   // CPU devices: LAPACKE on their memory. GPUs: the core's own blocked solvers (LU, Cholesky, QR:
-  // src/primitives/dense.hpp) take every op this device does not declare, eigh too (its reduction
-  // to tridiagonal form and back on the device, the tridiagonal's stedc here); the SVD, which they
-  // lack, and stedc run through LAPACKE on a mapped copy (solver.cpp).
+  // src/primitives/dense.hpp) take every op this device does not declare, eigh and the SVD too (their
+  // reductions to tridiagonal and bidiagonal form and back on the device); those small problems'
+  // stedc and bdsdc run through LAPACKE on a mapped copy (solver.cpp).
   if (in.kind == DeviceKind::cpu && in.host_memory) {
     in.caps.solvers = detail::kHostSolvers;
     in.caps.row_major_solvers = detail::kHostRowMajorSolvers;
     in.solver = detail::cat(detail::host_solver_name(), " on zero-copy mapped memory");
   } else {
-    in.caps.solvers = detail::solver_bit(detail::SolverOp::stedc) | detail::solver_bit(detail::SolverOp::gesvd);
-    in.solver = detail::cat("porta's own blocked solvers (LU, Cholesky, QR) on the device; eigh's reduction to "
-                            "tridiagonal form and its back-transformation on the device, the tridiagonal eigenproblem and "
-                            "svd through ", detail::host_solver_name(), " on the host, through a mapped copy of each operand");
+    in.caps.solvers = detail::solver_bit(detail::SolverOp::stedc) | detail::solver_bit(detail::SolverOp::bdsdc);
+    in.solver = detail::cat("porta's own blocked solvers (LU, Cholesky, QR) on the device; eigh and svd reduced to "
+                            "tridiagonal and bidiagonal form and transformed back on the device, those small problems "
+                            "solved by ", detail::host_solver_name(), " on the host, through a mapped copy of each operand");
   }
 #else
   in.solver = "porta's own blocked solvers (LU, Cholesky, QR) on the device; no eigh or svd (built without LAPACKE)";

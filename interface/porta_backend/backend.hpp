@@ -41,7 +41,7 @@ namespace porta::detail {
 // Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
 // FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
 // SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major;
-// 16: SolverOp::stedc).
+// 16: SolverOp::stedc and bdsdc).
 inline constexpr int kBackendApiVersion = 16;
 
 // The source language generated kernels are written in for a device.
@@ -313,11 +313,15 @@ enum class SolverOp : std::uint8_t {
   stedc,  // eigenvalues w (n, ascending; T's diagonal on entry) of the real symmetric tridiagonal
           // T whose subdiagonal is b (n a matrix, nrhs 1: the first n - 1 read, all destroyed);
           // when `vectors`, T's eigenvectors into u (n x n); float32 and float64 only; info
+  bdsdc,  // singular values w (n, descending; B's diagonal on entry) of the real upper bidiagonal
+          // B whose superdiagonal is b (n a matrix, nrhs 1: the first n - 1 read, all destroyed);
+          // when `vectors`, B = U diag(w) VT with U into u and VT into vt (n x n each); float32 and
+          // float64 only; info
   count
 };
 inline constexpr std::uint32_t solver_bit(SolverOp op) { return 1u << static_cast<unsigned>(op); }
 inline const char* to_string(SolverOp op) {
-  constexpr const char* kNames[] = {"getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "syevd", "gesvd", "stedc"};
+  constexpr const char* kNames[] = {"getrf", "getrs", "potrf", "potrs", "geqrf", "orgqr", "syevd", "gesvd", "stedc", "bdsdc"};
   return op < SolverOp::count ? kNames[static_cast<int>(op)] : "?";
 }
 

@@ -258,12 +258,79 @@ struct Svd {
   Array u, s, vh;  // stacks (..., ...); u and vh invalid without vectors
 };
 
-// The SVD of (..., m, n) with m >= n through gesvd; of a wide matrix through its conjugate transpose.
+// Whether the SVD runs on porta's kernels here (svd_kernels): as eigh_on_kernels, with bdsdc.
+bool svd_on_kernels(const Device& d, DType t, std::int64_t batch, std::int64_t n) {
+  const auto& caps = d.impl().info().caps;
+  if (!detail::dense::available(d) || !(caps.solvers & detail::solver_bit(SolverOp::bdsdc))) return false;
+  if (!(caps.solvers & detail::solver_bit(SolverOp::gesvd))) return true;
+  return detail::dense::chosen(d, t, batch, n, false);
+}
+
+// The SVD of m x n matrices (m >= n) as LAPACK's gesdd: B = Q^H A P by dense::gebrd on the device,
+// B's SVD Ub diag(s) VTb by the backend's bdsdc (the host's LAPACK), Q and P from gebrd's
+// reflectors by orgqr, then U = Q Ub (full: Q's other columns beside) and Vh = VTb P^H by matmul
+// (P = diag(1, P'): Vh's first column is VTb's).
+Svd svd_kernels(const Array& a, DType t, bool vectors, bool full, const Shape& batch, const char* what) {
+  const Device d = a.device();
+  const DType rt = real_dtype(t);
+  const std::int64_t count = element_count(batch), m = a.dim(-2), n = a.dim(-1);
+  Array w = column_major(stack3(a), t);
+  Array diag = empty({count, n}, rt, d), off = zeros({count, n}, rt, d).copy();
+  Array tq = empty({count, n}, t, d), tp = zeros({count, n}, t, d).copy();
+  const auto view = [](const Array& x) -> const detail::View& { return detail::evaluate(x.node()); };
+  detail::dense::gebrd(t, view(w), view(diag), view(off), view(tq), view(tp), count, m, n);
+  Array ub, vtb, info = zeros({count}, DType::int32, d).copy();
+  Call c(SolverOp::bdsdc, rt, count, n, n);
+  c.g.vectors = vectors;
+  c.g.nrhs = 1;
+  c.set(&SolverArgs::w, &SolverArgs::w_offset, diag);
+  c.set(&SolverArgs::b, &SolverArgs::b_offset, off);
+  if (vectors) {
+    ub = empty({count, n, n}, rt, d);
+    vtb = empty({count, n, n}, rt, d);
+    c.set(&SolverArgs::u, &SolverArgs::u_offset, ub);
+    c.set(&SolverArgs::vt, &SolverArgs::vt_offset, vtb);
+  }
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
+  c.run(d);
+  check_info(info, batch, what, "the SVD did not converge");
+  Svd out;
+  out.s = diag.reshape(with(batch, {n}));
+  if (!vectors) return out;
+  // Q: orgqr of the column reflectors (m x qcols, k = n), as qr's complete mode pads with zero columns.
+  const std::int64_t qcols = full ? m : n;
+  Array q = qcols == n ? w.copy() : concatenate({w, zeros({count, qcols - n, m}, t, d)}, 1);
+  auto orgqr = [&](const Array& x, const Array& tau, std::int64_t rows, std::int64_t cols, std::int64_t k) {
+    Call o(SolverOp::orgqr, t, count, rows, cols);
+    o.g.k = k;
+    o.set(&SolverArgs::a, &SolverArgs::a_offset, x);
+    o.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);
+    o.run(d);
+  };
+  orgqr(q, tq, m, qcols, n);
+  Array qr = row_major(q), ubr = row_major(ub).astype(t), vtr = row_major(vtb).astype(t);
+  Array u = matmul(qcols == n ? qr : qr.slice({porta::span, porta::span, porta::upto(n)}), ubr);
+  if (qcols > n) u = concatenate({u, qr.slice({porta::span, porta::span, porta::from(n)})}, 2);
+  Array vh = vtr;
+  if (n > 1) {
+    // P's reflectors: row k's columns [k+1, n) for k < n - 1, transposed into geqrf's layout.
+    Array p = w.slice({porta::span, porta::from(1), porta::upto(n - 1)}).transpose({0, 2, 1}).copy();
+    orgqr(p, tp.slice({porta::span, porta::upto(n - 1)}).copy(), n - 1, n - 1, n - 1);
+    vh = concatenate({vtr.slice({porta::span, porta::span, porta::upto(1)}),
+                      matmul(vtr.slice({porta::span, porta::span, porta::from(1)}), conj_t(row_major(p)))},
+                     2);
+  }
+  out.u = u.reshape(with(batch, {m, qcols}));
+  out.vh = vh.reshape(with(batch, {n, n}));
+  return out;
+}
+
+// The SVD of (..., m, n) with m >= n through gesvd (or porta's kernels); of a wide matrix through
+// its conjugate transpose.
 Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   check_matrix(a, what, false);
   const DType t = solver_dtype(a.dtype(), what);
   const Device d = a.device();
-  check_solvers(d, SolverOp::gesvd, what);
   const std::int64_t m = a.dim(-2), n = a.dim(-1);
   if (m < n) {
     Svd h = svd_impl(conj_t(a.astype(t)), vectors, full, what);
@@ -272,6 +339,8 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   }
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), ucols = full ? m : n;
+  if (svd_on_kernels(d, t, count, m)) return svd_kernels(a, t, vectors, full, batch, what);
+  check_solvers(d, SolverOp::gesvd, what);
   const DType rt = real_dtype(t);
   Array w = column_major(stack3(a), t);
   Array s = empty({count, n}, rt, d), info = zeros({count}, DType::int32, d).copy();
@@ -363,7 +432,7 @@ EighResult eigh_impl(const Array& a, bool upper, bool vectors, const char* what)
   const Device d = a.device();
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), n = a.dim(-1);
-  if (count * n > 0 && eigh_on_kernels(d, t, count, n)) return eigh_kernels(a, t, upper, vectors, batch, what);
+  if (eigh_on_kernels(d, t, count, n)) return eigh_kernels(a, t, upper, vectors, batch, what);
   check_solvers(d, SolverOp::syevd, what);
   Array w = column_major(stack3(a), t);
   Array values = empty({count, n}, real_dtype(t), d), info = zeros({count}, DType::int32, d).copy();

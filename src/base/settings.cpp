@@ -187,7 +187,9 @@ constexpr Spec kTable[] = {
      "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "
      "PoCL) and porta's own kernels: auto (porta's one-launch solve and cholesky of float32/float64 matrices up to "
      "16 x 16 on CUDA, which ran faster than cuSOLVER's batched routines there; the vendor's elsewhere), vendor, or "
-     "porta (porta's own at every size). Devices without a vendor solver always take porta's."},
+     "porta (porta's own at every size; eigh and svd: porta's reductions to tridiagonal and bidiagonal form where the "
+     "backend solves those small problems, OpenCL's, while CUDA keeps cuSOLVER's). Devices without a vendor solver "
+     "always take porta's."},
     {"PORTA_SMALL_SOLVE", Type::choice, "auto warp group", 0, 0, false, "auto", "", "at each one-launch solve of small matrices",
      Audience::tuning, OnBad::error, kWrongKernel,
      "Which of porta's one-launch solves of small matrices runs where porta's kernels solve (see PORTA_SOLVER): auto "

@@ -46,7 +46,8 @@ enum Kind {
   kLaswp, kTrsmLowerUnit, kTrsmRightLowerH, kSubtract, kConjCopy, kCopyV, kLarft, kTrmm, kZero, kTrsmBlock,  // the blocked drivers' steps
   kGesv, kPotrfRows,  // the fused small solves (gesv_small, potrf_small)
   kGesvWarp,          // gesv_small in registers, a sub-warp a matrix (warp_source)
-  kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize  // sytrd's steps
+  kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize,  // sytrd's steps
+  kLarfgVec, kVhC, kCuParts, kSumParts, kRank1           // gebrd's
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 
@@ -750,12 +751,14 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   }
 }
 
-// The parts k20 splits a step's y = A22 v into: enough work-items to fill a large GPU (about 2^18)
-// for one matrix, each part at least 32 columns long; one where a batch fills it already.
-std::int64_t symv_parts(std::int64_t batch, std::int64_t rows) {
+// The parts k20 and k26 split a product of `rows` x `len` with a vector into: enough work-items to
+// fill a large GPU (about 2^18) for one matrix, each part at least 32 columns long; one where a
+// batch fills it already.
+std::int64_t gemv_parts(std::int64_t batch, std::int64_t rows, std::int64_t len) {
   const std::int64_t want = (std::int64_t{1} << 18) / std::max<std::int64_t>(1, batch * rows);
-  return std::clamp<std::int64_t>(std::min(want, rows / 32), 1, 32);
+  return std::clamp<std::int64_t>(std::min(want, len / 32), 1, 32);
 }
+std::int64_t symv_parts(std::int64_t batch, std::int64_t rows) { return gemv_parts(batch, rows, rows); }
 
 void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau, std::int64_t batch, std::int64_t n, bool lower) {
   check(t, a, "sytrd");
@@ -790,6 +793,63 @@ void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau
   step(n - 1);
 }
 
+void gebrd(DType t, const View& a, const View& d, const View& e, const View& tauq, const View& taup, std::int64_t batch, std::int64_t m,
+           std::int64_t n) {
+  check(t, a, "gebrd");
+  check_order(batch, m, n, "gebrd");
+  if (m < n) throw InvalidArgument(cat("gebrd: ", m, " x ", n, " matrices: it takes m >= n (reduce the conjugate transpose)"));
+  if (batch * n == 0) return;
+  const Device& device = a.buffer->device();
+  const std::int64_t stride = m * n;
+  // larfg of the vector at x_off (inc apart, len long) into out[k] and tau[k] (conj: of its conjugate).
+  auto larfg = [&](std::int64_t x_off, std::int64_t inc, std::int64_t len, const View& out, const View& tau, std::int64_t k, bool conj) {
+    launch(t, kLarfgVec, 0, {}, {&a, &out, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a),        mem(out), mem(tau),          i64(a.offset + x_off), i64(stride), i64(inc), i32(len), i64(out.offset + k),
+           i64(n),        i64(tau.offset + k), i64(n), i32(conj)};
+    });
+  };
+  // C (rows x cols at c_off) -= s x y', s = tau[k] (ct: conjugated), y' = y (cy: conjugated).
+  struct Vec {
+    const View* v;
+    std::int64_t off, inc, stride;
+  };
+  auto update = [&](std::int64_t c_off, std::int64_t rows, std::int64_t cols, Vec x, Vec y, const View& tau, std::int64_t k, bool cy, bool ct) {
+    launch(t, kRank1, 0, {x.v, y.v, &tau}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+      g = {mem(a),      mem(*x.v),   mem(*y.v),   mem(tau),  i64(c_off),    i64(m),          i64(stride),
+           i64(rows),   i64(cols),   i64(x.off),  i64(x.inc), i64(x.stride), i64(y.off),     i64(y.inc),
+           i64(y.stride), i64(tau.offset + k), i64(n), i32(cy), i32(ct),    i64(batch)};
+    });
+  };
+  std::int64_t most = 1;
+  for (std::int64_t k = 0; k + 1 < n && k + 1 < m; ++k) most = std::max(most, gemv_parts(batch, m - k - 1, n - k - 1));
+  auto yn = make_buffer_node({batch * n}, t, device), pn = make_buffer_node({batch * most * m}, t, device),
+       zn = make_buffer_node({batch * m}, t, device);
+  const View &y = yn->view(), &p = pn->view(), &z = zn->view();
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t col = a.offset + k + k * m;  // A(k, k)
+    larfg(k + k * m, 1, m - k, d, tauq, k, false);  // H(k): column k from row k
+    if (k + 1 == n) break;
+    // H(k)^H from the left on C = A(k:m, k+1:n): y = v^H C, then C -= conj(tauq) v y.
+    const std::int64_t cols = n - k - 1, right = a.offset + k + (k + 1) * m;  // A(k, k+1)
+    launch(t, kVhC, 0, {&a}, {&y}, batch * cols, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(y), i64(right), i64(col), i64(m), i64(stride), i32(m - k), i32(cols)};
+    });
+    update(right, m - k, cols, {&a, col, 1, stride}, {&y, y.offset, 1, cols}, tauq, k, false, true);
+    // G(k) from the right on A(k+1:m, k+1:n), from row k's columns k+1..n (taken conjugated): z = C u, C -= taup z u^H.
+    larfg(k + (k + 1) * m, m, cols, e, taup, k, true);
+    const std::int64_t rows = m - k - 1;
+    if (rows == 0) continue;
+    const std::int64_t parts = gemv_parts(batch, rows, cols), below = right + 1;  // A(k+1, k+1)
+    launch(t, kCuParts, 0, {&a}, {&p}, 0, batch * parts * rows, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(p), i64(below), i64(right), i64(m), i64(m), i64(stride), i32(rows), i32(cols), i32(parts), i64(batch)};
+    });
+    launch(t, kSumParts, 0, {&p}, {&z}, 0, batch * rows, [&](std::vector<KernelArg>& g) {
+      g = {mem(p), mem(z), i32(rows), i32(parts), i64(batch)};
+    });
+    update(below, rows, cols, {&z, z.offset, 1, rows}, {&a, right, m, stride}, taup, k, true, false);
+  }
+}
+
 }  // namespace porta::detail::dense
 
 namespace porta::detail::primitives {
@@ -811,9 +871,9 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, k, group, order, dense::fused(k) ? 16 : 1));
       }
-  // sytrd's steps (global memory): complex128's text and float32's.
+  // sytrd's and gebrd's steps (global memory): complex128's text and float32's.
   for (DType t : {DType::complex128, DType::float32})
-    for (int kind = dense::kSytrdStep; kind <= dense::kHermitize; ++kind)
+    for (int kind = dense::kSytrdStep; kind <= dense::kRank1; ++kind)
       out.emplace_back(cat("dense ", name(t), " kind ", kind), common_prelude(d) + dense::dense_source(d, t, static_cast<dense::Kind>(kind), 256, 0));
   // float64's fused kernels at 64 x 64 (the most local memory: 33 KiB of matrix, 8 KiB of right-hand sides).
   for (int kind : {dense::kGesv, dense::kPotrfRows})

@@ -88,6 +88,16 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
 // of a is scratch (both triangles are updated). Unblocked: a step is four kernels over the
 // trailing block (its product with v in parts, the rank-2 update).
 void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau, std::int64_t batch, std::int64_t n, bool lower);
+// Reduces m x n matrices (m >= n; InvalidArgument otherwise) to real upper bidiagonal B = Q^H A P
+// (LAPACK's gebrd/gebd2): d [batch, n] B's diagonal, e [batch, n] its superdiagonal in e[0, n - 1)
+// (e[n - 1] not written), of t's real dtype; Q = H(0) ... H(n - 1), H(k) = I - tauq[k] v v^H with v
+// from row k over A(k:m, k) (its unit head written): geqrf's layout, orgqr's input; P = G(0) ...
+// G(n - 2), G(k) = I - taup[k] u u^H with u from column k + 1 over row k, A(k, k+1:n), unit head
+// written, stored as it is (not conjugated: LAPACK stores the conjugate), so that the (n - 1) x
+// (n - 1) block of rows [0, n - 1), columns [1, n), transposed, is orgqr's input for P's trailing
+// block. tauq, taup [batch, n] (taup[n - 1] not written). Unblocked: seven launches a column.
+void gebrd(DType t, const View& a, const View& d, const View& e, const View& tauq, const View& taup, std::int64_t batch, std::int64_t m,
+           std::int64_t n);
 
 }  // namespace porta::detail::dense
 

@@ -880,3 +880,121 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, int n, i64 batch, int lower) {
     else if (lower ? i < j : i > j) g[i + j * n] = CONJ(g[j + i * n]);
   }
 }
+//@ k24
+// The bidiagonal reduction's reflectors (dense.cpp's gebrd; LAPACK's gebd2): larfg of the vector of
+// len elements at x_off + GROUP_ID * stride in a, inc apart (a column: 1; a row: lda), alpha its
+// first: H = I - tau v v^H with H^H (alpha, x) = (beta, 0), v = (1, x / (alpha - beta)) written
+// over the vector (its 1 too), beta to out[out_off + GROUP_ID * out_stride], tau to
+// tau[tau_off + GROUP_ID * tau_stride]. conj: the vector taken is the conjugate of the one stored
+// (a row, reduced from the right: gebrd's G = I - tau u u^H then has A G's row = (beta, 0)); v is
+// stored as computed, not conjugated back. A work-group a matrix.
+KERNEL porta_k(GLOBAL T* a, GLOBAL R* out, GLOBAL T* tau, i64 x_off, i64 stride, i64 inc, int len, i64 out_off, i64 out_stride,
+               i64 tau_off, i64 tau_stride, int conj) {
+  __local R red_v[GROUP];
+  const int lid = LID;
+  GLOBAL T* x = a + x_off + GROUP_ID * stride;
+  R mx = (R)0;
+  for (int i = 1 + lid; i < len; i += GROUP) { R v = ABSV(x[i * inc]); mx = v > mx ? v : mx; }
+  red_v[lid] = mx;
+  BARRIER
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s && red_v[lid + s] > red_v[lid]) red_v[lid] = red_v[lid + s];
+    BARRIER
+  }
+  mx = red_v[0];
+  BARRIER
+  R ss = (R)0;
+  if (mx > (R)0)
+    for (int i = 1 + lid; i < len; i += GROUP) {
+      T y = SCALE(x[i * inc], (R)1 / mx);
+      ss += RE(y) * RE(y) + IM(y) * IM(y);
+    }
+  red_v[lid] = ss;
+  BARRIER
+  for (int s = GROUP / 2; s > 0; s >>= 1) {
+    if (lid < s) red_v[lid] += red_v[lid + s];
+    BARRIER
+  }
+  const R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
+  const T alpha = conj ? CONJ(x[0]) : x[0];
+  R ar = RE(alpha), ai = IM(alpha);  // not const: see k19
+  BARRIER  // every work-item has read alpha before work-item 0 writes v's 1 over it
+  T tk = MKR((R)0);
+  R beta = ar;
+  if (xnorm != (R)0 || ai != (R)0) {
+    const R h = HYPOT3(ar, ai, xnorm);
+    beta = ar >= (R)0 ? -h : h;
+    tk = MKC((beta - ar) / beta, -ai / beta);
+    const T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
+    for (int i = 1 + lid; i < len; i += GROUP) x[i * inc] = MUL(scal, conj ? CONJ(x[i * inc]) : x[i * inc]);
+  }  // else x is 0 (a NaN makes xnorm NaN and takes the branch): nothing to scale or conjugate
+  if (lid == 0) {
+    x[0] = MKR((R)1);
+    out[out_off + GROUP_ID * out_stride] = beta;
+    tau[tau_off + GROUP_ID * tau_stride] = tk;
+  }
+}
+//@ k25
+// y[GROUP_ID] = sum_i conj(v[i]) C(i, j) over rows [0, rows) (gebrd's v^H C of a left reflector),
+// C at c_off, v at v_off (both in a, matrices stride apart, lda the leading dimension), j the
+// work-group's column: a work-group a (matrix, column), reading down its column.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* y, i64 c_off, i64 v_off, i64 lda, i64 stride, int rows, int cols) {
+  __local T red[GROUP];
+  const int lid = LID;
+  const i64 g = GROUP_ID, b = g / cols, j = g - b * cols;
+  GLOBAL const T* c = a + c_off + b * stride + j * lda;
+  GLOBAL const T* v = a + v_off + b * stride;
+  T s = MKR((R)0);
+  for (int i = lid; i < rows; i += GROUP) s = ADD(s, MUL(CONJ(v[i]), c[i]));
+  red[lid] = s;
+  BARRIER
+  for (int h = GROUP / 2; h > 0; h >>= 1) {
+    if (lid < h) red[lid] = ADD(red[lid], red[lid + h]);
+    BARRIER
+  }
+  if (lid == 0) y[g] = red[0];
+}
+//@ k26
+// z = C u in `chunks` parts (gebrd's product with a right reflector; k20's shape): part c of row r
+// sums columns [c len, (c + 1) len) of C (rows x cols at c_off in a, lda, matrices stride apart)
+// times u (at u_off, u_inc apart: a row of a) into p[(b chunks + c) rows + r].
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* p, i64 c_off, i64 u_off, i64 u_inc, i64 lda, i64 stride, int rows, int cols, int chunks,
+               i64 batch) {
+  const int len = (cols + chunks - 1) / chunks;
+  for (i64 e = GID; e < batch * chunks * rows; e += GSIZE) {
+    const i64 b = e / ((i64)chunks * rows);
+    const int q = (int)(e - b * chunks * rows), c = q / rows, r = q - c * rows;
+    GLOBAL const T* m = a + c_off + b * stride + r;
+    GLOBAL const T* u = a + u_off + b * stride;
+    const int j0 = c * len, j1 = j0 + len < cols ? j0 + len : cols;
+    T s = MKR((R)0);
+    for (int j = j0; j < j1; ++j) s = ADD(s, MUL(m[(i64)j * lda], u[(i64)j * u_inc]));
+    p[(b * chunks + c) * rows + r] = s;
+  }
+}
+//@ k27
+// z[b rows + r] = the sum of k26's parts of row r.
+KERNEL porta_k(GLOBAL const T* p, GLOBAL T* z, int rows, int chunks, i64 batch) {
+  for (i64 e = GID; e < batch * rows; e += GSIZE) {
+    const i64 b = e / rows;
+    const int r = (int)(e - b * rows);
+    T s = MKR((R)0);
+    for (int c = 0; c < chunks; ++c) s = ADD(s, p[(b * chunks + c) * rows + r]);
+    z[e] = s;
+  }
+}
+//@ k28
+// C -= s x y' (gebrd's rank-one updates): C rows x cols at c_off in a (lda, matrices stride apart),
+// x[i] at x_off + b x_stride + i x_inc of x, y'[j] the same of y, conjugated where cy; s = tau[k]
+// of the matrix (tau_off + b tau_stride), conjugated where ct.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* x, GLOBAL const T* y, GLOBAL const T* tau, i64 c_off, i64 lda, i64 stride, i64 rows, i64 cols,
+               i64 x_off, i64 x_inc, i64 x_stride, i64 y_off, i64 y_inc, i64 y_stride, i64 tau_off, i64 tau_stride, int cy, int ct,
+               i64 batch) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    const i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    const T t0 = tau[tau_off + b * tau_stride], s = ct ? CONJ(t0) : t0;
+    const T yj = y[y_off + b * y_stride + j * y_inc];
+    GLOBAL T* c = a + c_off + b * stride + i + j * lda;
+    *c = SUB(*c, MUL(MUL(s, x[x_off + b * x_stride + i * x_inc]), cy ? CONJ(yj) : yj));
+  }
+}
