@@ -60,6 +60,7 @@ bool parse_flag(std::string_view arg, Options& o) {
   else if (key == "filter") o.filter = std::string(value);
   else if (key == "size") o.size = one(key);
   else if (key == "matmul") o.matmul = parse_list(value);
+  else if (key == "linalg") o.linalg = one(key);
   else if (key == "devices") o.devices = parse_strings(value);
   else if (key == "iterations") o.iterations = static_cast<int>(one(key));
   else if (key == "repetitions") o.repetitions = static_cast<int>(one(key));
@@ -77,6 +78,7 @@ std::string flag_help() {
   return "  --porta_devices=SPEC,...   devices to run (default: every device porta finds)\n"
          "  --porta_size=N             elements of the 1-D benchmarks, N or 2^K (default: 2^28 on GPUs, 2^24 elsewhere)\n"
          "  --porta_matmul=N,...       matmul sizes (default: 1024,4096,8192 on GPUs, 256,1024 elsewhere)\n"
+         "  --porta_linalg=N           order of the one-matrix linalg rows (default: 4096 on GPUs, 512 elsewhere)\n"
          "  --porta_iterations=N       timed runs per repetition (default: as many as fill 0.2 s, at least one)\n"
          "  --porta_repetitions=N      repetitions; medians are reported (default: 3)\n"
          "  --porta_small_ops=N        small adds per timed batch (default: 20000 on GPUs, 2000 elsewhere)\n"

@@ -57,7 +57,7 @@ int parse_command_line(int argc, char** argv, CommandLine& cl) {
   bool no_ceilings = false;
   app.add_flag("--no-ceilings", no_ceilings,
                "skip the ceiling measurements (fractions then use the copy benchmark and largest GEMM)");
-  const std::vector<std::string> suite_flags = {"devices", "size", "matmul", "iterations", "repetitions", "small_ops", "threads",
+  const std::vector<std::string> suite_flags = {"devices", "size", "matmul", "linalg", "iterations", "repetitions", "small_ops", "threads",
                                                 "pool_tasks"};
   std::map<std::string, std::string> suite_values;
   for (const std::string& name : suite_flags)

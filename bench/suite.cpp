@@ -86,6 +86,7 @@ DeviceConfig configure(const porta::Device& d, const Options& o) {
   if (o.quick) {
     c.n = o.size ? o.size : std::int64_t{1} << 20;
     c.matmul = o.matmul.empty() ? std::vector<std::int64_t>{256} : o.matmul;
+    c.linalg = o.linalg ? o.linalg : 64;
     c.iterations = 2;
     c.repetitions = 1;
     c.small_ops = 200;
@@ -95,6 +96,7 @@ DeviceConfig configure(const porta::Device& d, const Options& o) {
     c.matmul = !o.matmul.empty() ? o.matmul
                : c.gpu       ? std::vector<std::int64_t>{1024, 4096, 8192}
                              : std::vector<std::int64_t>{256, 1024};
+    c.linalg = o.linalg ? o.linalg : c.gpu ? 4096 : 512;
     c.iterations = 0;
     c.min_time = c.gpu ? 0.2 : 0.15;
     c.repetitions = 3;

@@ -15,6 +15,7 @@ struct Options {
   std::vector<std::string> devices;     // specs ("opencl:0"); empty: every device
   std::int64_t size = 0;                // elements of the 1-D benchmarks; GPU 2^28, else 2^24
   std::vector<std::int64_t> matmul;     // matrix sizes; GPU 4096 and 8192, else 1024
+  std::int64_t linalg = 0;              // order of the one-matrix linalg rows; GPU 4096, else 512
   int iterations = 0;                   // timed runs per repetition; default: as many as fill 0.2 s
   int repetitions = 0;                  // default 3
   int small_ops = 0;                    // evaluated 1024-element adds per timed batch; GPU 20000, else 2000

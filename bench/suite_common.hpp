@@ -36,6 +36,7 @@ struct DeviceConfig {
   std::int64_t n = 0;
   std::int64_t rows = 0, cols = 0;  // the matrix of the 2-D benchmarks, rows * cols <= n
   std::vector<std::int64_t> matmul;
+  std::int64_t linalg = 0;  // the one-matrix linalg rows' order
   int iterations = 0;     // timed runs per repetition; 0: as many as fill min_time
   double min_time = 0.2;  // seconds of timed runs per repetition when iterations is 0
   int repetitions = 0, small_ops = 0;

@@ -37,7 +37,7 @@ void report(const std::string& family, const std::string& label, std::int64_t pa
 
 void register_linalg(const DeviceConfig& c) {
   namespace la = porta::linalg;
-  const std::int64_t n = c.quick ? 64 : c.gpu ? 4096 : 512;
+  const std::int64_t n = c.linalg;
   const double dn = static_cast<double>(n), n3 = dn * dn * dn;
   for (auto [suffix, t] : {std::pair<const char*, DType>{"f32", DType::float32}, {"f64", DType::float64}}) {
     if (!c.device.supports(t) || c.device.solver_path().empty()) continue;

@@ -46,6 +46,8 @@ parser.add_argument("--numpy-size", type=int, default=0, help="elements of NumPy
 parser.add_argument("--numpy-only", action="store_true", help="time NumPy only (no GPU libraries needed)")
 parser.add_argument("--linalg-batched", action="store_true",
                     help="linalg sections: only the batches of small matrices (not the n x n rows, minutes of eigh and svd)")
+parser.add_argument("--linalg-n", type=int, default=0, help="order of the one-matrix linalg rows (default 4096; "
+                    "numpy_linalg 512; --quick 64), as porta-bench's --linalg")
 parser.add_argument("--linalg-ops", default="",
                     help="linalg sections: only these n x n operations, comma-separated (solve, cholesky, qr, eigh, svd)")
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
@@ -673,13 +675,13 @@ def linalg_rows(lib, la, xp, timer, n, batches):
 
 
 def cupy_linalg():
-    n = 64 if args.quick else 4096
+    n = args.linalg_n or (64 if args.quick else 4096)
     batches = [(100, 16)] if args.quick else [(10000, 16), (10000, 64)]
     linalg_rows("cupy", cp.linalg, cp, lambda fn: ev_time(fn, reps=3 if args.quick else 5), n, batches)
 
 
 def torch_linalg():
-    n = 64 if args.quick else 4096
+    n = args.linalg_n or (64 if args.quick else 4096)
     batches = [(100, 16)] if args.quick else [(10000, 16), (10000, 64)]
 
     class TorchXp:
@@ -692,7 +694,7 @@ def torch_linalg():
 
 def numpy_linalg():
     """The CPU devices' sizes (suite_linalg.cpp: 512, and 1000 matrices of 16 x 16)."""
-    n = 64 if args.quick else 512
+    n = args.linalg_n or (64 if args.quick else 512)
     batches = [(100, 16)] if args.quick else [(1000, 16)]
     linalg_rows("numpy", np.linalg, np, lambda fn: host_median(fn, 3 if args.quick else 5), n, batches)
 
