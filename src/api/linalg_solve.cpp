@@ -258,6 +258,19 @@ struct Svd {
   Array u, s, vh;  // stacks (..., ...); u and vh invalid without vectors
 };
 
+// Q from k reflectors in x (the column-major workspace of count rows x cols matrices, geqrf's
+// layout) and tau (count, k), in place of x: the device's orgqr or porta's.
+void orgqr_in(const Device& d, DType t, std::int64_t count, const Array& x, const Array& tau, std::int64_t rows, std::int64_t cols,
+              std::int64_t k) {
+  if (count * rows * cols == 0) return;
+  Call c(SolverOp::orgqr, t, count, rows, cols);
+  c.g.k = k;
+  c.set(&SolverArgs::a, &SolverArgs::a_offset, x);
+  c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);  // k reflectors a matrix: stride k
+  c.run(d);
+}
+const detail::View& view_of(const Array& x) { return detail::evaluate(x.node()); }
+
 // Whether the SVD runs on porta's kernels here (svd_kernels): as eigh_on_kernels, with bdsdc.
 bool svd_on_kernels(const Device& d, DType t, std::int64_t batch, std::int64_t n) {
   const auto& caps = d.impl().info().caps;
@@ -277,8 +290,7 @@ Svd svd_kernels(const Array& a, DType t, bool vectors, bool full, const Shape& b
   Array w = column_major(stack3(a), t);
   Array diag = empty({count, n}, rt, d), off = zeros({count, n}, rt, d).copy();
   Array tq = empty({count, n}, t, d), tp = zeros({count, n}, t, d).copy();
-  const auto view = [](const Array& x) -> const detail::View& { return detail::evaluate(x.node()); };
-  detail::dense::gebrd(t, view(w), view(diag), view(off), view(tq), view(tp), count, m, n);
+  detail::dense::gebrd(t, view_of(w), view_of(diag), view_of(off), view_of(tq), view_of(tp), count, m, n);
   Array ub, vtb, info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::bdsdc, rt, count, n, n);
   c.g.vectors = vectors;
@@ -300,14 +312,7 @@ Svd svd_kernels(const Array& a, DType t, bool vectors, bool full, const Shape& b
   // Q: orgqr of the column reflectors (m x qcols, k = n), as qr's complete mode pads with zero columns.
   const std::int64_t qcols = full ? m : n;
   Array q = qcols == n ? w.copy() : concatenate({w, zeros({count, qcols - n, m}, t, d)}, 1);
-  auto orgqr = [&](const Array& x, const Array& tau, std::int64_t rows, std::int64_t cols, std::int64_t k) {
-    Call o(SolverOp::orgqr, t, count, rows, cols);
-    o.g.k = k;
-    o.set(&SolverArgs::a, &SolverArgs::a_offset, x);
-    o.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);
-    o.run(d);
-  };
-  orgqr(q, tq, m, qcols, n);
+  orgqr_in(d, t, count, q, tq, m, qcols, n);
   Array qr = row_major(q), ubr = row_major(ub).astype(t), vtr = row_major(vtb).astype(t);
   Array u = matmul(qcols == n ? qr : qr.slice({porta::span, porta::span, porta::upto(n)}), ubr);
   if (qcols > n) u = concatenate({u, qr.slice({porta::span, porta::span, porta::from(n)})}, 2);
@@ -315,7 +320,7 @@ Svd svd_kernels(const Array& a, DType t, bool vectors, bool full, const Shape& b
   if (n > 1) {
     // P's reflectors: row k's columns [k+1, n) for k < n - 1, transposed into geqrf's layout.
     Array p = w.slice({porta::span, porta::from(1), porta::upto(n - 1)}).transpose({0, 2, 1}).copy();
-    orgqr(p, tp.slice({porta::span, porta::upto(n - 1)}).copy(), n - 1, n - 1, n - 1);
+    orgqr_in(d, t, count, p, tp.slice({porta::span, porta::upto(n - 1)}).copy(), n - 1, n - 1, n - 1);
     vh = concatenate({vtr.slice({porta::span, porta::span, porta::upto(1)}),
                       matmul(vtr.slice({porta::span, porta::span, porta::from(1)}), conj_t(row_major(p)))},
                      2);
@@ -393,8 +398,7 @@ EighResult eigh_kernels(const Array& a, DType t, bool upper, bool vectors, const
   const std::int64_t count = element_count(batch), n = a.dim(-1);
   Array w = column_major(stack3(a), t);
   Array diag = empty({count, n}, rt, d), off = empty({count, n}, rt, d), tau = empty({count, n}, t, d);
-  const auto view = [](const Array& x) -> const detail::View& { return detail::evaluate(x.node()); };
-  detail::dense::sytrd(t, view(w), view(diag), view(off), view(tau), count, n, !upper);
+  detail::dense::sytrd(t, view_of(w), view_of(diag), view_of(off), view_of(tau), count, n, !upper);
   Array z, info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::stedc, rt, count, n, n);
   c.g.vectors = vectors;
@@ -415,11 +419,7 @@ EighResult eigh_kernels(const Array& a, DType t, bool upper, bool vectors, const
   if (n > 1) {
     // The reflectors below the subdiagonal: columns [0, n - 1) of rows [1, n) of each column-major matrix.
     Array q = w.slice({porta::span, porta::upto(n - 1), porta::from(1)}).copy();
-    Call o(SolverOp::orgqr, t, count, n - 1, n - 1);
-    o.g.k = n - 1;
-    o.set(&SolverArgs::a, &SolverArgs::a_offset, q);
-    o.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau.slice({porta::span, porta::upto(n - 1)}).copy());
-    o.run(d);
+    orgqr_in(d, t, count, q, tau.slice({porta::span, porta::upto(n - 1)}).copy(), n - 1, n - 1, n - 1);
     x = concatenate({zr.slice({porta::span, porta::upto(1)}), matmul(row_major(q), zr.slice({porta::span, porta::from(1)}))}, 1);
   }
   r.eigenvectors = x.reshape(with(batch, {n, n}));
@@ -553,13 +553,7 @@ QrResult qr(const Array& a, QrMode mode) {
     q = w.slice({span, upto(qcols)}).copy();  // (count, qcols, m): column-major m x qcols
   else
     q = concatenate({w, zeros({count, qcols - n, m}, t, d)}, 1);
-  if (count * m * qcols > 0) {
-    Call c(SolverOp::orgqr, t, count, m, qcols);
-    c.g.k = k;
-    c.set(&SolverArgs::a, &SolverArgs::a_offset, q);
-    c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);  // k reflectors a matrix: stride k
-    c.run(d);
-  }
+  orgqr_in(d, t, count, q, tau, m, qcols, k);
   out.Q = row_major(q).reshape(with(batch, {m, qcols}));
   return out;
 }
