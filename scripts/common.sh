@@ -18,7 +18,7 @@ porta_jobs=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 
 # and runs where an NVIDIA driver is.
 porta_packages=(cmake g++ ninja-build ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
                 libclblast-dev libopenblas-dev liblapacke-dev libtrilinos-kokkos-dev libgtest-dev libbenchmark-dev libdlpack-dev
-                libopenmpi-dev openmpi-bin python3-dev python3-venv nlohmann-json3-dev libcli11-dev)
+                libopenmpi-dev openmpi-bin python3-dev python3-venv nlohmann-json3-dev libcli11-dev libvkfft-dev)
 # What each package provides, so that a package unpacked without dpkg's database (the GPU host's
 # .gpu/setup.sh) or a tool installed another way (CMake from a tarball) counts as present.
 declare -A porta_provides=(
@@ -36,6 +36,7 @@ declare -A porta_provides=(
   [libdlpack-dev]=/usr/include/dlpack/dlpack.h
   [nlohmann-json3-dev]=/usr/include/nlohmann/json.hpp
   [libcli11-dev]=/usr/include/CLI/CLI.hpp
+  [libvkfft-dev]=/usr/include/vkFFT.h
   [libopenmpi-dev]='/usr/include/*/openmpi/mpi.h /usr/lib/*/openmpi/include/mpi.h'
   [openmpi-bin]=cmd:mpirun
   # Asked of the python3 on PATH, wherever it was installed from (Debian, pyenv, conda); ~ is a space.

@@ -347,7 +347,9 @@ TEST_P(Linalg, EighReadsOneTriangleOnKernels) {
       for (std::int64_t i = 0; i < n; ++i) {
         trace += h.at(p, i, i).real();
         sum += hw.at(p, 0, i).real();
-        if (i > 0) EXPECT_LE(hw.at(p, 0, i - 1).real(), hw.at(p, 0, i).real());
+        if (i > 0) {
+          EXPECT_LE(hw.at(p, 0, i - 1).real(), hw.at(p, 0, i).real());
+        }
       }
       EXPECT_NEAR(sum, trace, tol(n) * norm(h, p)) << "upper " << upper;
     }
