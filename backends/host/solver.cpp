@@ -51,6 +51,18 @@ template <class T> struct Lapack;
     return LAPACKE_##p##orgqr_name##_work(kCol, m, n, k, a, lda, tau, work, lwork);                                  \
   }
 
+// The real dtypes' tridiagonal and bidiagonal solvers (the eigh and SVD paths of porta's kernels).
+#define PORTA_LAPACK_REAL(R, p)                                                                                      \
+  static lapack_int stedc(char compz, lapack_int n, R* d, R* e, R* z, lapack_int ldz, R* work, lapack_int lwork,    \
+                          lapack_int* iwork, lapack_int liwork) {                                                    \
+    return LAPACKE_##p##stedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);                        \
+  }                                                                                                                  \
+  static lapack_int sterf(lapack_int n, R* d, R* e) { return LAPACKE_##p##sterf_work(n, d, e); }                    \
+  static lapack_int bdsdc(char compq, lapack_int n, R* d, R* e, R* u, lapack_int ldu, R* vt, lapack_int ldvt,       \
+                          R* work, lapack_int* iwork) {                                                              \
+    return LAPACKE_##p##bdsdc_work(kCol, 'U', compq, n, d, e, u, ldu, vt, ldvt, nullptr, nullptr, work, iwork);      \
+  }
+
 template <> struct Lapack<float> {
   PORTA_LAPACK_COMMON(float, float, s, orgqr)
   static lapack_int syevd(char jobz, char uplo, lapack_int n, float* a, lapack_int lda, float* w, float* work,
@@ -61,15 +73,8 @@ template <> struct Lapack<float> {
                           lapack_int ldu, float* vt, lapack_int ldvt, float* work, lapack_int lwork, float*,
                           lapack_int* iwork) {
     return LAPACKE_sgesdd_work(kCol, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork);
-  }  static lapack_int stedc(char compz, lapack_int n, float* d, float* e, float* z, lapack_int ldz, float* work, lapack_int lwork,
-                          lapack_int* iwork, lapack_int liwork) {
-    return LAPACKE_sstedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);
   }
-  static lapack_int sterf(lapack_int n, float* d, float* e) { return LAPACKE_ssterf_work(n, d, e); }
-  static lapack_int bdsdc(char compq, lapack_int n, float* d, float* e, float* u, lapack_int ldu, float* vt, lapack_int ldvt,
-                          float* work, lapack_int* iwork) {
-    return LAPACKE_sbdsdc_work(kCol, 'U', compq, n, d, e, u, ldu, vt, ldvt, nullptr, nullptr, work, iwork);
-  }
+  PORTA_LAPACK_REAL(float, s)
 };
 template <> struct Lapack<double> {
   PORTA_LAPACK_COMMON(double, double, d, orgqr)
@@ -81,15 +86,8 @@ template <> struct Lapack<double> {
                           lapack_int ldu, double* vt, lapack_int ldvt, double* work, lapack_int lwork, double*,
                           lapack_int* iwork) {
     return LAPACKE_dgesdd_work(kCol, jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork);
-  }  static lapack_int stedc(char compz, lapack_int n, double* d, double* e, double* z, lapack_int ldz, double* work, lapack_int lwork,
-                          lapack_int* iwork, lapack_int liwork) {
-    return LAPACKE_dstedc_work(kCol, compz, n, d, e, z, ldz, work, lwork, iwork, liwork);
   }
-  static lapack_int sterf(lapack_int n, double* d, double* e) { return LAPACKE_dsterf_work(n, d, e); }
-  static lapack_int bdsdc(char compq, lapack_int n, double* d, double* e, double* u, lapack_int ldu, double* vt, lapack_int ldvt,
-                          double* work, lapack_int* iwork) {
-    return LAPACKE_dbdsdc_work(kCol, 'U', compq, n, d, e, u, ldu, vt, ldvt, nullptr, nullptr, work, iwork);
-  }
+  PORTA_LAPACK_REAL(double, d)
 };
 using C64 = std::complex<float>;
 using C128 = std::complex<double>;
@@ -118,6 +116,7 @@ template <> struct Lapack<C128> {
   }
 };
 #undef PORTA_LAPACK_COMMON
+#undef PORTA_LAPACK_REAL
 
 template <class T> struct RealOf { using type = T; };
 template <class R> struct RealOf<std::complex<R>> { using type = R; };

@@ -270,12 +270,32 @@ void orgqr_in(const Device& d, DType t, std::int64_t count, const Array& x, cons
   c.run(d);
 }
 const detail::View& view_of(const Array& x) { return detail::evaluate(x.node()); }
+// The backend's stedc or bdsdc (op) on count real tridiagonal or bidiagonal matrices of order n:
+// diag and off in, the values out in diag; vectors into u (and vt: bdsdc) where given, (count, n, n)
+// each; LinAlgError naming the first matrix that did not converge.
+void small_problem(const Device& d, SolverOp op, DType rt, std::int64_t count, std::int64_t n, const Array& diag, const Array& off,
+                   const Array* u, const Array* vt, const Shape& batch, const char* what, const char* problem) {
+  Array info = zeros({count}, DType::int32, d).copy();
+  Call c(op, rt, count, n, n);
+  c.g.vectors = u != nullptr;
+  c.g.nrhs = 1;
+  c.set(&SolverArgs::w, &SolverArgs::w_offset, diag);
+  c.set(&SolverArgs::b, &SolverArgs::b_offset, off);
+  if (u) c.set(&SolverArgs::u, &SolverArgs::u_offset, *u);
+  if (vt) c.set(&SolverArgs::vt, &SolverArgs::vt_offset, *vt);
+  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
+  c.run(d);
+  check_info(info, batch, what, problem);
+}
 
-// Whether the SVD runs on porta's kernels here (svd_kernels): as eigh_on_kernels, with bdsdc.
-bool svd_on_kernels(const Device& d, DType t, std::int64_t batch, std::int64_t n) {
+// Whether eigh (own: syevd, small: stedc) or the SVD (gesvd, bdsdc) runs on porta's kernels here
+// (eigh_kernels, svd_kernels): devices that compile kernels and whose backend solves the small
+// tridiagonal or bidiagonal problem, where they have no routine of their own for the whole (OpenCL
+// GPUs) or PORTA_SOLVER says so (porta: PoCL too, which is how CI tests them).
+bool on_kernels(const Device& d, SolverOp own, SolverOp small, DType t, std::int64_t batch, std::int64_t n) {
   const auto& caps = d.impl().info().caps;
-  if (!detail::dense::available(d) || !(caps.solvers & detail::solver_bit(SolverOp::bdsdc))) return false;
-  if (!(caps.solvers & detail::solver_bit(SolverOp::gesvd))) return true;
+  if (!detail::dense::available(d) || !(caps.solvers & detail::solver_bit(small))) return false;
+  if (!(caps.solvers & detail::solver_bit(own))) return true;
   return detail::dense::chosen(d, t, batch, n, false);
 }
 
@@ -291,21 +311,13 @@ Svd svd_kernels(const Array& a, DType t, bool vectors, bool full, const Shape& b
   Array diag = empty({count, n}, rt, d), off = zeros({count, n}, rt, d).copy();
   Array tq = empty({count, n}, t, d), tp = zeros({count, n}, t, d).copy();
   detail::dense::gebrd(t, view_of(w), view_of(diag), view_of(off), view_of(tq), view_of(tp), count, m, n);
-  Array ub, vtb, info = zeros({count}, DType::int32, d).copy();
-  Call c(SolverOp::bdsdc, rt, count, n, n);
-  c.g.vectors = vectors;
-  c.g.nrhs = 1;
-  c.set(&SolverArgs::w, &SolverArgs::w_offset, diag);
-  c.set(&SolverArgs::b, &SolverArgs::b_offset, off);
+  Array ub, vtb;
   if (vectors) {
     ub = empty({count, n, n}, rt, d);
     vtb = empty({count, n, n}, rt, d);
-    c.set(&SolverArgs::u, &SolverArgs::u_offset, ub);
-    c.set(&SolverArgs::vt, &SolverArgs::vt_offset, vtb);
   }
-  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
-  c.run(d);
-  check_info(info, batch, what, "the SVD did not converge");
+  small_problem(d, SolverOp::bdsdc, rt, count, n, diag, off, vectors ? &ub : nullptr, vectors ? &vtb : nullptr, batch, what,
+                "the SVD did not converge");
   Svd out;
   out.s = diag.reshape(with(batch, {n}));
   if (!vectors) return out;
@@ -344,7 +356,7 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   }
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), ucols = full ? m : n;
-  if (svd_on_kernels(d, t, count, m)) return svd_kernels(a, t, vectors, full, batch, what);
+  if (on_kernels(d, SolverOp::gesvd, SolverOp::bdsdc, t, count, m)) return svd_kernels(a, t, vectors, full, batch, what);
   check_solvers(d, SolverOp::gesvd, what);
   const DType rt = real_dtype(t);
   Array w = column_major(stack3(a), t);
@@ -378,16 +390,6 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   return out;
 }
 
-// Whether eigh runs on porta's kernels here (eigh_kernels): devices that compile kernels and whose
-// backend solves tridiagonal eigenproblems (stedc), where they have no eigh of their own (OpenCL
-// GPUs) or PORTA_SOLVER says so (porta: PoCL too, which is how CI tests it).
-bool eigh_on_kernels(const Device& d, DType t, std::int64_t batch, std::int64_t n) {
-  const auto& caps = d.impl().info().caps;
-  if (!detail::dense::available(d) || !(caps.solvers & detail::solver_bit(SolverOp::stedc))) return false;
-  if (!(caps.solvers & detail::solver_bit(SolverOp::syevd))) return true;
-  return detail::dense::chosen(d, t, batch, n, false);
-}
-
 // eigh as LAPACK's syevd: T = Q^H A Q by dense::sytrd on the device, T's eigenvalues and vectors Z
 // by the backend's stedc (the host's LAPACK: O(n^2) data each way, against the reduction's O(n^3)
 // work on the device), Q from sytrd's reflectors by orgqr, the vectors Q Z by matmul (Q = diag(1,
@@ -399,19 +401,9 @@ EighResult eigh_kernels(const Array& a, DType t, bool upper, bool vectors, const
   Array w = column_major(stack3(a), t);
   Array diag = empty({count, n}, rt, d), off = empty({count, n}, rt, d), tau = empty({count, n}, t, d);
   detail::dense::sytrd(t, view_of(w), view_of(diag), view_of(off), view_of(tau), count, n, !upper);
-  Array z, info = zeros({count}, DType::int32, d).copy();
-  Call c(SolverOp::stedc, rt, count, n, n);
-  c.g.vectors = vectors;
-  c.g.nrhs = 1;
-  c.set(&SolverArgs::w, &SolverArgs::w_offset, diag);
-  c.set(&SolverArgs::b, &SolverArgs::b_offset, off);
-  if (vectors) {
-    z = empty({count, n, n}, rt, d);
-    c.set(&SolverArgs::u, &SolverArgs::u_offset, z);
-  }
-  c.set(&SolverArgs::info, &SolverArgs::info_offset, info);
-  c.run(d);
-  check_info(info, batch, what, "the eigenvalues did not converge");
+  Array z = vectors ? empty({count, n, n}, rt, d) : Array();
+  small_problem(d, SolverOp::stedc, rt, count, n, diag, off, vectors ? &z : nullptr, nullptr, batch, what,
+                "the eigenvalues did not converge");
   EighResult r;
   r.eigenvalues = diag.reshape(with(batch, {n}));
   if (!vectors) return r;
@@ -432,7 +424,7 @@ EighResult eigh_impl(const Array& a, bool upper, bool vectors, const char* what)
   const Device d = a.device();
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), n = a.dim(-1);
-  if (eigh_on_kernels(d, t, count, n)) return eigh_kernels(a, t, upper, vectors, batch, what);
+  if (on_kernels(d, SolverOp::syevd, SolverOp::stedc, t, count, n)) return eigh_kernels(a, t, upper, vectors, batch, what);
   check_solvers(d, SolverOp::syevd, what);
   Array w = column_major(stack3(a), t);
   Array values = empty({count, n}, real_dtype(t), d), info = zeros({count}, DType::int32, d).copy();

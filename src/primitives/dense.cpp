@@ -193,6 +193,7 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
   if (kind <= kOrgqr) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, kSections[kind]));
   if (kind == kGesv) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"), kernel_text(d, kDenseSource, "lu_solve"));
   if (kind == kPotrfRows) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "cholesky"));
+  if (kind == kSytrdStep || kind == kLarfgVec) s += kernel_text(d, kDenseSource, "larfg");
   return cat(s, kernel_text(d, kDenseSource, cat("k", static_cast<int>(kind))));
 }
 

@@ -752,24 +752,16 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL const T* bm, GLOBAL T* x, GLOBAL int* i
     }
   }
 }
-//@ k19
-// The tridiagonal reduction (dense.cpp's sytrd; LAPACK's sytd2/hetd2, lower, unblocked), step k of
-// a matrix whose both triangles the drivers keep: the reflector H(k) = I - tau v v^H that
-// annihilates A(k+2:n, k), with v = (1, the scaled A(k+2:n, k)) written over A(k+1:n, k) (its 1
-// too: k20-k22 read v there), e[k] = beta, tau[k], d[k] = Re A(k, k) (final once step k - 1's
-// update is done). Step n - 1: d[n - 1] only, tau and e 0. A work-group a matrix.
-KERNEL porta_k(GLOBAL T* a, GLOBAL R* d, GLOBAL R* e, GLOBAL T* tau, i64 a_off, i64 d_off, i64 e_off, i64 tau_off, int n, int k) {
-  __local R red_v[GROUP];
+//@ larfg  a Householder reflector of a strided vector in global memory (k19, k24)
+// LAPACK's larfg (without its rescaling of norms below the safe minimum, as geqr2's) by the whole
+// work-group on the len elements of x, inc apart, alpha x[0]: H = I - tau v v^H with H^H (alpha,
+// x) = (beta, 0), v = (1, x / (alpha - beta)) written over x (its 1 too); returns tau, and beta
+// in red_v[0] for work-item 0. len 0: tau and beta 0, x not touched. conj: the vector taken is the
+// conjugate of the one stored (v is stored as computed).
+FN T larfg_vec(GLOBAL T* x, i64 inc, int len, int conj, LP R* red_v) {
   const int lid = LID;
-  GLOBAL T* col = a + a_off + GROUP_ID * (i64)n * n + (i64)k * n;
-  const i64 bo = GROUP_ID * (i64)n;
-  if (k == n - 1) {
-    if (lid == 0) { d[d_off + bo + k] = RE(col[k]); e[e_off + bo + k] = (R)0; tau[tau_off + bo + k] = MKR((R)0); }
-    return;
-  }
-  // ||A(k+2:n, k)||, scaled by its largest element against overflow and underflow (geqr2's).
   R mx = (R)0;
-  for (int i = k + 2 + lid; i < n; i += GROUP) { R v = ABSV(col[i]); mx = v > mx ? v : mx; }
+  for (int i = 1 + lid; i < len; i += GROUP) { R v = ABSV(x[i * inc]); mx = v > mx ? v : mx; }
   red_v[lid] = mx;
   BARRIER
   for (int s = GROUP / 2; s > 0; s >>= 1) {
@@ -780,9 +772,9 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL R* d, GLOBAL R* e, GLOBAL T* tau, i64 a_off, 
   BARRIER
   R ss = (R)0;
   if (mx > (R)0)
-    for (int i = k + 2 + lid; i < n; i += GROUP) {
-      T x = SCALE(col[i], (R)1 / mx);
-      ss += RE(x) * RE(x) + IM(x) * IM(x);
+    for (int i = 1 + lid; i < len; i += GROUP) {
+      T y = SCALE(x[i * inc], (R)1 / mx);
+      ss += RE(y) * RE(y) + IM(y) * IM(y);
     }
   red_v[lid] = ss;
   BARRIER
@@ -791,7 +783,7 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL R* d, GLOBAL R* e, GLOBAL T* tau, i64 a_off, 
     BARRIER
   }
   const R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
-  const T alpha = col[k + 1];
+  const T alpha = len == 0 ? MKR((R)0) : conj ? CONJ(x[0]) : x[0];  // len 0: tau 0, beta 0, nothing read or written
   R ar = RE(alpha), ai = IM(alpha);  // not const: real T's ai is a constant 0, and clang warns of a constant || below
   BARRIER  // every work-item has read alpha before work-item 0 writes v's 1 over it
   T tk = MKR((R)0);
@@ -801,12 +793,29 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL R* d, GLOBAL R* e, GLOBAL T* tau, i64 a_off, 
     beta = ar >= (R)0 ? -h : h;
     tk = MKC((beta - ar) / beta, -ai / beta);
     const T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
-    for (int i = k + 2 + lid; i < n; i += GROUP) col[i] = MUL(scal, col[i]);
+    for (int i = 1 + lid; i < len; i += GROUP) x[i * inc] = MUL(scal, conj ? CONJ(x[i * inc]) : x[i * inc]);
+  }  // else x is 0 (a NaN makes xnorm NaN and takes the branch): nothing to scale or conjugate
+  if (lid == 0) {  // every work-item read red_v[0] (xnorm) before the barrier above
+    if (len > 0) x[0] = MKR((R)1);
+    red_v[0] = beta;
   }
-  if (lid == 0) {
-    col[k + 1] = MKR((R)1);
+  return tk;
+}
+//@ k19
+// The tridiagonal reduction (dense.cpp's sytrd; LAPACK's sytd2/hetd2, lower, unblocked), step k of
+// a matrix whose both triangles the drivers keep: the reflector H(k) that annihilates A(k+2:n, k)
+// (larfg_vec over A(k+1:n, k), v written there with its 1: k20-k22 read it), e[k] = beta, tau[k],
+// d[k] = Re A(k, k) (final once step k - 1's update is done). Step n - 1: d[n - 1], tau and e 0
+// (larfg_vec of no elements: every work-item reaches its barriers; a return before them, with the
+// barriers in larfg_vec, crashed PoCL). A work-group a matrix.
+KERNEL porta_k(GLOBAL T* a, GLOBAL R* d, GLOBAL R* e, GLOBAL T* tau, i64 a_off, i64 d_off, i64 e_off, i64 tau_off, int n, int k) {
+  __local R red_v[GROUP];
+  GLOBAL T* col = a + a_off + GROUP_ID * (i64)n * n + (i64)k * n;
+  const i64 bo = GROUP_ID * (i64)n;
+  const T tk = larfg_vec(col + k + 1, 1, n - k - 1, 0, red_v);
+  if (LID == 0) {
     d[d_off + bo + k] = RE(col[k]);
-    e[e_off + bo + k] = beta;
+    e[e_off + bo + k] = red_v[0];
     tau[tau_off + bo + k] = tk;
   }
 }
@@ -881,56 +890,17 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, int n, i64 batch, int lower) {
   }
 }
 //@ k24
-// The bidiagonal reduction's reflectors (dense.cpp's gebrd; LAPACK's gebd2): larfg of the vector of
-// len elements at x_off + GROUP_ID * stride in a, inc apart (a column: 1; a row: lda), alpha its
-// first: H = I - tau v v^H with H^H (alpha, x) = (beta, 0), v = (1, x / (alpha - beta)) written
-// over the vector (its 1 too), beta to out[out_off + GROUP_ID * out_stride], tau to
-// tau[tau_off + GROUP_ID * tau_stride]. conj: the vector taken is the conjugate of the one stored
-// (a row, reduced from the right: gebrd's G = I - tau u u^H then has A G's row = (beta, 0)); v is
-// stored as computed, not conjugated back. A work-group a matrix.
+// The bidiagonal reduction's reflectors (dense.cpp's gebrd; LAPACK's gebd2): larfg_vec of the
+// vector of len elements at x_off + GROUP_ID * stride in a, inc apart (a column: 1; a row: lda),
+// beta to out[out_off + GROUP_ID * out_stride], tau to tau[tau_off + GROUP_ID * tau_stride]. conj:
+// the vector taken is the conjugate of the one stored (a row, reduced from the right: gebrd's G =
+// I - tau u u^H then has A G's row = (beta, 0)). A work-group a matrix.
 KERNEL porta_k(GLOBAL T* a, GLOBAL R* out, GLOBAL T* tau, i64 x_off, i64 stride, i64 inc, int len, i64 out_off, i64 out_stride,
                i64 tau_off, i64 tau_stride, int conj) {
   __local R red_v[GROUP];
-  const int lid = LID;
-  GLOBAL T* x = a + x_off + GROUP_ID * stride;
-  R mx = (R)0;
-  for (int i = 1 + lid; i < len; i += GROUP) { R v = ABSV(x[i * inc]); mx = v > mx ? v : mx; }
-  red_v[lid] = mx;
-  BARRIER
-  for (int s = GROUP / 2; s > 0; s >>= 1) {
-    if (lid < s && red_v[lid + s] > red_v[lid]) red_v[lid] = red_v[lid + s];
-    BARRIER
-  }
-  mx = red_v[0];
-  BARRIER
-  R ss = (R)0;
-  if (mx > (R)0)
-    for (int i = 1 + lid; i < len; i += GROUP) {
-      T y = SCALE(x[i * inc], (R)1 / mx);
-      ss += RE(y) * RE(y) + IM(y) * IM(y);
-    }
-  red_v[lid] = ss;
-  BARRIER
-  for (int s = GROUP / 2; s > 0; s >>= 1) {
-    if (lid < s) red_v[lid] += red_v[lid + s];
-    BARRIER
-  }
-  const R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
-  const T alpha = conj ? CONJ(x[0]) : x[0];
-  R ar = RE(alpha), ai = IM(alpha);  // not const: see k19
-  BARRIER  // every work-item has read alpha before work-item 0 writes v's 1 over it
-  T tk = MKR((R)0);
-  R beta = ar;
-  if (xnorm != (R)0 || ai != (R)0) {
-    const R h = HYPOT3(ar, ai, xnorm);
-    beta = ar >= (R)0 ? -h : h;
-    tk = MKC((beta - ar) / beta, -ai / beta);
-    const T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
-    for (int i = 1 + lid; i < len; i += GROUP) x[i * inc] = MUL(scal, conj ? CONJ(x[i * inc]) : x[i * inc]);
-  }  // else x is 0 (a NaN makes xnorm NaN and takes the branch): nothing to scale or conjugate
-  if (lid == 0) {
-    x[0] = MKR((R)1);
-    out[out_off + GROUP_ID * out_stride] = beta;
+  const T tk = larfg_vec(a + x_off + GROUP_ID * stride, inc, len, conj, red_v);
+  if (LID == 0) {
+    out[out_off + GROUP_ID * out_stride] = red_v[0];
     tau[tau_off + GROUP_ID * tau_stride] = tk;
   }
 }
