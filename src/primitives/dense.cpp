@@ -752,6 +752,7 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   }
 }
 
+namespace {
 // The parts k20 and k26 split a product of `rows` x `len` with a vector into: enough work-items to
 // fill a large GPU (about 2^18) for one matrix, each part at least 32 columns long; one where a
 // batch fills it already.
@@ -760,6 +761,7 @@ std::int64_t gemv_parts(std::int64_t batch, std::int64_t rows, std::int64_t len)
   return std::clamp<std::int64_t>(std::min(want, len / 32), 1, 32);
 }
 std::int64_t symv_parts(std::int64_t batch, std::int64_t rows) { return gemv_parts(batch, rows, rows); }
+}  // namespace
 
 void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau, std::int64_t batch, std::int64_t n, bool lower) {
   check(t, a, "sytrd");
@@ -805,8 +807,8 @@ void gebrd(DType t, const View& a, const View& d, const View& e, const View& tau
   // larfg of the vector at x_off (inc apart, len long) into out[k] and tau[k] (conj: of its conjugate).
   auto larfg = [&](std::int64_t x_off, std::int64_t inc, std::int64_t len, const View& out, const View& tau, std::int64_t k, bool conj) {
     launch(t, kLarfgVec, 0, {}, {&a, &out, &tau}, batch, 0, [&](std::vector<KernelArg>& g) {
-      g = {mem(a),        mem(out), mem(tau),          i64(a.offset + x_off), i64(stride), i64(inc), i32(len), i64(out.offset + k),
-           i64(n),        i64(tau.offset + k), i64(n), i32(conj)};
+      g = {mem(a), mem(out), mem(tau), i64(a.offset + x_off), i64(stride), i64(inc), i32(len), i64(out.offset + k), i64(n),
+           i64(tau.offset + k), i64(n), i32(conj)};
     });
   };
   // C (rows x cols at c_off) -= s x y', s = tau[k] (ct: conjugated), y' = y (cy: conjugated).
@@ -816,9 +818,9 @@ void gebrd(DType t, const View& a, const View& d, const View& e, const View& tau
   };
   auto update = [&](std::int64_t c_off, std::int64_t rows, std::int64_t cols, Vec x, Vec y, const View& tau, std::int64_t k, bool cy, bool ct) {
     launch(t, kRank1, 0, {x.v, y.v, &tau}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
-      g = {mem(a),      mem(*x.v),   mem(*y.v),   mem(tau),  i64(c_off),    i64(m),          i64(stride),
-           i64(rows),   i64(cols),   i64(x.off),  i64(x.inc), i64(x.stride), i64(y.off),     i64(y.inc),
-           i64(y.stride), i64(tau.offset + k), i64(n), i32(cy), i32(ct),    i64(batch)};
+      g = {mem(a), mem(*x.v), mem(*y.v), mem(tau), i64(c_off), i64(m), i64(stride), i64(rows), i64(cols), i64(x.off),
+           i64(x.inc), i64(x.stride), i64(y.off), i64(y.inc), i64(y.stride), i64(tau.offset + k), i64(n), i32(cy), i32(ct),
+           i64(batch)};
     });
   };
   std::int64_t most = 1;
