@@ -424,6 +424,35 @@ TEST_P(Linalg, SvdReconstructs) {
   }
 }
 
+// NumPy's answer for a NaN (LAPACK's gesdd refuses it): a LinAlgError naming the matrix, for a
+// tall and a wide stack, svd and svdvals alike, with the NaN in a complex number's imaginary part
+// too; an infinity gives NaNs as NumPy's does, no error; the input is unchanged.
+TEST_P(Linalg, SvdRefusesNaN) {
+  if (sample()) return;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{6, 4}, {4, 6}}) {
+    std::vector<C> v = to_host(random({3, m, n})).v;
+    v[static_cast<std::size_t>(m * n + 5)] = is_complex(dtype()) ? C(0.5, nan) : C(nan, 0);  // matrix 1
+    const Array a = porta::from_host(v, {3, m, n}, dev()).astype(dtype());
+    const std::vector<C> before = to_host(a).v;
+    for (bool values_only : {false, true}) {
+      try {
+        if (values_only) la::svdvals(a).eval();
+        else la::svd(a, false).S.eval();
+        ADD_FAILURE() << (values_only ? "svdvals" : "svd") << " of a stack holding a NaN did not throw";
+      } catch (const porta::LinAlgError& err) {
+        EXPECT_EQ(err.batch_index(), 1) << err.what();
+      }
+    }
+    const std::vector<C> after = to_host(a).v;
+    auto has_nan = [](C x) { return std::isnan(x.real()) || std::isnan(x.imag()); };
+    for (std::size_t i = 0; i < before.size(); ++i)
+      EXPECT_TRUE(after[i] == before[i] || (has_nan(after[i]) && has_nan(before[i]))) << "svd changed its input at " << i;
+    v[static_cast<std::size_t>(m * n + 5)] = C(inf, 0);
+    EXPECT_NO_THROW(la::svdvals(porta::from_host(v, {3, m, n}, dev()).astype(dtype())).eval()) << "an infinity is not refused";
+  }
+}
+
 // A stack large enough that CPU devices spread it over threads (host/solver.hpp: at least 2^19
 // multiply-adds of matrices up to 128 x 128) answers as its matrices one at a time.
 TEST_P(Linalg, BatchesMatchOneMatrixAtATime) {

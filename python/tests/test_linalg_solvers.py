@@ -72,6 +72,26 @@ def test_singular_and_not_positive_definite_raise_numpy_linalgerror(device, rng)
         pla.inv(porta.asarray(np.eye(2, dtype=np.float16))) if device.supports("float16") else pla.inv(np.eye(2))
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_svd_of_nan_raises_as_numpy(device, rng, bad):
+    # NumPy refuses a NaN in the SVD's input (LAPACK's gesdd does) and returns NaNs for an
+    # infinity: porta answers the same on every device, naming the matrix.
+    a = _random(rng, (3, 5, 4), np.float32)
+    a[1, 2, 3] = bad
+    for name in ("svd", "svdvals", "pinv", "matrix_rank"):
+        try:
+            getattr(np.linalg, name)(a)
+            numpy_raises = False
+        except np.linalg.LinAlgError:
+            numpy_raises = True
+        if numpy_raises:
+            with pytest.raises(np.linalg.LinAlgError) as e:
+                getattr(pla, name)(porta.asarray(a))
+            assert e.value.batch_index == 1 and "NaN" in str(e.value), name
+        else:
+            getattr(pla, name)(porta.asarray(a))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cholesky_qr_eigh_svd_reconstruct(device, rng, dtype):
     n, tol = 11, 50 * 11 * _eps(dtype)

@@ -172,6 +172,21 @@ void check_info(const Array& info, const Shape& batch, const char* what, const c
                         static_cast<std::int64_t>(i));
 }
 
+// NumPy's LinAlgError for the SVD of a matrix holding a NaN (in either part of a complex), which
+// LAPACK's gesdd refuses (info -4) and cuSOLVER and porta's kernels would turn into NaNs: the same
+// answer on every device, from one read of the input before any work (an infinity is not refused:
+// NumPy returns NaNs for it).
+void check_no_nan(const Array& a, const Shape& batch, const char* what) {
+  if (a.size() == 0 || !(is_floating(a.dtype()) || is_complex(a.dtype()))) return;
+  const std::vector<bool> bad = any(isnan(stack3(a)), std::vector<int>{1, 2}).to_vector<bool>();
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    if (bad[i])
+      throw LinAlgError(cat(what, ": the SVD did not converge: the matrix holds a NaN",
+                            batch.empty() ? std::string() : cat(" (matrix ", i, " of the stack of shape ", to_string(batch), ", flat index)"),
+                            "; NumPy raises the same"),
+                        static_cast<std::int64_t>(i));
+}
+
 struct Lu {
   Array lu, ipiv, info;  // lu: workspace (B, n, n); ipiv (B, n) int32; info (B)
   bool rows;             // lu in C order (in_rows)
@@ -356,6 +371,7 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   }
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), ucols = full ? m : n;
+  check_no_nan(a, batch, what);
   if (on_kernels(d, SolverOp::gesvd, SolverOp::bdsdc, t, count, m)) return svd_kernels(a, t, vectors, full, batch, what);
   check_solvers(d, SolverOp::gesvd, what);
   const DType rt = real_dtype(t);
