@@ -163,6 +163,11 @@ constexpr Spec kTable[] = {
      "before the tile goes to local memory, the digit starts scanned by every work-group) or early (CUB's: counts "
      "first with local atomics and published at once, the ranking straight into local memory, then the look-back; "
      "tile 0 alone scans the digit starts); auto: late."},
+    {"PORTA_SORT_FLOAT_KEY", Type::choice, "auto both select full", 0, 0, false, "auto", "", "each sort", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "How a float sort's one-sweep pass on a GPU takes the plain sign-twiddle key where no key is -0.0 or a non-canonical "
+     "NaN: both (the tile's work held twice under one branch), select (a branch in each key's map) or full (never); "
+     "auto: both."},
     {"PORTA_SORT_ITEMS", Type::integer, "", 4, 32, false, "",
      "24 for 4-byte keys alone, else 16 (15 with indices; fewer for 8-byte keys)", "each sort", Audience::tuning,
      OnBad::error, kWrongKernel,

@@ -148,6 +148,12 @@ FloatBits float_bits(DType t) {
   return {cat("KT sign = (KT)1 << ", w - 1, ", mask = ", w == 16 ? "(KT)0xffff" : "~(KT)0", "; "), cat("(KT)", exp_mask, suffix),
           cat("(KT)", nan, suffix)};
 }
+// A float's full key from its bits u (after FloatBits::consts): NaNs one value above every
+// other, -0.0 as 0.0, the rest by the sign twiddle (kFastFloatKey).
+constexpr const char* kFastFloatKey = "k = u ^ ((u & sign) ? mask : sign);";
+std::string full_float_key(const FloatBits& f) {
+  return cat("KT a_ = u & ~sign & mask; k = a_ > ", f.exp_mask, " ? (", f.nan, " | sign) : a_ == 0 ? sign : (u ^ ((u & sign) ? mask : sign));");
+}
 
 // Device text of host_radix_key's map: `u` (KT) holds the element's bits, `k` receives the key.
 std::string map_text(DType t) {
@@ -164,13 +170,18 @@ std::string map_text(DType t) {
     default: break;
   }
   const FloatBits f = float_bits(t);
-  return cat(f.consts, "KT a_ = u & ~sign & mask; ",
-             "k = a_ > ", f.exp_mask, " ? (", f.nan, " | sign) : a_ == 0 ? sign : (u ^ ((u & sign) ? mask : sign));");
+  return cat(f.consts, full_float_key(f));
 }
 
 // The same where no element is -0.0 or a NaN other than the canonical quiet one (SPECIAL): then
 // the plain sign twiddle (CUB's) orders the keys as map_text's key does, in fewer operations.
-std::string map_fast_text(DType t) { return cat(float_bits(t).consts, "k = u ^ ((u & sign) ? mask : sign);"); }
+std::string map_fast_text(DType t) { return cat(float_bits(t).consts, kFastFloatKey); }
+
+// Either, chosen by `fk_` (1: the fast key) in the kernel that defines it (FloatKey::select).
+std::string map_select_text(DType t) {
+  const FloatBits f = float_bits(t);
+  return cat(f.consts, "if (fk_) ", kFastFloatKey, " else { ", full_float_key(f), " }");
+}
 
 // SPECIAL(raw, sp): sp := 1 where a float's bits make map_text's key differ from map_fast_text's
 // (-0.0, a NaN other than the canonical one); nothing for every other dtype.
@@ -250,6 +261,17 @@ int radix_blocks(int items) {
   return forced ? *forced : items > 16 ? 3 : 4;
 }
 
+// How a float dtype's one-sweep pass takes the fast key where the histogram met no SPECIAL key
+// (onesweep_source): never (full), by holding the tile's work twice under one branch (both), or
+// by a branch in each key's map (select). PORTA_SORT_FLOAT_KEY; auto: both.
+enum class FloatKey { full, both, select };
+
+FloatKey float_key_for(DType t, bool gpu_like) {
+  if (!is_floating(t) || !gpu_like) return FloatKey::full;
+  const std::string forced = setting_choice("PORTA_SORT_FLOAT_KEY");
+  return forced == "full" ? FloatKey::full : forced == "select" ? FloatKey::select : FloatKey::both;
+}
+
 // What one sort's kernels are compiled for.
 struct RadixPlan {
   DType t;
@@ -258,7 +280,7 @@ struct RadixPlan {
   int items = 16;  // elements a work-item ranks per tile
   int blocks = 0;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__; 0: no bound)
   bool early = false;  // the one-sweep pass in CUB's order (PORTA_ONESWEEP=early: onesweep_early_source)
-  bool fast_key = false;  // float keys: the one-sweep pass takes map_fast_text's key where it may (onesweep_source)
+  FloatKey float_key = FloatKey::full;  // float keys: how the one-sweep pass takes map_fast_text's key where it may
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
@@ -552,7 +574,7 @@ std::string onesweep_early_source(const DialectText& d, const RadixPlan& s, bool
 }
 
 // One pass of the one-sweep sort: the downsweep's sections around its own (kernels/radix_sort.cl).
-// With s.fast_key (float dtypes), the tile's work is written twice, under a branch that every
+// With FloatKey::both (float dtypes), the tile's work is written twice, under a branch that every
 // work-group takes alike: with map_fast_text's key where the histogram met no SPECIAL key
 // (hist[FLAG] is 0: keys sort as by map_text's key, whose -0.0 and NaN rules then change
 // nothing), else with map_text's. One kernel holds both so that the choice needs no wait on the
@@ -569,10 +591,12 @@ std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_
           part("onesweep_lookback"), part("onesweep_offset"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
           part("downsweep_write"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
   std::string tiles = block;
-  if (s.fast_key) {
+  if (s.float_key == FloatKey::both) {
     const std::size_t end = block.rfind('}');  // the kernel's closing brace
     tiles = cat("  if (hist[FLAG] == 0u)\n#undef DIGIT\n", digit_define(map_fast_text(s.t)), block.substr(0, end), "  else\n#undef DIGIT\n",
                 digit_define(map_text(s.t)), block);
+  } else if (s.float_key == FloatKey::select) {
+    tiles = cat("  const int fk_ = hist[FLAG] == 0u;\n#undef DIGIT\n", digit_define(map_select_text(s.t)), block);
   }
   return cat(defs(d, s, last_wide), kOnesweepOffsets, "#define FLAG ", flag_at(s.t), "\n", part("onesweep"),
              s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
@@ -606,7 +630,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
   s.early = setting_choice("PORTA_ONESWEEP") == "early";
   // The fast key on GPUs, and where CPU devices run the GPUs' ranking (tests): PoCL compiles the
   // doubled tile work slowly (its sort tests took about 100 s more with it under every ranking).
-  s.fast_key = is_floating(t) && (info.kind == DeviceKind::gpu || rank == Rank::ballot_local);
+  s.float_key = float_key_for(t, info.kind == DeviceKind::gpu || rank == Rank::ballot_local);
   s.blocks = s.pay ? 0 : radix_blocks(s.items);
   const std::int64_t tiles = (n + s.tile() - 1) / s.tile();
   // hist: every pass's digit counts; counter: each pass's tile counter; look: a pass's tile words.
@@ -671,7 +695,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     w.groups = static_cast<std::size_t>(tiles);
     w.group = static_cast<std::size_t>(s.group());
     w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks, "|", s.early, "|",
-                s.fast_key);
+                static_cast<int>(s.float_key));
     w.source = [s, last_wide](const DialectText& d) { return onesweep_source(d, s, last_wide); };
     if (rank == Rank::ballot_ptx && s.blocks > 0)
       w.options = ptx_maxnreg_option(s.blocks * s.group());
@@ -818,8 +842,12 @@ NamedSources radix_sort_kernel_sources(const DialectText& d) {
           RadixPlan o = s;  // the one-sweep pass's own tiles (onesweep_items: 256 x 24 for 4-byte keys alone)
           o.items = onesweep_items(static_cast<int>(itemsize(t)) + o.pay);
           o.blocks = o.pay ? 0 : radix_blocks(o.items);
-          o.fast_key = is_floating(t) && rank != Rank::tiled;  // the float keys' two blocks (the same text under the tiled ranking)
+          o.float_key = is_floating(t) && rank != Rank::tiled ? FloatKey::both : FloatKey::full;  // the float keys' two blocks (the same text under the tiled ranking)
           out.emplace_back(cat("radix onesweep ", what), onesweep_source(d, o, false));
+          if (o.float_key == FloatKey::both && pay == 0) {
+            o.float_key = FloatKey::select;
+            out.emplace_back(cat("radix onesweep (float key select) ", what), onesweep_source(d, o, false));
+          }
           if (pay == 4) out.emplace_back(cat("radix onesweep (wide last) ", what), onesweep_source(d, o, true));
         }
       }
