@@ -321,6 +321,9 @@ namespace {
 constexpr std::int64_t kThreadedOrder = 128, kThreadedWork = std::int64_t{1} << 19;
 int batch_threads(const SolverArgs& g, int threads) {
   if (threads <= 1 || g.batch < 2 || std::max(g.m, g.n) > kThreadedOrder) return 1;
+  // potrf of matrices up to 16 x 16: one thread. OpenBLAS takes a lock for its buffer at each call,
+  // and a second thread cost more than it saved (docs/design/linalg.md, "CPU devices").
+  if (g.op == SolverOp::potrf && g.n <= 16) return 1;
   if (g.batch * g.m * g.n * std::min(g.m, g.n) < kThreadedWork) return 1;
   return static_cast<int>(std::min<std::int64_t>(threads, g.batch));
 }
