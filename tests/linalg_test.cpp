@@ -258,6 +258,22 @@ TEST_P(Linalg, CholeskyReconstructs) {
         for (std::int64_t j = i + 1; j < n; ++j) ASSERT_EQ(hl.at(p, i, j), C(0)) << "L is not lower triangular";
     }
   }
+  // Only the lower triangle is read (NumPy's rule): garbage above it changes nothing, from a view
+  // at an offset (the solvers that copy their input in read it there) and from a transposed view
+  // (a copy first); the input stays as it was.
+  {
+    const std::int64_t n = 6;
+    Array s = spd({3, n, n});
+    Array g = porta::add(porta::tril(s), porta::triu(random({3, n, n}), 1)).eval();
+    const Array want = la::cholesky(s);
+    const std::vector<C> before = to_host(g).v;
+    const Array at_offset = la::cholesky(g.slice({porta::from(1)}));
+    const Array transposed = la::cholesky(la::matrix_transpose(la::matrix_transpose(g).copy()));
+    HostStack hw = to_host(want), ho = to_host(porta::concatenate({want.slice({porta::upto(1)}), at_offset}, 0)), ht = to_host(transposed);
+    for (std::int64_t p = 1; p < 3; ++p) EXPECT_LT(distance(ho, hw, p), tol(n) * norm(hw, p)) << "view at an offset, matrix " << p;
+    for (std::int64_t p = 0; p < 3; ++p) EXPECT_LT(distance(ht, hw, p), tol(n) * norm(hw, p)) << "transposed view, matrix " << p;
+    EXPECT_EQ(to_host(g).v, before) << "cholesky changed its input";
+  }
   Array bad = porta::concatenate({spd({1, 4, 4}), porta::negative(spd({1, 4, 4}))}, 0);
   try {
     la::cholesky(bad);

@@ -142,6 +142,8 @@ template <class T> class Runner {
     if (rows && (!(kHostRowMajorSolvers & solver_bit(g_.op)) || m != n))
       throw InvalidArgument(cat("host solver: ", to_string(g_.op), " of ", m, " x ", n,
                                 " takes C-order matrices only for square getrf, getrs and potrf (porta's bug)"));
+    if (g_.src && !(kHostCopyInSolvers & solver_bit(g_.op)))
+      throw InvalidArgument(cat("host solver: ", to_string(g_.op), " takes no input copy (src): potrf only (porta's bug)"));
     for (std::int64_t i = b0; i < b1; ++i) {
       T* a = g_.a ? at<T>(g_.a, g_.a_offset + i * m * n) : nullptr;  // stedc has none
       lapack_int status = 0;
@@ -155,7 +157,10 @@ template <class T> class Runner {
                                                        at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n),
                                                        at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), std::max(1, ln));
           break;
-        case SolverOp::potrf: status = L::potrf(rows == g_.lower ? 'U' : 'L', ln, a, lda); break;
+        case SolverOp::potrf:
+          if (g_.src) copy_triangle(at<const T>(g_.src, g_.src_offset + i * m * n), a);
+          status = L::potrf(rows == g_.lower ? 'U' : 'L', ln, a, lda);
+          break;
         case SolverOp::potrs:
           if (g_.nrhs == 0 || n == 0) break;
           status = L::potrs(uplo(), ln, to_int(g_.nrhs), a, lda, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs),
@@ -232,6 +237,21 @@ template <class T> class Runner {
 
  private:
   char uplo() const { return g_.lower ? 'L' : 'U'; }
+  // potrf's copy-in (SolverArgs::src): the n x n matrix at src into a, its `lower` triangle as a's
+  // layout sees it (C order: row r's columns up to r; Fortran order: column c's rows from c) and
+  // zeros in the other.
+  void copy_triangle(const T* src, T* a) const {
+    const std::int64_t n = g_.n;
+    const bool low_first = g_.row_major == g_.lower;  // each memory row keeps its first r + 1 entries
+    for (std::int64_t r = 0; r < n; ++r) {
+      const T* s = src + r * n;
+      T* d = a + r * n;
+      const std::int64_t from = low_first ? 0 : r, to = low_first ? r + 1 : n;
+      std::fill(d, d + from, T{});
+      std::copy(s + from, s + to, d + from);
+      std::fill(d + to, d + n, T{});
+    }
+  }
   // bdsdc of upper bidiagonal i (real dtypes): divide and conquer, with U and VT (compq 'I') or
   // without (compq 'N'), as LAPACK's gesdd calls it.
   lapack_int bdsdc(std::int64_t i) {

@@ -67,6 +67,7 @@ Device::Device() : DeviceImpl(porta::Backend::kokkos, 0) {
                              "integers");
   info_.caps.solvers = detail::kHostSolvers;
   info_.caps.row_major_solvers = detail::kHostRowMajorSolvers;
+  info_.caps.copy_in_solvers = detail::kHostCopyInSolvers;
   info_.solver = detail::cat(detail::host_solver_name(), " on the device's memory (host memory, no copy)");
 #else
   info_.matmul = "a blocked loop (porta was built without a host BLAS); an exact loop for integers and complex";

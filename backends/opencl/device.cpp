@@ -188,6 +188,7 @@ Device::Device(int index, cl_platform_id platform, cl_device_id device, cl_conte
   if (in.kind == DeviceKind::cpu && in.host_memory) {
     in.caps.solvers = detail::kHostSolvers;
     in.caps.row_major_solvers = detail::kHostRowMajorSolvers;
+    in.caps.copy_in_solvers = detail::kHostCopyInSolvers;
     in.solver = detail::cat(detail::host_solver_name(), " on zero-copy mapped memory");
   } else {
     in.caps.solvers = detail::solver_bit(detail::SolverOp::stedc) | detail::solver_bit(detail::SolverOp::bdsdc);

@@ -45,7 +45,7 @@ void Device::solver(QueueImpl& q, const detail::SolverArgs& args) {
   };
   detail::SolverArgs h = g;
   const std::int64_t ucols = g.full_matrices ? g.m : mn, vrows = g.full_matrices ? g.n : mn;
-  std::array<Operand, 8> ops{{
+  std::array<Operand, 9> ops{{
       {&h.a, &h.a_offset, elem, g.m * g.n, true},
       {&h.b, &h.b_offset, elem, g.n * g.nrhs, true},
       {&h.ipiv, &h.ipiv_offset, 4, g.op == detail::SolverOp::getrs ? g.n : mn, g.op == detail::SolverOp::getrf},
@@ -54,12 +54,13 @@ void Device::solver(QueueImpl& q, const detail::SolverArgs& args) {
       {&h.u, &h.u_offset, elem, g.m * ucols, true},
       {&h.vt, &h.vt_offset, elem, vrows * g.n, true},
       {&h.info, &h.info_offset, 4, 1, true},
+      {&h.src, &h.src_offset, elem, g.m * g.n, false},
   }};
   cl_command_queue queue = queue_of(q).native();
   // Unmaps whatever was mapped, also when LAPACK throws, and waits for the unmaps.
   struct Unmapper {
     cl_command_queue queue;
-    std::array<Operand, 8>& ops;
+    std::array<Operand, 9>& ops;
     std::mutex& m;
     // Every unmap enqueued, then one wait for the last (the queue is in order): on PoCL a wait
     // each made a solver call's three maps and unmaps 190 us, one wait 45 us.
@@ -111,9 +112,9 @@ void Device::solver(QueueImpl& q, const detail::SolverArgs& args) {
   }
   // The unmapper needs the cl_mem handles; the host solver the mapped pointers (offsets 0).
   detail::SolverArgs host = h;
-  detail::Handle* fields[] = {&host.a, &host.b, &host.ipiv, &host.tau, &host.w, &host.u, &host.vt, &host.info};
-  std::int64_t* offsets[] = {&host.a_offset,   &host.b_offset, &host.ipiv_offset, &host.tau_offset,
-                             &host.w_offset,   &host.u_offset, &host.vt_offset,   &host.info_offset};
+  detail::Handle* fields[] = {&host.a, &host.b, &host.ipiv, &host.tau, &host.w, &host.u, &host.vt, &host.info, &host.src};
+  std::int64_t* offsets[] = {&host.a_offset, &host.b_offset,  &host.ipiv_offset, &host.tau_offset, &host.w_offset,
+                             &host.u_offset, &host.vt_offset, &host.info_offset, &host.src_offset};
   for (std::size_t i = 0; i < ops.size(); ++i) {
     *fields[i] = ops[i].ptr;
     *offsets[i] = 0;

@@ -41,8 +41,8 @@ namespace porta::detail {
 // Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
 // FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
 // SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major;
-// 16: SolverOp::stedc and bdsdc).
-inline constexpr int kBackendApiVersion = 16;
+// 16: SolverOp::stedc and bdsdc; 17: Capabilities::copy_in_solvers, SolverArgs::src).
+inline constexpr int kBackendApiVersion = 17;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -108,6 +108,10 @@ struct Capabilities {
   // The ops of `solvers` that also take C-order (row-major) matrices (SolverArgs::row_major): the
   // core then hands a small matrix over as it is, without its transposing copies.
   std::uint32_t row_major_solvers = 0;
+  // The ops of `solvers` that take their input from SolverArgs::src (potrf): the core then hands
+  // over the caller's matrices with an uninitialised workspace and info, where it would otherwise
+  // fill the workspace with a copy first.
+  std::uint32_t copy_in_solvers = 0;
 };
 
 struct DeviceInfo {
@@ -344,6 +348,11 @@ struct SolverArgs {
   // factors what Fortran order sees there, A^T (its pivots and factors, A's determinant); getrs
   // solves A X = B from those, B and X in C order; potrf writes A's factor (`lower`: L) in C order.
   bool row_major = false;
+  // potrf with src (Capabilities::copy_in_solvers): the input stack, in a's layout and batch
+  // stride, never written. Matrix i's `lower` triangle (as a's layout sees it) is copied into a,
+  // zeros into the other, before it is factored; info is written for every matrix.
+  Handle src = nullptr;
+  std::int64_t src_offset = 0;  // elements
 };
 
 // The vendor objects behind a device, for interop (include/porta/interop.hpp): a CUcontext (the

@@ -54,7 +54,7 @@ class HandleMap {
     g.c = (*this)(g.c);
   }
   void rebind(SolverArgs& g) const {
-    for (Handle* h : {&g.a, &g.b, &g.ipiv, &g.tau, &g.w, &g.u, &g.vt, &g.info})
+    for (Handle* h : {&g.a, &g.b, &g.ipiv, &g.tau, &g.w, &g.u, &g.vt, &g.info, &g.src})
       if (*h) *h = (*this)(*h);
   }
 

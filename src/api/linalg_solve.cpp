@@ -94,6 +94,7 @@ Array row_major(const Array& w) { return w.transpose({0, 2, 1}); }
 struct Call {
   SolverArgs g;
   std::vector<std::pair<detail::Handle SolverArgs::*, Array>> by_field;
+  std::vector<Array> reads;
   // `batch` matrices of m x n (the solves: n x n, with nrhs and k set after).
   Call(SolverOp op, DType t, std::int64_t batch, std::int64_t m, std::int64_t n) {
     g.op = op;
@@ -108,6 +109,13 @@ struct Call {
     g.*off = v.offset;
     by_field.emplace_back(h, x);
   }
+  // An operand the op only reads (SolverArgs::src).
+  void read(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
+    const detail::View& v = detail::evaluate(x.node());
+    g.*h = v.buffer->handle();
+    g.*off = v.offset;
+    reads.push_back(x);
+  }
   const detail::View& view(detail::Handle SolverArgs::*h) {
     for (const auto& [field, x] : by_field)
       if (field == h) return detail::evaluate(x.node());
@@ -119,6 +127,7 @@ struct Call {
       return;
     }
     const auto& q = detail::thread_queue_shared(d);
+    for (const Array& x : reads) detail::evaluate(x.node()).buffer->before_read(q);
     for (const auto& [field, x] : by_field) detail::evaluate(x.node()).buffer->before_write(q);
     d.impl().solver(*q, g);
     for (const auto& [field, x] : by_field) detail::evaluate(x.node()).buffer->after_write(q);
@@ -518,12 +527,25 @@ Array cholesky(const Array& a, bool upper) {
     Array lr = l.reshape(with(batch, {n, n}));
     return upper ? conj_t(lr) : lr;
   }
-  // The workspace holds the lower triangle and zeros (one fused kernel with the copy): potrf reads
-  // only that triangle and leaves the other, so L comes out with its zeros, without a pass of its own
-  // (on PoCL and Kokkos 0.2 ms of a 1 ms Cholesky of 1000 x 16 x 16).
+  // The workspace holds the lower triangle and zeros: potrf reads only that triangle and leaves the
+  // other, so L comes out with its zeros, without a pass of its own (on PoCL and Kokkos 0.2 ms of a
+  // 1 ms Cholesky of 1000 x 16 x 16). A solver that copies its input in (copy_in_solvers) does that
+  // matrix by matrix from the caller's C-order stack; otherwise one fused kernel copies it first.
   const bool rows = in_rows(d, SolverOp::potrf, t, count, n);
-  Array w = workspace(tril(stack3(a)), t, rows), info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::potrf, t, count, n, n);
+  Array w, info;
+  if (rows && count * n > 0 && (d.impl().info().caps.copy_in_solvers & detail::solver_bit(SolverOp::potrf))) {
+    Array src = stack3(a).astype(t);
+    if (src.eval().is_contiguous()) {
+      w = empty({count, n, n}, t, d);
+      info = empty({count}, DType::int32, d);  // written for every matrix
+      c.read(&SolverArgs::src, &SolverArgs::src_offset, src);
+    }
+  }
+  if (!w.valid()) {
+    w = workspace(tril(stack3(a)), t, rows);
+    info = zeros({count}, DType::int32, d).copy();
+  }
   c.g.lower = true;
   c.g.row_major = rows;
   c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
