@@ -77,6 +77,12 @@ int ew_unroll() {
   static const int unroll = *setting_int("PORTA_EW_UNROLL");
   return unroll;
 }
+// PORTA_EW_VECTOR=narrowest: the vector spans 16 bytes of the narrowest operand (at most 16
+// elements, 64 bytes of the widest); widest (the default): 16 bytes of the widest.
+bool ew_vector_narrowest() {
+  static const bool narrowest = setting_choice("PORTA_EW_VECTOR") == "narrowest";
+  return narrowest;
+}
 // The most work-groups a grid-stride launch takes.
 std::size_t grid_limit(const DeviceInfo& info) {
   static const int per_unit = setting_int("PORTA_EW_GROUPS").value_or(0);
@@ -105,10 +111,15 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
   // aligned vector structs take them.)
   if (l.grid_stride && info.launch.vector_bytes > 0 && l.output == Access::contiguous && !l.in.any_strided() &&
       (info.dialect == Dialect::cuda || !plan_uses_complex(plan))) {
-    std::size_t widest = itemsize(plan.output.dtype);
+    std::size_t widest = itemsize(plan.output.dtype), narrowest = widest;
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
-      if (l.in.access[k] == Access::contiguous) widest = std::max(widest, itemsize(plan.inputs[k].dtype));
-    int v = static_cast<int>(static_cast<std::size_t>(info.launch.vector_bytes) / widest);
+      if (l.in.access[k] == Access::contiguous) {
+        widest = std::max(widest, itemsize(plan.inputs[k].dtype));
+        narrowest = std::min(narrowest, itemsize(plan.inputs[k].dtype));
+      }
+    const std::size_t bytes = static_cast<std::size_t>(info.launch.vector_bytes);
+    int v = static_cast<int>(bytes / widest);
+    if (ew_vector_narrowest()) v = static_cast<int>(std::min<std::size_t>({16, bytes / narrowest, 4 * bytes / widest}));
     bool aligned = plan.output.offset % std::max(v, 1) == 0;
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::contiguous && plan.inputs[k].offset % std::max(v, 1) != 0) aligned = false;
