@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The open GPU measurements of issues 37, 40 and 41 (2026-12-07), one call each, on the GPU host
+# (../shared/GPU.md), carrying .gpu:
+#   bash .gpu/setup.sh > /dev/null 2>&1 && BUDGET=560 bash scripts/dev/gpu_open_items.sh sort
+# sort:  builds into build-gpu; sort float32 under PORTA_SORT_FLOAT_KEY=both|select|full and the
+#        uint8 rows under PORTA_EW_VECTOR=widest|narrowest beside CuPy and PyTorch; the sort tests
+#        with select on cuda:0 and opencl:1; linalg_test on opencl:1; sort int32, uint32, argsort.
+# house: the rows of bench/results/2026-12-06-h100-house.json's filter beside CuPy and PyTorch (the
+#        sums on this card, "no other row slower"), then linalg at 8192 on opencl:1.
+# peers8192: cupy.linalg and torch.linalg at 8192 (solve, cholesky, qr), house's linalg peers.
+# Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
+set -u
+what=${1:?sort, house or peers8192}
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+left() { echo $(( ${BUDGET:-560} - $(el) )); }
+B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
+say() { echo "$*" | tee -a "$V"; }
+build() {
+  say "card: $(nvidia-smi --query-gpu=name --format=csv,noheader) at $(date -u +%FT%TZ)"
+  cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_PYTHON=OFF -DPORTA_BUILD_EXAMPLES=OFF > "$OUT/configure.txt" 2>&1 \
+    || { say "configure failed"; tail -20 "$OUT/configure.txt"; exit 1; }
+  cmake --build $B --target "$@" > "$OUT/build.txt" 2>&1 || { say "build failed"; grep -m5 -A5 error "$OUT/build.txt"; exit 1; }
+  say "built at $(el) s"
+}
+peers() {  # sections
+  timeout 100 python3 bench/peers/peers.py --only="$1" --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+  say "peers rc=$? at $(el) s"
+}
+gt() {  # name [VAR=val...] binary args
+  local name=$1; shift
+  timeout "${TT:-90}" env "$@" > "$OUT/$name.txt" 2>&1; local rc=$?
+  say "$name rc=$rc at $(el)s: $(grep -E '^\[  (PASSED|FAILED|SKIPPED)  \] [0-9]' "$OUT/$name.txt" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \] .*,' "$OUT/$name.txt" | head -6 | tee -a "$V"
+}
+bench() {  # name filter [VAR=val...]
+  local name=$1 filter=$2; shift 2
+  [ "$(left)" -lt 30 ] && return
+  timeout "${BT:-100}" env "$@" $B/bin/porta-bench --devices="${DEVICES:-cuda:0,opencl:1}" --repetitions="${REPS:-3}" --no-ceilings \
+    --peers="$OUT/peers.json" --filter="$filter" --json="$OUT/$name.json" --markdown="$OUT/$name.md" ${BENCH_ARGS:-} > "$OUT/$name.txt" 2>&1
+  say "bench $name ($*) rc=$? at $(el) s"
+  grep -E '^\| ' "$OUT/$name.md" | grep -vE '^\| (benchmark|---|elements|ceiling)' | cut -c1-170 | head -"${ROWS:-12}" >> "$V"
+}
+case $what in
+  sort)
+    build porta-bench porta_sort_test porta_linalg_test
+    peers cupy_array_api,torch_array_api,cupy_dtypes,torch_dtypes
+    for key in both select full; do bench "f32_$key" '^sort_f32/' PORTA_SORT_FLOAT_KEY=$key; done
+    bench u8_widest '^(add_u8|fused_u8|u8_to_f32|copy)/' PORTA_EW_VECTOR=widest
+    bench u8_narrow '^(add_u8|fused_u8|u8_to_f32)/' PORTA_EW_VECTOR=narrowest
+    TT=120 gt sort_select PORTA_SORT_FLOAT_KEY=select $B/bin/porta_sort_test --gtest_filter='*cuda_0_float32*:*opencl_1_float32*:*cuda_0_float64*'
+    [ "$(left)" -gt 100 ] && TT=90 gt linalg_ocl $B/bin/porta_linalg_test --gtest_filter='*opencl_1*'
+    [ "$(left)" -gt 60 ] && BT=$(( $(left) - 10 )) REPS=2 bench rest '^(sort_i32|sort_u32|argsort_f32)/'
+    ;;
+  house)
+    build porta-bench
+    peers cupy_bandwidth,torch_bandwidth,cupy_array_api,torch_array_api,small_ops,graphs
+    BT=$(( $(left) > 330 ? 300 : $(left) - 30 )) REPS=2 ROWS=40 bench house \
+      '^(copy|add|saxpy|fused|sum|sum_rows|sum_cols|argmax|fill|uniform|cumsum_f32|sort_f32|sort_i32|argsort_f32|compress_f32|take_f32|small_add|small_graph)/'
+    [ "$(left)" -gt 120 ] && BT=$(( $(left) - 15 )) DEVICES=opencl:1 REPS=1 BENCH_ARGS=--linalg=8192 bench la8192 '^linalg_(solve|cholesky|qr)_f'
+    ;;
+  peers8192)
+    timeout "${BUDGET:-200}" python3 bench/peers/peers.py --only=cupy_linalg,torch_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr \
+      --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+    say "peers rc=$?"
+    python3 -c "import json; d = json.load(open('$OUT/peers.json')); [print(k, round(v, 3)) for k, v in sorted(d.items()) if '8192' in k and 'batched' not in k]" >> "$V"
+    ;;
+  *) echo "gpu_open_items.sh: sort, house or peers8192, not $what" >&2; exit 2 ;;
+esac
+cat "$V"
