@@ -103,18 +103,19 @@ struct Call {
     g.m = m;
     g.n = n;
   }
+  // An operand the op writes (set) or only reads (read: SolverArgs::src).
   void set(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
-    const detail::View& v = detail::evaluate(x.node());
-    g.*h = v.buffer->handle();
-    g.*off = v.offset;
+    bind(h, off, x);
     by_field.emplace_back(h, x);
   }
-  // An operand the op only reads (SolverArgs::src).
   void read(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
+    bind(h, off, x);
+    reads.push_back(x);
+  }
+  void bind(detail::Handle SolverArgs::*h, std::int64_t SolverArgs::*off, const Array& x) {
     const detail::View& v = detail::evaluate(x.node());
     g.*h = v.buffer->handle();
     g.*off = v.offset;
-    reads.push_back(x);
   }
   const detail::View& view(detail::Handle SolverArgs::*h) {
     for (const auto& [field, x] : by_field)
@@ -169,16 +170,18 @@ bool in_rows(const Device& d, SolverOp op, DType t, std::int64_t batch, std::int
 Array workspace(const Array& a3, DType t, bool rows) { return rows ? a3.astype(t).copy() : column_major(a3, t); }
 Array stack_of(const Array& w, bool rows) { return rows ? w : row_major(w); }
 
+// Where matrix i of a stack is, for an error's text (nothing for a single matrix).
+std::string stack_place(const Shape& batch, std::size_t i) {
+  return batch.empty() ? std::string() : cat(" (matrix ", i, " of the stack of shape ", to_string(batch), ", flat index)");
+}
+
 // LinAlgError for the first matrix whose info is not 0.
 void check_info(const Array& info, const Shape& batch, const char* what, const char* problem) {
   if (info.size() == 0) return;
   const std::vector<std::int32_t> v = info.to_vector<std::int32_t>();
   for (std::size_t i = 0; i < v.size(); ++i)
     if (v[i] != 0)
-      throw LinAlgError(cat(what, ": ", problem, batch.empty() ? std::string() : cat(" (matrix ", i, " of the stack of shape ",
-                                                                                   to_string(batch), ", flat index)"),
-                            "; LAPACK info ", v[i]),
-                        static_cast<std::int64_t>(i));
+      throw LinAlgError(cat(what, ": ", problem, stack_place(batch, i), "; LAPACK info ", v[i]), static_cast<std::int64_t>(i));
 }
 
 // NumPy's LinAlgError for the SVD of a matrix holding a NaN (in either part of a complex), which
@@ -190,9 +193,7 @@ void check_no_nan(const Array& a, const Shape& batch, const char* what) {
   const std::vector<bool> bad = any(isnan(stack3(a)), std::vector<int>{1, 2}).to_vector<bool>();
   for (std::size_t i = 0; i < bad.size(); ++i)
     if (bad[i])
-      throw LinAlgError(cat(what, ": the SVD did not converge: the matrix holds a NaN",
-                            batch.empty() ? std::string() : cat(" (matrix ", i, " of the stack of shape ", to_string(batch), ", flat index)"),
-                            "; NumPy raises the same"),
+      throw LinAlgError(cat(what, ": the SVD did not converge: the matrix holds a NaN", stack_place(batch, i), "; NumPy raises the same"),
                         static_cast<std::int64_t>(i));
 }
 
