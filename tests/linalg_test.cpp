@@ -195,6 +195,18 @@ TEST_P(Linalg, SolveVectorBroadcastAndViews) {
   EXPECT_LT(distance(rv, hv, 0), tol(n) * norm(to_host(at.copy()), 0) * norm(to_host(xv.reshape({n, 1})), 0));
   Array xs = la::solve(random({2, 1, n, n}, 2.0), random({3, n, 2}));  // leading dimensions broadcast
   EXPECT_EQ(xs.shape(), (Shape{2, 3, n, 2}));
+  // Contiguous stacks at an offset in their buffers (what the CPU devices' solvers copy in from,
+  // SolverArgs::src), left as they were.
+  Array as = random({4, n, n}, 2.0).slice({porta::from(1)}), bs = random({5, n, 3}).slice({porta::from(2)});
+  const HostStack has = to_host(as), hbs = to_host(bs);
+  Array xo = la::solve(as, bs);
+  ASSERT_EQ(xo.shape(), (Shape{3, n, 3}));
+  const HostStack hxo = to_host(xo), ro = product(has, hxo), as_after = to_host(as), bs_after = to_host(bs);
+  for (std::int64_t p = 0; p < 3; ++p) {
+    EXPECT_LT(distance(ro, hbs, p), tol(n) * norm(has, p) * norm(hxo, p)) << "matrix " << p;
+    EXPECT_EQ(distance(as_after, has, p), 0.0) << "matrix " << p;
+    EXPECT_EQ(distance(bs_after, hbs, p), 0.0) << "matrix " << p;
+  }
 }
 
 TEST_P(Linalg, InvDetSlogdetMatchTheHost) {

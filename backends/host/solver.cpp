@@ -143,16 +143,18 @@ template <class T> class Runner {
       throw InvalidArgument(cat("host solver: ", to_string(g_.op), " of ", m, " x ", n,
                                 " takes C-order matrices only for square getrf, getrs and potrf (porta's bug)"));
     if (g_.src && !(kHostCopyInSolvers & solver_bit(g_.op)))
-      throw InvalidArgument(cat("host solver: ", to_string(g_.op), " takes no input copy (src): potrf only (porta's bug)"));
+      throw InvalidArgument(cat("host solver: ", to_string(g_.op), " takes no input copy (src): getrf, getrs and potrf only (porta's bug)"));
     for (std::int64_t i = b0; i < b1; ++i) {
       T* a = g_.a ? at<T>(g_.a, g_.a_offset + i * m * n) : nullptr;  // stedc has none
       lapack_int status = 0;
       switch (g_.op) {
         case SolverOp::getrf:
+          if (g_.src) copy_matrix(i, m * n, a);
           status = L::getrf(lm, ln, a, lda, at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * mn));
           break;
         case SolverOp::getrs:
           if (g_.nrhs == 0 || n == 0) break;
+          if (g_.src) copy_matrix(i, n * g_.nrhs, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs));
           status = rows ? getrs_rows(a, i) : L::getrs('N', ln, to_int(g_.nrhs), a, lda,
                                                        at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n),
                                                        at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), std::max(1, ln));
@@ -237,6 +239,11 @@ template <class T> class Runner {
 
  private:
   char uplo() const { return g_.lower ? 'L' : 'U'; }
+  // getrf's and getrs' copy-in (SolverArgs::src): batch entry i of src, `count` elements, into `to`.
+  void copy_matrix(std::int64_t i, std::int64_t count, T* to) const {
+    const T* from = at<const T>(g_.src, g_.src_offset + i * count);
+    std::copy(from, from + count, to);
+  }
   // potrf's copy-in (SolverArgs::src): the n x n matrix at src into a, its `lower` triangle as a's
   // layout sees it (C order: row r's columns up to r; Fortran order: column c's rows from c) and
   // zeros in the other.

@@ -26,9 +26,11 @@ inline constexpr std::uint32_t kHostSolvers = (1u << static_cast<unsigned>(Solve
 // in C order).
 inline constexpr std::uint32_t kHostRowMajorSolvers =
     solver_bit(SolverOp::getrf) | solver_bit(SolverOp::getrs) | solver_bit(SolverOp::potrf);
-// The ops host_solver takes from SolverArgs::src (Capabilities::copy_in_solvers): potrf copies each
-// matrix's triangle into the workspace just before factoring it, in cache, where a copy of the
-// whole stack first was a pass over memory of its own (a kernel launch on PoCL).
-inline constexpr std::uint32_t kHostCopyInSolvers = solver_bit(SolverOp::potrf);
+// The ops host_solver takes from SolverArgs::src (Capabilities::copy_in_solvers): getrf and potrf
+// copy each matrix (potrf its triangle) into the workspace just before factoring it, getrs each
+// right-hand side into b before solving, in cache, where a copy of the whole stack first was a pass
+// over memory of its own (a kernel launch on PoCL).
+inline constexpr std::uint32_t kHostCopyInSolvers =
+    solver_bit(SolverOp::getrf) | solver_bit(SolverOp::getrs) | solver_bit(SolverOp::potrf);
 
 }  // namespace porta::detail

@@ -54,7 +54,7 @@ void Device::solver(QueueImpl& q, const detail::SolverArgs& args) {
       {&h.u, &h.u_offset, elem, g.m * ucols, true},
       {&h.vt, &h.vt_offset, elem, vrows * g.n, true},
       {&h.info, &h.info_offset, 4, 1, true},
-      {&h.src, &h.src_offset, elem, g.m * g.n, false},
+      {&h.src, &h.src_offset, elem, g.op == detail::SolverOp::getrs ? g.n * g.nrhs : g.m * g.n, false},
   }};
   cl_command_queue queue = queue_of(q).native();
   // Unmaps whatever was mapped, also when LAPACK throws, and waits for the unmaps.

@@ -108,7 +108,7 @@ struct Capabilities {
   // The ops of `solvers` that also take C-order (row-major) matrices (SolverArgs::row_major): the
   // core then hands a small matrix over as it is, without its transposing copies.
   std::uint32_t row_major_solvers = 0;
-  // The ops of `solvers` that take their input from SolverArgs::src (potrf): the core then hands
+  // The ops of `solvers` that take their input from SolverArgs::src (getrf, getrs, potrf): the core then hands
   // over the caller's matrices with an uninitialised workspace and info, where it would otherwise
   // fill the workspace with a copy first.
   std::uint32_t copy_in_solvers = 0;
@@ -348,9 +348,11 @@ struct SolverArgs {
   // factors what Fortran order sees there, A^T (its pivots and factors, A's determinant); getrs
   // solves A X = B from those, B and X in C order; potrf writes A's factor (`lower`: L) in C order.
   bool row_major = false;
-  // potrf with src (Capabilities::copy_in_solvers): the input stack, in a's layout and batch
-  // stride, never written. Matrix i's `lower` triangle (as a's layout sees it) is copied into a,
-  // zeros into the other, before it is factored; info is written for every matrix.
+  // The ops in Capabilities::copy_in_solvers with src: the input stack, never written, in the
+  // layout and batch stride of the operand it is copied into just before the op works on matrix i:
+  // potrf copies matrix i's `lower` triangle (as a's layout sees it) into a and zeros into the
+  // other, getrf the whole matrix into a, getrs the right-hand sides into b. potrf and getrf write
+  // info for every matrix.
   Handle src = nullptr;
   std::int64_t src_offset = 0;  // elements
 };

@@ -169,6 +169,17 @@ bool in_rows(const Device& d, SolverOp op, DType t, std::int64_t batch, std::int
 // column-major (B, n, m); and the C-order stack (B, m, n) a workspace holds.
 Array workspace(const Array& a3, DType t, bool rows) { return rows ? a3.astype(t).copy() : column_major(a3, t); }
 Array stack_of(const Array& w, bool rows) { return rows ? w : row_major(w); }
+// The workspace of c's op when its solver copies the input in, matrix by matrix just before it
+// works on it (Capabilities::copy_in_solvers), from x, a C-order stack in the op's dtype: x is bound
+// as SolverArgs::src and an uninitialised stack of x's shape returned. Otherwise (C order not taken,
+// no copy-in, x a view that is not contiguous) an invalid Array: the caller copies x first, one pass
+// over the stack (a kernel launch on PoCL) that the copy-in spares.
+Array copy_in(Call& c, const Device& d, bool rows, const Array& x) {
+  if (!rows || x.size() == 0 || !(d.impl().info().caps.copy_in_solvers & detail::solver_bit(c.g.op))) return Array();
+  if (!x.eval().is_contiguous()) return Array();
+  c.read(&SolverArgs::src, &SolverArgs::src_offset, x);
+  return empty(x.shape(), x.dtype(), d);
+}
 
 // Where matrix i of a stack is, for an error's text (nothing for a single matrix).
 std::string stack_place(const Shape& batch, std::size_t i) {
@@ -205,9 +216,12 @@ struct Lu {
 Lu factor_lu(const Array& a3, DType t, const Device& d) {
   const std::int64_t batch = a3.dim(0), n = a3.dim(1);
   const bool rows = in_rows(d, SolverOp::getrf, t, batch, n);
-  Lu f{workspace(a3, t, rows), empty({batch, n}, DType::int32, d), zeros({batch}, DType::int32, d).copy(), rows};
   Call c(SolverOp::getrf, t, batch, n, n);
   c.g.row_major = rows;
+  Lu f{copy_in(c, d, rows, a3.astype(t)), empty({batch, n}, DType::int32, d), Array(), rows};
+  // info: written for every matrix by a solver that copies in; zeros first otherwise.
+  f.info = f.lu.valid() ? empty({batch}, DType::int32, d) : zeros({batch}, DType::int32, d).copy();
+  if (!f.lu.valid()) f.lu = workspace(a3, t, rows);
   c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
   c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
   c.set(&SolverArgs::info, &SolverArgs::info_offset, f.info);
@@ -256,10 +270,11 @@ Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what
   }
   Lu f = factor_lu(a3, t, d);
   check_info(f.info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
-  Array x = workspace(b3, t, f.rows);
   Call c(SolverOp::getrs, t, count, n, n);
   c.g.nrhs = nrhs;
   c.g.row_major = f.rows;
+  Array x = copy_in(c, d, f.rows, b3.astype(t));
+  if (!x.valid()) x = workspace(b3, t, f.rows);
   c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
   c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
   c.set(&SolverArgs::b, &SolverArgs::b_offset, x);
@@ -534,16 +549,10 @@ Array cholesky(const Array& a, bool upper) {
   // matrix by matrix from the caller's C-order stack; otherwise one fused kernel copies it first.
   const bool rows = in_rows(d, SolverOp::potrf, t, count, n);
   Call c(SolverOp::potrf, t, count, n, n);
-  Array w, info;
-  if (rows && count * n > 0 && (d.impl().info().caps.copy_in_solvers & detail::solver_bit(SolverOp::potrf))) {
-    Array src = stack3(a).astype(t);
-    if (src.eval().is_contiguous()) {
-      w = empty({count, n, n}, t, d);
-      info = empty({count}, DType::int32, d);  // written for every matrix
-      c.read(&SolverArgs::src, &SolverArgs::src_offset, src);
-    }
-  }
-  if (!w.valid()) {
+  Array w = copy_in(c, d, rows, stack3(a).astype(t)), info;
+  if (w.valid()) {
+    info = empty({count}, DType::int32, d);  // written for every matrix
+  } else {
     w = workspace(tril(stack3(a)), t, rows);
     info = zeros({count}, DType::int32, d).copy();
   }
