@@ -123,8 +123,6 @@ void time_on_device(benchmark::State& st, const DeviceConfig& c, Work w, Op&& op
 
 using Body = std::function<void(benchmark::State&)>;
 
-using Body = std::function<void(benchmark::State&)>;
-
 // Registers one benchmark; a porta error (a dtype the device lacks, a backend that cannot run
 // it) skips it with the message instead of ending the suite.
 // `iterations` fixes the timed runs per repetition (else c.iterations, else Google Benchmark
