@@ -183,10 +183,11 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "The 4-byte values a GPU work-item scans (8-byte values take half); one that does not fit the device is an "
      "error naming the largest that does."},
-    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "64", "", "once, at the first blocked factorization",
-     Audience::tuning, OnBad::error, kWrongKernel,
-     "The columns of a panel of porta's own blocked LU, Cholesky and QR (devices without a vendor solver); "
-     "the trailing updates go through GEMM."},
+    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "", "16 for LU and QR, 64 for Cholesky",
+     "once, at the first blocked factorization", Audience::tuning, OnBad::error, kWrongKernel,
+     "The columns of a panel of porta's own blocked LU, Cholesky and QR and of a block of their triangular "
+     "solves (devices without a vendor solver); the trailing updates go through GEMM. LU's and QR's panels are "
+     "one work-group's work, which grows with the width."},
     {"PORTA_SOLVER", Type::choice, "auto vendor porta cusolver=vendor lapack=vendor", 0, 0, false, "auto", "",
      "at each linalg call that factors", Audience::tuning, OnBad::error, kWrongKernel,
      "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "

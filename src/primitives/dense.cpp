@@ -2,7 +2,7 @@
 // primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
 // the blocked algorithms, whose updates go through the device's GEMM.
 //
-// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size()
+// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size(lu_qr)
 // columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
 // the diagonal; rows swapped within the panel) or LAPACK's recursive getrf2, the same swaps
 // applied to the columns left and right of it (laswp), A12 = L11^-1 A12 (a work-item a column),
@@ -21,6 +21,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -54,11 +55,15 @@ bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 // The most a trailing update's scratch product takes where it goes in column chunks (potrf).
 constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 
-// The columns of a panel (PORTA_DENSE_BLOCK, 64 unless set): wider panels give GEMM more work
-// a step and the one-work-group panel more (its cost grows as n^2 times the width).
-std::int64_t block_size() {
-  static const int b = *setting_int("PORTA_DENSE_BLOCK");
-  return b;
+// The columns of a panel or a block of the triangular solves: PORTA_DENSE_BLOCK where set, else by
+// what the blocks are of. Wider blocks give GEMM more work a step, and LU's and QR's one-work-group
+// panels more (their cost grows as n^2 times the width): on the H100 through NVIDIA's OpenCL
+// (2026-12-07, docs/design/linalg.md) LU and QR of 1024 to 8192 ran 1.6-3.3x faster at 16 than at
+// 64, while Cholesky, whose panel is only the diagonal block, ran fastest at 64.
+enum class Blocks { lu_qr, cholesky };
+std::int64_t block_size(Blocks what) {
+  static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
+  return b ? *b : what == Blocks::lu_qr ? 16 : 64;
 }
 
 // getrf's panels: getf2 over the whole panel (flat) or LAPACK's recursive getrf2, whose halves'
@@ -343,44 +348,75 @@ void subtract(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std:
   });
 }
 
+// A scratch buffer that every step of a blocked factorization reuses, grown where a step needs
+// more (the steps' needs shrink as the factorization goes on): the steps run in order on one
+// queue, so a step's kernels overwrite it only after the last step's have read it. A buffer a step
+// instead stays taken until the device has passed that step, and the host enqueues far ahead of
+// the device: an LU of 8192 x 8192 in panels of 16 on the H100 through NVIDIA's OpenCL held 50 GB
+// of scratch at once (2026-12-07), and float64 ran out of memory.
+class Scratch {
+ public:
+  Scratch(DType t, const Device& device) : t_(t), device_(device) {}
+  const View& get(std::int64_t elements) {
+    if (!node_ || node_->size() < elements) {
+      node_.reset();  // the old buffer back to the allocator before the larger one is asked for
+      node_ = make_buffer_node({elements}, t_, device_);
+    }
+    return node_->view();
+  }
+
+ private:
+  DType t_;
+  Device device_;
+  NodePtr node_;
+};
+
+// apply_block's scratch, kept across the steps of geqrf and orgqr, sized at once for the largest
+// step (rows m, columns n - jb; orgqr's steps grow from the last block to the first).
+struct ReflectorScratch {
+  ReflectorScratch(DType t, const Device& d, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t jb)
+      : v(t, d), vc(t, d), g(t, d), tm(t, d), w1(t, d), w2(t, d), c(t, d) {
+    v.get(batch * m * jb);
+    if (is_complex(t)) vc.get(batch * m * jb);
+    g.get(batch * jb * jb);
+    tm.get(batch * jb * jb);
+    w1.get(batch * jb * n);
+    w2.get(batch * jb * n);
+    c.get(batch * m * n);
+  }
+  Scratch v, vc, g, tm, w1, w2, c;
+};
+
 // Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
 // matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, n) of rows [j0, m): H^H C
 // (geqrf: herm) or H C (orgqr), H = I - V T V^H (larft, larfb): V packed (and conjugated), T from
 // V^H V, then C -= V (op(T) (V^H C)), each product a GEMM.
 void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, std::int64_t tau_stride, std::int64_t batch,
-                 std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, bool herm) {
-  const Device& device = a.buffer->device();
+                 std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, bool herm, ReflectorScratch& s) {
   const std::int64_t rows = m - j0, cols = n - j0 - jb, panel = a.offset + j0 + j0 * m;
-  auto vp = make_buffer_node({batch * rows * jb}, t, device);
-  const View& v = vp->view();
+  const View& v = s.v.get(batch * rows * jb);
   auto pack = [&](const View& out, bool conj) {
     launch(t, kCopyV, 0, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(out), i64(panel), i64(m), i64(m * n), i64(rows), i32(jb), i64(batch), i32(conj)};
     });
   };
   pack(v, false);
-  NodePtr vcp = vp;
-  if (is_complex(t)) {
-    vcp = make_buffer_node({batch * rows * jb}, t, device);
-    pack(vcp->view(), true);
-  }
-  const View& vc = vcp->view();
+  const View& vc = is_complex(t) ? s.vc.get(batch * rows * jb) : v;
+  if (is_complex(t)) pack(vc, true);
   const Operand V{&v, v.offset, rows, rows * jb, false}, VcT{&vc, vc.offset, rows, rows * jb, true};
-  auto gn = make_buffer_node({batch * jb * jb}, t, device), tn = make_buffer_node({batch * jb * jb}, t, device);
-  gemm(t, VcT, V, gn->view(), batch, jb, jb, rows);  // V^H V
-  const View &gv = gn->view(), &tv = tn->view();
+  const View &gv = s.g.get(batch * jb * jb), &tv = s.tm.get(batch * jb * jb);
+  gemm(t, VcT, V, gv, batch, jb, jb, rows);  // V^H V
   launch(t, kLarft, 0, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
     g = {mem(gv), mem(tau), mem(tv), i64(tau_off), i64(tau_stride), i32(jb)};
   });
-  auto w1 = make_buffer_node({batch * jb * cols}, t, device), w2 = make_buffer_node({batch * jb * cols}, t, device);
-  const View &w1v = w1->view(), &w2v = w2->view();
+  const View &w1v = s.w1.get(batch * jb * cols), &w2v = s.w2.get(batch * jb * cols);
   gemm(t, VcT, Operand{&a, panel + jb * m, m, m * n, false}, w1v, batch, jb, cols, rows);  // V^H C
   launch(t, kTrmm, 0, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
     g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
   });
-  auto scratch = make_buffer_node({batch * rows * cols}, t, device);
-  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, scratch->view(), batch, rows, cols, jb);
-  subtract(t, a, panel + jb * m, m, m * n, scratch->view(), batch, rows, cols, false);
+  const View& c = s.c.get(batch * rows * cols);
+  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, c, batch, rows, cols, jb);
+  subtract(t, a, panel + jb * m, m, m * n, c, batch, rows, cols, false);
 }
 
 }  // namespace
@@ -531,16 +567,17 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   };
   // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
   // minus L21 times them (A22 -= A21 A12).
+  Scratch scratch(t, device);
   auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
     launch(t, kTrsmLowerUnit, 0, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
       g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
     });
     const std::int64_t rows = n - j0 - jb;
     if (rows == 0) return;
-    auto scratch = make_buffer_node({batch * rows * cols}, t, device);
-    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false},
-         scratch->view(), batch, rows, cols, jb);
-    subtract(t, a, a.offset + j0 + jb + c_lo * n, n, n * n, scratch->view(), batch, rows, cols, false);
+    const View& c = scratch.get(batch * rows * cols);
+    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, c,
+         batch, rows, cols, jb);
+    subtract(t, a, a.offset + j0 + jb + c_lo * n, n, n * n, c, batch, rows, cols, false);
   };
   // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (PORTA_DENSE_PANEL=recursive,
   // LAPACK's getrf2) its left half, then the right half updated through GEMM and factored, each
@@ -555,7 +592,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     factor(c0 + n1, n2);
     laswp(c0 + n1, n2, c0, n1, 0, 0);
   };
-  const std::int64_t nb = block_size();
+  const std::int64_t nb = block_size(Blocks::lu_qr);
   for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
     const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
     factor(j0, jb);
@@ -565,14 +602,16 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
 }
 
 // The blocked triangular solves of getrs and potrs over b (n x nrhs a matrix) with the factor f
-// (n x n): for each block of block_size() rows, forward (lower) or backward (upper), the block's
+// (n x n): for each block of nb rows, forward (lower) or backward (upper), the block's
 // own solve (a work-item a right-hand side) and the update of the rows still to solve through
 // GEMM. mode as kernels/dense.cl's kind 15.
 enum Tri { kLowerUnit = 0, kLowerRealDiagonal, kUpper, kLowerConjTrans, kLower, kUpperUnit };
 bool forward(int mode) { return mode == kLowerUnit || mode == kLowerRealDiagonal || mode == kLower; }
-void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode) {
+void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode,
+                   std::int64_t nb) {
   const Device& device = b.buffer->device();
-  const std::int64_t nb = block_size(), blocks = (n + nb - 1) / nb;
+  const std::int64_t blocks = (n + nb - 1) / nb;
+  Scratch scratch(t, device), conj_f(t, device);
   for (std::int64_t s = 0; s < blocks; ++s) {
     const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
     launch(t, kTrsmBlock, 0, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
@@ -585,23 +624,21 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
     if (rows == 0) continue;
     const Operand x1{&b, b.offset + j0, n, n * nrhs, false};
     Operand fx{&f, f.offset + r0 + j0 * n, n, n * n, false};  // L21 or U01
-    NodePtr w;
     if (mode == kLowerConjTrans) {
       // L^H's block above the diagonal block is L10^H, L10 = L(j0:j0+jb, 0:j0): its transpose,
       // conjugated first for complex dtypes.
       fx = Operand{&f, f.offset + j0, n, n * n, true};
       if (is_complex(t)) {
-        w = make_buffer_node({batch * jb * j0}, t, device);
-        const View& wv = w->view();
+        const View& wv = conj_f.get(batch * jb * j0);
         launch(t, kConjCopy, 0, {&f}, {&wv}, 0, batch * jb * j0, [&](std::vector<KernelArg>& g) {
           g = {mem(f), mem(wv), i64(f.offset + j0), i64(n), i64(n * n), i64(jb), i64(j0), i64(batch)};
         });
         fx = Operand{&wv, wv.offset, jb, jb * j0, true};
       }
     }
-    auto scratch = make_buffer_node({batch * rows * nrhs}, t, device);
-    gemm(t, fx, x1, scratch->view(), batch, rows, nrhs, jb);
-    subtract(t, b, b.offset + r0, n, n * nrhs, scratch->view(), batch, rows, nrhs, false);
+    const View& c = scratch.get(batch * rows * nrhs);
+    gemm(t, fx, x1, c, batch, rows, nrhs, jb);
+    subtract(t, b, b.offset + r0, n, n * nrhs, c, batch, rows, nrhs, false);
   }
 }
 
@@ -620,15 +657,16 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
     g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
          i64(0)};
   });
-  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit);
-  solve_blocked(t, lu, b, batch, n, nrhs, kUpper);
+  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit, block_size(Blocks::lu_qr));
+  solve_blocked(t, lu, b, batch, n, nrhs, kUpper, block_size(Blocks::lu_qr));
 }
 
 void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit) {
   check(t, a, "trtrs");
   check_order(batch, n, nrhs, "trtrs");
   if (batch * n * nrhs == 0) return;
-  solve_blocked(t, a, b, batch, n, nrhs, upper ? (unit ? kUpperUnit : kUpper) : (unit ? kLowerUnit : kLower));
+  solve_blocked(t, a, b, batch, n, nrhs, upper ? (unit ? kUpperUnit : kUpper) : (unit ? kLowerUnit : kLower),
+                block_size(Blocks::cholesky));
 }
 
 void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n) {
@@ -644,7 +682,8 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
   };
   if (n <= small_order(t, a)) return diagonal(true, 0, n);
   const Device& device = a.buffer->device();
-  const std::int64_t nb = block_size();
+  const std::int64_t nb = block_size(Blocks::cholesky);
+  Scratch scratch(t, device), conj_a21(t, device);
   for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
     const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
     diagonal(false, j0, jb);
@@ -660,10 +699,8 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     // dtypes: of A21 itself).
     const Operand a21{&a, a.offset + i0 + j0 * n, n, n * n, false};
     Operand a21h{&a, a21.off, n, n * n, true};
-    NodePtr w;
     if (is_complex(t)) {
-      w = make_buffer_node({batch * r * jb}, t, device);
-      const View& wv = w->view();
+      const View& wv = conj_a21.get(batch * r * jb);
       launch(t, kConjCopy, 0, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
         g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(r), i64(jb), i64(batch)};
       });
@@ -673,12 +710,12 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     const std::int64_t width = std::max(nb, std::min((r + 3) / 4, by_memory) / nb * nb);
     for (std::int64_t c0 = 0; c0 < r; c0 += width) {
       const std::int64_t cols = std::min(width, r - c0), rows = r - c0;
-      auto scratch = make_buffer_node({batch * rows * cols}, t, device);
+      const View& c = scratch.get(batch * rows * cols);
       Operand x = a21, y = a21h;
       x.off += c0;
       y.off += c0;  // rows c0.. of A21 (or of its conjugate): columns c0.. of A21^H
-      gemm(t, x, y, scratch->view(), batch, rows, cols, jb);
-      subtract(t, a, a.offset + (i0 + c0) + (i0 + c0) * n, n, n * n, scratch->view(), batch, rows, cols, true);
+      gemm(t, x, y, c, batch, rows, cols, jb);
+      subtract(t, a, a.offset + (i0 + c0) + (i0 + c0) * n, n, n * n, c, batch, rows, cols, true);
     }
   }
 }
@@ -693,8 +730,8 @@ void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64
     });
     return;
   }
-  solve_blocked(t, l, b, batch, n, nrhs, kLowerRealDiagonal);
-  solve_blocked(t, l, b, batch, n, nrhs, kLowerConjTrans);
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerRealDiagonal, block_size(Blocks::cholesky));
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerConjTrans, block_size(Blocks::cholesky));
 }
 
 void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n) {
@@ -711,12 +748,13 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   if (std::max(m, n) <= small_order(t, a)) return panel(true, 0, n);
   // Blocked (LAPACK's geqrf): each panel's reflectors, then H^H of the block applied to the
   // columns right of it. The last panel takes the columns past k too.
-  const std::int64_t nb = block_size();
+  const std::int64_t nb = block_size(Blocks::lu_qr);
+  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block
   for (std::int64_t j0 = 0; j0 < k; j0 += nb) {
     const std::int64_t jb = std::min(nb, k - j0);
     const bool last = j0 + jb == k;
     panel(false, j0, last ? n - j0 : jb);
-    if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, true);
+    if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, true, scratch);
   }
 }
 
@@ -742,11 +780,12 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
   // on, then each block before it, last to first: its H applied to the columns right of it, then
   // org2r of its own columns, the rows above it zeroed.
-  const std::int64_t nb = block_size(), last = k == 0 ? 0 : (k - 1) / nb * nb;
+  const std::int64_t nb = block_size(Blocks::lu_qr), last = k == 0 ? 0 : (k - 1) / nb * nb;
+  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block
   zero(last, last, n - last);
   block(false, last, n - last, k - last);
   for (std::int64_t j0 = last - nb; j0 >= 0; j0 -= nb) {
-    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, false);
+    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, false, scratch);
     block(false, j0, nb, nb);
     zero(j0, j0, nb);
   }

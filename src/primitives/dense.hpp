@@ -11,9 +11,9 @@
 //
 // Matrices of order up to kDenseSmall (64 for dtypes of up to 8 bytes where the device's local
 // memory holds 32 KiB) take one work-group each with the whole matrix in local memory (many small
-// matrices: one launch); larger ones go in blocks of PORTA_DENSE_BLOCK (64) columns: a panel
-// kernel (one work-group a matrix), triangular solves, and the updates of the rest through the
-// device's GEMM (DeviceImpl::matmul), as LAPACK's blocked getrf, getrs, potrf, potrs, geqrf and
+// matrices: one launch); larger ones go in blocks of PORTA_DENSE_BLOCK columns (16 for LU and
+// QR, 64 for Cholesky unless set): a panel kernel (one work-group a matrix), triangular solves,
+// and the updates of the rest through the device's GEMM (DeviceImpl::matmul), as LAPACK's blocked getrf, getrs, potrf, potrs, geqrf and
 // orgqr. Scratch matrices come from the device's allocator (OutOfMemory as any array).
 // docs/design/linalg.md ("porta's own solvers") says more.
 #pragma once
