@@ -7,10 +7,12 @@
 #        with select on cuda:0 and opencl:1; linalg_test on opencl:1; sort int32, uint32, argsort.
 # house: the rows of bench/results/2026-12-06-h100-house.json's filter beside CuPy and PyTorch (the
 #        sums on this card, "no other row slower"), then linalg at 8192 on opencl:1.
+# dense: porta's own blocked solvers on opencl:1 (dense_test, linalg_test; solve, cholesky, qr at
+#        1024, 4096 and 8192, and at 8192 in panels of 8).
 # peers8192: cupy.linalg and torch.linalg at 8192 (solve, cholesky, qr), house's linalg peers.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house or peers8192}
+what=${1:?sort, house, dense or peers8192}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -58,12 +60,21 @@ case $what in
       '^(copy|add|saxpy|fused|sum|sum_rows|sum_cols|argmax|fill|uniform|cumsum_f32|sort_f32|sort_i32|argsort_f32|compress_f32|take_f32|small_add|small_graph)/'
     [ "$(left)" -gt 120 ] && BT=$(( $(left) - 15 )) DEVICES=opencl:1 REPS=1 BENCH_ARGS=--linalg=8192 bench la8192 '^linalg_(solve|cholesky|qr)_f'
     ;;
+  dense)
+    build porta-bench porta_linalg_test porta_dense_test
+    TT=120 gt dense_ocl $B/bin/porta_dense_test --gtest_filter='*opencl_1*'
+    TT=90 gt linalg_ocl $B/bin/porta_linalg_test --gtest_filter='*opencl_1*'
+    for n in 1024 4096 8192; do
+      DEVICES=opencl:1 REPS=1 BENCH_ARGS=--linalg=$n bench "la$n" '^linalg_(solve|cholesky|qr)_f'
+    done
+    DEVICES=opencl:1 REPS=1 BENCH_ARGS=--linalg=8192 bench la8192_b8 '^linalg_(solve|qr)_f32' PORTA_DENSE_BLOCK=8
+    ;;
   peers8192)
     timeout "${BUDGET:-200}" python3 bench/peers/peers.py --only=cupy_linalg,torch_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr \
       --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
     say "peers rc=$?"
     python3 -c "import json; d = json.load(open('$OUT/peers.json')); [print(k, round(v, 3)) for k, v in sorted(d.items()) if '8192' in k and 'batched' not in k]" >> "$V"
     ;;
-  *) echo "gpu_open_items.sh: sort, house or peers8192, not $what" >&2; exit 2 ;;
+  *) echo "gpu_open_items.sh: sort, house, dense or peers8192, not $what" >&2; exit 2 ;;
 esac
 cat "$V"
