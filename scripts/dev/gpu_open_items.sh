@@ -38,7 +38,7 @@ bench() {  # name filter [VAR=val...]
   local name=$1 filter=$2; shift 2
   [ "$(left)" -lt 30 ] && return
   timeout "${BT:-100}" env "$@" $B/bin/porta-bench --devices="${DEVICES:-cuda:0,opencl:1}" --repetitions="${REPS:-3}" --no-ceilings \
-    --peers="$OUT/peers.json" --filter="$filter" --json="$OUT/$name.json" --markdown="$OUT/$name.md" ${BENCH_ARGS:-} > "$OUT/$name.txt" 2>&1
+    $([ -f "$OUT/peers.json" ] && echo --peers="$OUT/peers.json") --filter="$filter" --json="$OUT/$name.json" --markdown="$OUT/$name.md" ${BENCH_ARGS:-} > "$OUT/$name.txt" 2>&1
   say "bench $name ($*) rc=$? at $(el) s"
   grep -E '^\| ' "$OUT/$name.md" | grep -vE '^\| (benchmark|---|elements|ceiling)' | cut -c1-170 | head -"${ROWS:-12}" >> "$V"
 }
