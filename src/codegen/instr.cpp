@@ -434,6 +434,17 @@ std::string emit_complex_vector(const DialectText& d, const ElementwisePlan& pla
 
 }  // namespace
 
+// float32 sin, cos and tan of a vector: PoCL's vector forms (PoCL 5, LLVM 15, 2026-12-07) return
+// wrong values for the lanes below 2^-7 in magnitude whenever another lane is 2^23 or more or
+// infinite (sin(1e-4) came back 128 times too large, sin(1e-20) as 0.0115), so such a vector is
+// taken lane by lane through the scalar function, which is right; the others keep the vector form.
+std::string trig_lane_by_lane(const std::string& vt, const std::string& out, const std::string& x, const char* f, int lanes) {
+  return cat("    ", vt, " ", out, " = ", f, "(", x, ");\n", "    if (any(fabs(", x, ") >= (", vt, ")(0x1p22f))) {\n",
+             "      float ", out, "_in[", lanes, "], ", out, "_out[", lanes, "];\n", "      vstore", lanes, "(", x, ", 0, ", out,
+             "_in);\n", "      for (int l = 0; l < ", lanes, "; ++l) ", out, "_out[l] = ", f, "(", out, "_in[l]);\n", "      ", out,
+             " = vload", lanes, "(0, ", out, "_out);\n    }\n");
+}
+
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
                                      const std::vector<std::string>& input_exprs, int lanes,
                                      const std::vector<std::vector<std::string>>& random_words) {
@@ -491,6 +502,10 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
           break;
         }
         throw std::logic_error("codegen: no vector form for this op");
+    }
+    if (in.dtype == DType::float32 && (in.op == Op::sin || in.op == Op::cos || in.op == Op::tan)) {
+      out += trig_lane_by_lane(vt, v(static_cast<std::int32_t>(j)), v(in.a), math_function(in.op), lanes);
+      continue;
     }
     out += cat("    const ", vt, " ", v(static_cast<std::int32_t>(j)), " = ", rhs, ";\n");
   }
