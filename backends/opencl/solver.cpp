@@ -57,31 +57,23 @@ void Device::solver(QueueImpl& q, const detail::SolverArgs& args) {
       {&h.src, &h.src_offset, elem, g.op == detail::SolverOp::getrs ? g.n * g.nrhs : g.m * g.n, false},
   }};
   cl_command_queue queue = queue_of(q).native();
-  // Unmaps whatever was mapped, also when LAPACK throws, and waits for the unmaps.
+  // Unmaps whatever was mapped, also when LAPACK throws. No wait for them: the queue is in order, so
+  // whatever comes next on it (info's read, the next kernel, the event another queue waits on)
+  // comes after the unmaps. On PoCL each wait is a round trip through its worker threads.
   struct Unmapper {
     cl_command_queue queue;
     std::array<Operand, 9>& ops;
     std::mutex& m;
-    // Every unmap enqueued, then one wait for the last (the queue is in order): on PoCL a wait
-    // each made a solver call's three maps and unmaps 190 us, one wait 45 us.
     ~Unmapper() {
       std::lock_guard lock(m);
-      cl_event last = nullptr;
       for (Operand& o : ops) {
         if (!o.ptr) continue;
-        cl_event done = nullptr;
-        const cl_int s = clEnqueueUnmapMemObject(queue, static_cast<cl_mem>(*o.handle), o.ptr, 0, nullptr, &done);
-        if (s != CL_SUCCESS) {
-          PORTA_LOG(error, "unmapping memory after a host solver failed: ", describe(s));
-          continue;
-        }
-        if (last) clReleaseEvent(last);
-        last = done;
+        const cl_int s = clEnqueueUnmapMemObject(queue, static_cast<cl_mem>(*o.handle), o.ptr, 0, nullptr, nullptr);
+        if (s != CL_SUCCESS) PORTA_LOG(error, "unmapping memory after a host solver failed: ", describe(s));
       }
-      if (!last) return;
-      const cl_int s = clWaitForEvents(1, &last);
-      clReleaseEvent(last);
-      if (s != CL_SUCCESS) PORTA_LOG(error, "waiting for the unmaps after a host solver failed: ", describe(s));
+      // Submitted, so that an event another queue waits on behind them cannot wait forever.
+      const cl_int f = clFlush(queue);
+      if (f != CL_SUCCESS) PORTA_LOG(error, "flushing the unmaps after a host solver failed: ", describe(f));
     }
   } unmapper{queue, ops, map_m_};
   {
