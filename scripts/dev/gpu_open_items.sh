@@ -9,10 +9,12 @@
 #        sums on this card, "no other row slower"), then linalg at 8192 on opencl:1.
 # dense: porta's own blocked solvers on opencl:1 (dense_test, linalg_test; solve, cholesky, qr at
 #        1024, 4096 and 8192, and at 8192 in panels of 8).
+# oldnew: the house rows by this tree and an old one (build-old-src/, carried) in one call, then
+#        the host-time rows alternating new, old, new, old ("no other row slower", issue 41).
 # peers8192: cupy.linalg and torch.linalg at 8192 (solve, cholesky, qr), house's linalg peers.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense or peers8192}
+what=${1:?sort, house, dense, oldnew or peers8192}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -69,12 +71,32 @@ case $what in
     done
     DEVICES=opencl:1 REPS=1 BENCH_ARGS=--linalg=8192 bench la8192_b8 '^linalg_(solve|qr)_f32' PORTA_DENSE_BLOCK=8
     ;;
+  oldnew)
+    # Issue 41's "no other row slower", old and new trees in one call: the old tree's sources in
+    # build-old-src/ (here: mkdir build-old-src && git archive ${OLD:-a4ad33b} | tar -x -C build-old-src),
+    # carried with .gpu.
+    [ -f build-old-src/CMakeLists.txt ] || { say "no build-old-src/ (see the comment in gpu_open_items.sh)"; exit 1; }
+    build porta-bench
+    cmake -S build-old-src -B build-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_PYTHON=OFF -DPORTA_BUILD_EXAMPLES=OFF > "$OUT/configure-old.txt" 2>&1 &&
+      cmake --build build-old --target porta-bench > "$OUT/build-old.txt" 2>&1 || { say "old tree's build failed"; exit 1; }
+    say "old tree built at $(el) s"
+    peers cupy_bandwidth,torch_bandwidth,cupy_array_api,torch_array_api,small_ops,graphs
+    rows='^(copy|add|saxpy|fused|sum|sum_rows|sum_cols|argmax|fill|uniform|cumsum_f32|sort_f32|sort_i32|argsort_f32|compress_f32|take_f32|small_add|small_graph)/'
+    for tree in new old; do
+      BT=$(( $(left) > 300 ? 130 : $(left) / 3 )) B=$([ $tree = new ] && echo build-gpu || echo build-old) REPS=2 ROWS=40 bench "house_$tree" "$rows"
+    done
+    for i in 1 2; do
+      for tree in new old; do
+        BT=40 B=$([ $tree = new ] && echo build-gpu || echo build-old) REPS=3 ROWS=4 bench "host_${tree}_$i" '^(small_add|small_graph)/'
+      done
+    done
+    ;;
   peers8192)
     timeout "${BUDGET:-200}" python3 bench/peers/peers.py --only=cupy_linalg,torch_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr \
       --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
     say "peers rc=$?"
     python3 -c "import json; d = json.load(open('$OUT/peers.json')); [print(k, round(v, 3)) for k, v in sorted(d.items()) if '8192' in k and 'batched' not in k]" >> "$V"
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense or peers8192, not $what" >&2; exit 2 ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew or peers8192, not $what" >&2; exit 2 ;;
 esac
 cat "$V"
