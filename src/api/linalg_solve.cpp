@@ -269,7 +269,9 @@ Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what
     return vector_b ? x.reshape(with(batch, {n})) : x.reshape(with(batch, {n, nrhs}));
   }
   Lu f = factor_lu(a3, t, d);
-  check_info(f.info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
+  // info is read once, after the solve: a singular matrix's solve divides by its zero pivot (infs
+  // and NaNs in an x that is then thrown away) rather than the host waiting between the two calls
+  // (on PoCL a round trip through its worker threads, on GPUs a sync).
   Call c(SolverOp::getrs, t, count, n, n);
   c.g.nrhs = nrhs;
   c.g.row_major = f.rows;
@@ -279,6 +281,7 @@ Array solve_impl(const Array& a, const Array& b, bool vector_b, const char* what
   c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
   c.set(&SolverArgs::b, &SolverArgs::b_offset, x);
   c.run(d);
+  check_info(f.info, batch, what, "the matrix is singular (an exact zero pivot in its LU factors)");
   Array out = stack_of(x, f.rows);
   return vector_b ? out.reshape(with(batch, {n})) : out.reshape(with(batch, {n, nrhs}));
 }
