@@ -206,7 +206,8 @@ constexpr Spec kTable[] = {
     {"PORTA_DENSE_PANEL", Type::choice, "flat recursive", 0, 0, false, "flat", "", "once, at the first blocked LU",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column) or recursive "
-     "(halves down to 16 columns, the updates through GEMM)."},
+     "(halves down to 16 columns, the updates through GEMM; LU's panels are 16 columns unless PORTA_DENSE_BLOCK "
+     "sets them wider, so it recurses only then)."},
     {"PORTA_SCAN_WINDOW", Type::integer, "", 1, 256, false, "64", "", "once, at the first scan", Audience::tuning,
      OnBad::error, kWrongKernel, "The tiles a step of the GPU scan's look-back reads at once."},
     {"PORTA_SCAN_BLOCKS", Type::integer, "", 1, 8, false, "6", "", "once, at the first scan", Audience::tuning,
