@@ -218,10 +218,11 @@ Lu factor_lu(const Array& a3, DType t, const Device& d) {
   const bool rows = in_rows(d, SolverOp::getrf, t, batch, n);
   Call c(SolverOp::getrf, t, batch, n, n);
   c.g.row_major = rows;
-  Lu f{copy_in(c, d, rows, a3.astype(t)), empty({batch, n}, DType::int32, d), Array(), rows};
+  Array w = copy_in(c, d, rows, a3.astype(t));
   // info: written for every matrix by a solver that copies in; zeros first otherwise.
-  f.info = f.lu.valid() ? empty({batch}, DType::int32, d) : zeros({batch}, DType::int32, d).copy();
-  if (!f.lu.valid()) f.lu = workspace(a3, t, rows);
+  Array info = w.valid() ? empty({batch}, DType::int32, d) : zeros({batch}, DType::int32, d).copy();
+  if (!w.valid()) w = workspace(a3, t, rows);
+  Lu f{w, empty({batch, n}, DType::int32, d), info, rows};
   c.set(&SolverArgs::a, &SolverArgs::a_offset, f.lu);
   c.set(&SolverArgs::ipiv, &SolverArgs::ipiv_offset, f.ipiv);
   c.set(&SolverArgs::info, &SolverArgs::info_offset, f.info);

@@ -432,8 +432,6 @@ std::string emit_complex_vector(const DialectText& d, const ElementwisePlan& pla
   }
 }
 
-}  // namespace
-
 // float32 sin, cos and tan of a vector: PoCL's vector forms (PoCL 5, LLVM 15, 2026-12-07) return
 // wrong values for the lanes below 2^-7 in magnitude whenever another lane is 2^23 or more or
 // infinite (sin(1e-4) came back 128 times too large, sin(1e-20) as 0.0115), so such a vector is
@@ -444,6 +442,8 @@ std::string trig_lane_by_lane(const std::string& vt, const std::string& out, con
              "_in);\n", "      for (int l = 0; l < ", lanes, "; ++l) ", out, "_out[l] = ", f, "(", out, "_in[l]);\n", "      ", out,
              " = vload", lanes, "(0, ", out, "_out);\n    }\n");
 }
+
+}  // namespace
 
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
                                      const std::vector<std::string>& input_exprs, int lanes,
