@@ -12,9 +12,12 @@
 # oldnew: the house rows by this tree and an old one (build-old-src/, carried) in one call, then
 #        the host-time rows alternating new, old, new, old ("no other row slower", issue 41).
 # peers8192: cupy.linalg and torch.linalg at 8192 (solve, cholesky, qr), house's linalg peers.
+# panels: porta_dense_timing on opencl:1 at 4096 and 8192 by the old tree (build-old-src/, as
+#        oldnew) and by this one under PORTA_DENSE_BLOCK (and the recursive LU panel) widths; the
+#        dense tests on cuda:0 and opencl:1 (default and 64 recursive), linalg_test on both.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew or peers8192}
+what=${1:?sort, house, dense, oldnew, peers8192 or panels}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -97,6 +100,32 @@ case $what in
     say "peers rc=$?"
     python3 -c "import json; d = json.load(open('$OUT/peers.json')); [print(k, round(v, 3)) for k, v in sorted(d.items()) if '8192' in k and 'batched' not in k]" >> "$V"
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew or peers8192, not $what" >&2; exit 2 ;;
+  panels)
+    [ -f build-old-src/CMakeLists.txt ] || { say "no build-old-src/ (see oldnew)"; exit 1; }
+    build porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
+    cmake -S build-old-src -B build-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_PYTHON=OFF -DPORTA_BUILD_EXAMPLES=OFF > "$OUT/configure-old.txt" 2>&1 &&
+      cmake --build build-old --target porta_dense_timing porta_plugins > "$OUT/build-old.txt" 2>&1 || { say "old tree's build failed"; exit 1; }
+    say "old tree built at $(el) s"
+    dt() {  # name tree dtype [VAR=val...]
+      local name=$1 tree=$2 dtype=$3; shift 3
+      [ "$(left)" -lt 40 ] && return
+      timeout 120 env "$@" "$tree/bin/porta_dense_timing" opencl:1 ${SIZES:-4096 8192} --dtype "$dtype" > "$OUT/dt_$name.txt" 2>&1
+      say "dt $name $dtype ($*) rc=$? at $(el) s"; grep '^n ' "$OUT/dt_$name.txt" | tee -a "$V"
+    }
+    dt old build-old float32
+    dt b16 $B float32 PORTA_DENSE_BLOCK=16
+    dt b64r $B float32 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive
+    dt b128r $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
+    SIZES=8192 dt b128r_g1024 $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024
+    SIZES=8192 dt b128r_g512 $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=512
+    SIZES=8192 dt b256r $B float32 PORTA_DENSE_BLOCK=256 PORTA_DENSE_PANEL=recursive
+    TT=150 gt dense $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
+    TT=100 gt dense_b64r_g1024 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024 $B/bin/porta_dense_test --gtest_filter='*opencl_1*'
+    TT=100 gt linalg $B/bin/porta_linalg_test --gtest_filter='*cuda_0*:*opencl_1*'
+    SIZES=8192 dt old64 build-old float64
+    SIZES=8192 dt b64r64 $B float64 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive
+    SIZES=8192 dt b128r64 $B float64 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192 or panels, not $what" >&2; exit 2 ;;
 esac
 cat "$V"

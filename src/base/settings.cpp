@@ -188,6 +188,11 @@ constexpr Spec kTable[] = {
      "The columns of a panel of porta's own blocked LU, Cholesky and QR and of a block of their triangular "
      "solves (devices without a vendor solver); the trailing updates go through GEMM. LU's and QR's panels are "
      "one work-group's work, which grows with the width."},
+    {"PORTA_DENSE_GROUP", Type::integer, "", 64, 1024, true, "", "256 on GPUs, 64 on CPU devices",
+     "once, at the first blocked factorization", Audience::tuning, OnBad::error, kWrongKernel,
+     "The work-items of the work-group that factors a panel of porta's own blocked LU, Cholesky and QR (and "
+     "runs the other one-matrix kernels of large matrices); more hide more of the panel's memory latency on a "
+     "GPU, a CPU device runs the group as a loop."},
     {"PORTA_SOLVER", Type::choice, "auto vendor porta cusolver=vendor lapack=vendor", 0, 0, false, "auto", "",
      "at each linalg call that factors", Audience::tuning, OnBad::error, kWrongKernel,
      "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "

@@ -66,6 +66,10 @@ std::int64_t block_size(Blocks what) {
   return b ? *b : what == Blocks::lu_qr ? 16 : 64;
 }
 
+// The columns that one work-group factors at a time inside a wider panel: LU's recursive panel
+// stops halving at this width, QR's panel is blocked by it.
+constexpr std::int64_t kPanelColumns = 16;
+
 // getrf's panels: getf2 over the whole panel (flat) or LAPACK's recursive getrf2, whose halves'
 // updates go through GEMM (PORTA_DENSE_PANEL: which is faster on a GPU is for timing to say).
 bool panel_recursive() {
@@ -73,16 +77,21 @@ bool panel_recursive() {
   return r;
 }
 
-// Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it).
-// CPU devices (PoCL) run a work-group as a loop between barriers: fewer items, fewer trips.
-int group_of(const DeviceInfo& info) { return info.kind == DeviceKind::cpu ? 64 : 256; }
+// Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it):
+// PORTA_DENSE_GROUP where set (a device that takes fewer work-items a group refuses the launch
+// with a typed error). CPU devices (PoCL) run a work-group as a loop between barriers: fewer
+// items, fewer trips.
+int group_of(const DeviceInfo& info) {
+  static const std::optional<int> g = setting_int("PORTA_DENSE_GROUP");
+  return g ? *g : info.kind == DeviceKind::cpu ? 64 : 256;
+}
 // The small kernels' work-group on GPUs, by the order of the local matrix (16, 32, 64): about 16
 // elements of the trailing update a work-item at the first step, at least a warp. A 16 x 16
 // matrix in a work-group of 256 spent most of its time in the pivot search's eight halving steps
 // and barriers of eight warps for one element each; a warp a matrix keeps barriers cheap and lets
 // more matrices share an SM.
 int small_group(const DeviceInfo& info, std::int64_t order) {
-  if (info.kind == DeviceKind::cpu) return group_of(info);
+  if (info.kind == DeviceKind::cpu) return 64;  // as group_of on a CPU device, PORTA_DENSE_GROUP aside
   return static_cast<int>(std::clamp<std::int64_t>(order * order / 16, 32, 256));
 }
 
@@ -177,7 +186,7 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
                       static_cast<int>(kind), "\n#define LP ", d.cuda() ? "" : "__local", "\n#define RHS ", rhs, "\n");
   // The address space of the pivots and info and of getrs2's right-hand sides: global memory, or
   // local memory in the fused kernels.
-  s += cat("#define IX ", small ? "int" : "i64", "\n");
+  s += cat("#define FLAT ", small ? 1 : 0, "\n");
   s += cat("#define PS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n#define BS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n");
   // OpenCL: the functions' barriers order global memory too (the large matrices live there).
   s += cat("#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "\n");
@@ -388,12 +397,13 @@ struct ReflectorScratch {
 };
 
 // Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
-// matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, n) of rows [j0, m): H^H C
+// matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, c_end) of rows [j0, m): H^H C
 // (geqrf: herm) or H C (orgqr), H = I - V T V^H (larft, larfb): V packed (and conjugated), T from
 // V^H V, then C -= V (op(T) (V^H C)), each product a GEMM.
 void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, std::int64_t tau_stride, std::int64_t batch,
-                 std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, bool herm, ReflectorScratch& s) {
-  const std::int64_t rows = m - j0, cols = n - j0 - jb, panel = a.offset + j0 + j0 * m;
+                 std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, std::int64_t c_end, bool herm,
+                 ReflectorScratch& s) {
+  const std::int64_t rows = m - j0, cols = c_end - j0 - jb, panel = a.offset + j0 + j0 * m;
   const View& v = s.v.get(batch * rows * jb);
   auto pack = [&](const View& out, bool conj) {
     launch(t, kCopyV, 0, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
@@ -584,7 +594,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   // half's swaps applied to the other, down to 16 columns.
   const bool recursive = panel_recursive();
   std::function<void(std::int64_t, std::int64_t)> factor = [&](std::int64_t c0, std::int64_t w) {
-    if (!recursive || w <= 16) return panel(false, c0, w);
+    if (!recursive || w <= kPanelColumns) return panel(false, c0, w);
     const std::int64_t n1 = w / 2, n2 = w - n1;
     factor(c0, n1);
     laswp(c0, n1, c0 + n1, n2, 0, 0);
@@ -747,14 +757,26 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   };
   if (std::max(m, n) <= small_order(t, a)) return panel(true, 0, n);
   // Blocked (LAPACK's geqrf): each panel's reflectors, then H^H of the block applied to the
-  // columns right of it. The last panel takes the columns past k too.
+  // columns right of it. The last panel takes the columns past k too. A panel wider than
+  // kPanelColumns is itself blocked: geqr2 over kPanelColumns at a time, each block's H^H applied
+  // to the panel's columns right of it only.
   const std::int64_t nb = block_size(Blocks::lu_qr);
   ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block
+  // The panel of columns [j0, j0 + w), whose reflectors are those of [j0, min(j0 + w, k)).
+  auto factor = [&](std::int64_t j0, std::int64_t w) {
+    const std::int64_t end = std::min(j0 + w, k);
+    for (std::int64_t i0 = j0; i0 < end; i0 += kPanelColumns) {
+      const std::int64_t ib = std::min(kPanelColumns, end - i0);
+      const bool last = i0 + ib == end;
+      panel(false, i0, last ? j0 + w - i0 : ib);
+      if (!last) apply_block(t, a, tau, tau.offset + i0, k, batch, m, n, i0, ib, j0 + w, true, scratch);
+    }
+  };
   for (std::int64_t j0 = 0; j0 < k; j0 += nb) {
     const std::int64_t jb = std::min(nb, k - j0);
     const bool last = j0 + jb == k;
-    panel(false, j0, last ? n - j0 : jb);
-    if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, true, scratch);
+    factor(j0, last ? n - j0 : jb);
+    if (!last) apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, jb, n, true, scratch);
   }
 }
 
@@ -785,7 +807,7 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   zero(last, last, n - last);
   block(false, last, n - last, k - last);
   for (std::int64_t j0 = last - nb; j0 >= 0; j0 -= nb) {
-    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, false, scratch);
+    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, n, false, scratch);
     block(false, j0, nb, nb);
     zero(j0, j0, nb);
   }

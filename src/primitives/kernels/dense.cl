@@ -6,9 +6,8 @@
 // GROUP_ID, BARRIER; FN (a device function's qualifiers), AS (the address space of the matrix a
 // function works on: __local for the small kernels, which hold a whole matrix in local memory,
 // __global for the others; nothing in CUDA), LP (that of a local-memory pointer parameter);
-// SMALL (the largest order the small kernels hold); IX the type of an index over one matrix's
-// elements (int where the matrix is in local memory: a 32-bit division is a third of a 64-bit
-// one's instructions, and the updates divide once an element; i64 in global memory); PS and BS the address spaces of the pivots and
+// SMALL (the largest order the small kernels hold); FLAT (1 where the matrix is in local memory:
+// BLOCK_LOOP's choice of how work-items share a block); PS and BS the address spaces of the pivots and
 // info (global, or local in the fused kernels) and of getrs2's right-hand sides. CUDA takes the same text
 // (primitives::kernel_text spells __local __shared__). The warp solve (k18, dense.cpp's warp_source)
 // has its own: N (the order), W (lanes a matrix), CH (right-hand sides a lane holds at a time),
@@ -38,6 +37,23 @@ FN int span2(int rows) {
   while (p < rows && p < GROUP) p <<= 1;
   return p;
 }
+// BLOCK_LOOP(rows, cols, i, j) { ... } BLOCK_END: the work-item's elements (i, j) of a rows x cols
+// block, i < rows, j < cols. In local memory (FLAT: small matrices) a flat index a work-item,
+// divided once an element, which keeps every work-item busy on a block of fewer rows than the
+// group. In global memory (the blocked drivers' panels, thousands of rows by a few columns) the rows
+// go over the least power of two of work-items that covers them (GROUP at most) and the columns over
+// the rest: neighbouring work-items take neighbouring rows of one column, and nothing is divided an
+// element (a 64-bit division an element was most of a tall panel's time on a GPU).
+#if FLAT
+#define BLOCK_LOOP(rows, cols, i, j) \
+  for (int e_ = LID; e_ < (rows) * (cols); e_ += GROUP) {   \
+    const int j = e_ / (rows), i = e_ - j * (rows);
+#else
+#define BLOCK_LOOP(rows, cols, i, j)                                          \
+  for (int tr_ = span2(rows), j = LID / tr_; j < (cols); j += GROUP / tr_) \
+    for (int i = LID % tr_; i < (rows); i += tr_) {
+#endif
+#define BLOCK_END }
 
 //@ lu  getf2 and its pivot search
 // The index of the largest ABS1 of rows [k, m) of column k (the first of equal ones, as LAPACK's
@@ -90,10 +106,9 @@ FN void getf2(AS T* a, i64 lda, int m, int n, PS int* ipiv, PS int* info, int sh
     if (!nz && lid == 0 && *info == 0) *info = k + 1 + shift;
     BARRIER
     const int rows = m - k - 1, cols = n - k - 1;
-    for (IX e = lid; e < (IX)rows * cols; e += GROUP) {
-      int j = k + 1 + (int)(e / rows), i = k + 1 + (int)(e % rows);
-      A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), A_(k, j)));
-    }
+    BLOCK_LOOP(rows, cols, r, c)
+      A_(k + 1 + r, k + 1 + c) = SUB(A_(k + 1 + r, k + 1 + c), MUL(A_(k + 1 + r, k), A_(k, k + 1 + c)));
+    BLOCK_END
     BARRIER
   }
 }
@@ -122,10 +137,10 @@ FN void potf2(AS T* a, i64 lda, int n, PS int* info, int shift) {
     BARRIER
     if (!stop && lid == 0) A_(k, k) = MKR(s);
     const int r = stop ? 0 : n - k - 1;
-    for (IX e = lid; e < (IX)r * r; e += GROUP) {
-      int j = k + 1 + (int)(e / r), i = k + 1 + (int)(e % r);
+    BLOCK_LOOP(r, r, ri, rj)
+      const int i = k + 1 + ri, j = k + 1 + rj;
       if (i >= j) A_(i, j) = SUB(A_(i, j), MUL(A_(i, k), CONJ(A_(j, k))));
-    }
+    BLOCK_END
     BARRIER
   }
 }
@@ -197,27 +212,30 @@ FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
 FN void apply_reflector(AS T* a, i64 lda, int m, int n, int k, int j0, T tau, LP T* red) {
   const int lid = LID, cols = n - j0, cb = cols < GROUP ? cols : GROUP, nz = NONZERO(tau);  // tau = 0: H = I (LAPACK's larf skips it)
   for (int c0 = 0; c0 < cols; c0 += cb) {
-    const int parts = GROUP / cb, c = lid % cb, part = lid / cb, j = j0 + c0 + c;
+    // A column's parts are neighbouring work-items (neighbouring rows, one cache line among them);
+    // red holds part p of column c at p cb + c, so that part 0 sums into its own slot.
+    const int parts = GROUP / cb, c = lid / parts, part = lid - c * parts, j = j0 + c0 + c;
     T w = MKR((R)0);
-    if (part < parts && c0 + c < cols) {
+    if (c < cb && c0 + c < cols) {
       if (part == 0) w = A_(k, j);
       for (int i = k + 1 + part; i < m; i += parts) w = ADD(w, MUL(CONJ(A_(i, k)), A_(i, j)));
     }
-    red[lid] = w;
+    if (c < cb) red[part * cb + c] = w;
     BARRIER
-    if (part == 0 && c0 + c < cols) {
+    if (c < cb && part == 0 && c0 + c < cols) {
       T sum = red[c];
       for (int p = 1; p < parts; ++p) sum = ADD(sum, red[c + p * cb]);
       red[c] = MUL(tau, sum);
     }
     BARRIER
     const int rows = m - k;
-    for (IX e = lid; e < (IX)rows * cb; e += GROUP) {
-      int cc = (int)(e / rows), i = k + (int)(e % rows);
-      if (nz && c0 + cc < cols) {
-        T x = red[cc];
+    const int width = cols - c0 < cb ? cols - c0 : cb;
+    if (nz) {
+      BLOCK_LOOP(rows, width, r, cc)
+        const int i = k + r;
+        const T x = red[cc];
         A_(i, j0 + c0 + cc) = SUB(A_(i, j0 + c0 + cc), i == k ? x : MUL(A_(i, k), x));
-      }
+      BLOCK_END
     }
     BARRIER
   }
@@ -273,10 +291,9 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
 // org2r: the first n columns of Q = H(0) ... H(k-1) from geqr2's reflectors in m x n (m >= n >= k).
 FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* red_t) {
   const int lid = LID;
-  for (IX e = lid; e < (IX)m * (n - k); e += GROUP) {
-    int j = k + (int)(e / m), i = (int)(e % m);
-    A_(i, j) = MKR(i == j ? (R)1 : (R)0);
-  }
+  BLOCK_LOOP(m, n - k, i, c)
+    A_(i, k + c) = MKR(i == k + c ? (R)1 : (R)0);
+  BLOCK_END
   BARRIER
   for (int i = k - 1; i >= 0; --i) {
     T ti = tau[i];
