@@ -15,9 +15,12 @@
 # panels: porta_dense_timing on opencl:1 at 4096 and 8192 by the old tree (build-old-src/, as
 #        oldnew) and by this one under PORTA_DENSE_BLOCK (and the recursive LU panel) widths; the
 #        dense tests on cuda:0 and opencl:1 (default and 64 recursive), linalg_test on both.
+# sortptx: sort float32 and int32 (and the fused uint8 row, issue 37) on cuda:0 and opencl:1 with the kernel cache in $OUT/cache (its
+#        entries hold each kernel's source, CUDA's cubin and NVIDIA OpenCL's PTX), for comparing
+#        what the two compilers made of the same radix sort text (ptxas -v here, issue 41).
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192 or panels}
+what=${1:?sort, house, dense, oldnew, peers8192, panels or sortptx}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -126,6 +129,14 @@ case $what in
     SIZES=8192 dt b64r64 $B float64 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive
     SIZES=8192 dt b128r64 $B float64 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192 or panels, not $what" >&2; exit 2 ;;
+  sortptx)
+    build porta-bench
+    mkdir -m 700 -p "$OUT/cache"
+    for rows in '^sort_f32/' '^sort_i32/' '^fused_u8/'; do
+      REPS=3 bench "sp_${rows:1:8}" "$rows" PORTA_CACHE_DIR="$OUT/cache"
+    done
+    ls -la "$OUT/cache" | tail -n +2 | wc -l | xargs -I{} say "{} cache entries"
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels or sortptx, not $what" >&2; exit 2 ;;
 esac
 cat "$V"

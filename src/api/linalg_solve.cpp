@@ -471,10 +471,15 @@ EighResult eigh_impl(const Array& a, bool upper, bool vectors, const char* what)
   const std::int64_t count = element_count(batch), n = a.dim(-1);
   if (on_kernels(d, SolverOp::syevd, SolverOp::stedc, t, count, n)) return eigh_kernels(a, t, upper, vectors, batch, what);
   check_solvers(d, SolverOp::syevd, what);
-  Array w = column_major(stack3(a), t);
+  // A real symmetric matrix's C-order copy is, read column-major, its transpose, whose other
+  // triangle holds the same values: syevd takes the copy with the triangle named the other way,
+  // and no transpose is made. (A complex one's would be its conjugate, whose vectors are the
+  // conjugates: those take the transposed copy.)
+  const bool real = !is_complex(t);
+  Array w = real ? stack3(a).astype(t).copy() : column_major(stack3(a), t);
   Array values = empty({count, n}, real_dtype(t), d), info = zeros({count}, DType::int32, d).copy();
   Call c(SolverOp::syevd, t, count, n, n);
-  c.g.lower = !upper;
+  c.g.lower = real ? upper : !upper;
   c.g.vectors = vectors;
   c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
   c.set(&SolverArgs::w, &SolverArgs::w_offset, values);
