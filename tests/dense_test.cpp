@@ -23,6 +23,7 @@
 
 #include "lazy/node.hpp"
 #include "primitives/dense.hpp"
+#include "runtime/thread_queues.hpp"
 #include "test_common.hpp"
 
 namespace {
@@ -591,5 +592,100 @@ TEST_P(DenseTest, RefusesBadInput) {
 }
 
 PORTA_INSTANTIATE_DEVICES_DTYPES(DenseTest, kSolverDTypes);
+
+// MatmulArgs::subtract, which the blocked drivers' trailing updates use: C -= op(A) op(B) on a
+// block of a larger C (an offset, a leading dimension past the block, a batch stride), the elements
+// around the block untouched, on every device and, on OpenCL, every GEMM path (the host BLAS, the
+// tiled kernel, the tensor-core kernels emulated where the device lacks them, and one FP64 MMA
+// configuration forced) in whole-tile and edge shapes; against the host's product in double.
+class GemmSubtract : public DeviceDTypeTest {
+ protected:
+  void SetUp() override {
+    DeviceDTypeTest::SetUp();
+    PORTA_REQUIRE_DTYPE(dtype());
+  }
+  // batch x (m x n) at row 2, column 2 of C (ldc n + 6), A m x k (or k x m with ta), B k x n (or n x k).
+  void check(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb, const std::string& what) {
+    const DType t = dtype();
+    std::uniform_real_distribution<double> u(-1, 1);
+    auto random = [&](std::int64_t count) {
+      std::vector<C> v(static_cast<std::size_t>(count));
+      for (auto& x : v) x = cx(t) ? C(u(rng()), u(rng())) : C(u(rng()), 0);
+      return rounded(t, v);
+    };
+    const std::int64_t ldc = n + 6, rows = m + 4, cstride = rows * ldc, lda = ta ? m : k, ldb = tb ? k : n;
+    const std::vector<C> ha = random(batch * m * k), hb = random(batch * k * n), hc = random(batch * cstride);
+    Array a = upload_c(ha, t, dev()), b = upload_c(hb, t, dev()), c = upload_c(hc, t, dev());
+    porta::detail::MatmulArgs g;
+    g.dtype = t;
+    g.batch = batch;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = view(a).buffer->handle();
+    g.b = view(b).buffer->handle();
+    g.c = view(c).buffer->handle();
+    g.a_offset = view(a).offset;
+    g.b_offset = view(b).offset;
+    g.c_offset = view(c).offset + 2 * ldc + 2;
+    g.lda = lda;
+    g.ldb = ldb;
+    g.ldc = ldc;
+    g.stride_a = m * k;
+    g.stride_b = k * n;
+    g.stride_c = cstride;
+    g.trans_a = ta;
+    g.trans_b = tb;
+    g.subtract = true;
+    const auto& q = porta::detail::thread_queue_shared(dev());
+    view(a).buffer->before_read(q);
+    view(b).buffer->before_read(q);
+    view(c).buffer->before_write(q);
+    dev().impl().matmul(*q, g);
+    view(c).buffer->after_write(q);
+    const std::vector<C> got = download(c, t);
+    for (std::int64_t p = 0; p < batch; ++p)
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < ldc; ++j) {
+          const std::size_t at = static_cast<std::size_t>(p * cstride + i * ldc + j);
+          const bool inside = i >= 2 && i < 2 + m && j >= 2 && j < 2 + n;
+          if (!inside) {
+            ASSERT_EQ(got[at], hc[at]) << what << ": element (" << p << ", " << i << ", " << j << ") outside the block changed";
+            continue;
+          }
+          C want = hc[at];
+          double mag = std::abs(hc[at]);
+          for (std::int64_t l = 0; l < k; ++l) {
+            const C x = ha[static_cast<std::size_t>(p * m * k + (ta ? l * lda + (i - 2) : (i - 2) * lda + l))];
+            const C y = hb[static_cast<std::size_t>(p * k * n + (tb ? (j - 2) * ldb + l : l * ldb + (j - 2)))];
+            want -= x * y;
+            mag += std::abs(x) * std::abs(y);
+          }
+          ASSERT_LE(std::abs(got[at] - want), 4 * static_cast<double>(k + 2) * eps_of(t) * mag)
+              << what << ": C(" << p << ", " << i - 2 << ", " << j - 2 << ") " << got[at] << ", want " << want;
+        }
+  }
+  void shapes(const std::string& path) {
+    check(2, 128, 128, 64, false, false, path + ", whole tiles");
+    check(1, 37, 70, 19, false, true, path + ", edges, b transposed");
+    check(2, 65, 33, 16, true, false, path + ", edges, a transposed");
+    check(1, 5, 7, 0, false, false, path + ", k = 0");
+  }
+};
+
+TEST_P(GemmSubtract, SubtractsInPlaceOnEveryPath) {
+  shapes("the default path");
+  if (dev().backend() != porta::Backend::opencl) return;
+  for (const char* path : {"tiled", "host", "mma"}) {
+    if (std::string(path) == "host" && dev().impl().info().kind != porta::DeviceKind::cpu) continue;
+    ScopedEnv env("PORTA_OPENCL_GEMM", path);
+    shapes(std::string("PORTA_OPENCL_GEMM=") + path);
+  }
+  if (dtype() == DType::float64) {
+    ScopedEnv env("PORTA_OPENCL_GEMM", "mma:mma16x8x8:64x64x16:w32x32");
+    check(2, 128, 128, 64, false, false, "the FP64 MMA kernel, whole tiles");
+  }
+}
+PORTA_INSTANTIATE_DEVICES_DTYPES(GemmSubtract, kSolverDTypes);
 
 }  // namespace

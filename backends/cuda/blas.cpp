@@ -106,7 +106,8 @@ void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
   std::int64_t ldc = leading_dimension(a.ldc, a.m, a.n, "C", label());
   ctx_->make_current();
 
-  if (a.k == 0) {  // an empty sum: C = 0
+  if (a.k == 0) {  // an empty sum: C = 0, or C as it is
+    if (a.subtract) return;
     for (std::int64_t i = 0; i < a.batch; ++i)
       PORTA_CU_AT(label(), cuMemsetD2D8Async(device_ptr(a.c, static_cast<std::size_t>(a.c_offset + i * a.stride_c) * elem),
                                              static_cast<std::size_t>(ldc) * elem, 0,
@@ -118,6 +119,9 @@ void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
   std::int64_t ldb = leading_dimension(a.ldb, a.trans_b ? a.n : a.k, a.trans_b ? a.k : a.n, "B", label());
 
   if (exact) {
+    if (a.subtract)
+      throw InvalidArgument(detail::cat(label(), ": a subtracting matmul of ", name(a.dtype),
+                                        ": floating and complex products only (porta's bug)"));
     exact_matmul(*this, q, a, lda, ldb, ldc);
     return;
   }
@@ -128,11 +132,13 @@ void Device::matmul(detail::QueueImpl& q, const detail::MatmulArgs& a) {
   // op(B)^T: B as stored is column-major n x k (ld ldb) when not transposed, so no transpose.
   cublasOperation_t op_b = a.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t op_a = a.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  // 1 and 0 as real or complex numbers (cuComplex, cuDoubleComplex: real part first).
-  alignas(16) const float alpha_f[2] = {1.0f, 0.0f};
-  alignas(16) const float beta_f[2] = {0.0f, 0.0f};
-  alignas(16) const double alpha_d[2] = {1.0, 0.0};
-  alignas(16) const double beta_d[2] = {0.0, 0.0};
+  // alpha 1 and beta 0 (subtract: -1 and 1) as real or complex numbers (cuComplex, cuDoubleComplex:
+  // real part first).
+  const double alpha_value = a.subtract ? -1.0 : 1.0, beta_value = a.subtract ? 1.0 : 0.0;
+  alignas(16) const float alpha_f[2] = {static_cast<float>(alpha_value), 0.0f};
+  alignas(16) const float beta_f[2] = {static_cast<float>(beta_value), 0.0f};
+  alignas(16) const double alpha_d[2] = {alpha_value, 0.0};
+  alignas(16) const double beta_d[2] = {beta_value, 0.0};
   const void* alpha = types.double_scalars ? static_cast<const void*>(alpha_d) : static_cast<const void*>(alpha_f);
   const void* beta = types.double_scalars ? static_cast<const void*>(beta_d) : static_cast<const void*>(beta_f);
 

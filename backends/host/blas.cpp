@@ -1,5 +1,6 @@
 // cblas_{s,d,c,z}gemm per batch, row-major, with the transposes and leading dimensions of
-// MatmulArgs (cgemm3m/zgemm3m when the 3M form is allowed); integers through loop_gemm.
+// MatmulArgs (cgemm3m/zgemm3m when the 3M form is allowed; alpha -1 and beta 1 where it
+// subtracts); integers through loop_gemm.
 #include "host/blas.hpp"
 
 #include <cblas.h>
@@ -20,8 +21,9 @@ void run(const MatmulArgs& g, const void* a, const void* b, void* c, Gemm gemm) 
   T* pc = static_cast<T*>(c) + g.c_offset;
   for (std::int64_t i = 0; i < g.batch; ++i) {
     gemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans, g.trans_b ? CblasTrans : CblasNoTrans,
-         static_cast<blasint>(g.m), static_cast<blasint>(g.n), static_cast<blasint>(g.k), T(1), pa + i * g.stride_a,
-         static_cast<blasint>(g.lda), pb + i * g.stride_b, static_cast<blasint>(g.ldb), T(0), pc + i * g.stride_c,
+         static_cast<blasint>(g.m), static_cast<blasint>(g.n), static_cast<blasint>(g.k), T(g.subtract ? -1 : 1),
+         pa + i * g.stride_a, static_cast<blasint>(g.lda), pb + i * g.stride_b, static_cast<blasint>(g.ldb),
+         T(g.subtract ? 1 : 0), pc + i * g.stride_c,
          static_cast<blasint>(g.ldc));
   }
 }
@@ -32,11 +34,11 @@ void run_complex(const MatmulArgs& g, const void* a, const void* b, void* c, Gem
   const T* pa = static_cast<const T*>(a) + g.a_offset;
   const T* pb = static_cast<const T*>(b) + g.b_offset;
   T* pc = static_cast<T*>(c) + g.c_offset;
-  const T one(1), zero(0);
+  const T alpha(g.subtract ? -1 : 1), beta(g.subtract ? 1 : 0);
   for (std::int64_t i = 0; i < g.batch; ++i) {
     gemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans, g.trans_b ? CblasTrans : CblasNoTrans,
-         static_cast<blasint>(g.m), static_cast<blasint>(g.n), static_cast<blasint>(g.k), &one, pa + i * g.stride_a,
-         static_cast<blasint>(g.lda), pb + i * g.stride_b, static_cast<blasint>(g.ldb), &zero, pc + i * g.stride_c,
+         static_cast<blasint>(g.m), static_cast<blasint>(g.n), static_cast<blasint>(g.k), &alpha, pa + i * g.stride_a,
+         static_cast<blasint>(g.lda), pb + i * g.stride_b, static_cast<blasint>(g.ldb), &beta, pc + i * g.stride_c,
          static_cast<blasint>(g.ldc));
   }
 }

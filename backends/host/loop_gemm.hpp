@@ -28,7 +28,8 @@ template <class R> inline void multiply_add(std::complex<R>& c, std::complex<R> 
   c = {c.real() + (a.real() * b.real() - a.imag() * b.imag()), c.imag() + (a.real() * b.imag() + a.imag() * b.real())};
 }
 
-// C = op(A) op(B) per batch for pointers to the start of each buffer, offsets and strides as in g.
+// C = op(A) op(B) (C -= it where g.subtract) per batch for pointers to the start of each buffer,
+// offsets and strides as in g.
 template <class T> void loop_gemm(const MatmulArgs& g, const void* a, const void* b, void* c) {
   using Acc = LoopAccumulator<T>;
   const std::int64_t m = g.m, n = g.n, k = g.k;
@@ -48,7 +49,11 @@ template <class T> void loop_gemm(const MatmulArgs& g, const void* a, const void
         const Acc* brow = bw.data() + p * n;
         for (std::int64_t j = 0; j < n; ++j) multiply_add(row[j], av, brow[j]);
       }
-      for (std::int64_t j = 0; j < n; ++j) pc[i * g.ldc + j] = static_cast<T>(row[j]);
+      T* crow = pc + i * g.ldc;
+      if (g.subtract)
+        for (std::int64_t j = 0; j < n; ++j) crow[j] = static_cast<T>(static_cast<Acc>(crow[j]) - row[j]);
+      else
+        for (std::int64_t j = 0; j < n; ++j) crow[j] = static_cast<T>(row[j]);
     }
   }
 }

@@ -19,7 +19,7 @@ namespace {
 using detail::MatmulArgs;
 
 #ifndef PORTA_HAVE_HOST_BLAS
-// C = op(A) op(B), one batch at a time, blocked so that a panel of B stays in cache while rows of
+// C = op(A) op(B) (C -= it where g.subtract), one batch at a time, blocked so that a panel of B stays in cache while rows of
 // A stream past; four rows of C share each row of B, and the inner loop runs along rows of B and
 // C and vectorises.
 template <class T> void loop_matmul(const MatmulArgs& g, const T* a, const T* b, T* c) {
@@ -37,8 +37,10 @@ template <class T> void loop_matmul(const MatmulArgs& g, const T* a, const T* b,
       pb = bt.data();
       ldb = g.n;
     }
-    auto a_at = [&](std::int64_t i, std::int64_t kk) { return g.trans_a ? pa[kk * g.lda + i] : pa[i * g.lda + kk]; };
-    for (std::int64_t i = 0; i < g.m; ++i) std::fill(pc + i * g.ldc, pc + i * g.ldc + g.n, T(0));
+    const T sign = g.subtract ? T(-1) : T(1);
+    auto a_at = [&](std::int64_t i, std::int64_t kk) { return sign * (g.trans_a ? pa[kk * g.lda + i] : pa[i * g.lda + kk]); };
+    if (!g.subtract)
+      for (std::int64_t i = 0; i < g.m; ++i) std::fill(pc + i * g.ldc, pc + i * g.ldc + g.n, T(0));
     for (std::int64_t j0 = 0; j0 < g.n; j0 += kPanelN) {
       const std::int64_t j1 = std::min(g.n, j0 + kPanelN);
       for (std::int64_t k0 = 0; k0 < g.k; k0 += kPanelK) {
@@ -104,6 +106,7 @@ template <class H> void half_matmul(const MatmulArgs& g, const void* a, const vo
       fc(static_cast<std::size_t>(g.m * g.n));
   MatmulArgs f = g;
   f.dtype = DType::float32;
+  f.subtract = false;  // the float32 product, subtracted below where g.subtract
   f.batch = 1;
   f.a_offset = f.b_offset = f.c_offset = 0;
   f.stride_a = f.stride_b = f.stride_c = 0;
@@ -119,7 +122,10 @@ template <class H> void half_matmul(const MatmulArgs& g, const void* a, const vo
     float_matmul(f, fa.data(), fb.data(), fc.data());
     std::uint16_t* out = hc + batch * g.stride_c;
     for (std::int64_t i = 0; i < g.m; ++i)
-      for (std::int64_t j = 0; j < g.n; ++j) out[i * g.ldc + j] = H(fc[i * g.n + j]).bits;
+      for (std::int64_t j = 0; j < g.n; ++j) {
+        std::uint16_t& o = out[i * g.ldc + j];
+        o = H(g.subtract ? widen<H>(o) - fc[i * g.n + j] : fc[i * g.n + j]).bits;
+      }
   }
 }
 
@@ -150,7 +156,8 @@ void Device::matmul(detail::QueueImpl& q, const MatmulArgs& g) {
     return;
   }
   if (g.batch == 0 || g.m == 0 || g.n == 0) return;
-  if (g.k == 0) {  // a sum of nothing: C = 0 (BLAS would reject lda = 0)
+  if (g.k == 0) {  // a sum of nothing: C = 0, or C as it is (BLAS would reject lda = 0)
+    if (g.subtract) return;
     const std::size_t item = itemsize(g.dtype);
     for (std::int64_t batch = 0; batch < g.batch; ++batch)
       for (std::int64_t i = 0; i < g.m; ++i)

@@ -141,12 +141,13 @@ clblast::StatusCode clblast_gemm(const MatmulArgs& g, cl_command_queue queue) {
   auto tb = g.trans_b ? Transpose::kYes : Transpose::kNo;
   auto a = static_cast<cl_mem>(g.a), b = static_cast<cl_mem>(g.b), c = static_cast<cl_mem>(g.c);
   auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  const int alpha = g.subtract ? -1 : 1, beta = g.subtract ? 1 : 0;
   if (g.batch == 1)
-    return clblast::Gemm<T>(clblast::Layout::kRowMajor, ta, tb, sz(g.m), sz(g.n), sz(g.k), T(1), a, sz(g.a_offset),
-                            sz(g.lda), b, sz(g.b_offset), sz(g.ldb), T(0), c, sz(g.c_offset), sz(g.ldc), &queue, nullptr);
-  return clblast::GemmStridedBatched<T>(clblast::Layout::kRowMajor, ta, tb, sz(g.m), sz(g.n), sz(g.k), T(1), a,
+    return clblast::Gemm<T>(clblast::Layout::kRowMajor, ta, tb, sz(g.m), sz(g.n), sz(g.k), T(alpha), a, sz(g.a_offset),
+                            sz(g.lda), b, sz(g.b_offset), sz(g.ldb), T(beta), c, sz(g.c_offset), sz(g.ldc), &queue, nullptr);
+  return clblast::GemmStridedBatched<T>(clblast::Layout::kRowMajor, ta, tb, sz(g.m), sz(g.n), sz(g.k), T(alpha), a,
                                         sz(g.a_offset), sz(g.lda), sz(g.stride_a), b, sz(g.b_offset), sz(g.ldb),
-                                        sz(g.stride_b), T(0), c, sz(g.c_offset), sz(g.ldc), sz(g.stride_c),
+                                        sz(g.stride_b), T(beta), c, sz(g.c_offset), sz(g.ldc), sz(g.stride_c),
                                         sz(g.batch), &queue, nullptr);
 }
 #endif
@@ -283,7 +284,8 @@ void Device::matmul_host(QueueImpl& q, const MatmulArgs& g) {
   h.b_offset = g.b_offset - maps[which[1]].span.first;
   h.c_offset = g.c_offset - maps[which[2]].span.first;
   if (g.k == 0) {
-    // C = 0; the BLAS would object to leading dimensions of empty operands.
+    // C = 0 (or C as it is); the BLAS would object to leading dimensions of empty operands.
+    if (g.subtract) return;
     auto* c = static_cast<char*>(ptr[2]);
     for (std::int64_t b = 0; b < g.batch; ++b)
       for (std::int64_t r = 0; r < g.m; ++r)
@@ -303,7 +305,7 @@ void Device::matmul_clblast(QueueImpl& q, const MatmulArgs& g) {
                                        ": porta was built without CLBlast (install libclblast-dev and reconfigure)"));
 #else
   if (g.k == 0) {  // CLBlast rejects empty products; the tiled kernel writes the zeros
-    matmul_tiled(q, g);
+    if (!g.subtract) matmul_tiled(q, g);
     return;
   }
   cl_command_queue queue = queue_of(q).native();

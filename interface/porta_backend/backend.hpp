@@ -41,8 +41,9 @@ namespace porta::detail {
 // Capabilities::complex_gemm and integer_gemm, MatmulArgs::allow_3m; 13: FFT plans, Capabilities::fft,
 // FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
 // SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major;
-// 16: SolverOp::stedc and bdsdc; 17: Capabilities::copy_in_solvers, SolverArgs::src).
-inline constexpr int kBackendApiVersion = 17;
+// 16: SolverOp::stedc and bdsdc; 17: Capabilities::copy_in_solvers, SolverArgs::src; 18:
+// MatmulArgs::subtract).
+inline constexpr int kBackendApiVersion = 18;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -266,6 +267,9 @@ struct MatmulArgs {
   bool trans_a = false, trans_b = false;
   bool allow_tf32 = false;  // float32 and complex64 may use TF32 tensor cores
   bool allow_3m = false;    // complex products may use the 3M (Gauss) form: 3 real products, not 4
+  // C -= op(A) * op(B) (BLAS's alpha -1, beta 1: C is read) instead of C = op(A) * op(B); float32,
+  // float64, complex64 and complex128 only (the blocked solvers' trailing updates).
+  bool subtract = false;
 };
 
 // A batched FFT the core asks a device for (docs/design/fft.md): `batch` transforms over the last

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
@@ -52,7 +53,7 @@ enum Kind {
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 
-// The most a trailing update's scratch product takes where it goes in column chunks (potrf).
+// The most the scratch product of a chunk's diagonal block takes (potrf's trailing update).
 constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 
 // The columns of a panel or a block of the triangular solves: PORTA_DENSE_BLOCK where set, else by
@@ -314,11 +315,13 @@ struct Operand {
   bool trans;
 };
 
-// c (mc x nc, packed, a matrix after another) = op(x) op(y) over k, through the device's GEMM:
-// column-major C is the row-major C^T = op(y)^T op(x)^T that MatmulArgs describes (an operand
-// stored column-major is its transpose stored row-major).
-void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t batch, std::int64_t mc, std::int64_t nc,
-          std::int64_t k) {
+// The block of c (mc x nc at c_off, leading dimension ldc, matrices c_stride apart) = op(x) op(y)
+// over k, or (subtract) minus it, through the device's GEMM: column-major C is the row-major
+// C^T = op(y)^T op(x)^T that MatmulArgs describes (an operand stored column-major is its transpose
+// stored row-major). Subtracting in the GEMM (MatmulArgs::subtract) reads and writes the block
+// once; a product into scratch and a pass that subtracts it moved twice the bytes.
+void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t c_off, std::int64_t ldc,
+          std::int64_t c_stride, std::int64_t batch, std::int64_t mc, std::int64_t nc, std::int64_t k, bool subtract) {
   const Device& device = c.buffer->device();
   const auto& q = thread_queue_shared(device);
   MatmulArgs g;
@@ -338,14 +341,20 @@ void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64
   g.trans_b = x.trans;
   g.stride_b = x.stride;
   g.c = c.buffer->handle();
-  g.c_offset = c.offset;
-  g.ldc = mc;
-  g.stride_c = mc * nc;
+  g.c_offset = c_off;
+  g.ldc = ldc;
+  g.stride_c = c_stride;
+  g.subtract = subtract;
   x.v->buffer->before_read(q);
   y.v->buffer->before_read(q);
   c.buffer->before_write(q);
   device.impl().matmul(*q, g);
   c.buffer->after_write(q);
+}
+// c (mc x nc, packed, a matrix after another) = op(x) op(y).
+void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t batch, std::int64_t mc, std::int64_t nc,
+          std::int64_t k) {
+  gemm(t, x, y, c, c.offset, mc, mc * nc, batch, mc, nc, k, false);
 }
 
 // A block of a (rows x cols at a_off, leading dimension lda, matrices astride apart) -= the
@@ -384,22 +393,21 @@ class Scratch {
 // step (rows m, columns n - jb; orgqr's steps grow from the last block to the first).
 struct ReflectorScratch {
   ReflectorScratch(DType t, const Device& d, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t jb)
-      : v(t, d), vc(t, d), g(t, d), tm(t, d), w1(t, d), w2(t, d), c(t, d) {
+      : v(t, d), vc(t, d), g(t, d), tm(t, d), w1(t, d), w2(t, d) {
     v.get(batch * m * jb);
     if (is_complex(t)) vc.get(batch * m * jb);
     g.get(batch * jb * jb);
     tm.get(batch * jb * jb);
     w1.get(batch * jb * n);
     w2.get(batch * jb * n);
-    c.get(batch * m * n);
   }
-  Scratch v, vc, g, tm, w1, w2, c;
+  Scratch v, vc, g, tm, w1, w2;
 };
 
 // Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
 // matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, c_end) of rows [j0, m): H^H C
 // (geqrf: herm) or H C (orgqr), H = I - V T V^H (larft, larfb): V packed (and conjugated), T from
-// V^H V, then C -= V (op(T) (V^H C)), each product a GEMM.
+// V^H V, then C -= V (op(T) (V^H C)), each product a GEMM (the last one subtracting in place).
 void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, std::int64_t tau_stride, std::int64_t batch,
                  std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, std::int64_t c_end, bool herm,
                  ReflectorScratch& s) {
@@ -424,9 +432,7 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
   launch(t, kTrmm, 0, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
     g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
   });
-  const View& c = s.c.get(batch * rows * cols);
-  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, c, batch, rows, cols, jb);
-  subtract(t, a, panel + jb * m, m, m * n, c, batch, rows, cols, false);
+  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, a, panel + jb * m, m, m * n, batch, rows, cols, jb, true);
 }
 
 }  // namespace
@@ -566,7 +572,6 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     });
   };
   if (n <= small_order(t, a)) return panel(true, 0, n);
-  const Device& device = a.buffer->device();
   // The row swaps of pivots [j0, j0 + jb) in columns [c_lo, c_lo + cols) but [skip_lo, skip_hi).
   auto laswp = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols, std::int64_t skip_lo, std::int64_t skip_hi) {
     if (cols <= 0) return;
@@ -576,18 +581,15 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     });
   };
   // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
-  // minus L21 times them (A22 -= A21 A12).
-  Scratch scratch(t, device);
+  // minus L21 times them (A22 -= A21 A12, in the GEMM).
   auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
     launch(t, kTrsmLowerUnit, 0, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
       g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
     });
     const std::int64_t rows = n - j0 - jb;
     if (rows == 0) return;
-    const View& c = scratch.get(batch * rows * cols);
-    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, c,
-         batch, rows, cols, jb);
-    subtract(t, a, a.offset + j0 + jb + c_lo * n, n, n * n, c, batch, rows, cols, false);
+    gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, a,
+         a.offset + j0 + jb + c_lo * n, n, n * n, batch, rows, cols, jb, true);
   };
   // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (PORTA_DENSE_PANEL=recursive,
   // LAPACK's getrf2) its left half, then the right half updated through GEMM and factored, each
@@ -705,8 +707,8 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
     // A22 -= A21 A21^H in the lower triangle: in column chunks, each the product of the rows from
     // its diagonal down (A21 from row c0) with its columns' rows of A21^H, so that the products
     // skip most of the upper triangle (four chunks: 5/8 of the whole product's work) and the
-    // scratch stays within kScratchBytes. B = A21^H is GEMM's transpose of conj(A21) (real
-    // dtypes: of A21 itself).
+    // scratch of a chunk's diagonal block stays within kScratchBytes. B = A21^H is GEMM's
+    // transpose of conj(A21) (real dtypes: of A21 itself).
     const Operand a21{&a, a.offset + i0 + j0 * n, n, n * n, false};
     Operand a21h{&a, a21.off, n, n * n, true};
     if (is_complex(t)) {
@@ -716,16 +718,22 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
       });
       a21h = Operand{&wv, wv.offset, r, r * jb, true};
     }
-    const std::int64_t by_memory = kScratchBytes / std::max<std::int64_t>(1, batch * r * static_cast<std::int64_t>(itemsize(t)));
+    const auto by_memory = static_cast<std::int64_t>(
+        std::sqrt(static_cast<double>(kScratchBytes) / static_cast<double>(batch * static_cast<std::int64_t>(itemsize(t)))));
     const std::int64_t width = std::max(nb, std::min((r + 3) / 4, by_memory) / nb * nb);
     for (std::int64_t c0 = 0; c0 < r; c0 += width) {
       const std::int64_t cols = std::min(width, r - c0), rows = r - c0;
-      const View& c = scratch.get(batch * rows * cols);
+      // The chunk's diagonal block through scratch, subtracted on and below its diagonal only; the
+      // rows below it subtracted in the GEMM.
+      const View& c = scratch.get(batch * cols * cols);
       Operand x = a21, y = a21h;
       x.off += c0;
       y.off += c0;  // rows c0.. of A21 (or of its conjugate): columns c0.. of A21^H
-      gemm(t, x, y, c, batch, rows, cols, jb);
-      subtract(t, a, a.offset + (i0 + c0) + (i0 + c0) * n, n, n * n, c, batch, rows, cols, true);
+      gemm(t, x, y, c, batch, cols, cols, jb);
+      subtract(t, a, a.offset + (i0 + c0) + (i0 + c0) * n, n, n * n, c, batch, cols, cols, true);
+      if (rows == cols) continue;
+      x.off += cols;
+      gemm(t, x, y, a, a.offset + (i0 + c0 + cols) + (i0 + c0) * n, n, n * n, batch, rows - cols, cols, jb, true);
     }
   }
 }

@@ -78,7 +78,8 @@ GemmParams gemm_cpu_params(DType dtype) {
   return {64, 64, 16, 4, 4, 4};
 }
 
-std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fast, bool trans_a, bool trans_b) {
+std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fast, bool trans_a, bool trans_b,
+                                      bool subtract) {
   // kernels/gemm_tiled.cl's ELEM codes.
   int elem = dtype == DType::float64      ? 1
              : dtype == DType::float16    ? 2
@@ -91,7 +92,8 @@ std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fas
           detail::cat("-DTRANS_A=", fast && trans_a ? 1 : 0), detail::cat("-DTRANS_B=", fast && trans_b ? 1 : 0),
           detail::cat("-DTM=", p.tile_m),         detail::cat("-DTN=", p.tile_n),
           detail::cat("-DTK=", p.tile_k),         detail::cat("-DWM=", p.per_item_m),
-          detail::cat("-DWN=", p.per_item_n),     detail::cat("-DVW=", p.vector)};
+          detail::cat("-DWN=", p.per_item_n),     detail::cat("-DVW=", p.vector),
+          detail::cat("-DSUBTRACT=", subtract ? 1 : 0)};
 }
 
 }  // namespace porta::opencl

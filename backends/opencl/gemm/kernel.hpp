@@ -53,6 +53,7 @@ GemmParams gemm_cpu_params(DType dtype);
 extern const char* const kGemmSource;  // kernels/gemm_tiled.cl, embedded at build time
 
 // -D options for one variant; `fast` selects the variant, the transposes matter only for it.
-std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fast, bool trans_a, bool trans_b);
+std::vector<std::string> gemm_options(const GemmParams& p, DType dtype, bool fast, bool trans_a, bool trans_b,
+                                      bool subtract = false);
 
 }  // namespace porta::opencl

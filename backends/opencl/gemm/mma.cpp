@@ -70,11 +70,11 @@ std::string mma_unfit_reason(const MmaParams& p, const detail::MatmulArgs& g) {
   return {};
 }
 
-std::vector<std::string> mma_options(const MmaParams& p, bool emulate) {
+std::vector<std::string> mma_options(const MmaParams& p, bool emulate, bool subtract) {
   std::vector<std::string> o = {detail::cat("-DMMA_M=", p.mma_m), detail::cat("-DMMA_K=", p.mma_k),
                                 detail::cat("-DBM=", p.tile_m),   detail::cat("-DBN=", p.tile_n),
                                 detail::cat("-DBK=", p.tile_k),   detail::cat("-DWM=", p.warp_m),
-                                detail::cat("-DWN=", p.warp_n)};
+                                detail::cat("-DWN=", p.warp_n),   detail::cat("-DSUBTRACT=", subtract ? 1 : 0)};
   if (emulate) o.push_back("-DMMA_EMULATE");
   return o;
 }

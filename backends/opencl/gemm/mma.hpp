@@ -58,6 +58,6 @@ extern const char* const kMmaSource;  // kernels/gemm_mma.cl, embedded at build 
 constexpr const char* kMmaEntry = "porta_gemm_mma";
 
 // -D options of one configuration; `emulate` replaces the instruction (see above).
-std::vector<std::string> mma_options(const MmaParams& p, bool emulate);
+std::vector<std::string> mma_options(const MmaParams& p, bool emulate, bool subtract = false);
 
 }  // namespace porta::opencl

@@ -165,13 +165,13 @@ bool tc_fits_fast(const TcParams& p, const detail::MatmulArgs& g) {
          aligned(g.c_offset) && (g.batch == 1 || (aligned(g.stride_a) && aligned(g.stride_b) && aligned(g.stride_c)));
 }
 
-std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool emulate) {
+std::vector<std::string> tc_options(const TcParams& p, DType t, bool fast, bool emulate, bool subtract) {
   const int elem = t == DType::float16 ? 16 : t == DType::bfloat16 ? 17 : t == DType::float32 ? 32 : 64;
   std::vector<std::string> o = {detail::cat("-DELEM=", elem),       detail::cat("-DFAST=", fast ? 1 : 0),
                                 detail::cat("-DLDSM=", p.ldsm ? 1 : 0), detail::cat("-DBM=", p.tile_m),
                                 detail::cat("-DBN=", p.tile_n),     detail::cat("-DBK=", p.tile_k),
                                 detail::cat("-DWM=", p.warp_m),     detail::cat("-DWN=", p.warp_n),
-                                detail::cat("-DSWZ=", p.swizzle ? 1 : 0)};
+                                detail::cat("-DSWZ=", p.swizzle ? 1 : 0), detail::cat("-DSUBTRACT=", subtract ? 1 : 0)};
   if (fast && p.stages) {
     o.push_back(detail::cat("-DSTAGES=", p.stages));
     o.push_back(detail::cat("-DSTAGES_WAIT=", p.stages - 2));

@@ -74,6 +74,6 @@ extern const char* const kGemmCommonSource;
 constexpr const char* kTcEntry = "porta_gemm_tc";
 
 // -D options of one configuration for `dtype`, variant `fast`; `emulate` replaces the instructions.
-std::vector<std::string> tc_options(const TcParams& p, DType dtype, bool fast, bool emulate);
+std::vector<std::string> tc_options(const TcParams& p, DType dtype, bool fast, bool emulate, bool subtract = false);
 
 }  // namespace porta::opencl

@@ -171,7 +171,7 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
   if (c.mma) {
     src.source = std::string(kGemmCommonSource) + kMmaSource;
     src.entry = kMmaEntry;
-    src.options = mma_options(*c.mma, emulate);
+    src.options = mma_options(*c.mma, emulate, g.subtract);
   } else if (c.wg) {
     src.source = std::string(kGemmCommonSource) + wg_prelude(*c.wg, g.dtype) + kWgSource;
     src.entry = kWgEntry;
@@ -179,7 +179,7 @@ std::shared_ptr<Kernel> tensor_program(Device& dev, const TensorConfig& c, const
   } else {
     src.source = std::string(kGemmCommonSource) + kTcSource;
     src.entry = kTcEntry;
-    src.options = tc_options(c.tc, g.dtype, tc_fits_fast(c.tc, g), emulate);
+    src.options = tc_options(c.tc, g.dtype, tc_fits_fast(c.tc, g), emulate, g.subtract);
   }
   std::string key =
       detail::cat(c.mma ? "opencl-gemm-mma|" : c.wg ? "opencl-gemm-wg|" : "opencl-gemm-tc|", detail::join(src.options, " "));
@@ -234,6 +234,9 @@ std::string dtype_text(DType t) { return t == DType::float32 ? "float32 as TF32"
 
 bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const std::string& only) {
   if (!tc_dtype(g.dtype) || (g.dtype == DType::float32 && !g.allow_tf32)) return false;
+  // The FP64 and tc kernels subtract (MatmulArgs::subtract) float32 and float64 products; the
+  // warpgroup kernel does not (a subtracting product skips its configurations).
+  if (g.subtract && g.dtype != DType::float64 && g.dtype != DType::float32) return false;
   if (g.dtype == DType::float64 && !info_.dtypes[static_cast<int>(DType::float64)]) return false;
   const bool native = tc_native(g.dtype, info_.platform, nv_compute_capability_);
   const bool wgmma = wg_native(g.dtype, info_.platform, nv_compute_capability_);
@@ -269,6 +272,7 @@ bool Device::matmul_tensor(QueueImpl& q, const MatmulArgs& g, bool forced, const
   const TensorConfig* chosen = nullptr;
   std::string why = order.empty() ? "no configuration fits the device" : "";
   for (const TensorConfig& c : order) {
+    if (g.subtract && c.wg) continue;
     std::string r = unfit_product(c, g);
     if (r.empty()) {
       chosen = &c;

@@ -45,11 +45,12 @@ std::size_t tile_elem_bytes(DType t) {
 // first candidate that fits runs.
 bool searched(DType t) { return !is_integral(t); }
 
-std::shared_ptr<Kernel> gemm_program(Device& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb) {
+std::shared_ptr<Kernel> gemm_program(Device& dev, const GemmParams& p, DType t, bool fast, bool ta, bool tb,
+                                     bool subtract = false) {
   KernelSource src;
   src.source = kGemmSource;
   src.entry = "porta_gemm";
-  src.options = gemm_options(p, t, fast, ta, tb);
+  src.options = gemm_options(p, t, fast, ta, tb, subtract);
   std::string key = "opencl-gemm|" + detail::join(src.options, " ");
   return std::static_pointer_cast<Kernel>(detail::cached_kernel(dev, key, [&] { return src; }));
 }
@@ -154,8 +155,11 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   } else {
     p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
   }
+  if (g.subtract && (is_integral(g.dtype) || g.dtype == DType::float16 || g.dtype == DType::bfloat16))
+    throw InvalidArgument(detail::cat("a subtracting matmul of ", name(g.dtype), " on ", label_,
+                                      ": porta's tiled GEMM subtracts float32, float64 and complex products only (porta's bug)"));
   const bool fast = fits_fast(p, g);
-  auto kernel = gemm_program(*this, p, g.dtype, fast, g.trans_a, g.trans_b);
+  auto kernel = gemm_program(*this, p, g.dtype, fast, g.trans_a, g.trans_b, g.subtract);
   if (kernel->max_group_size() < static_cast<std::size_t>(p.group()))
     throw DeviceError(detail::cat(label_, ": porta's GEMM with ", p.text(), " needs work-groups of ", p.group(),
                                   ", the compiled kernel allows ", kernel->max_group_size(),

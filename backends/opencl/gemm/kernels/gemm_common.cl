@@ -18,11 +18,14 @@ inline ushort to_bfloat16(float f) {
 }
 
 /* Columns col and col + 1 of C's row `row` at p, from v0 and v1, each only inside M x N: the
-   guarded edges' stores (ELEM 16: float16, 17: bfloat16, else the accumulator's type). */
+   guarded edges' stores (ELEM 16: float16, 17: bfloat16, else the accumulator's type; SUBTRACT,
+   float32 and float64 only: C -= the product, MatmulArgs::subtract). */
 #if ELEM == 16
 #define GEMM_STORE_ONE(p, i, v) vstore_half_rte((v), (i), (__global half*)(p))
 #elif ELEM == 17
 #define GEMM_STORE_ONE(p, i, v) ((p)[i] = to_bfloat16(v))
+#elif SUBTRACT
+#define GEMM_STORE_ONE(p, i, v) ((p)[i] -= (v))
 #else
 #define GEMM_STORE_ONE(p, i, v) ((p)[i] = (v))
 #endif

@@ -26,6 +26,12 @@
 #define AR (MMA_M / 8)
 #define KJ (MMA_K / 4)
 #define NC (2 * AR)
+/* A pair of C's elements written (SUBTRACT: C -= the product, MatmulArgs::subtract). */
+#if SUBTRACT
+#define MMA_STORE(p, v) (*(__global double2*)(p) -= (v))
+#else
+#define MMA_STORE(p, v) (*(__global double2*)(p) = (v))
+#endif
 
 /* The registers of one MMA: tile (tm, tn) of the warp, step s of the k-group. */
 #define A_FRAG(i) af[tm * AR + (i) % AR][s * KJ + (i) / AR]
@@ -215,9 +221,9 @@ void porta_gemm_mma(const int M, const int N, const int K,
     for (int tn = 0; tn < TN; ++tn) {
       const int row = bm0 + wm0 + tm * MMA_M + g;
       const int col = bn0 + wn0 + tn * 8 + 2 * t;
-      *(__global double2*)(C + (long)row * ldc + col) = (double2)(acc[tm][tn][0], acc[tm][tn][1]);
+      MMA_STORE(C + (long)row * ldc + col, (double2)(acc[tm][tn][0], acc[tm][tn][1]));
 #if AR == 2
-      *(__global double2*)(C + (long)(row + 8) * ldc + col) = (double2)(acc[tm][tn][2], acc[tm][tn][3]);
+      MMA_STORE(C + (long)(row + 8) * ldc + col, (double2)(acc[tm][tn][2], acc[tm][tn][3]));
 #endif
     }
   }

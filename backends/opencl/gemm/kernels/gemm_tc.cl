@@ -465,8 +465,12 @@ void porta_gemm_tc(const int M, const int N, const int K,
         vstore_half2_rte((float2)(v0, v1), 0, (__global half*)p);
 #elif ELEM == 17
         *(__global ushort2*)p = (ushort2)(to_bfloat16(v0), to_bfloat16(v1));
+#elif ELEM == 32 && SUBTRACT
+        *(__global float2*)p -= (float2)(v0, v1);
 #elif ELEM == 32
         *(__global float2*)p = (float2)(v0, v1);
+#elif SUBTRACT
+        *(__global double2*)p -= (double2)(v0, v1);
 #else
         *(__global double2*)p = (double2)(v0, v1);
 #endif

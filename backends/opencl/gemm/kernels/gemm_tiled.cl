@@ -8,7 +8,8 @@
 #define CAT(a, b) CAT2(a, b)
 /* ELEM: 0 float32, 1 float64, 2 float16, 3 bfloat16, 4 complex64, 5 complex128 (a float2 / double2
    of real and imaginary parts, products without conjugation), 100 + DType's number for the
-   integers. Complex and integer products run with VW 1. */
+   integers. Complex and integer products run with VW 1. SUBTRACT (float and complex ELEMs only):
+   C -= the product (MatmulArgs::subtract), C read where it is written. */
 #if ELEM == 1 || ELEM == 5
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -85,6 +86,9 @@ inline ushort to_bfloat16(float f) {
 #elif defined(INTEGER)
 #define LOAD(p, i) ((real)(p)[i])
 #define STORE(p, i, v) ((p)[i] = WRAP(v))
+#elif SUBTRACT
+#define LOAD(p, i) (p)[i]
+#define STORE(p, i, v) ((p)[i] -= (v))
 #else
 #define LOAD(p, i) (p)[i]
 #define STORE(p, i, v) ((p)[i] = (v))
@@ -119,7 +123,11 @@ typedef CAT(REAL, VW) realv;
 #define LOADV(p, i) CAT(as_float, VW)(CAT(convert_uint, VW)(CAT(vload, VW)(0, (p) + (i))) << 16)
 #else
 #define LOADV(p, i) (*(__global const realv*)((p) + (i)))
+#if SUBTRACT
+#define STOREV(p, i, v) (*(__global realv*)((p) + (i)) -= (v))
+#else
 #define STOREV(p, i, v) (*(__global realv*)((p) + (i)) = (v))
+#endif
 #endif
 #endif
 
