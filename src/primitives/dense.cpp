@@ -6,11 +6,12 @@
 // columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
 // the diagonal; rows swapped within the panel) or LAPACK's recursive getrf2, the same swaps
 // applied to the columns left and right of it (laswp), A12 = L11^-1 A12 (a work-item a column),
-// then A22 -= A21 A12: the product into a scratch matrix by DeviceImpl::matmul (which has no
-// beta) and subtracted by a kernel. Cholesky likewise: potf2 of the diagonal block,
-// A21 = A21 L11^-H (a work-item a row), A22 -= A21 A21^H (in column chunks from the diagonal
-// down, subtracted in the lower triangle only). QR: LAPACK's geqrf and orgqr with the block
-// reflector (larft, larfb) through GEMM. The panel of one work-group is what bounds these on
+// then A22 -= A21 A12 by DeviceImpl::matmul subtracting in place (MatmulArgs::subtract).
+// Cholesky likewise: potf2 of the diagonal block, A21 = A21 L11^-H (a work-item a row),
+// A22 -= A21 A21^H (in column chunks from the diagonal down; a chunk's diagonal block through
+// scratch and a kernel that subtracts in the lower triangle only). QR: LAPACK's geqrf and orgqr
+// with the block reflector (larft, larfb) through GEMM, a wide panel blocked by kPanelColumns
+// inside. The panel of one work-group is what bounds these on
 // large GPUs: MAGMA factors the panel on the host or over several work-groups (what remains to
 // do for issue 40's opencl:1 targets).
 #include "primitives/dense.hpp"
