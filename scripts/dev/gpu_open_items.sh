@@ -115,18 +115,16 @@ case $what in
       timeout 120 env "$@" "$tree/bin/porta_dense_timing" opencl:1 ${SIZES:-4096 8192} --dtype "$dtype" > "$OUT/dt_$name.txt" 2>&1
       say "dt $name $dtype ($*) rc=$? at $(el) s"; grep '^n ' "$OUT/dt_$name.txt" | tee -a "$V"
     }
-    dt old build-old float32
-    dt b16 $B float32 PORTA_DENSE_BLOCK=16
+    SIZES=8192 dt old build-old float32
+    SIZES=8192 dt b16 $B float32 PORTA_DENSE_BLOCK=16
     dt b64r $B float32 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive
     dt b128r $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
     SIZES=8192 dt b128r_g1024 $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024
-    SIZES=8192 dt b128r_g512 $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=512
     SIZES=8192 dt b256r $B float32 PORTA_DENSE_BLOCK=256 PORTA_DENSE_PANEL=recursive
     TT=150 gt dense $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
     TT=100 gt dense_b64r_g1024 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024 $B/bin/porta_dense_test --gtest_filter='*opencl_1*'
     TT=100 gt linalg $B/bin/porta_linalg_test --gtest_filter='*cuda_0*:*opencl_1*'
     SIZES=8192 dt old64 build-old float64
-    SIZES=8192 dt b64r64 $B float64 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive
     SIZES=8192 dt b128r64 $B float64 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
     ;;
   sortptx)
