@@ -104,28 +104,32 @@ case $what in
     python3 -c "import json; d = json.load(open('$OUT/peers.json')); [print(k, round(v, 3)) for k, v in sorted(d.items()) if '8192' in k and 'batched' not in k]" >> "$V"
     ;;
   panels)
-    [ -f build-old-src/CMakeLists.txt ] || { say "no build-old-src/ (see oldnew)"; exit 1; }
+    # OLD=0: without the old tree (its build is about a third of the call).
+    [ "${OLD:-1}" = 0 ] || [ -f build-old-src/CMakeLists.txt ] || { say "no build-old-src/ (see oldnew)"; exit 1; }
     build porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
-    cmake -S build-old-src -B build-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_PYTHON=OFF -DPORTA_BUILD_EXAMPLES=OFF > "$OUT/configure-old.txt" 2>&1 &&
-      cmake --build build-old --target porta_dense_timing porta_plugins > "$OUT/build-old.txt" 2>&1 || { say "old tree's build failed"; exit 1; }
-    say "old tree built at $(el) s"
+    if [ "${OLD:-1}" != 0 ]; then
+      cmake -S build-old-src -B build-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_PYTHON=OFF -DPORTA_BUILD_EXAMPLES=OFF > "$OUT/configure-old.txt" 2>&1 &&
+        cmake --build build-old --target porta_dense_timing porta_plugins > "$OUT/build-old.txt" 2>&1 || { say "old tree's build failed"; exit 1; }
+      say "old tree built at $(el) s"
+    fi
     dt() {  # name tree dtype [VAR=val...]
       local name=$1 tree=$2 dtype=$3; shift 3
       [ "$(left)" -lt 40 ] && return
       timeout 120 env "$@" "$tree/bin/porta_dense_timing" opencl:1 ${SIZES:-4096 8192} --dtype "$dtype" > "$OUT/dt_$name.txt" 2>&1
       say "dt $name $dtype ($*) rc=$? at $(el) s"; grep '^n ' "$OUT/dt_$name.txt" | tee -a "$V"
     }
-    SIZES=8192 dt old build-old float32
+    [ "${OLD:-1}" != 0 ] && SIZES=8192 dt old build-old float32
     SIZES=8192 dt b16 $B float32 PORTA_DENSE_BLOCK=16
     dt b64r $B float32 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive
     dt b128r $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
     SIZES=8192 dt b128r_g1024 $B float32 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024
     SIZES=8192 dt b256r $B float32 PORTA_DENSE_BLOCK=256 PORTA_DENSE_PANEL=recursive
-    TT=150 gt dense $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
-    TT=100 gt dense_b64r_g1024 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024 $B/bin/porta_dense_test --gtest_filter='*opencl_1*'
-    TT=100 gt linalg $B/bin/porta_linalg_test --gtest_filter='*cuda_0*:*opencl_1*'
-    SIZES=8192 dt old64 build-old float64
+    [ "${OLD:-1}" != 0 ] && SIZES=8192 dt old64 build-old float64
+    SIZES=8192 dt b16_64 $B float64 PORTA_DENSE_BLOCK=16
     SIZES=8192 dt b128r64 $B float64 PORTA_DENSE_BLOCK=128 PORTA_DENSE_PANEL=recursive
+    [ "$(left)" -gt 60 ] && TT=150 gt dense $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
+    [ "$(left)" -gt 150 ] && TT=100 gt dense_b64r_g1024 PORTA_DENSE_BLOCK=64 PORTA_DENSE_PANEL=recursive PORTA_DENSE_GROUP=1024 $B/bin/porta_dense_test --gtest_filter='*opencl_1*'
+    [ "$(left)" -gt 110 ] && TT=100 gt linalg $B/bin/porta_linalg_test --gtest_filter='*cuda_0*:*opencl_1*'
     ;;
   sortptx)
     build porta-bench
