@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -37,9 +38,7 @@ double median_ms(const porta::Device& d, const std::function<void()>& setup, con
   return ms[ms.size() / 2];
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s <device> [n ...] [--batch B] [--dtype NAME]\n", argv[0]);
     return 2;
@@ -78,4 +77,17 @@ int main(int argc, char** argv) {
                 static_cast<long long>(n), lu, 2.0 / 3 * n3 / lu / 1e6, ch, n3 / 3 / ch / 1e6, qr, 4.0 / 3 * n3 / qr / 1e6, rs);
   }
   return 0;
+}
+
+}  // namespace
+
+// porta's typed errors (a PORTA_DENSE_GROUP the kernel does not allow, a device without float64)
+// printed, not left to std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "porta_dense_timing: %s\n", e.what());
+    return 1;
+  }
 }

@@ -183,16 +183,18 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "The 4-byte values a GPU work-item scans (8-byte values take half); one that does not fit the device is an "
      "error naming the largest that does."},
-    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "", "16 for LU and QR, 64 for Cholesky",
+    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "", "16 for LU and Q, 128 for QR's R, 64 for Cholesky",
      "once, at the first blocked factorization", Audience::tuning, OnBad::error, kWrongKernel,
-     "The columns of a panel of porta's own blocked LU, Cholesky and QR and of a block of their triangular "
-     "solves (devices without a vendor solver); the trailing updates go through GEMM. LU's and QR's panels are "
-     "one work-group's work, which grows with the width."},
+     "The columns of a block of porta's own blocked LU, Cholesky and QR and of their triangular solves (devices "
+     "without a vendor solver); the trailing updates go through GEMM. A flat LU panel and orgqr's blocks are one "
+     "work-group's work, which grows with the width; QR's panels (and LU's recursive ones) are blocked by 16 "
+     "columns inside."},
     {"PORTA_DENSE_GROUP", Type::integer, "", 64, 1024, true, "", "256 on GPUs, 64 on CPU devices",
      "once, at the first blocked factorization", Audience::tuning, OnBad::error, kWrongKernel,
      "The work-items of the work-group that factors a panel of porta's own blocked LU, Cholesky and QR (and "
-     "runs the other one-matrix kernels of large matrices); more hide more of the panel's memory latency on a "
-     "GPU, a CPU device runs the group as a loop."},
+     "runs the other one-matrix kernels of large matrices); a CPU device runs the group as a loop. A kernel may "
+     "allow fewer than the device (NVIDIA's OpenCL on an H100: 256, by the kernels' registers): more is then a "
+     "typed error naming the limit."},
     {"PORTA_SOLVER", Type::choice, "auto vendor porta cusolver=vendor lapack=vendor", 0, 0, false, "auto", "",
      "at each linalg call that factors", Audience::tuning, OnBad::error, kWrongKernel,
      "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "

@@ -2,7 +2,7 @@
 // primitives/kernels/dense.cl for a dtype and a dialect and run them (primitives/work.hpp), and
 // the blocked algorithms, whose updates go through the device's GEMM.
 //
-// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size(lu_qr)
+// Blocked LU (right-looking, as LAPACK's getrf and MAGMA's): for each panel of block_size(lu)
 // columns, the panel's getf2 by one work-group a matrix (pivots found down the whole column below
 // the diagonal; rows swapped within the panel) or LAPACK's recursive getrf2, the same swaps
 // applied to the columns left and right of it (laswp), A12 = L11^-1 A12 (a work-item a column),
@@ -58,14 +58,21 @@ bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 
 // The columns of a panel or a block of the triangular solves: PORTA_DENSE_BLOCK where set, else by
-// what the blocks are of. Wider blocks give GEMM more work a step, and LU's and QR's one-work-group
-// panels more (their cost grows as n^2 times the width): on the H100 through NVIDIA's OpenCL
-// (2026-12-07, docs/design/linalg.md) LU and QR of 1024 to 8192 ran 1.6-3.3x faster at 16 than at
-// 64, while Cholesky, whose panel is only the diagonal block, ran fastest at 64.
-enum class Blocks { lu_qr, cholesky };
+// what the blocks are of. Wider blocks give GEMM more work a step, and a one-work-group panel more
+// (its cost grows as n^2 times the width): on the H100 through NVIDIA's OpenCL (2026-12-07,
+// docs/design/linalg.md) LU and QR of 1024 to 8192 in flat panels ran 1.6-3.3x faster at 16 than
+// at 64; Cholesky, whose panel is only the diagonal block, ran fastest at 64; geqrf, whose panel is
+// blocked by kPanelColumns inside, 1.16-1.18x faster at 128 than at 16 (8192, float32 and float64).
+// orgqr's blocks are org2r's one-work-group work: 16.
+enum class Blocks { lu, geqrf, orgqr, cholesky };
 std::int64_t block_size(Blocks what) {
   static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
-  return b ? *b : what == Blocks::lu_qr ? 16 : 64;
+  if (b) return *b;
+  switch (what) {
+    case Blocks::geqrf: return 128;
+    case Blocks::cholesky: return 64;
+    default: return 16;
+  }
 }
 
 // The columns that one work-group factors at a time inside a wider panel: LU's recursive panel
@@ -605,7 +612,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     factor(c0 + n1, n2);
     laswp(c0 + n1, n2, c0, n1, 0, 0);
   };
-  const std::int64_t nb = block_size(Blocks::lu_qr);
+  const std::int64_t nb = block_size(Blocks::lu);
   for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
     const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
     factor(j0, jb);
@@ -670,8 +677,8 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
     g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
          i64(0)};
   });
-  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit, block_size(Blocks::lu_qr));
-  solve_blocked(t, lu, b, batch, n, nrhs, kUpper, block_size(Blocks::lu_qr));
+  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit, block_size(Blocks::lu));
+  solve_blocked(t, lu, b, batch, n, nrhs, kUpper, block_size(Blocks::lu));
 }
 
 void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit) {
@@ -769,8 +776,10 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   // columns right of it. The last panel takes the columns past k too. A panel wider than
   // kPanelColumns is itself blocked: geqr2 over kPanelColumns at a time, each block's H^H applied
   // to the panel's columns right of it only.
-  const std::int64_t nb = block_size(Blocks::lu_qr);
-  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block
+  const std::int64_t nb = block_size(Blocks::geqrf);
+  // Sized for the widest block's apply; a panel's inner blocks (narrower) reuse it, and where
+  // k <= nb they are all there is (Scratch grows as a step asks).
+  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);
   // The panel of columns [j0, j0 + w), whose reflectors are those of [j0, min(j0 + w, k)).
   auto factor = [&](std::int64_t j0, std::int64_t w) {
     const std::int64_t end = std::min(j0 + w, k);
@@ -811,7 +820,7 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
   // on, then each block before it, last to first: its H applied to the columns right of it, then
   // org2r of its own columns, the rows above it zeroed.
-  const std::int64_t nb = block_size(Blocks::lu_qr), last = k == 0 ? 0 : (k - 1) / nb * nb;
+  const std::int64_t nb = block_size(Blocks::orgqr), last = k == 0 ? 0 : (k - 1) / nb * nb;
   ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block
   zero(last, last, n - last);
   block(false, last, n - last, k - last);
