@@ -631,7 +631,7 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
                    std::int64_t nb) {
   const Device& device = b.buffer->device();
   const std::int64_t blocks = (n + nb - 1) / nb;
-  Scratch scratch(t, device), conj_f(t, device);
+  Scratch conj_f(t, device);
   for (std::int64_t s = 0; s < blocks; ++s) {
     const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
     launch(t, kTrsmBlock, 0, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
@@ -639,7 +639,7 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
            i64(batch), i32(mode)};
     });
     // The rows left: below the block (forward) or above it (backward), minus their factor block
-    // times the block's solution.
+    // times the block's solution (in the GEMM).
     const std::int64_t r0 = forward(mode) ? j0 + jb : 0, rows = forward(mode) ? n - j0 - jb : j0;
     if (rows == 0) continue;
     const Operand x1{&b, b.offset + j0, n, n * nrhs, false};
@@ -656,9 +656,7 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
         fx = Operand{&wv, wv.offset, jb, jb * j0, true};
       }
     }
-    const View& c = scratch.get(batch * rows * nrhs);
-    gemm(t, fx, x1, c, batch, rows, nrhs, jb);
-    subtract(t, b, b.offset + r0, n, n * nrhs, c, batch, rows, nrhs, false);
+    gemm(t, fx, x1, b, b.offset + r0, n, n * nrhs, batch, rows, nrhs, jb, true);
   }
 }
 
@@ -821,7 +819,7 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   // on, then each block before it, last to first: its H applied to the columns right of it, then
   // org2r of its own columns, the rows above it zeroed.
   const std::int64_t nb = block_size(Blocks::orgqr), last = k == 0 ? 0 : (k - 1) / nb * nb;
-  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block
+  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block (orgqr's blocks are not nested)
   zero(last, last, n - last);
   block(false, last, n - last, k - last);
   for (std::int64_t j0 = last - nb; j0 >= 0; j0 -= nb) {
