@@ -87,6 +87,13 @@ std::vector<C> from_bytes(DType t, const std::vector<std::uint8_t>& b) {
 }
 // Rounded to t, as the device holds them.
 std::vector<C> rounded(DType t, const std::vector<C>& v) { return from_bytes(t, to_bytes(t, v)); }
+// count random values in [-1, 1] (complex: both parts), rounded to t.
+std::vector<C> uniform_values(DType t, std::int64_t count, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<C> v(static_cast<std::size_t>(count));
+  for (auto& x : v) x = cx(t) ? C(u(rng), u(rng)) : C(u(rng), 0);
+  return rounded(t, v);
+}
 
 Array upload_c(const std::vector<C>& v, DType t, const Device& d) {
   auto b = to_bytes(t, v);
@@ -131,13 +138,8 @@ class DenseTest : public DeviceDTypeTest {
     if (!dense::available(dev())) GTEST_SKIP() << dev().spec() << " compiles no kernels (dense::available)";
     PORTA_REQUIRE_DTYPE(dtype());
   }
-  // count random values in [-1, 1] (complex: both parts), rounded to the dtype.
-  std::vector<C> random(std::int64_t count) {
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<C> v(static_cast<std::size_t>(count));
-    for (auto& x : v) x = cx(dtype()) ? C(u(rng()), u(rng())) : C(u(rng()), 0);
-    return rounded(dtype(), v);
-  }
+  // count random values of the test's dtype (uniform_values).
+  std::vector<C> random(std::int64_t count) { return uniform_values(dtype(), count, rng()); }
   std::vector<std::int64_t> sizes() const {
     if (dtype() == DType::float64 || dtype() == DType::complex64) return {0, 1, 5, 16, 31, 32, 33, 64, 65, 100, 257};
     return {0, 1, 5, 16, 31, 32};
@@ -607,12 +609,7 @@ class GemmSubtract : public DeviceDTypeTest {
   // batch x (m x n) at row 2, column 2 of C (ldc n + 6), A m x k (or k x m with ta), B k x n (or n x k).
   void check(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb, const std::string& what) {
     const DType t = dtype();
-    std::uniform_real_distribution<double> u(-1, 1);
-    auto random = [&](std::int64_t count) {
-      std::vector<C> v(static_cast<std::size_t>(count));
-      for (auto& x : v) x = cx(t) ? C(u(rng()), u(rng())) : C(u(rng()), 0);
-      return rounded(t, v);
-    };
+    auto random = [&](std::int64_t count) { return uniform_values(t, count, rng()); };
     const std::int64_t ldc = n + 6, rows = m + 4, cstride = rows * ldc, lda = ta ? m : k, ldb = tb ? k : n;
     const std::vector<C> ha = random(batch * m * k), hb = random(batch * k * n), hc = random(batch * cstride);
     Array a = upload_c(ha, t, dev()), b = upload_c(hb, t, dev()), c = upload_c(hc, t, dev());
