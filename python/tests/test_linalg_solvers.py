@@ -126,6 +126,16 @@ def test_cholesky_qr_eigh_svd_reconstruct(device, rng, dtype):
     np.testing.assert_allclose(w, np.linalg.eigvalsh(h), atol=tol * n)
     np.testing.assert_allclose(h @ v, v * w[..., None, :], atol=tol * n)
     np.testing.assert_allclose(_get(pla.eigvalsh(porta.asarray(h), UPLO="U")), np.linalg.eigvalsh(h, UPLO="U"), atol=tol * n)
+    # Only the named triangle is read, as NumPy's: b is not Hermitian, so a triangle mixed up gives
+    # other eigenvalues.
+    for uplo in ("L", "U"):
+        tri = np.tril(b) if uplo == "L" else np.triu(b)
+        herm = tri + np.conj(np.swapaxes(tri, -1, -2)) - np.diagonal(tri, axis1=-2, axis2=-1)[..., None] * np.eye(n)
+        herm = herm - 1j * np.imag(np.diagonal(herm, axis1=-2, axis2=-1))[..., None] * np.eye(n) if np.iscomplexobj(herm) else herm
+        w, v = pla.eigh(porta.asarray(b), UPLO=uplo)
+        w, v = _get(w), _get(v)
+        np.testing.assert_allclose(w, np.linalg.eigvalsh(b, UPLO=uplo), atol=tol * n)
+        np.testing.assert_allclose(herm @ v, v * w[..., None, :], atol=tol * n)
 
 
 def test_lstsq_pinv_rank_norms_and_compositions(device, rng):

@@ -104,6 +104,9 @@ static std::string unfit_reason(const GemmParams& p, DType t, std::uint64_t loca
 }
 
 void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
+  if (g.subtract && (is_integral(g.dtype) || g.dtype == DType::float16 || g.dtype == DType::bfloat16))
+    throw InvalidArgument(detail::cat("a subtracting matmul of ", name(g.dtype), " on ", label_,
+                                      ": porta's tiled GEMM subtracts float32, float64 and complex products only (porta's bug)"));
   if ((g.dtype == DType::float64 || g.dtype == DType::complex128) && !info_.dtypes[static_cast<int>(g.dtype)])
     throw DTypeError(detail::cat("matmul of ", name(g.dtype), " on ", label_,
                                  ": the device has no double precision (cl_khr_fp64); use astype(",
@@ -155,9 +158,6 @@ void Device::matmul_tiled(QueueImpl& q, const MatmulArgs& g) {
   } else {
     p = gemm_choose(q, tt, small_gemm(g), local_mem, max_group);
   }
-  if (g.subtract && (is_integral(g.dtype) || g.dtype == DType::float16 || g.dtype == DType::bfloat16))
-    throw InvalidArgument(detail::cat("a subtracting matmul of ", name(g.dtype), " on ", label_,
-                                      ": porta's tiled GEMM subtracts float32, float64 and complex products only (porta's bug)"));
   const bool fast = fits_fast(p, g);
   auto kernel = gemm_program(*this, p, g.dtype, fast, g.trans_a, g.trans_b, g.subtract);
   if (kernel->max_group_size() < static_cast<std::size_t>(p.group()))
