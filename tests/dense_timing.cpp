@@ -1,8 +1,10 @@
 // porta_dense_timing: times porta's own solvers (src/primitives/dense.hpp) on one device, for
 // tuning them; not a benchmark with peers (porta-bench's linalg rows are, through the public
-// porta::linalg). Usage: porta_dense_timing <device> [n ...] [--batch B] [--dtype float32|float64|complex64|complex128]
+// porta::linalg). Usage: porta_dense_timing <device> [n ...] [--batch B] [--dtype float32|float64|complex64|complex128] [--phases]
 // Prints, for getrf, potrf (A = M M^T + n I), geqrf and getrs (one right-hand side), the median
 // of three runs after a warm-up, in ms and GFLOP/s (LAPACK's operation counts for real dtypes).
+// --phases: then one more run of each factorization with a device event before every kernel and
+// GEMM (dense::set_phase_hook), and the device time of each step's kind summed over the run.
 #include <porta/porta.hpp>
 
 #include <algorithm>
@@ -11,7 +13,9 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lazy/node.hpp"
@@ -38,18 +42,53 @@ double median_ms(const porta::Device& d, const std::function<void()>& setup, con
   return ms[ms.size() / 2];
 }
 
+// --phases: the events the hook recorded in a run, each with the step that follows it.
+porta::Device phase_device;
+std::vector<std::pair<const char*, porta::Event>> phase_events;
+void record_phase(const char* step) { phase_events.emplace_back(step, porta::Event::record(phase_device)); }
+
+// One run of `run` with events before each step; prints each step's share of the device time.
+void print_phases(const char* what, const porta::Device& d, const std::function<void()>& setup, const std::function<void()>& run) {
+  setup();
+  porta::synchronize(d);
+  phase_device = d;
+  phase_events.clear();
+  dense::set_phase_hook(record_phase);
+  run();
+  dense::set_phase_hook(nullptr);
+  const porta::Event end = porta::Event::record(d);
+  end.synchronize();
+  std::map<std::string, std::pair<double, int>> by_step;
+  double total = 0;
+  for (std::size_t i = 0; i < phase_events.size(); ++i) {
+    const porta::Event& next = i + 1 < phase_events.size() ? phase_events[i + 1].second : end;
+    const double ms = next.elapsed_ms(phase_events[i].second);
+    by_step[phase_events[i].first].first += ms;
+    by_step[phase_events[i].first].second += 1;
+    total += ms;
+  }
+  std::vector<std::pair<double, std::string>> rows;
+  for (const auto& [step, v] : by_step) rows.emplace_back(v.first, step);
+  std::sort(rows.rbegin(), rows.rend());
+  std::printf("  %s phases: %.3f ms over %zu steps:", what, total, phase_events.size());
+  for (const auto& [ms, step] : rows) std::printf("  %s %.3f ms (%d)", step.c_str(), ms, by_step[step].second);
+  std::printf("\n");
+}
+
 int run(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <device> [n ...] [--batch B] [--dtype NAME]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s <device> [n ...] [--batch B] [--dtype NAME] [--phases]\n", argv[0]);
     return 2;
   }
   const porta::Device d = porta::device(argv[1]);
   std::vector<std::int64_t> sizes;
   std::int64_t batch = 1;
   DType t = DType::float32;
+  bool phases = false;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--batch" && i + 1 < argc) batch = std::atoll(argv[++i]);
+    if (a == "--phases") phases = true;
+    else if (a == "--batch" && i + 1 < argc) batch = std::atoll(argv[++i]);
     else if (a == "--dtype" && i + 1 < argc) {
       const std::string n = argv[++i];
       t = n == "float64" ? DType::float64 : n == "complex64" ? DType::complex64 : n == "complex128" ? DType::complex128 : DType::float32;
@@ -75,6 +114,11 @@ int run(int argc, char** argv) {
     const double rs = median_ms(d, [&] { b = porta::ones({batch, n}, t, d).eval(); }, [&] { dense::getrs(t, v(a), v(ipiv), v(b), batch, n, 1); });
     std::printf("n %6lld  getrf %9.3f ms %8.1f GFLOP/s  potrf %9.3f ms %8.1f GFLOP/s  geqrf %9.3f ms %8.1f GFLOP/s  getrs(1) %9.3f ms\n",
                 static_cast<long long>(n), lu, 2.0 / 3 * n3 / lu / 1e6, ch, n3 / 3 / ch / 1e6, qr, 4.0 / 3 * n3 / qr / 1e6, rs);
+    if (phases) {
+      print_phases("getrf", d, fresh(src), [&] { dense::getrf(t, v(a), v(ipiv), v(info), batch, n); });
+      print_phases("potrf", d, fresh(spd), [&] { dense::potrf(t, v(a), v(info), batch, n); });
+      print_phases("geqrf", d, fresh(src), [&] { dense::geqrf(t, v(a), v(tau), batch, n, n); });
+    }
   }
   return 0;
 }

@@ -18,9 +18,12 @@
 # sortptx: sort float32 and int32 (and the fused uint8 row, issue 37) on cuda:0 and opencl:1 with the kernel cache in $OUT/cache (its
 #        entries hold each kernel's source, CUDA's cubin and NVIDIA OpenCL's PTX), for comparing
 #        what the two compilers made of the same radix sort text (ptxas -v here, issue 41).
+# sweep: porta_dense_timing --phases at 8192 on opencl:1 (float32, float64); the sums (this card's:
+#        issue 41 asks for the H100's and the H200's); sort under
+#        PORTA_ONESWEEP=late|early and float32 tile shapes on cuda:0 beside cupy.sort.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels or sortptx}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx or sweep}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -33,7 +36,7 @@ build() {
   say "built at $(el) s"
 }
 peers() {  # sections
-  timeout 100 python3 bench/peers/peers.py --only="$1" --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+  timeout "${PT:-100}" python3 bench/peers/peers.py --only="$1" --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
   say "peers rc=$? at $(el) s"
 }
 gt() {  # name [VAR=val...] binary args
@@ -139,6 +142,36 @@ case $what in
     done
     ls -la "$OUT/cache" | tail -n +2 | wc -l | xargs -I{} say "{} cache entries"
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels or sortptx, not $what" >&2; exit 2 ;;
+  sweep)
+    # Where the blocked solvers' time goes on opencl:1 (porta_dense_timing --phases), and the
+    # one-sweep sort's order (PORTA_ONESWEEP) and tile shape beside cupy.sort (issue 41).
+    build porta-bench porta_dense_timing porta_plugins porta_dense_test
+    ph() {  # name dtype [VAR=val...]
+      local name=$1 dtype=$2; shift 2
+      timeout 100 env "$@" $B/bin/porta_dense_timing opencl:1 8192 --phases --dtype $dtype > "$OUT/phases_$name.txt" 2>&1
+      say "phases $name $dtype ($*) rc=$? at $(el) s"; grep -E '^(n |  )' "$OUT/phases_$name.txt" | cut -c1-330 >> "$V"
+    }
+    ph f32 float32
+    ph f32_t16 float32 PORTA_DENSE_PANEL=tournament
+    ph f32_t64 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
+    ph f32_t128 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=128
+    ph f32_t64_s128 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 PORTA_DENSE_TOURNAMENT=128
+    ph f32_outer64 float32 PORTA_DENSE_OUTER=64
+    ph f32_outer512 float32 PORTA_DENSE_OUTER=512
+    ph f64_t16 float64 PORTA_DENSE_PANEL=tournament
+    TT=100 gt dense_t PORTA_DENSE_PANEL=tournament $B/bin/porta_dense_test --gtest_filter='*Lu*cuda_0*:*Lu*opencl_1*:*Cholesky*cuda_0*:*Cholesky*opencl_1*:*Fused*opencl_1*'
+    TT=60 gt dense_t24 PORTA_DENSE_PANEL=tournament PORTA_DENSE_TOURNAMENT=64 PORTA_DENSE_BLOCK=24 $B/bin/porta_dense_test --gtest_filter='*Lu*cuda_0*:*Lu*opencl_1*:*Cholesky*cuda_0*:*Cholesky*opencl_1*'
+    PT=150 peers cupy_array_api,torch_array_api,cupy_bandwidth,torch_bandwidth
+    REPS=3 bench sums '^(copy|sum|sum_rows|sum_cols)/'
+    for order in late early; do
+      REPS=3 bench "sort_$order" '^(sort_f32|sort_i32|sort_u32|argsort_f32)/' PORTA_ONESWEEP=$order
+    done
+    mkdir -m 700 -p "$OUT/cache"
+    REPS=3 bench sort_cache '^sort_f32/' PORTA_CACHE_DIR="$OUT/cache"
+    for shape in 2:28 2:31 3:20 4:16 0:24; do
+      DEVICES=cuda:0 REPS=3 BT=60 bench "f32_${shape/:/_}" '^sort_f32/' PORTA_RADIX_BLOCKS=${shape%:*} PORTA_SORT_ITEMS=${shape#*:}
+    done
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx or sweep, not $what" >&2; exit 2 ;;
 esac
 cat "$V"

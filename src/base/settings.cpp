@@ -189,6 +189,17 @@ constexpr Spec kTable[] = {
      "without a vendor solver); the trailing updates go through GEMM. A flat LU panel and orgqr's blocks are one "
      "work-group's work, which grows with the width; QR's panels (and LU's recursive ones) are blocked by 16 "
      "columns inside."},
+    {"PORTA_DENSE_OUTER", Type::integer, "", 8, 4096, false, "256", "", "once, at the first blocked Cholesky",
+     Audience::tuning, OnBad::error, kWrongKernel,
+     "The columns of an outer block of porta's own blocked Cholesky: the blocks of PORTA_DENSE_BLOCK columns "
+     "inside it update only its own columns, and the rest of the matrix is updated once a block through GEMMs "
+     "of this depth. Rounded down to a multiple of the inner block; the inner block or less: one level."},
+    {"PORTA_DENSE_TOURNAMENT", Type::integer, "", 64, 512, true, "",
+     "the most of 512, 256, 128 that fits the device's local memory with 16 columns of the dtype",
+     "once, at the first blocked LU", Audience::tuning, OnBad::error, kWrongKernel,
+     "The rows of a set of PORTA_DENSE_PANEL=tournament's rounds: a work-group picks 16 candidate pivot rows "
+     "from each set; fewer rows, more work-groups in the first round and more rounds. One that does not fit "
+     "the device's local memory is an error when the kernel is built."},
     {"PORTA_DENSE_GROUP", Type::integer, "", 64, 1024, true, "", "256 on GPUs, 64 on CPU devices",
      "once, at the first blocked factorization", Audience::tuning, OnBad::error, kWrongKernel,
      "The work-items of the work-group that factors a panel of porta's own blocked LU, Cholesky and QR (and "
@@ -210,11 +221,13 @@ constexpr Spec kTable[] = {
      "(the warp kernel up to order 32 on every device: a few lanes a matrix, its rows in registers, exchanged by "
      "warp shuffles, which devices other than CUDA and NVIDIA's OpenCL emulate in local memory), or group (a "
      "work-group a matrix in local memory)."},
-    {"PORTA_DENSE_PANEL", Type::choice, "flat recursive", 0, 0, false, "flat", "", "once, at the first blocked LU",
+    {"PORTA_DENSE_PANEL", Type::choice, "flat recursive tournament", 0, 0, false, "flat", "", "once, at the first blocked LU",
      Audience::tuning, OnBad::error, kWrongKernel,
-     "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column) or recursive "
+     "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column), recursive "
      "(halves down to 16 columns, the updates through GEMM; LU's panels are 16 columns unless PORTA_DENSE_BLOCK "
-     "sets them wider, so it recurses only then)."},
+     "sets them wider, so it recurses only then), or tournament (the same halves; each 16 columns by CALU's "
+     "tournament pivoting over many work-groups: the pivots differ from LAPACK's partial pivoting, the "
+     "factorization is as stable in practice)."},
     {"PORTA_SCAN_WINDOW", Type::integer, "", 1, 256, false, "64", "", "once, at the first scan", Audience::tuning,
      OnBad::error, kWrongKernel, "The tiles a step of the GPU scan's look-back reads at once."},
     {"PORTA_SCAN_BLOCKS", Type::integer, "", 1, 8, false, "6", "", "once, at the first scan", Audience::tuning,

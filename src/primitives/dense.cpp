@@ -50,9 +50,21 @@ enum Kind {
   kGesv, kPotrfRows,  // the fused small solves (gesv_small, potrf_small)
   kGesvWarp,          // gesv_small in registers, a sub-warp a matrix (warp_source)
   kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize,  // sytrd's steps
-  kLarfgVec, kVhC, kCuParts, kSumParts, kRank1           // gebrd's
+  kLarfgVec, kVhC, kCuParts, kSumParts, kRank1,          // gebrd's
+  kTournament, kCaluApply, kCaluTrsm                      // getrf's tournament panel (PORTA_DENSE_PANEL=tournament)
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
+// Kind's names, for set_phase_hook.
+constexpr const char* kKindNames[] = {
+    "getrf",   "potrf",   "getrs",     "potrs",    "geqrf",    "orgqr",    "laswp",    "trsm_lower_unit", "trsm_right_lower_h",
+    "subtract", "conj_copy", "copy_v",  "larft",    "trmm",     "zero",     "trsm_block", "gesv",          "potrf_rows",
+    "gesv_warp", "sytrd_step", "symv_parts", "sytrd_w", "her2",   "hermitize", "larfg_vec", "vhc",          "cu_parts",
+    "sum_parts", "rank1",     "tournament", "calu_apply", "calu_trsm"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == kCaluTrsm + 1, "a name for every Kind");
+std::atomic<PhaseHook> phase_hook{nullptr};
+void phase(const char* step) {
+  if (PhaseHook h = phase_hook.load(std::memory_order_relaxed)) h(step);
+}
 
 // The most the scratch product of a chunk's diagonal block takes (potrf's trailing update).
 constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
@@ -75,15 +87,28 @@ std::int64_t block_size(Blocks what) {
   }
 }
 
+// Cholesky's outer blocks (PORTA_DENSE_OUTER, default 256): a multiple of its inner blocks (nb),
+// nb itself where set to nb or less.
+std::int64_t outer_block(std::int64_t nb) {
+  static const std::optional<int> o = setting_int("PORTA_DENSE_OUTER");
+  return std::max<std::int64_t>(nb, o.value_or(256) / nb * nb);
+}
+
 // The columns that one work-group factors at a time inside a wider panel: LU's recursive panel
 // stops halving at this width, QR's panel is blocked by it.
 constexpr std::int64_t kPanelColumns = 16;
 
-// getrf's panels: getf2 over the whole panel (flat) or LAPACK's recursive getrf2, whose halves'
-// updates go through GEMM (PORTA_DENSE_PANEL: which is faster on a GPU is for timing to say).
-bool panel_recursive() {
-  static const bool r = setting_choice("PORTA_DENSE_PANEL") == "recursive";
-  return r;
+// getrf's panels (PORTA_DENSE_PANEL): getf2 over the whole panel by one work-group (flat); LAPACK's
+// recursive getrf2, whose halves' updates go through GEMM, down to kPanelColumns (recursive); or
+// the same halves down to panels that CALU's tournament factors over many work-groups
+// (tournament).
+enum class Panel { flat, recursive, tournament };
+Panel panel_mode() {
+  static const Panel p = [] {
+    const std::string c = setting_choice("PORTA_DENSE_PANEL");
+    return c == "recursive" ? Panel::recursive : c == "tournament" ? Panel::tournament : Panel::flat;
+  }();
+  return p;
 }
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it):
@@ -150,6 +175,19 @@ std::uint64_t local_limit(const DeviceInfo& info) {
   std::uint64_t limit = info.max_local_bytes ? info.max_local_bytes : 32 * 1024;
   return info.dialect == Dialect::cuda ? std::min(limit, kCudaStatic) : limit;
 }
+// The rows of a set of getrf's tournament (kernels/dense.cl's k29): PORTA_DENSE_TOURNAMENT, else a
+// power of two from 64 to 512 whose kPanelColumns columns, indices and the pivot search's arrays
+// fit the local memory. At least 2 (kPanelColumns + 1): every set of round 0 then holds
+// kPanelColumns rows or more.
+std::int64_t tournament_rows(DType t, const DeviceInfo& info) {
+  static const std::optional<int> forced = setting_int("PORTA_DENSE_TOURNAMENT");
+  if (forced) return *forced;
+  const std::uint64_t item = itemsize(t), fixed = static_cast<std::uint64_t>(group_of(info)) * (item + 4) + 256;
+  const std::uint64_t limit = std::min<std::uint64_t>(local_limit(info), 48 * 1024);
+  std::int64_t rows = 512;
+  while (rows > 64 && fixed + static_cast<std::uint64_t>(rows) * (kPanelColumns * item + 4) > limit) rows /= 2;
+  return rows;
+}
 // The fused kernels' local memory besides the right-hand sides: the matrix (odd leading
 // dimension), the pivot search's arrays, pivots and info.
 std::uint64_t fused_bytes(DType t, std::int64_t order, int group) {
@@ -196,24 +234,29 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
   // The address space of the pivots and info and of getrs2's right-hand sides: global memory, or
   // local memory in the fused kernels.
   s += cat("#define FLAT ", small ? 1 : 0, "\n");
-  s += cat("#define PS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n#define BS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n");
+  const bool local_pivots = fused(kind) || kind == kTournament;
+  s += cat("#define PS ", local_pivots ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n#define BS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n");
+  s += cat("#define COLS ", kPanelColumns, "\n");
   // OpenCL: the functions' barriers order global memory too (the large matrices live there).
   s += cat("#define BARRIER ", d.cuda() ? "__syncthreads();" : "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);", "\n");
-  if (small && !fused(kind)) {
-    s += cat("#define AS ", d.cuda() ? "" : "__local", "\n#define MAT s\n#define LOAD ", local,
+  if (small && !local_pivots) {
+    // The m x n matrix at g (leading dimension lda: a whole matrix, or potrf's diagonal block inside
+    // a large one) into s with leading dimension m (MLD), and back.
+    s += cat("#define AS ", d.cuda() ? "" : "__local", "\n#define MAT s\n#define MLD m\n#define LOAD ", local,
              " T s[SMALL * SMALL]; GLOBAL T* g = a + a_off + GROUP_ID * stride; "
-             "for (int e = LID; e < m * n; e += GROUP) s[e] = g[e]; BARRIER\n"
-             "#define STORE BARRIER for (int e = LID; e < m * n; e += GROUP) g[e] = s[e];\n");
-  } else if (fused(kind)) {
+             "for (int e = LID; e < m * n; e += GROUP) { const int j_ = e / m; s[e] = g[e - j_ * m + (i64)j_ * lda]; } BARRIER\n"
+             "#define STORE BARRIER for (int e = LID; e < m * n; e += GROUP) { const int j_ = e / m; g[e - j_ * m + (i64)j_ * lda] = s[e]; }\n");
+  } else if (local_pivots) {
     s += cat("#define AS ", d.cuda() ? "" : "__local", "\n");
   } else {
-    s += cat("#define AS ", d.cuda() ? "" : "__global", "\n#define MAT g\n#define LOAD GLOBAL T* g = a + a_off + GROUP_ID * stride;\n"
+    s += cat("#define AS ", d.cuda() ? "" : "__global", "\n#define MAT g\n#define MLD lda\n#define LOAD GLOBAL T* g = a + a_off + GROUP_ID * stride;\n"
              "#define STORE\n");
   }
   // The functions this kind calls (each section is compiled only into the kernels that need it),
   // then its kernel: one definition of porta_k a program (kernels/dense.cl's k0 says why).
   static constexpr const char* kSections[] = {"lu", "cholesky", "lu_solve", "cholesky_solve", "qr", "qr"};
   if (kind <= kOrgqr) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, kSections[kind]));
+  if (kind == kTournament) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"));
   if (kind == kGesv) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"), kernel_text(d, kDenseSource, "lu_solve"));
   if (kind == kPotrfRows) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "cholesky"));
   if (kind == kSytrdStep || kind == kLarfgVec) s += kernel_text(d, kDenseSource, "larfg");
@@ -290,8 +333,9 @@ void launch(DType t, Kind kind, std::int64_t small, const std::vector<const View
             std::int64_t groups, std::int64_t items, const std::function<void(std::vector<KernelArg>&)>& args) {
   const Device& device = writes[0]->buffer->device();
   const DeviceInfo& info = device.impl().info();
-  const std::int64_t order = small ? order_for(t, info, kind, small) : 0;
-  const int group = small ? small_group(info, order) : group_of(info);
+  // The tournament's `small` is its rows a set (tournament_rows), in a work-group of the panels' size.
+  const std::int64_t order = kind == kTournament ? small : small ? order_for(t, info, kind, small) : 0;
+  const int group = small && kind != kTournament ? small_group(info, order) : group_of(info);
   const std::int64_t rhs = kind == kGesv ? fused_rhs(t, order, group, local_limit(info)) : 1;
   const auto& q = thread_queue_shared(device);
   for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->before_write(q);
@@ -309,6 +353,7 @@ void launch(DType t, Kind kind, std::int64_t small, const std::vector<const View
   } else {
     w.items = items;
   }
+  phase(kKindNames[kind]);
   run(w, t);
   for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->after_write(q);
 }
@@ -356,6 +401,7 @@ void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64
   x.v->buffer->before_read(q);
   y.v->buffer->before_read(q);
   c.buffer->before_write(q);
+  phase("gemm");
   device.impl().matmul(*q, g);
   c.buffer->after_write(q);
 }
@@ -452,6 +498,8 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
 // itself; the laswp, trsm and subtract kernels then started before the panel or cuBLAS's product
 // they read had finished. Each kind is now a section of its own (kernels/dense.cl's k0).
 bool available(const Device& device) { return device.impl().info().dialect != Dialect::none; }
+
+void set_phase_hook(PhaseHook hook) { phase_hook.store(hook); }
 
 bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order, bool fused) {
   if (!available(device)) return false;
@@ -599,12 +647,51 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, a,
          a.offset + j0 + jb + c_lo * n, n, n * n, batch, rows, cols, jb, true);
   };
-  // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (PORTA_DENSE_PANEL=recursive,
+  // The tournament panel of columns [c0, c0 + w), w <= kPanelColumns, rows [c0, n): rounds of
+  // k29 until one set is left (each set's w candidates from up to `rows` rows), then the chosen
+  // rows swapped to the top with their factored top (k30), then L21 (k31).
+  const Device& device = a.buffer->device();
+  const std::int64_t rows = tournament_rows(t, device.impl().info());
+  Scratch idx_a(DType::int32, device), idx_b(DType::int32, device), top(t, device);
+  const Panel mode = panel_mode();
+  if (mode == Panel::tournament) {  // sized once for the first panel's round 0, the most any round takes
+    idx_a.get(batch * ((n + rows - 1) / rows) * kPanelColumns);
+    idx_b.get(batch * ((n + rows - 1) / rows) * kPanelColumns);
+    top.get(batch * kPanelColumns * kPanelColumns);
+  }
+  auto tournament = [&](std::int64_t c0, std::int64_t w) {
+    const std::int64_t m = n - c0, p_off = a.offset + c0 + c0 * n;
+    const View& tv = top.get(batch * w * w);
+    std::int64_t groups = (m + rows - 1) / rows, count = m;
+    const View* in = nullptr;
+    for (bool first = true, into_a = true;; first = false, into_a = !into_a) {
+      const bool last = groups == 1;
+      const View& out = (into_a ? idx_a : idx_b).get(batch * groups * w);
+      const View& from = in ? *in : (into_a ? idx_b : idx_a).get(1);
+      launch(t, kTournament, rows, {&a, &from}, {&out, &tv, &info}, batch * groups, 0, [&](std::vector<KernelArg>& g) {
+        g = {mem(a),  mem(from),      mem(out),     mem(tv),           mem(info),       i64(p_off),  i64(n),     i64(n * n),
+             i32(m),  i32(w),         i32(count),   i32(groups),       i64(info.offset), i32(c0),    i32(first), i32(last)};
+      });
+      in = &out;
+      if (last) break;
+      count = groups * w;
+      groups = (count + rows - 1) / rows;
+    }
+    launch(t, kCaluApply, 0, {in, &tv}, {&a, &ipiv}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(*in), mem(tv), mem(ipiv), i64(p_off), i64(n), i64(n * n), i64(ipiv.offset + c0), i64(n), i32(w), i32(c0)};
+    });
+    if (m > w)
+      launch(t, kCaluTrsm, 0, {&tv}, {&a}, 0, batch * (m - w), [&](std::vector<KernelArg>& g) {
+        g = {mem(a), mem(tv), i64(p_off), i64(n), i64(n * n), i32(m), i32(w), i64(batch)};
+      });
+  };
+  // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (recursive, tournament:
   // LAPACK's getrf2) its left half, then the right half updated through GEMM and factored, each
-  // half's swaps applied to the other, down to 16 columns.
-  const bool recursive = panel_recursive();
+  // half's swaps applied to the other, down to kPanelColumns, where getf2 or the tournament
+  // factors it.
   std::function<void(std::int64_t, std::int64_t)> factor = [&](std::int64_t c0, std::int64_t w) {
-    if (!recursive || w <= kPanelColumns) return panel(false, c0, w);
+    if (mode == Panel::tournament && w <= kPanelColumns) return tournament(c0, w);
+    if (mode == Panel::flat || w <= kPanelColumns) return panel(false, c0, w);
     const std::int64_t n1 = w / 2, n2 = w - n1;
     factor(c0, n1);
     laswp(c0, n1, c0 + n1, n2, 0, 0);
@@ -693,42 +780,41 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
   if (batch == 0) return;
   zero_fill(info, 4, static_cast<std::size_t>(batch));
   if (n == 0) return;
-  auto diagonal = [&](bool small, std::int64_t j0, std::int64_t jb) {
-    launch(t, kPotrf, small ? n : 0, {}, {&a, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
+  // potf2 of the diagonal block at (j0, j0), jb x jb: in local memory where it fits (small = jb: the
+  // block copied in and back), else in global memory (small = 0).
+  auto diagonal = [&](std::int64_t small, std::int64_t j0, std::int64_t jb) {
+    launch(t, kPotrf, small, {}, {&a, &info}, batch, 0, [&](std::vector<KernelArg>& g) {
       g = {mem(a), mem(info), i64(a.offset + j0 + j0 * n), i64(info.offset), i32(jb), i32(jb), i64(n), i64(n * n), i32(j0)};
     });
   };
-  if (n <= small_order(t, a)) return diagonal(true, 0, n);
+  const std::int64_t local_order = small_order(t, a);
+  if (n <= local_order) return diagonal(n, 0, n);
   const Device& device = a.buffer->device();
-  const std::int64_t nb = block_size(Blocks::cholesky);
+  const std::int64_t nb = block_size(Blocks::cholesky), outer = outer_block(nb);
   Scratch scratch(t, device), conj_a21(t, device);
-  for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
-    const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
-    diagonal(false, j0, jb);
-    if (i0 == n) break;
-    const std::int64_t r = n - i0;
-    launch(t, kTrsmRightLowerH, 0, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
-      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
-    });
-    // A22 -= A21 A21^H in the lower triangle: in column chunks, each the product of the rows from
-    // its diagonal down (A21 from row c0) with its columns' rows of A21^H, so that the products
-    // skip most of the upper triangle (four chunks: 5/8 of the whole product's work) and the
-    // scratch of a chunk's diagonal block stays within kScratchBytes. B = A21^H is GEMM's
-    // transpose of conj(A21) (real dtypes: of A21 itself).
+  // A22 -= A21 A21^H on and below the diagonal of columns [i0, c_end), A21 = A(i0:n, j0:j0+jb): in
+  // column chunks, each the product of the rows from its diagonal down (A21 from row c0) with its
+  // columns' rows of A21^H, so that the products skip most of the upper triangle (the trailing
+  // matrix in four chunks: 5/8 of the whole product's work; an outer block's own columns in one)
+  // and the scratch of a chunk's diagonal block stays within kScratchBytes. B = A21^H is GEMM's
+  // transpose of conj(A21) (real dtypes: of A21 itself).
+  auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t i0, std::int64_t c_end) {
+    const std::int64_t r = n - i0, span = c_end - i0;
     const Operand a21{&a, a.offset + i0 + j0 * n, n, n * n, false};
     Operand a21h{&a, a21.off, n, n * n, true};
     if (is_complex(t)) {
-      const View& wv = conj_a21.get(batch * r * jb);
-      launch(t, kConjCopy, 0, {&a}, {&wv}, 0, batch * r * jb, [&](std::vector<KernelArg>& g) {
-        g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(r), i64(jb), i64(batch)};
+      const View& wv = conj_a21.get(batch * span * jb);
+      launch(t, kConjCopy, 0, {&a}, {&wv}, 0, batch * span * jb, [&](std::vector<KernelArg>& g) {
+        g = {mem(a), mem(wv), i64(a.offset + i0 + j0 * n), i64(n), i64(n * n), i64(span), i64(jb), i64(batch)};
       });
-      a21h = Operand{&wv, wv.offset, r, r * jb, true};
+      a21h = Operand{&wv, wv.offset, span, span * jb, true};
     }
     const auto by_memory = static_cast<std::int64_t>(
         std::sqrt(static_cast<double>(kScratchBytes) / static_cast<double>(batch * static_cast<std::int64_t>(itemsize(t)))));
-    const std::int64_t width = std::max(nb, std::min((r + 3) / 4, by_memory) / nb * nb);
-    for (std::int64_t c0 = 0; c0 < r; c0 += width) {
-      const std::int64_t cols = std::min(width, r - c0), rows = r - c0;
+    const std::int64_t width =
+        span < r ? std::min(span, std::max(nb, by_memory / nb * nb)) : std::max(nb, std::min((r + 3) / 4, by_memory) / nb * nb);
+    for (std::int64_t c0 = 0; c0 < span; c0 += width) {
+      const std::int64_t cols = std::min(width, span - c0), rows = r - c0;
       // The chunk's diagonal block through scratch, subtracted on and below its diagonal only; the
       // rows below it subtracted in the GEMM.
       const View& c = scratch.get(batch * cols * cols);
@@ -741,6 +827,22 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
       x.off += cols;
       gemm(t, x, y, a, a.offset + (i0 + c0 + cols) + (i0 + c0) * n, n, n * n, batch, rows - cols, cols, jb, true);
     }
+  };
+  // Outer blocks of `outer` columns; inside each, blocks of nb: potf2 of the diagonal block,
+  // A21 = A21 L11^-H for every row below it, and the update of the outer block's own columns right
+  // of it; then the rest of the matrix once, from the whole outer block (k = outer).
+  for (std::int64_t o0 = 0; o0 < n; o0 += outer) {
+    const std::int64_t oe = std::min(n, o0 + outer);
+    for (std::int64_t j0 = o0; j0 < oe; j0 += nb) {
+      const std::int64_t jb = std::min(nb, oe - j0), i0 = j0 + jb;
+      diagonal(jb <= local_order ? jb : 0, j0, jb);
+      if (i0 == n) break;
+      launch(t, kTrsmRightLowerH, 0, {}, {&a}, 0, batch * (n - i0), [&](std::vector<KernelArg>& g) {
+        g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+      });
+      if (i0 < oe) update(j0, jb, i0, oe);
+    }
+    if (oe < n) update(o0, oe - o0, oe, n);
   }
 }
 
@@ -951,6 +1053,13 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, k, group, order, dense::fused(k) ? 16 : 1));
       }
+  // getrf's tournament panel: the round's largest sets (local memory) and its two other steps.
+  for (DType t : {DType::complex128, DType::float32}) {
+    out.emplace_back(cat("dense ", name(t), " tournament"),
+                     common_prelude(d) + dense::dense_source(d, t, dense::kTournament, 256, t == DType::float32 ? 512 : 128));
+    for (dense::Kind k : {dense::kCaluApply, dense::kCaluTrsm})
+      out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(k)), common_prelude(d) + dense::dense_source(d, t, k, 256, 0));
+  }
   // sytrd's and gebrd's steps (global memory): complex128's text and float32's.
   for (DType t : {DType::complex128, DType::float32})
     for (int kind = dense::kSytrdStep; kind <= dense::kRank1; ++kind)

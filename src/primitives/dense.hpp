@@ -99,6 +99,13 @@ void sytrd(DType t, const View& a, const View& d, const View& e, const View& tau
 void gebrd(DType t, const View& a, const View& d, const View& e, const View& tauq, const View& taup, std::int64_t batch, std::int64_t m,
            std::int64_t n);
 
+// A tuning hook (porta_dense_timing --phases): where set, called on the calling thread with the
+// name of each kernel (dense.cl's kind) or "gemm" just before the blocked drivers enqueue it, so
+// that a tool can record a device event there and charge the time to the step it names. Not
+// thread-safe to change while solvers run; nullptr (the default) calls nothing.
+using PhaseHook = void (*)(const char* step);
+void set_phase_hook(PhaseHook hook);
+
 }  // namespace porta::detail::dense
 
 namespace porta::detail::primitives {

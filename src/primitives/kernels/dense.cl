@@ -311,7 +311,8 @@ FN void org2r(AS T* a, i64 lda, int m, int n, int k, GLOBAL const T* tau, LP T* 
 // first definition it finds, which under a preprocessor switch of kernels was kind 0's whatever the
 // kind, and the other kinds then ran without it, before the work they read was done). k0-k5: a
 // work-group a matrix of the batch; LOAD puts g at its matrix in global memory and MAT at the one
-// the function works on (small kernels: a copy in local memory, which STORE writes back); k6-k15:
+// the function works on, MLD its leading dimension (small kernels: a copy in local memory with
+// leading dimension m, which STORE writes back); k6-k15:
 // the blocked drivers' steps, a work-item a column or row or element; k16, k17: the fused small
 // solves (a whole solve or Cholesky in one launch, from any strides).
 KERNEL porta_k(GLOBAL T* a, GLOBAL int* ipiv, GLOBAL int* info, i64 a_off, i64 ipiv_off, i64 info_off, int m, int n, i64 lda,
@@ -319,39 +320,39 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL int* ipiv, GLOBAL int* info, i64 a_off, i64 i
   __local R red_v[GROUP];
   __local int red_i[GROUP];
   LOAD
-  getf2(MAT, lda, m, n, ipiv + ipiv_off + (i64)GROUP_ID * ipiv_stride, info + info_off + GROUP_ID, shift, red_v, red_i);
+  getf2(MAT, MLD, m, n, ipiv + ipiv_off + (i64)GROUP_ID * ipiv_stride, info + info_off + GROUP_ID, shift, red_v, red_i);
   STORE
 }
 //@ k1
 KERNEL porta_k(GLOBAL T* a, GLOBAL int* info, i64 a_off, i64 info_off, int m, int n, i64 lda, i64 stride, int shift) {
   LOAD
-  potf2(MAT, lda, n, info + info_off + GROUP_ID, shift);
+  potf2(MAT, MLD, n, info + info_off + GROUP_ID, shift);
   STORE
 }
 //@ k2
 KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, GLOBAL T* b, i64 a_off, i64 ipiv_off, i64 b_off, int m, int n, i64 lda,
                i64 stride, int nrhs) {
   LOAD
-  getrs2(MAT, lda, ipiv + ipiv_off + (i64)GROUP_ID * n, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
+  getrs2(MAT, MLD, ipiv + ipiv_off + (i64)GROUP_ID * n, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
 }
 //@ k3
 KERNEL porta_k(GLOBAL T* a, GLOBAL T* b, i64 a_off, i64 b_off, int m, int n, i64 lda, i64 stride, int nrhs) {
   LOAD
-  potrs2(MAT, lda, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
+  potrs2(MAT, MLD, b + b_off + (i64)GROUP_ID * n * nrhs, n, n, nrhs);
 }
 //@ k4
 KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, i64 tau_stride) {
   __local R red_v[GROUP];
   __local T red_t[GROUP];
   LOAD
-  geqr2(MAT, lda, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v, red_t);
+  geqr2(MAT, MLD, m, n, tau + tau_off + (i64)GROUP_ID * tau_stride, red_v, red_t);
   STORE
 }
 //@ k5
 KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, int n, i64 lda, i64 stride, int k, i64 tau_stride) {
   __local T red_t[GROUP];
   LOAD
-  org2r(MAT, lda, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride, red_t);
+  org2r(MAT, MLD, m, n, k, tau + tau_off + (i64)GROUP_ID * tau_stride, red_t);
   STORE
 }
 //@ k6
@@ -983,5 +984,122 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* x, GLOBAL const T* y, GLOBAL const T
     const T yj = y[y_off + b * y_stride + j * y_inc];
     GLOBAL T* c = a + c_off + b * stride + i + j * lda;
     *c = SUB(*c, MUL(MUL(s, x[x_off + b * x_stride + i * x_inc]), cy ? CONJ(yj) : yj));
+  }
+}
+//@ k29
+// CALU's tournament (Grigori, Demmel & Xiang 2011), one round: the panel's rows (panel-relative,
+// rows [0, m) of the w columns at a_off) in sets of at most SMALL, a work-group a set: round 0
+// (first) splits [0, m) evenly over the `groups` sets (dense.cpp makes every set hold w rows or
+// more), later rounds take SMALL candidates at a time of the `count` a matrix in idx_in. A set's
+// rows go to local memory, getf2 picks w of them with partial pivoting, and those rows, in its
+// pivot order, are the set's candidates (idx_out, w a set). The last round (one set a matrix)
+// also writes the factored w x w top of its rows (L11 and U11 of the chosen rows: top, w x w a
+// matrix) and a zero pivot's column + 1 + shift to info (where 0). The work-group's matrix is
+// GROUP_ID / groups.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL const int* idx_in, GLOBAL int* idx_out, GLOBAL T* top, GLOBAL int* info, i64 a_off, i64 lda,
+               i64 astride, int m, int w, int count, int groups, i64 info_off, int shift, int first, int last) {
+  __local R red_v[GROUP];
+  __local int red_i[GROUP];
+  __local T s[SMALL * COLS];
+  __local int idx[SMALL];
+  __local int piv[COLS];
+  __local int bad[1];
+  const int lid = LID;
+  const i64 b = GROUP_ID / groups;
+  const int g = (int)(GROUP_ID - b * groups);
+  GLOBAL const T* p = a + a_off + b * astride;
+  int rows;
+  if (first) {
+    const int lo = (int)((i64)g * m / groups);
+    rows = (int)((i64)(g + 1) * m / groups) - lo;
+    for (int q = lid; q < rows; q += GROUP) idx[q] = lo + q;
+  } else {
+    rows = count - g * SMALL < SMALL ? count - g * SMALL : SMALL;
+    for (int q = lid; q < rows; q += GROUP) idx[q] = idx_in[b * count + g * SMALL + q];
+  }
+  if (lid == 0) bad[0] = 0;
+  BARRIER
+  for (int e = lid; e < rows * w; e += GROUP) {
+    const int c = e / rows, q = e - c * rows;
+    s[q + c * SMALL] = p[idx[q] + (i64)c * lda];
+  }
+  BARRIER
+  getf2(s, SMALL, rows, w, piv, bad, shift, red_v, red_i);
+  if (lid == 0)
+    for (int k = 0; k < w; ++k) {
+      const int q = piv[k] - 1 - shift, t = idx[k];
+      idx[k] = idx[q];
+      idx[q] = t;
+    }
+  BARRIER
+  for (int k = lid; k < w; k += GROUP) idx_out[(b * groups + g) * w + k] = idx[k];
+  if (last) {
+    for (int e = lid; e < w * w; e += GROUP) {
+      const int c = e / w, r = e - c * w;
+      top[b * w * w + e] = s[r + c * SMALL];
+    }
+    if (lid == 0 && bad[0] != 0 && info[info_off + b] == 0) info[info_off + b] = bad[0];
+  }
+}
+//@ k30
+// The tournament's pivots applied to the panel (a work-group a matrix): chosen[k] (panel-relative
+// rows, in pivot order) becomes row k by a swap of rows k and its current row, in order, as getf2
+// swaps (ipiv[k] = that row + 1 + shift); the swaps move the panel's w columns, then the top w x w
+// is the last round's top (L11 and U11).
+KERNEL porta_k(GLOBAL T* a, GLOBAL const int* chosen, GLOBAL const T* top, GLOBAL int* ipiv, i64 a_off, i64 lda, i64 astride, i64 ipiv_off,
+               i64 ipiv_stride, int w, int shift) {
+  __local int pv[COLS];
+  const int lid = LID;
+  const i64 b = GROUP_ID;
+  GLOBAL T* p = a + a_off + b * astride;
+  if (lid == 0) {
+    // at[i]: the row now in place i < w; moved_row[d] sits at moved_at[d] >= w (a top row swapped down).
+    int at[COLS], moved_at[COLS], moved_row[COLS], moved = 0;
+    for (int k = 0; k < w; ++k) at[k] = k;
+    for (int k = 0; k < w; ++k) {
+      const int r = chosen[b * w + k];
+      int q = -1, d = -1;
+      for (int i = k; i < w && q < 0; ++i)
+        if (at[i] == r) q = i;
+      for (int e = 0; e < moved && q < 0; ++e)
+        if (moved_row[e] == r) { q = moved_at[e]; d = e; }
+      if (q < 0) q = r;
+      const int out = at[k];
+      if (q < w) at[q] = out;
+      else if (d >= 0) moved_row[d] = out;
+      else { moved_at[moved] = q; moved_row[moved] = out; ++moved; }
+      at[k] = r;
+      pv[k] = q;
+      ipiv[ipiv_off + b * ipiv_stride + k] = q + 1 + shift;
+    }
+  }
+  BARRIER
+  for (int c = lid; c < w; c += GROUP)
+    for (int k = 0; k < w; ++k) {
+      const int q = pv[k];
+      if (q != k) { T t = p[k + (i64)c * lda]; p[k + (i64)c * lda] = p[q + (i64)c * lda]; p[q + (i64)c * lda] = t; }
+    }
+  BARRIER
+  for (int e = lid; e < w * w; e += GROUP) {
+    const int c = e / w, r = e - c * w;
+    p[r + (i64)c * lda] = top[b * w * w + e];
+  }
+}
+//@ k31
+// The panel's rows below its top, L21 = A21 U11^-1 (a work-item a row; U11 the last round's top,
+// upper): a zero on U11's diagonal leaves its column's value as it is (getf2 does not divide by a
+// zero pivot).
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* top, i64 a_off, i64 lda, i64 astride, int m, int w, i64 batch) {
+  const i64 rows = m - w;
+  for (i64 e = GID; e < batch * rows; e += GSIZE) {
+    const i64 b = e / rows;
+    GLOBAL T* p = a + a_off + b * astride + w + (e - b * rows);
+    GLOBAL const T* u = top + b * w * w;
+    for (int c = 0; c < w; ++c) {
+      T v = p[(i64)c * lda];
+      for (int l = 0; l < c; ++l) v = SUB(v, MUL(p[(i64)l * lda], u[l + c * w]));
+      const T d = u[c + c * w];
+      p[(i64)c * lda] = NONZERO(d) ? DIV(v, d) : v;
+    }
   }
 }
