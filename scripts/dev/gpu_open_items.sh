@@ -19,7 +19,8 @@
 #        entries hold each kernel's source, CUDA's cubin and NVIDIA OpenCL's PTX), for comparing
 #        what the two compilers made of the same radix sort text (ptxas -v here, issue 41).
 # sweep: porta_dense_timing --phases at 8192 on opencl:1 (float32, float64); the sums (this card's:
-#        issue 41 asks for the H100's and the H200's); sort under
+#        issue 41 asks for the H100's and the H200's); the uint8 rows on opencl:1 under PORTA_EW_UNROLL and
+#        PORTA_EW_GROUPS (issue 37); sort under
 #        PORTA_ONESWEEP=late|early and float32 tile shapes on cuda:0 beside cupy.sort.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
@@ -165,6 +166,9 @@ case $what in
     REPS=3 bench sums '^(copy|sum|sum_rows|sum_cols)/'
     for order in late early; do
       REPS=3 bench "sort_$order" '^(sort_f32|sort_i32|sort_u32|argsort_f32)/' PORTA_ONESWEEP=$order
+    done
+    for v in 1:16 2:16 4:16 2:32; do
+      DEVICES=opencl:1 REPS=3 BT=40 bench "u8_${v/:/_}" '^(copy|add_u8|fused_u8|u8_to_f32)/' PORTA_EW_UNROLL=${v%:*} PORTA_EW_GROUPS=${v#*:}
     done
     mkdir -m 700 -p "$OUT/cache"
     REPS=3 bench sort_cache '^sort_f32/' PORTA_CACHE_DIR="$OUT/cache"
