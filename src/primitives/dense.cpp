@@ -51,7 +51,7 @@ enum Kind {
   kGesvWarp,          // gesv_small in registers, a sub-warp a matrix (warp_source)
   kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize,  // sytrd's steps
   kLarfgVec, kVhC, kCuParts, kSumParts, kRank1,          // gebrd's
-  kTournament, kCaluApply, kCaluTrsm                      // getrf's tournament panel (PORTA_DENSE_PANEL=tournament)
+  kTournament, kCaluTrsm                                  // getrf's tournament panel (PORTA_DENSE_PANEL=tournament)
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 // Kind's names, for set_phase_hook.
@@ -59,7 +59,7 @@ constexpr const char* kKindNames[] = {
     "getrf",   "potrf",   "getrs",     "potrs",    "geqrf",    "orgqr",    "laswp",    "trsm_lower_unit", "trsm_right_lower_h",
     "subtract", "conj_copy", "copy_v",  "larft",    "trmm",     "zero",     "trsm_block", "gesv",          "potrf_rows",
     "gesv_warp", "sytrd_step", "symv_parts", "sytrd_w", "her2",   "hermitize", "larfg_vec", "vhc",          "cu_parts",
-    "sum_parts", "rank1",     "tournament", "calu_apply", "calu_trsm"};
+    "sum_parts", "rank1",     "tournament", "calu_trsm"};
 static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == kCaluTrsm + 1, "a name for every Kind");
 std::atomic<PhaseHook> phase_hook{nullptr};
 void phase(const char* step) {
@@ -648,41 +648,36 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
          a.offset + j0 + jb + c_lo * n, n, n * n, batch, rows, cols, jb, true);
   };
   // The tournament panel of columns [c0, c0 + w), w <= kPanelColumns, rows [c0, n): rounds of
-  // k29 until one set is left (each set's w candidates from up to `rows` rows), then the chosen
-  // rows swapped to the top with their factored top (k30), then L21 (k31).
+  // k29 until one set is left (each set's w candidates from up to `rows` rows), whose round also
+  // exchanges the chosen rows to the top and writes L11\U11 there, then L21 (k30).
   const Device& device = a.buffer->device();
   const std::int64_t rows = tournament_rows(t, device.impl().info());
-  Scratch idx_a(DType::int32, device), idx_b(DType::int32, device), top(t, device);
+  Scratch idx_a(DType::int32, device), idx_b(DType::int32, device);
   const Panel mode = panel_mode();
   if (mode == Panel::tournament) {  // sized once for the first panel's round 0, the most any round takes
     idx_a.get(batch * ((n + rows - 1) / rows) * kPanelColumns);
     idx_b.get(batch * ((n + rows - 1) / rows) * kPanelColumns);
-    top.get(batch * kPanelColumns * kPanelColumns);
   }
   auto tournament = [&](std::int64_t c0, std::int64_t w) {
     const std::int64_t m = n - c0, p_off = a.offset + c0 + c0 * n;
-    const View& tv = top.get(batch * w * w);
     std::int64_t groups = (m + rows - 1) / rows, count = m;
     const View* in = nullptr;
     for (bool first = true, into_a = true;; first = false, into_a = !into_a) {
       const bool last = groups == 1;
       const View& out = (into_a ? idx_a : idx_b).get(batch * groups * w);
       const View& from = in ? *in : (into_a ? idx_b : idx_a).get(1);
-      launch(t, kTournament, rows, {&a, &from}, {&out, &tv, &info}, batch * groups, 0, [&](std::vector<KernelArg>& g) {
-        g = {mem(a),  mem(from),      mem(out),     mem(tv),           mem(info),       i64(p_off),  i64(n),     i64(n * n),
-             i32(m),  i32(w),         i32(count),   i32(groups),       i64(info.offset), i32(c0),    i32(first), i32(last)};
+      launch(t, kTournament, rows, {&from}, {&out, &a, &ipiv, &info}, batch * groups, 0, [&](std::vector<KernelArg>& g) {
+        g = {mem(a),         mem(from),  mem(out),        mem(ipiv),  mem(info), i64(p_off),  i64(n),     i64(n * n),
+             i64(ipiv.offset + c0), i64(n), i32(m), i32(w), i32(count), i32(groups), i64(info.offset), i32(c0), i32(first), i32(last)};
       });
-      in = &out;
       if (last) break;
+      in = &out;
       count = groups * w;
       groups = (count + rows - 1) / rows;
     }
-    launch(t, kCaluApply, 0, {in, &tv}, {&a, &ipiv}, batch, 0, [&](std::vector<KernelArg>& g) {
-      g = {mem(a), mem(*in), mem(tv), mem(ipiv), i64(p_off), i64(n), i64(n * n), i64(ipiv.offset + c0), i64(n), i32(w), i32(c0)};
-    });
     if (m > w)
-      launch(t, kCaluTrsm, 0, {&tv}, {&a}, 0, batch * (m - w), [&](std::vector<KernelArg>& g) {
-        g = {mem(a), mem(tv), i64(p_off), i64(n), i64(n * n), i32(m), i32(w), i64(batch)};
+      launch(t, kCaluTrsm, 0, {}, {&a}, 0, batch * (m - w), [&](std::vector<KernelArg>& g) {
+        g = {mem(a), i64(p_off), i64(n), i64(n * n), i32(m), i32(w), i64(batch)};
       });
   };
   // The panel of columns [c0, c0 + w), rows [c0, n): getf2 (flat), or (recursive, tournament:
@@ -1053,12 +1048,12 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, k, group, order, dense::fused(k) ? 16 : 1));
       }
-  // getrf's tournament panel: the round's largest sets (local memory) and its two other steps.
+  // getrf's tournament panel: the round's largest sets (local memory) and L21's solve.
   for (DType t : {DType::complex128, DType::float32}) {
     out.emplace_back(cat("dense ", name(t), " tournament"),
                      common_prelude(d) + dense::dense_source(d, t, dense::kTournament, 256, t == DType::float32 ? 512 : 128));
-    for (dense::Kind k : {dense::kCaluApply, dense::kCaluTrsm})
-      out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(k)), common_prelude(d) + dense::dense_source(d, t, k, 256, 0));
+    out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(dense::kCaluTrsm)),
+                     common_prelude(d) + dense::dense_source(d, t, dense::kCaluTrsm, 256, 0));
   }
   // sytrd's and gebrd's steps (global memory): complex128's text and float32's.
   for (DType t : {DType::complex128, DType::float32})

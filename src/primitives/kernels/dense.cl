@@ -993,21 +993,27 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* x, GLOBAL const T* y, GLOBAL const T
 // more), later rounds take SMALL candidates at a time of the `count` a matrix in idx_in. A set's
 // rows go to local memory, getf2 picks w of them with partial pivoting, and those rows, in its
 // pivot order, are the set's candidates (idx_out, w a set). The last round (one set a matrix)
-// also writes the factored w x w top of its rows (L11 and U11 of the chosen rows: top, w x w a
-// matrix) and a zero pivot's column + 1 + shift to info (where 0). The work-group's matrix is
-// GROUP_ID / groups.
-KERNEL porta_k(GLOBAL const T* a, GLOBAL const int* idx_in, GLOBAL int* idx_out, GLOBAL T* top, GLOBAL int* info, i64 a_off, i64 lda,
-               i64 astride, int m, int w, int count, int groups, i64 info_off, int shift, int first, int last) {
+// applies its choice to the panel instead: each chosen row k becomes row k by an exchange with the
+// row now there, in order, as getf2 exchanges rows (ipiv[k] = that row + 1 + shift; the chosen
+// row's current place is tracked through the exchanges before it), over the panel's w columns;
+// then its factored top (L11 and U11 of the chosen rows) is written over the panel's top w rows,
+// and a zero pivot's column + 1 + shift goes to info (where 0). The work-group's matrix is
+// GROUP_ID / groups. No barrier under a branch (the last round's steps are loops that run no
+// trips in the other rounds).
+KERNEL porta_k(GLOBAL T* a, GLOBAL const int* idx_in, GLOBAL int* idx_out, GLOBAL int* ipiv, GLOBAL int* info, i64 a_off, i64 lda,
+               i64 astride, i64 ipiv_off, i64 ipiv_stride, int m, int w, int count, int groups, i64 info_off, int shift, int first,
+               int last) {
   __local R red_v[GROUP];
   __local int red_i[GROUP];
   __local T s[SMALL * COLS];
   __local int idx[SMALL];
   __local int piv[COLS];
+  __local int pv[COLS];
   __local int bad[1];
   const int lid = LID;
   const i64 b = GROUP_ID / groups;
   const int g = (int)(GROUP_ID - b * groups);
-  GLOBAL const T* p = a + a_off + b * astride;
+  GLOBAL T* p = a + a_off + b * astride;
   int rows;
   if (first) {
     const int lo = (int)((i64)g * m / groups);
@@ -1025,80 +1031,62 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL const int* idx_in, GLOBAL int* idx_out,
   }
   BARRIER
   getf2(s, SMALL, rows, w, piv, bad, shift, red_v, red_i);
-  if (lid == 0)
+  if (lid == 0) {
     for (int k = 0; k < w; ++k) {
       const int q = piv[k] - 1 - shift, t = idx[k];
       idx[k] = idx[q];
       idx[q] = t;
     }
-  BARRIER
-  for (int k = lid; k < w; k += GROUP) idx_out[(b * groups + g) * w + k] = idx[k];
-  if (last) {
-    for (int e = lid; e < w * w; e += GROUP) {
-      const int c = e / w, r = e - c * w;
-      top[b * w * w + e] = s[r + c * SMALL];
-    }
-    if (lid == 0 && bad[0] != 0 && info[info_off + b] == 0) info[info_off + b] = bad[0];
-  }
-}
-//@ k30
-// The tournament's pivots applied to the panel (a work-group a matrix): chosen[k] (panel-relative
-// rows, in pivot order) becomes row k by a swap of rows k and its current row, in order, as getf2
-// swaps (ipiv[k] = that row + 1 + shift); the swaps move the panel's w columns, then the top w x w
-// is the last round's top (L11 and U11).
-KERNEL porta_k(GLOBAL T* a, GLOBAL const int* chosen, GLOBAL const T* top, GLOBAL int* ipiv, i64 a_off, i64 lda, i64 astride, i64 ipiv_off,
-               i64 ipiv_stride, int w, int shift) {
-  __local int pv[COLS];
-  const int lid = LID;
-  const i64 b = GROUP_ID;
-  GLOBAL T* p = a + a_off + b * astride;
-  if (lid == 0) {
-    // at[i]: the row now in place i < w; moved_row[d] sits at moved_at[d] >= w (a top row swapped down).
-    int at[COLS], moved_at[COLS], moved_row[COLS], moved = 0;
-    for (int k = 0; k < w; ++k) at[k] = k;
-    for (int k = 0; k < w; ++k) {
-      const int r = chosen[b * w + k];
-      int q = -1, d = -1;
-      for (int i = k; i < w && q < 0; ++i)
-        if (at[i] == r) q = i;
-      for (int e = 0; e < moved && q < 0; ++e)
-        if (moved_row[e] == r) { q = moved_at[e]; d = e; }
-      if (q < 0) q = r;
-      const int out = at[k];
-      if (q < w) at[q] = out;
-      else if (d >= 0) moved_row[d] = out;
-      else { moved_at[moved] = q; moved_row[moved] = out; ++moved; }
-      at[k] = r;
-      pv[k] = q;
-      ipiv[ipiv_off + b * ipiv_stride + k] = q + 1 + shift;
+    if (last) {
+      // at[i]: the row now in place i < w; moved_row[d] sits at moved_at[d] >= w (a top row exchanged down).
+      int at[COLS], moved_at[COLS], moved_row[COLS], moved = 0;
+      for (int k = 0; k < w; ++k) at[k] = k;
+      for (int k = 0; k < w; ++k) {
+        const int r = idx[k];
+        int q = -1, d = -1;
+        for (int i = k; i < w && q < 0; ++i)
+          if (at[i] == r) q = i;
+        for (int e = 0; e < moved && q < 0; ++e)
+          if (moved_row[e] == r) { q = moved_at[e]; d = e; }
+        if (q < 0) q = r;
+        const int out = at[k];
+        if (q < w) at[q] = out;
+        else if (d >= 0) moved_row[d] = out;
+        else { moved_at[moved] = q; moved_row[moved] = out; ++moved; }
+        at[k] = r;
+        pv[k] = q;
+        ipiv[ipiv_off + b * ipiv_stride + k] = q + 1 + shift;
+      }
+      if (bad[0] != 0 && info[info_off + b] == 0) info[info_off + b] = bad[0];
     }
   }
   BARRIER
-  for (int c = lid; c < w; c += GROUP)
+  for (int k = lid; k < (last ? 0 : w); k += GROUP) idx_out[(b * groups + g) * w + k] = idx[k];
+  for (int c = lid; c < (last ? w : 0); c += GROUP)
     for (int k = 0; k < w; ++k) {
       const int q = pv[k];
       if (q != k) { T t = p[k + (i64)c * lda]; p[k + (i64)c * lda] = p[q + (i64)c * lda]; p[q + (i64)c * lda] = t; }
     }
   BARRIER
-  for (int e = lid; e < w * w; e += GROUP) {
+  for (int e = lid; e < (last ? w * w : 0); e += GROUP) {
     const int c = e / w, r = e - c * w;
-    p[r + (i64)c * lda] = top[b * w * w + e];
+    p[r + (i64)c * lda] = s[r + c * SMALL];
   }
 }
-//@ k31
-// The panel's rows below its top, L21 = A21 U11^-1 (a work-item a row; U11 the last round's top,
-// upper): a zero on U11's diagonal leaves its column's value as it is (getf2 does not divide by a
-// zero pivot).
-KERNEL porta_k(GLOBAL T* a, GLOBAL const T* top, i64 a_off, i64 lda, i64 astride, int m, int w, i64 batch) {
+//@ k30
+// The panel's rows below its top, L21 = A21 U11^-1 (a work-item a row; U11 above the diagonal of
+// the panel's top w x w, which the tournament's last round wrote): a zero on U11's diagonal
+// leaves its column's value as it is (getf2 does not divide by a zero pivot).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, int m, int w, i64 batch) {
   const i64 rows = m - w;
   for (i64 e = GID; e < batch * rows; e += GSIZE) {
     const i64 b = e / rows;
+    GLOBAL const T* u = a + a_off + b * astride;
     GLOBAL T* p = a + a_off + b * astride + w + (e - b * rows);
-    GLOBAL const T* u = top + b * w * w;
     for (int c = 0; c < w; ++c) {
       T v = p[(i64)c * lda];
-      for (int l = 0; l < c; ++l) v = SUB(v, MUL(p[(i64)l * lda], u[l + c * w]));
-      const T d = u[c + c * w];
+      for (int l = 0; l < c; ++l) v = SUB(v, MUL(p[(i64)l * lda], u[l + (i64)c * lda]));
+      const T d = u[c + (i64)c * lda];
       p[(i64)c * lda] = NONZERO(d) ? DIV(v, d) : v;
     }
   }
