@@ -22,9 +22,12 @@
 #        issue 41 asks for the H100's and the H200's); the uint8 rows on opencl:1 under PORTA_EW_UNROLL and
 #        PORTA_EW_GROUPS (issue 37); sort under
 #        PORTA_ONESWEEP=late|early and float32 tile shapes on cuda:0 beside cupy.sort.
+# dense2: the solves through inverses and the tournament's widths (phases), the dense and linalg tests
+#        under the tournament, the 8192 rows beside cupy.linalg; opencl:1's elementwise rows under
+#        PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx or sweep}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep or dense2}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -176,6 +179,33 @@ case $what in
       DEVICES=cuda:0 REPS=3 BT=60 bench "f32_${shape/:/_}" '^sort_f32/' PORTA_RADIX_BLOCKS=${shape%:*} PORTA_SORT_ITEMS=${shape#*:}
     done
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx or sweep, not $what" >&2; exit 2 ;;
+  dense2)
+    # The triangular solves through inverses, the tournament at 16, 32 and 64 columns (phases), the
+    # dense and linalg tests under the tournament, and the 8192 rows beside cupy.linalg in one call;
+    # the house's elementwise rows on opencl:1 under PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32 (issue 37).
+    build porta-bench porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
+    ph() {  # name dtype [VAR=val...]
+      local name=$1 dtype=$2; shift 2
+      timeout 100 env "$@" $B/bin/porta_dense_timing opencl:1 8192 --phases --dtype $dtype > "$OUT/phases_$name.txt" 2>&1
+      say "phases $name $dtype ($*) rc=$? at $(el) s"; grep -E '^(n |  )' "$OUT/phases_$name.txt" | cut -c1-300 >> "$V"
+    }
+    ph f32 float32
+    ph f32_t16 float32 PORTA_DENSE_PANEL=tournament
+    ph f32_t32 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=32
+    ph f32_t64 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
+    ph f32_o512 float32 PORTA_DENSE_OUTER=512
+    ph f64_t64 float64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
+    TT=100 gt dense_t64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
+    TT=80 gt linalg_t64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 $B/bin/porta_linalg_test --gtest_filter='*opencl_1*'
+    timeout 120 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
+      --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+    say "peers rc=$? at $(el) s"
+    DEVICES=opencl:1 REPS=1 BT=90 BENCH_ARGS=--linalg=8192 ROWS=20 bench la8192_t64 '^linalg_(solve|cholesky|qr)_f' PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
+    rm -f "$OUT/peers.json"
+    for v in 1:16 2:32; do
+      DEVICES=opencl:1 REPS=2 BT=45 ROWS=14 bench "ew_${v/:/_}" '^(copy|add|saxpy|fused|add_u8|fused_u8|u8_to_f32|add_f16)/' PORTA_EW_UNROLL=${v%:*} PORTA_EW_GROUPS=${v#*:}
+    done
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep or dense2, not $what" >&2; exit 2 ;;
 esac
 cat "$V"

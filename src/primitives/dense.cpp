@@ -51,7 +51,8 @@ enum Kind {
   kGesvWarp,          // gesv_small in registers, a sub-warp a matrix (warp_source)
   kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize,  // sytrd's steps
   kLarfgVec, kVhC, kCuParts, kSumParts, kRank1,          // gebrd's
-  kTournament, kCaluTrsm                                  // getrf's tournament panel (PORTA_DENSE_PANEL=tournament)
+  kTournament, kCaluTrsm,                                 // getrf's tournament panel (PORTA_DENSE_PANEL=tournament)
+  kTrtri, kUnpack                                         // triangular solves as products: inverses of diagonal blocks
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 // Kind's names, for set_phase_hook.
@@ -59,8 +60,9 @@ constexpr const char* kKindNames[] = {
     "getrf",   "potrf",   "getrs",     "potrs",    "geqrf",    "orgqr",    "laswp",    "trsm_lower_unit", "trsm_right_lower_h",
     "subtract", "conj_copy", "copy_v",  "larft",    "trmm",     "zero",     "trsm_block", "gesv",          "potrf_rows",
     "gesv_warp", "sytrd_step", "symv_parts", "sytrd_w", "her2",   "hermitize", "larfg_vec", "vhc",          "cu_parts",
-    "sum_parts", "rank1",     "tournament", "calu_trsm"};
-static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == kCaluTrsm + 1, "a name for every Kind");
+    "sum_parts", "rank1",     "tournament", "calu_trsm", "trtri",
+    "unpack"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == kUnpack + 1, "a name for every Kind");
 std::atomic<PhaseHook> phase_hook{nullptr};
 void phase(const char* step) {
   if (PhaseHook h = phase_hook.load(std::memory_order_relaxed)) h(step);
@@ -93,6 +95,12 @@ std::int64_t outer_block(std::int64_t nb) {
   static const std::optional<int> o = setting_int("PORTA_DENSE_OUTER");
   return std::max<std::int64_t>(nb, o.value_or(256) / nb * nb);
 }
+
+// The triangular solves of at least this many columns (or rows) go through GEMM with the inverse
+// of the diagonal block (invert_blocks); narrower ones a work-item a column.
+constexpr std::int64_t kInverseColumns = 64;
+// The blocks of getrs's and potrs's solves by inverses of their diagonal blocks.
+constexpr std::int64_t kSolveBlock = 128;
 
 // The columns that one work-group factors at a time inside a wider panel: LU's recursive panel
 // stops halving at this width, QR's panel is blocked by it.
@@ -420,6 +428,24 @@ void subtract(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std:
   });
 }
 
+// The inverses of nblk diagonal blocks of order jb (the last one min(jb, n - k jb)) from f_off (leading
+// dimension lda, matrices astride apart), of their lower or upper triangle (unit: ones on the
+// diagonal), into w (jb x jb each, matrix b's block k at (b nblk + k) jb jb), conjugate-transposed
+// where herm. A triangular solve by a block is then a product through GEMM.
+void invert_blocks(DType t, const View& f, std::int64_t f_off, std::int64_t lda, std::int64_t astride, std::int64_t n, std::int64_t jb,
+                   std::int64_t nblk, std::int64_t batch, bool upper, bool unit, bool herm, const View& w) {
+  launch(t, kTrtri, 0, {&f}, {&w}, batch * nblk, 0, [&](std::vector<KernelArg>& g) {
+    g = {mem(f), mem(w), i64(f_off), i64(lda), i64(astride), i64(n), i32(jb), i32(nblk), i32(upper), i32(unit), i32(herm)};
+  });
+}
+// A block of a (rows x cols at a_off, leading dimension lda, matrices astride apart) = w, packed.
+void unpack(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std::int64_t astride, const View& w, std::int64_t batch,
+            std::int64_t rows, std::int64_t cols) {
+  launch(t, kUnpack, 0, {&w}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), mem(w), i64(a_off), i64(lda), i64(astride), i64(rows), i64(cols), i64(batch)};
+  });
+}
+
 // A scratch buffer that every step of a blocked factorization reuses, grown where a step needs
 // more (the steps' needs shrink as the factorization goes on): the steps run in order on one
 // queue, so a step's kernels overwrite it only after the last step's have read it. A buffer a step
@@ -637,11 +663,22 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     });
   };
   // Rows [j0, j0 + jb) of columns [c_lo, c_lo + cols) = L11^-1 times them, then the rows below
-  // minus L21 times them (A22 -= A21 A12, in the GEMM).
+  // minus L21 times them (A22 -= A21 A12, in the GEMM). L11^-1 A12 of many columns is a product
+  // through GEMM with L11's inverse (k31) into scratch, put back (k32); of a recursive panel's
+  // few, a work-item a column (k7).
+  Scratch inv_s(t, a.buffer->device()), w_s(t, a.buffer->device());
   auto update = [&](std::int64_t j0, std::int64_t jb, std::int64_t c_lo, std::int64_t cols) {
-    launch(t, kTrsmLowerUnit, 0, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
-      g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
-    });
+    if (cols >= kInverseColumns) {
+      const View& inv = inv_s.get(batch * jb * jb);
+      invert_blocks(t, a, a.offset + j0 + j0 * n, n, n * n, jb, jb, 1, batch, false, true, false, inv);
+      const View& w = w_s.get(batch * jb * cols);
+      gemm(t, Operand{&inv, inv.offset, jb, jb * jb, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, w, batch, jb, cols, jb);
+      unpack(t, a, a.offset + j0 + c_lo * n, n, n * n, w, batch, jb, cols);
+    } else {
+      launch(t, kTrsmLowerUnit, 0, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
+        g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
+      });
+    }
     const std::int64_t rows = n - j0 - jb;
     if (rows == 0) return;
     gemm(t, Operand{&a, a.offset + j0 + jb + j0 * n, n, n * n, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, a,
@@ -710,16 +747,29 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
 enum Tri { kLowerUnit = 0, kLowerRealDiagonal, kUpper, kLowerConjTrans, kLower, kUpperUnit };
 bool forward(int mode) { return mode == kLowerUnit || mode == kLowerRealDiagonal || mode == kLower; }
 void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode,
-                   std::int64_t nb) {
+                   std::int64_t nb, bool by_inverse) {
   const Device& device = b.buffer->device();
   const std::int64_t blocks = (n + nb - 1) / nb;
-  Scratch conj_f(t, device);
+  Scratch conj_f(t, device), inv_s(t, device), w_s(t, device);
+  // by_inverse: every diagonal block's inverse at once (one launch), then each block's solve a
+  // product through GEMM into scratch, put back; else a work-item a right-hand side (k15).
+  if (by_inverse)
+    invert_blocks(t, f, f.offset, n, n * n, n, nb, blocks, batch, mode == kUpper || mode == kUpperUnit,
+                  mode == kLowerUnit || mode == kUpperUnit, mode == kLowerConjTrans, inv_s.get(batch * blocks * nb * nb));
   for (std::int64_t s = 0; s < blocks; ++s) {
     const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
-    launch(t, kTrsmBlock, 0, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
-      g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
-           i64(batch), i32(mode)};
-    });
+    if (by_inverse) {
+      const View& inv = inv_s.get(batch * blocks * nb * nb);
+      const View& w = w_s.get(batch * nb * nrhs);
+      gemm(t, Operand{&inv, inv.offset + j0 / nb * nb * nb, nb, blocks * nb * nb, false}, Operand{&b, b.offset + j0, n, n * nrhs, false},
+           w, batch, jb, nrhs, jb);
+      unpack(t, b, b.offset + j0, n, n * nrhs, w, batch, jb, nrhs);
+    } else {
+      launch(t, kTrsmBlock, 0, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
+        g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
+             i64(batch), i32(mode)};
+      });
+    }
     // The rows left: below the block (forward) or above it (backward), minus their factor block
     // times the block's solution (in the GEMM).
     const std::int64_t r0 = forward(mode) ? j0 + jb : 0, rows = forward(mode) ? n - j0 - jb : j0;
@@ -757,16 +807,18 @@ void getrs(DType t, const View& lu, const View& ipiv, const View& b, std::int64_
     g = {mem(b), mem(ipiv), i64(b.offset), i64(ipiv.offset), i64(n), i64(0), i64(nrhs), i64(n * nrhs), i64(batch), i32(0), i32(n), i64(0),
          i64(0)};
   });
-  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit, block_size(Blocks::lu));
-  solve_blocked(t, lu, b, batch, n, nrhs, kUpper, block_size(Blocks::lu));
+  solve_blocked(t, lu, b, batch, n, nrhs, kLowerUnit, kSolveBlock, true);
+  solve_blocked(t, lu, b, batch, n, nrhs, kUpper, kSolveBlock, true);
 }
 
 void trtrs(DType t, const View& a, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, bool upper, bool unit) {
   check(t, a, "trtrs");
   check_order(batch, n, nrhs, "trtrs");
   if (batch * n * nrhs == 0) return;
+  // Not by inverses: QR's R may be singular or ill-conditioned (lstsq), where LAPACK's trsm
+  // gives its infinities and NaNs by substitution.
   solve_blocked(t, a, b, batch, n, nrhs, upper ? (unit ? kUpperUnit : kUpper) : (unit ? kLowerUnit : kLower),
-                block_size(Blocks::cholesky));
+                block_size(Blocks::cholesky), false);
 }
 
 void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::int64_t n) {
@@ -786,7 +838,7 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
   if (n <= local_order) return diagonal(n, 0, n);
   const Device& device = a.buffer->device();
   const std::int64_t nb = block_size(Blocks::cholesky), outer = outer_block(nb);
-  Scratch scratch(t, device), conj_a21(t, device);
+  Scratch scratch(t, device), conj_a21(t, device), inv_s(t, device), w_s(t, device);
   // A22 -= A21 A21^H on and below the diagonal of columns [i0, c_end), A21 = A(i0:n, j0:j0+jb): in
   // column chunks, each the product of the rows from its diagonal down (A21 from row c0) with its
   // columns' rows of A21^H, so that the products skip most of the upper triangle (the trailing
@@ -832,9 +884,20 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
       const std::int64_t jb = std::min(nb, oe - j0), i0 = j0 + jb;
       diagonal(jb <= local_order ? jb : 0, j0, jb);
       if (i0 == n) break;
-      launch(t, kTrsmRightLowerH, 0, {}, {&a}, 0, batch * (n - i0), [&](std::vector<KernelArg>& g) {
-        g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
-      });
+      // A21 = A21 L11^-H: through GEMM with L11^-H (k31) into scratch, put back (k32), where the
+      // rows are many; a work-item a row (k8) where they are few.
+      const std::int64_t r = n - i0;
+      if (r >= kInverseColumns) {
+        const View& inv = inv_s.get(batch * jb * jb);
+        invert_blocks(t, a, a.offset + j0 + j0 * n, n, n * n, jb, jb, 1, batch, false, false, true, inv);
+        const View& w = w_s.get(batch * r * jb);
+        gemm(t, Operand{&a, a.offset + i0 + j0 * n, n, n * n, false}, Operand{&inv, inv.offset, jb, jb * jb, false}, w, batch, r, jb, jb);
+        unpack(t, a, a.offset + i0 + j0 * n, n, n * n, w, batch, r, jb);
+      } else {
+        launch(t, kTrsmRightLowerH, 0, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
+          g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
+        });
+      }
       if (i0 < oe) update(j0, jb, i0, oe);
     }
     if (oe < n) update(o0, oe - o0, oe, n);
@@ -851,8 +914,8 @@ void potrs(DType t, const View& l, const View& b, std::int64_t batch, std::int64
     });
     return;
   }
-  solve_blocked(t, l, b, batch, n, nrhs, kLowerRealDiagonal, block_size(Blocks::cholesky));
-  solve_blocked(t, l, b, batch, n, nrhs, kLowerConjTrans, block_size(Blocks::cholesky));
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerRealDiagonal, kSolveBlock, true);
+  solve_blocked(t, l, b, batch, n, nrhs, kLowerConjTrans, kSolveBlock, true);
 }
 
 void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int64_t m, std::int64_t n) {
@@ -1048,12 +1111,13 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
         out.emplace_back(cat("dense ", name(t), " kind ", kind, small ? " small" : ""),
                          common_prelude(d) + dense::dense_source(d, t, k, group, order, dense::fused(k) ? 16 : 1));
       }
-  // getrf's tournament panel: the round's largest sets (local memory) and L21's solve.
+  // getrf's tournament panel (the round's largest sets in local memory, L21's solve), the inverses
+  // of diagonal blocks and the scratch put back.
   for (DType t : {DType::complex128, DType::float32}) {
     out.emplace_back(cat("dense ", name(t), " tournament"),
                      common_prelude(d) + dense::dense_source(d, t, dense::kTournament, 256, t == DType::float32 ? 512 : 128));
-    out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(dense::kCaluTrsm)),
-                     common_prelude(d) + dense::dense_source(d, t, dense::kCaluTrsm, 256, 0));
+    for (dense::Kind k : {dense::kCaluTrsm, dense::kTrtri, dense::kUnpack})
+      out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(k)), common_prelude(d) + dense::dense_source(d, t, k, 256, 0));
   }
   // sytrd's and gebrd's steps (global memory): complex128's text and float32's.
   for (DType t : {DType::complex128, DType::float32})

@@ -1091,3 +1091,42 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, int m, int w, i64 b
     }
   }
 }
+//@ k31
+// Inverses of diagonal blocks (the blocked solves' and updates' triangular solves become products
+// through GEMM, as MAGMA's trsm): work-group (b, k) inverts the block of order min(jb, n - k jb) at
+// (k jb, k jb) from a_off of matrix b (astride apart, leading dimension lda), its lower or upper
+// triangle (unit: ones on the diagonal, not read), a work-item a column j of the inverse by
+// forward (lower) or backward (upper) substitution against e_j; written to w at (b nblk + k) jb jb
+// with leading dimension jb, as it is or (herm) conjugate-transposed, zeros outside the triangle.
+KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, i64 n, int jb, int nblk, int upper, int unit, int herm) {
+  const i64 b = GROUP_ID / nblk;
+  const int k = (int)(GROUP_ID - b * nblk);
+  const int o = (i64)jb < n - (i64)k * jb ? jb : (int)(n - (i64)k * jb);
+  GLOBAL const T* l = a + a_off + b * astride + (i64)k * jb * (lda + 1);
+  GLOBAL T* x = w + (b * nblk + k) * jb * jb;
+#define XI(i) x[herm ? j + (i) * jb : (i) + j * jb]
+  for (int j = LID; j < o; j += GROUP) {
+    for (int i = 0; i < o; ++i)
+      if (upper ? i > j : i < j) XI(i) = MKR((R)0);
+    for (int s = 0; s <= (upper ? j : o - 1 - j); ++s) {
+      const int i = upper ? j - s : j + s;
+      T v = MKR(i == j ? (R)1 : (R)0);
+      if (upper)
+        for (int q = i + 1; q <= j; ++q) v = SUB(v, MUL(l[i + (i64)q * lda], herm ? CONJ(XI(q)) : XI(q)));
+      else
+        for (int q = j; q < i; ++q) v = SUB(v, MUL(l[i + (i64)q * lda], herm ? CONJ(XI(q)) : XI(q)));
+      if (!unit) v = DIV(v, l[i + (i64)i * lda]);
+      XI(i) = herm ? CONJ(v) : v;
+    }
+  }
+#undef XI
+}
+//@ k32
+// A block of a (rows x cols at a_off, leading dimension lda, matrices astride apart) = w, packed
+// (rows x cols a matrix, a matrix after another): a product through GEMM's scratch put back.
+KERNEL porta_k(GLOBAL T* a, GLOBAL const T* w, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
+  for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
+    const i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
+    a[a_off + b * astride + i + j * lda] = w[e];
+  }
+}
