@@ -191,19 +191,17 @@ case $what in
     }
     ph f32 float32
     ph f32_t16 float32 PORTA_DENSE_PANEL=tournament
-    ph f32_t32 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=32
     ph f32_t64 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
-    ph f32_o512 float32 PORTA_DENSE_OUTER=512
     ph f64_t64 float64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
-    TT=100 gt dense_t64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
-    TT=80 gt linalg_t64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 $B/bin/porta_linalg_test --gtest_filter='*opencl_1*'
-    timeout 120 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
+    timeout 100 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
       --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
     say "peers rc=$? at $(el) s"
-    DEVICES=opencl:1 REPS=1 BT=90 BENCH_ARGS=--linalg=8192 ROWS=20 bench la8192_t64 '^linalg_(solve|cholesky|qr)_f' PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
+    DEVICES=opencl:1 REPS=1 BT=80 BENCH_ARGS=--linalg=8192 ROWS=20 bench la8192_t64 '^linalg_(solve|cholesky|qr)_f' PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
     rm -f "$OUT/peers.json"
+    [ "$(left)" -gt 100 ] && TT=$(( $(left) > 190 ? 90 : $(left) - 100 )) gt dense_t64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
+    [ "$(left)" -gt 60 ] && TT=$(( $(left) - 50 > 60 ? 60 : $(left) - 50 )) gt linalg_t64 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64 $B/bin/porta_linalg_test --gtest_filter='*Solve*opencl_1*:*Cholesky*opencl_1*:*Inv*opencl_1*'
     for v in 1:16 2:32; do
-      DEVICES=opencl:1 REPS=2 BT=45 ROWS=14 bench "ew_${v/:/_}" '^(copy|add|saxpy|fused|add_u8|fused_u8|u8_to_f32|add_f16)/' PORTA_EW_UNROLL=${v%:*} PORTA_EW_GROUPS=${v#*:}
+      [ "$(left)" -gt 40 ] && DEVICES=opencl:1 REPS=2 BT=30 ROWS=14 bench "ew_${v/:/_}" '^(copy|add|saxpy|fused|add_u8|fused_u8|u8_to_f32)/' PORTA_EW_UNROLL=${v%:*} PORTA_EW_GROUPS=${v#*:}
     done
     ;;
   *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep or dense2, not $what" >&2; exit 2 ;;
