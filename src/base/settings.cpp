@@ -183,12 +183,13 @@ constexpr Spec kTable[] = {
      Audience::tuning, OnBad::error, kWrongKernel,
      "The 4-byte values a GPU work-item scans (8-byte values take half); one that does not fit the device is an "
      "error naming the largest that does."},
-    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "", "16 for LU and Q, 128 for QR's R, 64 for Cholesky",
+    {"PORTA_DENSE_BLOCK", Type::integer, "", 8, 512, false, "",
+     "LU: 64 with the tournament panel (GPUs), 16 with a flat one; 128 for QR's R, 16 for Q, 64 for Cholesky",
      "once, at the first blocked factorization", Audience::tuning, OnBad::error, kWrongKernel,
-     "The columns of a block of porta's own blocked LU, Cholesky and QR and of their triangular solves (devices "
-     "without a vendor solver); the trailing updates go through GEMM. A flat LU panel and orgqr's blocks are one "
-     "work-group's work, which grows with the width; QR's panels (and LU's recursive ones) are blocked by 16 "
-     "columns inside."},
+     "The columns of a block of porta's own blocked LU, Cholesky and QR (devices without a vendor solver; the "
+     "solves after LU and Cholesky take blocks of 128 through the inverses of their diagonal blocks); the "
+     "trailing updates go through GEMM. A flat LU panel and orgqr's blocks are one work-group's work, which grows "
+     "with the width; QR's panels (and LU's recursive and tournament ones) are blocked by 16 columns inside."},
     {"PORTA_DENSE_OUTER", Type::integer, "", 8, 4096, false, "256", "", "once, at the first blocked Cholesky",
      Audience::tuning, OnBad::error, kWrongKernel,
      "The columns of an outer block of porta's own blocked Cholesky: the blocks of PORTA_DENSE_BLOCK columns "
@@ -221,13 +222,13 @@ constexpr Spec kTable[] = {
      "(the warp kernel up to order 32 on every device: a few lanes a matrix, its rows in registers, exchanged by "
      "warp shuffles, which devices other than CUDA and NVIDIA's OpenCL emulate in local memory), or group (a "
      "work-group a matrix in local memory)."},
-    {"PORTA_DENSE_PANEL", Type::choice, "flat recursive tournament", 0, 0, false, "flat", "", "once, at the first blocked LU",
+    {"PORTA_DENSE_PANEL", Type::choice, "auto flat recursive tournament", 0, 0, false, "auto", "", "once, at the first blocked LU",
      Audience::tuning, OnBad::error, kWrongKernel,
      "How porta's own blocked LU factors a panel: flat (one work-group a matrix, column by column), recursive "
-     "(halves down to 16 columns, the updates through GEMM; LU's panels are 16 columns unless PORTA_DENSE_BLOCK "
-     "sets them wider, so it recurses only then), or tournament (the same halves; each 16 columns by CALU's "
-     "tournament pivoting over many work-groups: the pivots differ from LAPACK's partial pivoting, the "
-     "factorization is as stable in practice)."},
+     "(halves down to 16 columns, the updates through GEMM; it recurses only where PORTA_DENSE_BLOCK makes the "
+     "panels wider than 16), tournament (the same halves, each 16 columns by CALU's tournament pivoting over many "
+     "work-groups: the pivots differ from LAPACK's partial pivoting, the factorization is as stable in practice), "
+     "or auto (the tournament on GPUs, flat on CPU devices)."},
     {"PORTA_SCAN_WINDOW", Type::integer, "", 1, 256, false, "64", "", "once, at the first scan", Audience::tuning,
      OnBad::error, kWrongKernel, "The tiles a step of the GPU scan's look-back reads at once."},
     {"PORTA_SCAN_BLOCKS", Type::integer, "", 1, 8, false, "6", "", "once, at the first scan", Audience::tuning,

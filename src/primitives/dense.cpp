@@ -71,14 +71,14 @@ void phase(const char* step) {
 // The most the scratch product of a chunk's diagonal block takes (potrf's trailing update).
 constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 
-// The columns of a panel or a block of the triangular solves: PORTA_DENSE_BLOCK where set, else by
-// what the blocks are of. Wider blocks give GEMM more work a step, and a one-work-group panel more
-// (its cost grows as n^2 times the width): on the H100 through NVIDIA's OpenCL (2026-12-07,
+// The columns of a block: PORTA_DENSE_BLOCK where set, else by what the blocks are of (LU's:
+// lu_block). Wider blocks give GEMM more work a step, and a one-work-group panel more (its cost
+// grows as n^2 times the width): on the H100 through NVIDIA's OpenCL (2026-12-07,
 // docs/design/linalg.md) LU and QR of 1024 to 8192 in flat panels ran 1.6-3.3x faster at 16 than
 // at 64; Cholesky, whose panel is only the diagonal block, ran fastest at 64; geqrf, whose panel is
 // blocked by kPanelColumns inside, 1.16-1.18x faster at 128 than at 16 (8192, float32 and float64).
-// orgqr's blocks are org2r's one-work-group work: 16.
-enum class Blocks { lu, geqrf, orgqr, cholesky };
+// orgqr's blocks are org2r's one-work-group work: 16; trtrs's Cholesky's.
+enum class Blocks { geqrf, orgqr, cholesky };
 std::int64_t block_size(Blocks what) {
   static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
   if (b) return *b;
@@ -109,14 +109,22 @@ constexpr std::int64_t kPanelColumns = 16;
 // getrf's panels (PORTA_DENSE_PANEL): getf2 over the whole panel by one work-group (flat); LAPACK's
 // recursive getrf2, whose halves' updates go through GEMM, down to kPanelColumns (recursive); or
 // the same halves down to panels that CALU's tournament factors over many work-groups
-// (tournament).
+// (tournament). auto: the tournament on GPUs, flat on CPU devices (PoCL: a work-group is a loop
+// over one core's work-items, and LAPACK factors there unless PORTA_SOLVER=porta). On the H100
+// through NVIDIA's OpenCL (2026-12-07, porta_dense_timing opencl:1 8192, float32) getrf took
+// 325 ms flat in blocks of 16, 184 ms with the tournament in blocks of 16, 127 in blocks of 64.
 enum class Panel { flat, recursive, tournament };
-Panel panel_mode() {
-  static const Panel p = [] {
-    const std::string c = setting_choice("PORTA_DENSE_PANEL");
-    return c == "recursive" ? Panel::recursive : c == "tournament" ? Panel::tournament : Panel::flat;
-  }();
-  return p;
+Panel panel_mode(const DeviceInfo& info) {
+  static const std::string c = setting_choice("PORTA_DENSE_PANEL");
+  if (c == "recursive") return Panel::recursive;
+  if (c == "tournament" || (c == "auto" && info.kind == DeviceKind::gpu)) return Panel::tournament;
+  return Panel::flat;
+}
+// getrf's blocks: PORTA_DENSE_BLOCK where set, else 64 where the panel is the tournament (its
+// leaves stay 16 columns; the trailing updates get depth 64), 16 where one work-group walks it.
+std::int64_t lu_block(Panel mode) {
+  static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
+  return b ? *b : mode == Panel::tournament ? 64 : 16;
 }
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it):
@@ -690,7 +698,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
   const Device& device = a.buffer->device();
   const std::int64_t rows = tournament_rows(t, device.impl().info());
   Scratch idx_a(DType::int32, device), idx_b(DType::int32, device);
-  const Panel mode = panel_mode();
+  const Panel mode = panel_mode(device.impl().info());
   if (mode == Panel::tournament) {  // sized once for the first panel's round 0, the most any round takes
     idx_a.get(batch * ((n + rows - 1) / rows) * kPanelColumns);
     idx_b.get(batch * ((n + rows - 1) / rows) * kPanelColumns);
@@ -731,7 +739,7 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     factor(c0 + n1, n2);
     laswp(c0 + n1, n2, c0, n1, 0, 0);
   };
-  const std::int64_t nb = block_size(Blocks::lu);
+  const std::int64_t nb = lu_block(mode);
   for (std::int64_t j0 = 0; j0 < n; j0 += nb) {
     const std::int64_t jb = std::min(nb, n - j0), i0 = j0 + jb;
     factor(j0, jb);
