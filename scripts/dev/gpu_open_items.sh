@@ -57,6 +57,11 @@ bench() {  # name filter [VAR=val...]
   say "bench $name ($*) rc=$? at $(el) s"
   grep -E '^\| ' "$OUT/$name.md" | grep -vE '^\| (benchmark|---|elements|ceiling)' | cut -c1-170 | head -"${ROWS:-12}" >> "$V"
 }
+ph() {  # name dtype [VAR=val...]: porta_dense_timing --phases at 8192 on opencl:1
+  local name=$1 dtype=$2; shift 2
+  timeout 100 env "$@" $B/bin/porta_dense_timing opencl:1 8192 --phases --dtype $dtype > "$OUT/phases_$name.txt" 2>&1
+  say "phases $name $dtype ($*) rc=$? at $(el) s"; grep -E '^(n |  )' "$OUT/phases_$name.txt" | cut -c1-330 >> "$V"
+}
 case $what in
   sort)
     build porta-bench porta_sort_test porta_linalg_test
@@ -150,11 +155,6 @@ case $what in
     # Where the blocked solvers' time goes on opencl:1 (porta_dense_timing --phases), and the
     # one-sweep sort's order (PORTA_ONESWEEP) and tile shape beside cupy.sort (issue 41).
     build porta-bench porta_dense_timing porta_plugins porta_dense_test
-    ph() {  # name dtype [VAR=val...]
-      local name=$1 dtype=$2; shift 2
-      timeout 100 env "$@" $B/bin/porta_dense_timing opencl:1 8192 --phases --dtype $dtype > "$OUT/phases_$name.txt" 2>&1
-      say "phases $name $dtype ($*) rc=$? at $(el) s"; grep -E '^(n |  )' "$OUT/phases_$name.txt" | cut -c1-330 >> "$V"
-    }
     ph f32 float32
     ph f32_t16 float32 PORTA_DENSE_PANEL=tournament
     ph f32_t64 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
@@ -184,11 +184,6 @@ case $what in
     # dense and linalg tests under the tournament, and the 8192 rows beside cupy.linalg in one call;
     # the house's elementwise rows on opencl:1 under PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32 (issue 37).
     build porta-bench porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
-    ph() {  # name dtype [VAR=val...]
-      local name=$1 dtype=$2; shift 2
-      timeout 100 env "$@" $B/bin/porta_dense_timing opencl:1 8192 --phases --dtype $dtype > "$OUT/phases_$name.txt" 2>&1
-      say "phases $name $dtype ($*) rc=$? at $(el) s"; grep -E '^(n |  )' "$OUT/phases_$name.txt" | cut -c1-300 >> "$V"
-    }
     ph f32 float32
     ph f32_t16 float32 PORTA_DENSE_PANEL=tournament
     ph f32_t64 float32 PORTA_DENSE_PANEL=tournament PORTA_DENSE_BLOCK=64
