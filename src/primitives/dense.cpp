@@ -755,9 +755,11 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
 enum Tri { kLowerUnit = 0, kLowerRealDiagonal, kUpper, kLowerConjTrans, kLower, kUpperUnit };
 bool forward(int mode) { return mode == kLowerUnit || mode == kLowerRealDiagonal || mode == kLower; }
 void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, std::int64_t n, std::int64_t nrhs, int mode,
-                   std::int64_t nb, bool by_inverse) {
+                   std::int64_t block, bool by_inverse) {
   const Device& device = b.buffer->device();
-  const std::int64_t blocks = (n + nb - 1) / nb;
+  // No block wider than the matrix: the inverses' scratch is a block's square for each block of
+  // each matrix (a batch of 100 x 100 matrices takes 100 x 100 a matrix, not 128 x 128).
+  const std::int64_t nb = std::min(block, n), blocks = (n + nb - 1) / nb;
   Scratch conj_f(t, device), inv_s(t, device), w_s(t, device);
   // by_inverse: every diagonal block's inverse at once (one launch), then each block's solve a
   // product through GEMM into scratch, put back; else a work-item a right-hand side (k15).
