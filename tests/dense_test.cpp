@@ -131,6 +131,27 @@ double residual(const std::vector<C>& a, const std::vector<C>& x, const std::vec
   return std::sqrt(r);
 }
 
+// ||P A - L U||_F of matrix m of a batch (A n x n column-major at a[m n^2], getrf's L\U at lu[m n^2],
+// its 1-based pivots at piv[m n]); each pivot must lie in [k, n) (-1 where one does not).
+double plu_residual(const std::vector<C>& a, const std::vector<C>& lu, const std::vector<std::int32_t>& piv, std::int64_t m,
+                    std::int64_t n) {
+  const C* F = &lu[m * n * n];
+  std::vector<C> pa(a.begin() + m * n * n, a.begin() + (m + 1) * n * n);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const int p = piv[m * n + k] - 1;
+    if (p < k || p >= n) return -1;
+    for (std::int64_t j = 0; j < n; ++j) std::swap(pa[k + j * n], pa[p + j * n]);
+  }
+  double r = 0;
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i) {
+      C s = 0;
+      for (std::int64_t l = 0; l <= std::min(i, j); ++l) s += (l == i ? C(1) : F[i + l * n]) * F[l + j * n];
+      r += std::norm(pa[i + j * n] - s);
+    }
+  return std::sqrt(r);
+}
+
 class DenseTest : public DeviceDTypeTest {
  protected:
   void SetUp() override {
@@ -162,22 +183,9 @@ TEST_P(DenseTest, LuFactorsAndSolves) {
     for (std::int64_t m = 0; m < batch; ++m) {
       SCOPED_TRACE(testing::Message() << "n " << n << ", matrix " << m << " of " << batch);
       EXPECT_EQ(inf[m], 0);
-      const C* A = &a[m * n * n];
-      const C* F = &lu[m * n * n];
-      std::vector<C> pa(A, A + n * n);
-      for (std::int64_t k = 0; k < n; ++k) {
-        const int p = piv[m * n + k] - 1;
-        ASSERT_TRUE(p >= k && p < n) << "ipiv[" << k << "] = " << p + 1;
-        for (std::int64_t j = 0; j < n; ++j) std::swap(pa[k + j * n], pa[p + j * n]);
-      }
-      double r = 0;
-      for (std::int64_t j = 0; j < n; ++j)
-        for (std::int64_t i = 0; i < n; ++i) {
-          C s = 0;
-          for (std::int64_t l = 0; l <= std::min(i, j); ++l) s += (l == i ? C(1) : F[i + l * n]) * F[l + j * n];
-          r += std::norm(pa[i + j * n] - s);
-        }
-      EXPECT_LE(std::sqrt(r), 8 * n * eps_of(t) * fro(a, m * n * n, n * n)) << "||PA - LU||";
+      const double r = plu_residual(a, lu, piv, m, n);
+      ASSERT_GE(r, 0) << "a pivot out of range";
+      EXPECT_LE(r, 8 * n * eps_of(t) * fro(a, m * n * n, n * n)) << "||PA - LU||";
     }
     dense::getrs(t, view(da), view(ipiv), view(db), batch, n, nrhs);
     const std::vector<C> x = download(db, t);
@@ -186,6 +194,37 @@ TEST_P(DenseTest, LuFactorsAndSolves) {
       EXPECT_LE(residual(a, x, b, m, n, nrhs), 8 * n * eps_of(t) * fro(a, m * n * n, n * n) * fro(x, m * nrhs * n, nrhs * n)) << "||Ax - b||";
     }
   }
+}
+
+// Pivots that must come from far down the panel (the tournament's later sets and rounds: ctest
+// dense.tournament): matrix 0's rows grow a thousandfold from top to bottom, matrix 1's first 200
+// rows are a thousandth of the rest, matrix 2 is random signs of one magnitude (ties everywhere).
+// ||P A - L U|| as LuFactorsAndSolves (a pivot sequence that lost track of a row fails it).
+TEST_P(DenseTest, LuPivotsFromFarDown) {
+  const DType t = dtype();
+  const std::int64_t n = 257;
+  if (n > sizes().back()) GTEST_SKIP() << "the blocked sizes run in float64 and complex64";
+  std::vector<C> a = random(3 * n * n);
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i) {
+      a[i + j * n] *= std::pow(1000.0, static_cast<double>(i) / static_cast<double>(n - 1));
+      if (i < 200) a[n * n + i + j * n] *= 1e-3;
+      C& z = a[2 * n * n + i + j * n];
+      z = C((std::real(z) < 0 ? -1.0 : 1.0), 0);
+    }
+  Array da = upload_c(a, t, dev());
+  Array ipiv = porta::full({3 * n}, -7, DType::int32, dev()), info = porta::full({3}, -7, DType::int32, dev());
+  dense::getrf(t, view(da), view(ipiv), view(info), 3, n);
+  const std::vector<C> lu = download(da, t);
+  const std::vector<std::int32_t> piv = download_int(ipiv), inf = download_int(info);
+  for (std::int64_t m = 0; m < 3; ++m) {
+    SCOPED_TRACE(testing::Message() << "matrix " << m);
+    const double r = plu_residual(a, lu, piv, m, n);
+    ASSERT_GE(r, 0) << "a pivot out of range";
+    EXPECT_LE(r, 8 * n * eps_of(t) * fro(a, m * n * n, n * n)) << "||PA - LU||";
+  }
+  EXPECT_EQ(inf[0], 0);
+  EXPECT_EQ(inf[1], 0);
 }
 
 // Exactly singular matrices (a zero column; a matrix of rank one, whose second pivot is an exact
