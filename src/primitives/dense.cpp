@@ -417,7 +417,9 @@ void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64
   x.v->buffer->before_read(q);
   y.v->buffer->before_read(q);
   c.buffer->before_write(q);
-  phase("gemm");
+  // For --phases: deep products with a thin output (V^H V, V^H C: few output tiles, k the rows),
+  // shallow ones (the trailing updates), the rest.
+  phase(k >= 1024 && std::min(mc, nc) <= 256 ? "gemm_deep" : k <= 256 ? "gemm_update" : "gemm");
   device.impl().matmul(*q, g);
   c.buffer->after_write(q);
 }
