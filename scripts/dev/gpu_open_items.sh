@@ -25,9 +25,11 @@
 # dense2: the solves through inverses and the tournament's widths (phases), the dense and linalg tests
 #        under the tournament, the 8192 rows beside cupy.linalg; opencl:1's elementwise rows under
 #        PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32.
+# ewtests: the elementwise, integer and complex suites on opencl:1 under PORTA_EW_UNROLL=2
+#        PORTA_EW_GROUPS=32 (issue 37's candidate default), then the phases at 8192 (QR's products).
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep or dense2}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2 or ewtests}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -199,6 +201,17 @@ case $what in
       [ "$(left)" -gt 40 ] && DEVICES=opencl:1 REPS=2 BT=30 ROWS=14 bench "ew_${v/:/_}" '^(copy|add|saxpy|fused|add_u8|fused_u8|u8_to_f32)/' PORTA_EW_UNROLL=${v%:*} PORTA_EW_GROUPS=${v#*:}
     done
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep or dense2, not $what" >&2; exit 2 ;;
+  ewtests)
+    # Issue 37's default for OpenCL GPUs (PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32, docs/design/evaluation.md):
+    # the elementwise, integer and complex suites on opencl:1 under it, then QR's phases with the
+    # products told apart (gemm_deep: V^H V and V^H C) for issue 40.
+    build porta_elementwise_ops_test porta_elementwise_fusion_test porta_elementwise_layout_test porta_integer_ops_test \
+      porta_complex_test porta_dense_timing porta_plugins
+    for suite in elementwise_ops elementwise_fusion elementwise_layout integer_ops complex; do
+      [ "$(left)" -gt 60 ] && TT=120 gt "ew_$suite" PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32 $B/bin/porta_${suite}_test --gtest_filter='*opencl_1*'
+    done
+    [ "$(left)" -gt 40 ] && ph f32 float32
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2 or ewtests, not $what" >&2; exit 2 ;;
 esac
 cat "$V"
