@@ -195,17 +195,27 @@ void check_info(const Array& info, const Shape& batch, const char* what, const c
       throw LinAlgError(cat(what, ": ", problem, stack_place(batch, i), "; LAPACK info ", v[i]), static_cast<std::int64_t>(i));
 }
 
-// NumPy's LinAlgError for the SVD of a matrix holding a NaN (in either part of a complex), which
-// LAPACK's gesdd refuses (info -4) and cuSOLVER and porta's kernels would turn into NaNs: the same
-// answer on every device, from one read of the input before any work (an infinity is not refused:
-// NumPy returns NaNs for it, and so does svd_impl).
-void check_no_nan(const Array& a, const Shape& batch, const char* what) {
-  if (a.size() == 0 || !(is_floating(a.dtype()) || is_complex(a.dtype()))) return;
-  const std::vector<bool> bad = any(isnan(stack3(a)), std::vector<int>{1, 2}).to_vector<bool>();
-  for (std::size_t i = 0; i < bad.size(); ++i)
-    if (bad[i])
+// The SVD's non-finite input, from one read of it before any work, the same answer on every
+// device: a matrix holding a NaN (in either part of a complex) is NumPy's LinAlgError (LAPACK's
+// gesdd refuses it, info -4; cuSOLVER and porta's kernels would turn it into NaNs); one holding an
+// infinity is not refused (NumPy returns NaNs for it, and so does svd_impl): returned, one flag a
+// matrix (empty where there is none).
+std::vector<std::uint8_t> infinite_matrices(const Array& a, const Shape& batch, const char* what) {
+  if (a.size() == 0 || !(is_floating(a.dtype()) || is_complex(a.dtype()))) return {};
+  const Array x = stack3(a);
+  const std::vector<std::int8_t> kind =
+      max(isnan(x).astype(DType::int8) * 2 + isinf(x).astype(DType::int8), std::vector<int>{1, 2}).astype(DType::int8).to_vector<std::int8_t>();
+  std::vector<std::uint8_t> inf(kind.size(), 0);
+  bool any_inf = false;
+  for (std::size_t i = 0; i < kind.size(); ++i) {
+    if (kind[i] >= 2)
       throw LinAlgError(cat(what, ": the SVD did not converge: the matrix holds a NaN", stack_place(batch, i), "; NumPy raises the same"),
                         static_cast<std::int64_t>(i));
+    any_inf = any_inf || kind[i] == 1;
+    inf[i] = kind[i] == 1;
+  }
+  if (!any_inf) inf.clear();
+  return inf;
 }
 
 struct Lu {
@@ -400,24 +410,20 @@ Svd svd_impl(const Array& a, bool vectors, bool full, const char* what) {
   }
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), ucols = full ? m : n;
-  check_no_nan(a, batch, what);
   // A matrix holding an infinity: NumPy's gesdd answers it with NaNs, where Debian's LAPACK gesdd
   // with vectors did not return (the build machine, 2026-12-07) and porta's bdsdc does not
   // converge; so it is solved as zeros and its answer made NaNs, the same on every device.
-  if (count > 0 && (is_floating(a.dtype()) || is_complex(a.dtype()))) {
-    const std::vector<bool> has_inf = any(isinf(stack3(a)), std::vector<int>{1, 2}).to_vector<bool>();
-    if (std::find(has_inf.begin(), has_inf.end(), true) != has_inf.end()) {
-      const std::vector<std::uint8_t> bytes(has_inf.begin(), has_inf.end());
-      const Array mask = from_host(bytes, with(batch, {1, 1}), d).astype(DType::boolean);
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      Svd out = svd_impl(where(mask, 0.0, a).astype(a.dtype()), vectors, full, what);
-      out.s = where(mask.reshape(with(batch, {1})), nan, out.s).astype(out.s.dtype());
-      if (vectors) {
-        out.u = where(mask, nan, out.u).astype(out.u.dtype());
-        out.vh = where(mask, nan, out.vh).astype(out.vh.dtype());
-      }
-      return out;
+  const std::vector<std::uint8_t> inf = infinite_matrices(a, batch, what);
+  if (!inf.empty()) {
+    const Array mask = from_host(inf, with(batch, {1, 1}), d).astype(DType::boolean);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    Svd out = svd_impl(where(mask, 0.0, a).astype(a.dtype()), vectors, full, what);
+    out.s = where(mask.reshape(with(batch, {1})), nan, out.s).astype(out.s.dtype());
+    if (vectors) {
+      out.u = where(mask, nan, out.u).astype(out.u.dtype());
+      out.vh = where(mask, nan, out.vh).astype(out.vh.dtype());
     }
+    return out;
   }
   if (on_kernels(d, SolverOp::gesvd, SolverOp::bdsdc, t, count, m)) return svd_kernels(a, t, vectors, full, batch, what);
   check_solvers(d, SolverOp::gesvd, what);
