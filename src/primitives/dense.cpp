@@ -79,9 +79,12 @@ constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 // blocked by kPanelColumns inside, 1.16-1.18x faster at 128 than at 16 (8192, float32 and float64).
 // orgqr's blocks are org2r's one-work-group work: 16; trtrs's Cholesky's.
 enum class Blocks { geqrf, orgqr, cholesky };
-std::int64_t block_size(Blocks what) {
+std::optional<int> forced_block() {
   static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
-  if (b) return *b;
+  return b;
+}
+std::int64_t block_size(Blocks what) {
+  if (const auto b = forced_block()) return *b;
   switch (what) {
     case Blocks::geqrf: return 128;
     case Blocks::cholesky: return 64;
@@ -122,10 +125,7 @@ Panel panel_mode(const DeviceInfo& info) {
 }
 // getrf's blocks: PORTA_DENSE_BLOCK where set, else 64 where the panel is the tournament (its
 // leaves stay 16 columns; the trailing updates get depth 64), 16 where one work-group walks it.
-std::int64_t lu_block(Panel mode) {
-  static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
-  return b ? *b : mode == Panel::tournament ? 64 : 16;
-}
+std::int64_t lu_block(Panel mode) { return forced_block().value_or(mode == Panel::tournament ? 64 : 16); }
 
 // Work-items a work-group of the one-matrix kernels (a power of two: the reductions halve it):
 // PORTA_DENSE_GROUP where set (a device that takes fewer work-items a group refuses the launch
@@ -479,6 +479,16 @@ class Scratch {
   NodePtr node_;
 };
 
+// The block of dst (mc x nc at dst_off, leading dimension ld, matrices stride apart) = op(x) op(y)
+// over k, where the block is one of the operands (a triangular solve through an inverse; GEMM
+// does not write over what it reads): the product into scratch, put back (k32).
+void product_in_place(DType t, const Operand& x, const Operand& y, const View& dst, std::int64_t dst_off, std::int64_t ld,
+                      std::int64_t stride, std::int64_t batch, std::int64_t mc, std::int64_t nc, std::int64_t k, Scratch& scratch) {
+  const View& w = scratch.get(batch * mc * nc);
+  gemm(t, x, y, w, batch, mc, nc, k);
+  unpack(t, dst, dst_off, ld, stride, w, batch, mc, nc);
+}
+
 // apply_block's scratch, kept across the steps of geqrf and orgqr, sized at once for the largest
 // step (rows m, columns n - jb; orgqr's steps grow from the last block to the first).
 struct ReflectorScratch {
@@ -681,9 +691,8 @@ void getrf(DType t, const View& a, const View& ipiv, const View& info, std::int6
     if (cols >= kInverseColumns) {
       const View& inv = inv_s.get(batch * jb * jb);
       invert_blocks(t, a, a.offset + j0 + j0 * n, n, n * n, jb, jb, 1, batch, false, true, false, inv);
-      const View& w = w_s.get(batch * jb * cols);
-      gemm(t, Operand{&inv, inv.offset, jb, jb * jb, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, w, batch, jb, cols, jb);
-      unpack(t, a, a.offset + j0 + c_lo * n, n, n * n, w, batch, jb, cols);
+      product_in_place(t, Operand{&inv, inv.offset, jb, jb * jb, false}, Operand{&a, a.offset + j0 + c_lo * n, n, n * n, false}, a,
+                       a.offset + j0 + c_lo * n, n, n * n, batch, jb, cols, jb, w_s);
     } else {
       launch(t, kTrsmLowerUnit, 0, {}, {&a}, 0, batch * cols, [&](std::vector<KernelArg>& g) {
         g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb), i64(c_lo), i64(cols)};
@@ -772,10 +781,8 @@ void solve_blocked(DType t, const View& f, const View& b, std::int64_t batch, st
     const std::int64_t j0 = forward(mode) ? s * nb : (blocks - 1 - s) * nb, jb = std::min(nb, n - j0);
     if (by_inverse) {
       const View& inv = inv_s.get(batch * blocks * nb * nb);
-      const View& w = w_s.get(batch * nb * nrhs);
-      gemm(t, Operand{&inv, inv.offset + j0 / nb * nb * nb, nb, blocks * nb * nb, false}, Operand{&b, b.offset + j0, n, n * nrhs, false},
-           w, batch, jb, nrhs, jb);
-      unpack(t, b, b.offset + j0, n, n * nrhs, w, batch, jb, nrhs);
+      product_in_place(t, Operand{&inv, inv.offset + j0 / nb * nb * nb, nb, blocks * nb * nb, false},
+                       Operand{&b, b.offset + j0, n, n * nrhs, false}, b, b.offset + j0, n, n * nrhs, batch, jb, nrhs, jb, w_s);
     } else {
       launch(t, kTrsmBlock, 0, {&f}, {&b}, 0, batch * nrhs, [&](std::vector<KernelArg>& g) {
         g = {mem(f), mem(b), i64(f.offset + j0 + j0 * n), i64(n), i64(n * n), i64(b.offset + j0), i64(n), i64(n * nrhs), i32(jb), i64(nrhs),
@@ -902,9 +909,8 @@ void potrf(DType t, const View& a, const View& info, std::int64_t batch, std::in
       if (r >= kInverseColumns) {
         const View& inv = inv_s.get(batch * jb * jb);
         invert_blocks(t, a, a.offset + j0 + j0 * n, n, n * n, jb, jb, 1, batch, false, false, true, inv);
-        const View& w = w_s.get(batch * r * jb);
-        gemm(t, Operand{&a, a.offset + i0 + j0 * n, n, n * n, false}, Operand{&inv, inv.offset, jb, jb * jb, false}, w, batch, r, jb, jb);
-        unpack(t, a, a.offset + i0 + j0 * n, n, n * n, w, batch, r, jb);
+        product_in_place(t, Operand{&a, a.offset + i0 + j0 * n, n, n * n, false}, Operand{&inv, inv.offset, jb, jb * jb, false}, a,
+                         a.offset + i0 + j0 * n, n, n * n, batch, r, jb, jb, w_s);
       } else {
         launch(t, kTrsmRightLowerH, 0, {}, {&a}, 0, batch * r, [&](std::vector<KernelArg>& g) {
           g = {mem(a), i64(a.offset), i64(n), i64(batch), i32(j0), i32(jb)};
