@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,11 +68,11 @@ void print_phases(const char* what, const porta::Device& d, const std::function<
     by_step[phase_events[i].first].second += 1;
     total += ms;
   }
-  std::vector<std::pair<double, std::string>> rows;
-  for (const auto& [step, v] : by_step) rows.emplace_back(v.first, step);
+  std::vector<std::tuple<double, std::string, int>> rows;  // the steps, longest first
+  for (const auto& [step, v] : by_step) rows.emplace_back(v.first, step, v.second);
   std::sort(rows.rbegin(), rows.rend());
   std::printf("  %s phases: %.3f ms over %zu steps:", what, total, phase_events.size());
-  for (const auto& [ms, step] : rows) std::printf("  %s %.3f ms (%d)", step.c_str(), ms, by_step[step].second);
+  for (const auto& [ms, step, count] : rows) std::printf("  %s %.3f ms (%d)", step.c_str(), ms, count);
   std::printf("\n");
 }
 
@@ -106,18 +107,19 @@ int run(int argc, char** argv) {
     auto fresh = [&](const Array& from) { return [&a, &from] { a = from.copy().eval(); }; };
     auto v = [](const Array& x) -> const porta::detail::View& { return porta::detail::evaluate(x.node()); };
     const double n3 = static_cast<double>(n) * n * n * batch;
-    const double lu = median_ms(d, fresh(src), [&] { dense::getrf(t, v(a), v(ipiv), v(info), batch, n); });
-    const double ch = median_ms(d, fresh(spd), [&] { dense::potrf(t, v(a), v(info), batch, n); });
-    const double qr = median_ms(d, fresh(src), [&] { dense::geqrf(t, v(a), v(tau), batch, n, n); });
+    const auto getrf = [&] { dense::getrf(t, v(a), v(ipiv), v(info), batch, n); };
+    const auto potrf = [&] { dense::potrf(t, v(a), v(info), batch, n); };
+    const auto geqrf = [&] { dense::geqrf(t, v(a), v(tau), batch, n, n); };
+    const double lu = median_ms(d, fresh(src), getrf), ch = median_ms(d, fresh(spd), potrf), qr = median_ms(d, fresh(src), geqrf);
     a = src.copy().eval();
     dense::getrf(t, v(a), v(ipiv), v(info), batch, n);
     const double rs = median_ms(d, [&] { b = porta::ones({batch, n}, t, d).eval(); }, [&] { dense::getrs(t, v(a), v(ipiv), v(b), batch, n, 1); });
     std::printf("n %6lld  getrf %9.3f ms %8.1f GFLOP/s  potrf %9.3f ms %8.1f GFLOP/s  geqrf %9.3f ms %8.1f GFLOP/s  getrs(1) %9.3f ms\n",
                 static_cast<long long>(n), lu, 2.0 / 3 * n3 / lu / 1e6, ch, n3 / 3 / ch / 1e6, qr, 4.0 / 3 * n3 / qr / 1e6, rs);
     if (phases) {
-      print_phases("getrf", d, fresh(src), [&] { dense::getrf(t, v(a), v(ipiv), v(info), batch, n); });
-      print_phases("potrf", d, fresh(spd), [&] { dense::potrf(t, v(a), v(info), batch, n); });
-      print_phases("geqrf", d, fresh(src), [&] { dense::geqrf(t, v(a), v(tau), batch, n, n); });
+      print_phases("getrf", d, fresh(src), getrf);
+      print_phases("potrf", d, fresh(spd), potrf);
+      print_phases("geqrf", d, fresh(src), geqrf);
     }
   }
   return 0;
