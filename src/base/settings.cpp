@@ -195,6 +195,12 @@ constexpr Spec kTable[] = {
      "The columns of an outer block of porta's own blocked Cholesky: the blocks of PORTA_DENSE_BLOCK columns "
      "inside it update only its own columns, and the rest of the matrix is updated once a block through GEMMs "
      "of this depth. Rounded down to a multiple of the inner block; the inner block or less: one level."},
+    {"PORTA_DENSE_SPLIT", Type::integer, "", 1, 256, false, "",
+     "on GPUs, about two work-groups a compute unit in parts of at least 256 of k; 1 on CPU devices",
+     "once, at the first blocked QR", Audience::tuning, OnBad::error, kWrongKernel,
+     "The parts along k of the deep products of porta's own blocked QR (V^H V and V^H C, whose output is a block "
+     "wide and whose k is the rows below it): a GEMM over the parts, then a kernel that sums them. 1: one GEMM "
+     "each; at least 16 of k a part."},
     {"PORTA_DENSE_TOURNAMENT", Type::integer, "", 64, 512, true, "",
      "the most of 512, 256, 128 that fits the device's local memory with 16 columns of the dtype",
      "once, at the first blocked LU", Audience::tuning, OnBad::error, kWrongKernel,

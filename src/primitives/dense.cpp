@@ -388,9 +388,11 @@ struct Operand {
 // over k, or (subtract) minus it, through the device's GEMM: column-major C is the row-major
 // C^T = op(y)^T op(x)^T that MatmulArgs describes (an operand stored column-major is its transpose
 // stored row-major). Subtracting in the GEMM (MatmulArgs::subtract) reads and writes the block
-// once; a product into scratch and a pass that subtracts it moved twice the bytes.
+// once; a product into scratch and a pass that subtracts it moved twice the bytes. step: the
+// product's name for --phases where its shape does not tell it.
 void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t c_off, std::int64_t ldc,
-          std::int64_t c_stride, std::int64_t batch, std::int64_t mc, std::int64_t nc, std::int64_t k, bool subtract) {
+          std::int64_t c_stride, std::int64_t batch, std::int64_t mc, std::int64_t nc, std::int64_t k, bool subtract,
+          const char* step = nullptr) {
   const Device& device = c.buffer->device();
   const auto& q = thread_queue_shared(device);
   MatmulArgs g;
@@ -419,7 +421,7 @@ void gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64
   c.buffer->before_write(q);
   // For --phases: deep products with a thin output (V^H V, V^H C: few output tiles, k the rows),
   // shallow ones (the trailing updates), the rest.
-  phase(k >= 1024 && std::min(mc, nc) <= 256 ? "gemm_deep" : k <= 256 ? "gemm_update" : "gemm");
+  phase(step ? step : k >= 1024 && std::min(mc, nc) <= 256 ? "gemm_deep" : k <= 256 ? "gemm_update" : "gemm");
   device.impl().matmul(*q, g);
   c.buffer->after_write(q);
 }
@@ -479,6 +481,47 @@ class Scratch {
   NodePtr node_;
 };
 
+// The parts along k of a deep product with few output tiles (split_gemm): PORTA_DENSE_SPLIT where
+// set (1: none; at least 16 of k a part), else on GPUs about two work-groups a compute unit
+// counting tiles of 128 x 128, in parts of at least 256 of k; one matrix only.
+std::int64_t k_parts(const DeviceInfo& info, std::int64_t batch, std::int64_t mc, std::int64_t nc, std::int64_t k) {
+  static const std::optional<int> forced = setting_int("PORTA_DENSE_SPLIT");
+  if (batch != 1) return 1;
+  if (forced) return std::max<std::int64_t>(1, std::min<std::int64_t>(*forced, k / 16));
+  if (info.kind != DeviceKind::gpu || k < 1024) return 1;
+  const std::int64_t tiles = ((mc + 127) / 128) * ((nc + 127) / 128);
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(2 * std::max(info.compute_units, 1) / tiles, k / 256));
+}
+
+// c (mc x nc, packed, offset 0) = op(x) op(y) where k is deep and the output small (QR's V^H V and
+// V^H C: k the rows under a block, the output a block's width tall). One GEMM gives such a product
+// a few tiles, each walking all of k on one work-group: on the H100 through NVIDIA's OpenCL
+// (2026-12-07, porta_dense_timing opencl:1 8192 --phases) they took 396 of geqrf's 747 ms. Split
+// along k (k_parts): a GEMM batched over the parts (kc of k each, the operands' batch strides
+// stepping along k), one more for the k left over, then a kernel that sums the parts (k27).
+void split_gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t mc, std::int64_t nc, std::int64_t k,
+                Scratch& parts_scratch) {
+  const std::int64_t parts = c.offset == 0 ? k_parts(c.buffer->device().impl().info(), 1, mc, nc, k) : 1;
+  if (parts <= 1) return gemm(t, x, y, c, 1, mc, nc, k);
+  const std::int64_t kc = k / parts, rest = k - kc * parts, slots = parts + (rest > 0), size = mc * nc;
+  const View& p = parts_scratch.get(slots * size);
+  // op(x) is mc x k: k runs down a transposed operand's stored rows, along an untransposed one's
+  // columns; op(y) is k x nc, the other way round.
+  Operand xs = x, ys = y;
+  xs.stride = x.trans ? kc : kc * x.ld;
+  ys.stride = y.trans ? kc * y.ld : kc;
+  gemm(t, xs, ys, p, p.offset, mc, size, parts, mc, nc, kc, false, "gemm_split");
+  if (rest > 0) {
+    Operand xr = x, yr = y;
+    xr.off += parts * xs.stride;
+    yr.off += parts * ys.stride;
+    gemm(t, xr, yr, p, p.offset + parts * size, mc, size, 1, mc, nc, rest, false, "gemm_split");
+  }
+  launch(t, kSumParts, 0, {&p}, {&c}, 0, size, [&](std::vector<KernelArg>& g) {
+    g = {mem(p), mem(c), i32(size), i32(slots), i64(1)};
+  });
+}
+
 // The block of dst (mc x nc at dst_off, leading dimension ld, matrices stride apart) = op(x) op(y)
 // over k, where the block is one of the operands (a triangular solve through an inverse; GEMM
 // does not write over what it reads): the product into scratch, put back (k32).
@@ -493,7 +536,7 @@ void product_in_place(DType t, const Operand& x, const Operand& y, const View& d
 // step (rows m, columns n - jb; orgqr's steps grow from the last block to the first).
 struct ReflectorScratch {
   ReflectorScratch(DType t, const Device& d, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t jb)
-      : v(t, d), vc(t, d), g(t, d), tm(t, d), w1(t, d), w2(t, d) {
+      : v(t, d), vc(t, d), g(t, d), tm(t, d), w1(t, d), w2(t, d), parts(t, d) {
     v.get(batch * m * jb);
     if (is_complex(t)) vc.get(batch * m * jb);
     g.get(batch * jb * jb);
@@ -501,7 +544,7 @@ struct ReflectorScratch {
     w1.get(batch * jb * n);
     w2.get(batch * jb * n);
   }
-  Scratch v, vc, g, tm, w1, w2;
+  Scratch v, vc, g, tm, w1, w2, parts;  // parts: split_gemm's, grown at the first split
 };
 
 // Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
@@ -523,12 +566,16 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
   if (is_complex(t)) pack(vc, true);
   const Operand V{&v, v.offset, rows, rows * jb, false}, VcT{&vc, vc.offset, rows, rows * jb, true};
   const View &gv = s.g.get(batch * jb * jb), &tv = s.tm.get(batch * jb * jb);
-  gemm(t, VcT, V, gv, batch, jb, jb, rows);  // V^H V
+  auto deep = [&](const Operand& y, const View& out, std::int64_t width) {  // out = V^H y, rows deep
+    if (batch == 1) split_gemm(t, VcT, y, out, jb, width, rows, s.parts);
+    else gemm(t, VcT, y, out, batch, jb, width, rows);
+  };
+  deep(V, gv, jb);  // V^H V
   launch(t, kLarft, 0, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
     g = {mem(gv), mem(tau), mem(tv), i64(tau_off), i64(tau_stride), i32(jb)};
   });
   const View &w1v = s.w1.get(batch * jb * cols), &w2v = s.w2.get(batch * jb * cols);
-  gemm(t, VcT, Operand{&a, panel + jb * m, m, m * n, false}, w1v, batch, jb, cols, rows);  // V^H C
+  deep(Operand{&a, panel + jb * m, m, m * n, false}, w1v, cols);  // V^H C
   launch(t, kTrmm, 0, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
     g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
   });

@@ -101,7 +101,8 @@ void gebrd(DType t, const View& a, const View& d, const View& e, const View& tau
 
 // A tuning hook (porta_dense_timing --phases): where set, called on the calling thread with the
 // name of each kernel (dense.cl's kind) or product ("gemm_deep": k >= 1024 with a side of the
-// output at most 256; "gemm_update": k <= 256; "gemm") just before the blocked drivers enqueue it, so
+// output at most 256; "gemm_split": the parts of such a product split along k; "gemm_update":
+// k <= 256; "gemm") just before the blocked drivers enqueue it, so
 // that a tool can record a device event there and charge the time to the step it names. Not
 // thread-safe to change while solvers run; nullptr (the default) calls nothing.
 using PhaseHook = void (*)(const char* step);
