@@ -245,14 +245,14 @@ constexpr Spec kTable[] = {
      OnBad::error, kWrongKernel,
      "The work-groups a compute unit that a GPU reduction along rows aims for (the extent is cut into chunks of whole "
      "tiles until there are this many a unit)."},
-    {"PORTA_EW_UNROLL", Type::integer, "", 1, 8, false, "1", "", "once, at the first elementwise kernel", Audience::tuning,
+    {"PORTA_EW_UNROLL", Type::integer, "", 1, 8, false, "", "2 on OpenCL GPUs, 1 elsewhere", "once, at the first elementwise kernel", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The vectors a work-item of a GPU elementwise kernel loads before it computes and stores them (loads in flight)."},
     {"PORTA_EW_VECTOR", Type::choice, "widest narrowest", 0, 0, false, "widest", "", "once, at the first elementwise kernel",
      Audience::tuning, OnBad::error, kWrongKernel,
      "The elements a GPU elementwise work-item moves at once: a 16-byte access of the widest operand (widest) or of the "
      "narrowest, the wider ones taking up to 64 bytes (narrowest: uint8 -> float32 loads 16 bytes, stores 64)."},
-    {"PORTA_EW_GROUPS", Type::integer, "", 1, 256, false, "", "the device's launch limit (CUDA 32 a compute unit, OpenCL GPUs 16)",
+    {"PORTA_EW_GROUPS", Type::integer, "", 1, 256, false, "", "32 a compute unit on GPUs (CUDA's launch limit; OpenCL GPUs' limit is 16),",
      "once, at the first elementwise kernel", Audience::tuning, OnBad::error, kWrongKernel,
      "The work-groups a compute unit that a GPU elementwise kernel's grid-stride launch takes at most."},
     {"PORTA_REDUCE_UNROLL", Type::integer, "", 1, 16, false, "4", "", "once, at the first reduction", Audience::tuning,

@@ -2,6 +2,7 @@
 // device's kernel cache (2-D plans with strided operands: codegen/elementwise_2d.cpp).
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "codegen/codegen.hpp"
 #include "codegen/elementwise.hpp"
@@ -71,11 +72,15 @@ std::size_t grid_group(const DeviceInfo& info) { return info.launch.group_size ?
 std::int64_t grid_items(std::int64_t n, int vec) { return vec > 1 ? std::max<std::int64_t>(n / vec, 1) : n; }
 
 // PORTA_EW_UNROLL and PORTA_EW_GROUPS (settings.cpp): read once, as the reductions' knobs; each
-// value is its own kernel text or launch. On an H100 (2026-12-06) 4 vectors in flight ran as 1
-// (uint8 fused, uint8 -> float32, complex64 within 5% either way), so both defaults stay.
-int ew_unroll() {
-  static const int unroll = *setting_int("PORTA_EW_UNROLL");
-  return unroll;
+// value is its own kernel text or launch. On an H100 (2026-12-06) 4 vectors in flight ran as 1 on
+// CUDA (uint8 fused, uint8 -> float32, complex64 within 5% either way). Through NVIDIA's OpenCL on
+// the H100 (2026-12-07, docs/design/evaluation.md) 2 vectors in flight and 32 work-groups a
+// compute unit (its launch limit is 16) ran the fused uint8 row at 100% of copy against 88% and
+// no elementwise row slower: OpenCL GPUs take them.
+bool opencl_gpu(const DeviceInfo& info) { return info.dialect == Dialect::opencl && info.kind == DeviceKind::gpu; }
+int ew_unroll(const DeviceInfo& info) {
+  static const std::optional<int> unroll = setting_int("PORTA_EW_UNROLL");
+  return unroll.value_or(opencl_gpu(info) ? 2 : 1);
 }
 // PORTA_EW_VECTOR=narrowest: the vector spans 16 bytes of the narrowest operand (at most 16
 // elements, 64 bytes of the widest); widest (the default): 16 bytes of the widest.
@@ -85,7 +90,8 @@ bool ew_vector_narrowest() {
 }
 // The most work-groups a grid-stride launch takes.
 std::size_t grid_limit(const DeviceInfo& info) {
-  static const int per_unit = setting_int("PORTA_EW_GROUPS").value_or(0);
+  static const int set = setting_int("PORTA_EW_GROUPS").value_or(0);
+  const int per_unit = set > 0 ? set : opencl_gpu(info) ? 32 : 0;
   const std::size_t limit = per_unit > 0 ? static_cast<std::size_t>(per_unit) * static_cast<std::size_t>(std::max(info.compute_units, 1))
                                          : info.launch.max_groups;
   return std::max<std::size_t>(limit, 1);
@@ -124,7 +130,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     for (std::size_t k = 0; k < plan.inputs.size(); ++k)
       if (l.in.access[k] == Access::contiguous && plan.inputs[k].offset % std::max(v, 1) != 0) aligned = false;
     if (v >= 2 && aligned && n >= v) l.vec = v;
-    if (l.vec > 1 && !plan_uses_random(plan)) l.unroll = ew_unroll();
+    if (l.vec > 1 && !plan_uses_random(plan)) l.unroll = ew_unroll(info);
   } else if (!l.grid_stride && info.dialect == Dialect::opencl && l.output == Access::contiguous && !l.in.any_strided() &&
              vector_plan(plan)) {
     // One OpenCL vector per work-item (vloadN: any element alignment); see generate().
