@@ -77,7 +77,7 @@ constexpr std::int64_t kScratchBytes = std::int64_t{256} << 20;
 // docs/design/linalg.md) LU and QR of 1024 to 8192 in flat panels ran 1.6-3.3x faster at 16 than
 // at 64; Cholesky, whose panel is only the diagonal block, ran fastest at 64; geqrf, whose panel is
 // blocked by kPanelColumns inside, 1.16-1.18x faster at 128 than at 16 (8192, float32 and float64).
-// orgqr's blocks are org2r's one-work-group work: 16; trtrs's Cholesky's.
+// orgqr's blocks go through GEMM alone, as geqrf's trailing updates: 128; trtrs's Cholesky's.
 enum class Blocks { geqrf, orgqr, cholesky };
 std::optional<int> forced_block() {
   static const std::optional<int> b = setting_int("PORTA_DENSE_BLOCK");
@@ -86,7 +86,8 @@ std::optional<int> forced_block() {
 std::int64_t block_size(Blocks what) {
   if (const auto b = forced_block()) return *b;
   switch (what) {
-    case Blocks::geqrf: return 128;
+    case Blocks::geqrf:
+    case Blocks::orgqr: return 128;
     case Blocks::cholesky: return 64;
     default: return 16;
   }
@@ -547,14 +548,26 @@ struct ReflectorScratch {
   Scratch v, vc, g, tm, w1, w2, parts;  // parts: split_gemm's, grown at the first split
 };
 
+// Zeros over rows [r0, r0 + rows) of columns [c0, c0 + cols) of a (m x n matrices), ones where
+// the row is the column (eye).
+void fill_block(DType t, const View& a, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t r0, std::int64_t rows,
+                std::int64_t c0, std::int64_t cols, bool eye) {
+  if (batch * rows * cols == 0) return;
+  launch(t, kZero, 0, {}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
+    g = {mem(a), i64(a.offset + r0 + c0 * m), i64(m), i64(m * n), i64(rows), i64(cols), i64(batch), i32(eye && r0 == c0)};
+  });
+}
+
 // Applies the block reflector of jb reflectors stored below the diagonal of a at (j0, j0) (m x n
 // matrices, tau at tau_off, tau_stride apart) to columns [j0 + jb, c_end) of rows [j0, m): H^H C
 // (geqrf: herm) or H C (orgqr), H = I - V T V^H (larft, larfb): V packed (and conjugated), T from
 // V^H V, then C -= V (op(T) (V^H C)), each product a GEMM (the last one subtracting in place).
+// eye_cols > 0 (orgqr): once V is packed, rows [j0, m) of columns [j0, j0 + eye_cols) become the
+// identity's, and C starts at column j0.
 void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, std::int64_t tau_stride, std::int64_t batch,
                  std::int64_t m, std::int64_t n, std::int64_t j0, std::int64_t jb, std::int64_t c_end, bool herm,
-                 ReflectorScratch& s) {
-  const std::int64_t rows = m - j0, cols = c_end - j0 - jb, panel = a.offset + j0 + j0 * m;
+                 ReflectorScratch& s, std::int64_t eye_cols = 0) {
+  const std::int64_t rows = m - j0, c0 = eye_cols > 0 ? j0 : j0 + jb, cols = c_end - c0, panel = a.offset + j0 + j0 * m;
   const View& v = s.v.get(batch * rows * jb);
   auto pack = [&](const View& out, bool conj) {
     launch(t, kCopyV, 0, {&a}, {&out}, 0, batch * rows * jb, [&](std::vector<KernelArg>& g) {
@@ -570,16 +583,18 @@ void apply_block(DType t, const View& a, const View& tau, std::int64_t tau_off, 
     if (batch == 1) split_gemm(t, VcT, y, out, jb, width, rows, s.parts);
     else gemm(t, VcT, y, out, batch, jb, width, rows);
   };
+  if (eye_cols > 0) fill_block(t, a, batch, m, n, j0, rows, j0, eye_cols, true);
   deep(V, gv, jb);  // V^H V
   launch(t, kLarft, 0, {&gv, &tau}, {&tv}, batch, 0, [&](std::vector<KernelArg>& g) {
     g = {mem(gv), mem(tau), mem(tv), i64(tau_off), i64(tau_stride), i32(jb)};
   });
   const View &w1v = s.w1.get(batch * jb * cols), &w2v = s.w2.get(batch * jb * cols);
-  deep(Operand{&a, panel + jb * m, m, m * n, false}, w1v, cols);  // V^H C
+  const std::int64_t c_at = a.offset + j0 + c0 * m;
+  deep(Operand{&a, c_at, m, m * n, false}, w1v, cols);  // V^H C
   launch(t, kTrmm, 0, {&tv, &w1v}, {&w2v}, 0, batch * jb * cols, [&](std::vector<KernelArg>& g) {
     g = {mem(tv), mem(w1v), mem(w2v), i32(jb), i64(cols), i64(batch), i32(herm)};
   });
-  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, a, panel + jb * m, m, m * n, batch, rows, cols, jb, true);
+  gemm(t, V, Operand{&w2v, w2v.offset, jb, jb * cols, false}, a, c_at, m, m * n, batch, rows, cols, jb, true);
 }
 
 }  // namespace
@@ -1027,30 +1042,23 @@ void orgqr(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   if (!(m >= n && n >= k && k >= 0))
     throw InvalidArgument(cat("orgqr: ", m, " x ", n, " with ", k, " reflectors: it needs m >= n >= k >= 0"));
   if (batch * m * n == 0) return;
-  // org2r of the m - j0 x nc block at (j0, j0) with the kb reflectors from tau's j0.
-  auto block = [&](bool small, std::int64_t j0, std::int64_t nc, std::int64_t kb) {
-    launch(t, kOrgqr, small ? std::max(m, n) : 0, {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
-      g = {mem(a), mem(tau), i64(a.offset + j0 + j0 * m), i64(tau.offset + j0), i32(m - j0), i32(nc), i64(m), i64(m * n), i32(kb), i64(k)};
+  if (std::max(m, n) <= small_order(t, a))  // org2r in local memory, a work-group a matrix
+    return launch(t, kOrgqr, std::max(m, n), {&tau}, {&a}, batch, 0, [&](std::vector<KernelArg>& g) {
+      g = {mem(a), mem(tau), i64(a.offset), i64(tau.offset), i32(m), i32(n), i64(m), i64(m * n), i32(k), i64(k)};
     });
-  };
-  auto zero = [&](std::int64_t rows, std::int64_t j0, std::int64_t cols) {
-    if (rows * cols == 0) return;
-    launch(t, kZero, 0, {}, {&a}, 0, batch * rows * cols, [&](std::vector<KernelArg>& g) {
-      g = {mem(a), i64(a.offset + j0 * m), i64(m), i64(m * n), i64(rows), i64(cols), i64(batch)};
-    });
-  };
-  if (std::max(m, n) <= small_order(t, a)) return block(true, 0, n, k);
-  // Blocked (LAPACK's orgqr): the last block of reflectors by org2r over all the columns from it
-  // on, then each block before it, last to first: its H applied to the columns right of it, then
-  // org2r of its own columns, the rows above it zeroed.
-  const std::int64_t nb = block_size(Blocks::orgqr), last = k == 0 ? 0 : (k - 1) / nb * nb;
-  ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);  // k <= nb: no apply_block (orgqr's blocks are not nested)
-  zero(last, last, n - last);
-  block(false, last, n - last, k - last);
-  for (std::int64_t j0 = last - nb; j0 >= 0; j0 -= nb) {
-    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, nb, n, false, scratch);
-    block(false, j0, nb, nb);
-    zero(j0, j0, nb);
+  // Blocked, as MAGMA's orgqr: the blocks of reflectors last to first, each applied (larfb,
+  // through GEMM) to the identity's columns where its own reflectors were (packed first) and to
+  // the columns right of them, which the blocks after it made; the last block's own columns run to
+  // n. Rows above a block are zero in its columns. LAPACK's org2r of each block's own columns was
+  // one work-group's work.
+  const std::int64_t nb = block_size(Blocks::orgqr);
+  if (k == 0) return fill_block(t, a, batch, m, n, 0, m, 0, n, true);
+  const std::int64_t last = (k - 1) / nb * nb;
+  ReflectorScratch scratch(t, a.buffer->device(), batch, m, n - last, std::min(nb, k));
+  for (std::int64_t j0 = last; j0 >= 0; j0 -= nb) {
+    const std::int64_t own = j0 == last ? n - last : nb;
+    apply_block(t, a, tau, tau.offset + j0, k, batch, m, n, j0, std::min(nb, k - j0), n, false, scratch, own);
+    fill_block(t, a, batch, m, n, 0, j0, j0, own, false);
   }
 }
 
@@ -1167,8 +1175,10 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
     for (int kind = dense::kGetrf; kind <= dense::kPotrfRows; ++kind)
       for (bool small : {false, true}) {
         const auto k = static_cast<dense::Kind>(kind);
-        // the variants the drivers run: small kernels 0-5 and the fused ones, global-memory ones but the solves
-        if (small ? (kind >= dense::kLaswp && !dense::fused(k)) : (kind == dense::kGetrs || kind == dense::kPotrs || dense::fused(k))) continue;
+        // the variants the drivers run: small kernels 0-5 and the fused ones, global-memory ones but the solves and org2r
+        if (small ? (kind >= dense::kLaswp && !dense::fused(k))
+                  : (kind == dense::kGetrs || kind == dense::kPotrs || kind == dense::kOrgqr || dense::fused(k)))
+          continue;
         if (t == DType::float32 && !small) continue;
         // float32: the GPU's smallest variant (16 x 16, a warp); complex128: its largest (32 x 32 beside 16 right-hand sides).
         const std::int64_t order = !small ? 0 : t == DType::float32 ? 16 : 32;

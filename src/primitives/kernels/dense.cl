@@ -472,11 +472,12 @@ KERNEL porta_k(GLOBAL const T* t, GLOBAL const T* w1, GLOBAL T* w2, int jb, i64 
   }
 }
 //@ k14
-// Zeros over a rows x cols block (orgqr's rows above its diagonal blocks).
-KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch) {
+// Zeros over a rows x cols block, ones on its diagonal where eye is set (orgqr's rows above its
+// diagonal blocks, and the identity's columns that a block of reflectors is applied to).
+KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, i64 rows, i64 cols, i64 batch, int eye) {
   for (i64 e = GID; e < batch * rows * cols; e += GSIZE) {
     i64 b = e / (rows * cols), q = e - b * rows * cols, j = q / rows, i = q - j * rows;
-    a[a_off + b * astride + i + j * lda] = MKR((R)0);
+    a[a_off + b * astride + i + j * lda] = MKR((R)(eye && i == j ? 1 : 0));
   }
 }
 //@ k15
