@@ -195,6 +195,11 @@ constexpr Spec kTable[] = {
      "The columns of an outer block of porta's own blocked Cholesky: the blocks of PORTA_DENSE_BLOCK columns "
      "inside it update only its own columns, and the rest of the matrix is updated once a block through GEMMs "
      "of this depth. Rounded down to a multiple of the inner block; the inner block or less: one level."},
+    {"PORTA_DENSE_QR_PANEL", Type::choice, "auto one many", 0, 0, false, "auto", "", "once, at the first blocked QR",
+     Audience::tuning, OnBad::error, kWrongKernel,
+     "Who factors the 16-column panels inside porta's own blocked QR: one work-group walking the panel (one), or "
+     "a launch a column over a work-group for every PORTA_DENSE_GROUP rows (many; a panel with columns past its reflectors stays "
+     "one work-group's); auto: many on GPUs where the panel has 2048 rows or more."},
     {"PORTA_DENSE_SPLIT", Type::integer, "", 1, 256, false, "",
      "on GPUs, about two work-groups a compute unit in parts of at least 256 of k; 1 on CPU devices",
      "once, at the first blocked QR", Audience::tuning, OnBad::error, kWrongKernel,

@@ -52,7 +52,8 @@ enum Kind {
   kSytrdStep, kSymvParts, kSytrdW, kHer2, kHermitize,  // sytrd's steps
   kLarfgVec, kVhC, kCuParts, kSumParts, kRank1,          // gebrd's
   kTournament, kCaluTrsm,                                 // getrf's tournament panel (PORTA_DENSE_PANEL=tournament)
-  kTrtri, kUnpack                                         // triangular solves as products: inverses of diagonal blocks
+  kTrtri, kUnpack,                                        // triangular solves as products: inverses of diagonal blocks
+  kQrColumn                                               // geqrf's tall panels over many work-groups (PORTA_DENSE_QR_PANEL)
 };
 bool fused(Kind k) { return k == kGesv || k == kPotrfRows; }
 // Kind's names, for set_phase_hook.
@@ -61,8 +62,8 @@ constexpr const char* kKindNames[] = {
     "subtract", "conj_copy", "copy_v",  "larft",    "trmm",     "zero",     "trsm_block", "gesv",          "potrf_rows",
     "gesv_warp", "sytrd_step", "symv_parts", "sytrd_w", "her2",   "hermitize", "larfg_vec", "vhc",          "cu_parts",
     "sum_parts", "rank1",     "tournament", "calu_trsm", "trtri",
-    "unpack"};
-static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == kUnpack + 1, "a name for every Kind");
+    "unpack",  "qr_column"};
+static_assert(sizeof(kKindNames) / sizeof(kKindNames[0]) == kQrColumn + 1, "a name for every Kind");
 std::atomic<PhaseHook> phase_hook{nullptr};
 void phase(const char* step) {
   if (PhaseHook h = phase_hook.load(std::memory_order_relaxed)) h(step);
@@ -124,6 +125,17 @@ Panel panel_mode(const DeviceInfo& info) {
   if (c == "tournament" || (c == "auto" && info.kind == DeviceKind::gpu)) return Panel::tournament;
   return Panel::flat;
 }
+// geqrf's inner panels (PORTA_DENSE_QR_PANEL): geqr2 by one work-group (one), or a launch a column
+// over a work-group for every GROUP rows (many, k33: the sums of a column's parts in every
+// work-group); auto: many on GPUs for panels of kQrManyRows rows or more. A panel with columns past
+// its reflectors (the last one, where n > m) stays one work-group's.
+constexpr std::int64_t kQrManyRows = 2048;
+bool qr_many(const DeviceInfo& info, std::int64_t batch, std::int64_t rows, std::int64_t width, std::int64_t reflectors) {
+  static const std::string c = setting_choice("PORTA_DENSE_QR_PANEL");
+  if (c == "one" || batch != 1 || width != reflectors || width > kPanelColumns || rows < width) return false;
+  return c == "many" || (info.kind == DeviceKind::gpu && rows >= kQrManyRows);
+}
+
 // getrf's blocks: PORTA_DENSE_BLOCK where set, else 64 where the panel is the tournament (its
 // leaves stay 16 columns; the trailing updates get depth 64), 16 where one work-group walks it.
 std::int64_t lu_block(Panel mode) { return forced_block().value_or(mode == Panel::tournament ? 64 : 16); }
@@ -1018,13 +1030,28 @@ void geqrf(DType t, const View& a, const View& tau, std::int64_t batch, std::int
   // Sized for the widest block's apply; a panel's inner blocks (narrower) reuse it, and where
   // k <= nb they are all there is (Scratch grows as a step asks).
   ReflectorScratch scratch(t, a.buffer->device(), batch, m, k > nb ? n - nb : 0, nb);
+  // geqr2 of the m - i0 x width block at (i0, i0) with ib reflectors: one work-group's, or k33's
+  // launch a column over many.
+  const DeviceInfo& info = a.buffer->device().impl().info();
+  Scratch column_sums(t, a.buffer->device());
+  auto tall_panel = [&](std::int64_t i0, std::int64_t width, std::int64_t ib) {
+    const std::int64_t rows = m - i0;
+    if (!qr_many(info, batch, rows, width, ib)) return panel(false, i0, width);
+    const std::int64_t group = group_of(info), groups = (rows + group - 1) / group;
+    const View& work = column_sums.get(2 * groups * (kPanelColumns + 2) + 2 * kPanelColumns);
+    for (std::int64_t j = -1; j < ib; ++j)
+      launch(t, kQrColumn, 0, {}, {&a, &tau, &work}, groups, 0, [&](std::vector<KernelArg>& g) {
+        g = {mem(a), mem(tau), mem(work), i64(a.offset + i0 + i0 * m), i64(m), i32(rows), i32(ib), i32(j), i64(tau.offset + i0),
+             i32(groups)};
+      });
+  };
   // The panel of columns [j0, j0 + w), whose reflectors are those of [j0, min(j0 + w, k)).
   auto factor = [&](std::int64_t j0, std::int64_t w) {
     const std::int64_t end = std::min(j0 + w, k);
     for (std::int64_t i0 = j0; i0 < end; i0 += kPanelColumns) {
       const std::int64_t ib = std::min(kPanelColumns, end - i0);
       const bool last = i0 + ib == end;
-      panel(false, i0, last ? j0 + w - i0 : ib);
+      tall_panel(i0, last ? j0 + w - i0 : ib, ib);
       if (!last) apply_block(t, a, tau, tau.offset + i0, k, batch, m, n, i0, ib, j0 + w, true, scratch);
     }
   };
@@ -1191,7 +1218,7 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
   for (DType t : {DType::complex128, DType::float32}) {
     out.emplace_back(cat("dense ", name(t), " tournament"),
                      common_prelude(d) + dense::dense_source(d, t, dense::kTournament, 256, t == DType::float32 ? 512 : 128));
-    for (dense::Kind k : {dense::kCaluTrsm, dense::kTrtri, dense::kUnpack})
+    for (dense::Kind k : {dense::kCaluTrsm, dense::kTrtri, dense::kUnpack, dense::kQrColumn})
       out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(k)), common_prelude(d) + dense::dense_source(d, t, k, 256, 0));
   }
   // sytrd's and gebrd's steps (global memory): complex128's text and float32's.

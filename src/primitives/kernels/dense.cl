@@ -1131,3 +1131,146 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* w, i64 a_off, i64 lda, i64 astride, 
     a[a_off + b * astride + i + j * lda] = w[e];
   }
 }
+//@ k33
+// geqr2 of a tall panel over many work-groups, a launch a column (geqrf's inner panels of many
+// rows; one work-group walking the whole panel was bounded by one compute unit's bandwidth). The
+// panel is rows x w (w <= COLS reflectors, rows >= w) at a_off; work-item r of work-group g holds
+// row g GROUP + r of it in registers. Launch j reads column j's sums from the launch before it,
+// each work-group's parts summed in the same order by every work-group: the largest magnitude
+// below the diagonal and the sum of squares scaled by it (LAPACK's larfg's norm, safe from
+// overflow), and d_k = sum over rows i > j of conj(A(i, j)) A(i, k) for k > j, beside row j
+// itself (rowbuf: the work-group that holds row j copied it there, as no work-group may read
+// another's rows while they change). From them every work-group forms the same beta, tau and
+// w_k = v^H A(:, k) = A(j, k) + conj(1 / (alpha - beta)) d_k, writes v over its rows of column j
+// and applies H^H (A(:, k) -= conj(tau) w_k v) to its rows, then sums its parts of column j + 1
+// into work for the next launch. j = -1: only column 0's parts. work: [2][groups][QRS] parts
+// (even and odd columns) and [2][COLS] rows.
+#define QRS (COLS + 2)
+// The values a work-group sums at once: what 32 KiB of local memory holds (complex128 in groups
+// of 256: 8 at a time).
+#define QRB_ (32768 / (GROUP * (int)sizeof(T)))
+#define QRB (QRB_ < QRS ? QRB_ : QRS)
+// tot[q] = the work-group's sums (largest: maxima) of the work-items' private v[q], q < QRS, QRB
+// at a time: each value's GROUP entries in red, in parts of 16 summed by one work-item each, then
+// the parts by one, in a fixed order. (Written out in the kernel: PoCL ran a function's barriers
+// here as if they were not there.)
+#define QR_SUMS(v, largest)                                                                  \
+  _Pragma("unroll") for (int q0_ = 0; q0_ < QRS; q0_ += QRB) {                               \
+    const int n_ = QRS - q0_ < QRB ? QRS - q0_ : QRB, parts_ = GROUP / 16;                   \
+    _Pragma("unroll") for (int q_ = 0; q_ < n_; ++q_) red[q_ * GROUP + LID] = v[q0_ + q_];   \
+    BARRIER                                                                                  \
+    for (int e_ = LID; e_ < n_ * parts_; e_ += GROUP) {                                      \
+      const int q_ = e_ / parts_, p_ = e_ - q_ * parts_;                                     \
+      T s_ = red[q_ * GROUP + p_ * 16];                                                      \
+      for (int r_ = 1; r_ < 16; ++r_) {                                                      \
+        const T x_ = red[q_ * GROUP + p_ * 16 + r_];                                         \
+        s_ = largest ? (RE(x_) > RE(s_) ? x_ : s_) : ADD(s_, x_);                            \
+      }                                                                                      \
+      red[q_ * GROUP + p_ * 16] = s_;                                                        \
+    }                                                                                        \
+    BARRIER                                                                                  \
+    if (LID < n_) {                                                                          \
+      T s_ = red[LID * GROUP];                                                               \
+      for (int p_ = 1; p_ < parts_; ++p_) {                                                  \
+        const T x_ = red[LID * GROUP + p_ * 16];                                             \
+        s_ = largest ? (RE(x_) > RE(s_) ? x_ : s_) : ADD(s_, x_);                            \
+      }                                                                                      \
+      tot[q0_ + LID] = s_;                                                                   \
+    }                                                                                        \
+    BARRIER                                                                                  \
+  }
+KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, GLOBAL T* work, i64 a_off, i64 lda, int rows, int w, int j, i64 tau_off, int groups) {
+  __local T red[QRB * GROUP];
+  __local T tot[QRS];
+  const int lid = LID, g = (int)GROUP_ID, i = g * GROUP + lid, in = i < rows, j0 = j < 0 ? 0 : j, jn = j + 1;
+  GLOBAL T* p = a + a_off;
+  GLOBAL T* parts = work;
+  GLOBAL T* rowbuf = work + 2 * (i64)groups * QRS;
+  T x[COLS], v[QRS];
+#pragma unroll
+  for (int k = 0; k < COLS; ++k) x[k] = in && i >= j0 && k >= j0 && k < w ? p[i + (i64)k * lda] : MKR((R)0);
+  // Column j's sums over every work-group: the largest magnitude, then the scaled squares and the
+  // dots. (Every work-item reaches every barrier: the first launch, j = -1, sums what it does not
+  // use, and the last one parts it does not write; PoCL lost barriers under a branch here.)
+  GLOBAL const T* pin = parts + (i64)(j0 & 1) * groups * QRS;
+  R mx = (R)0;
+  if (j >= 0)
+    for (int h = lid; h < groups; h += GROUP) mx = RE(pin[h * QRS]) > mx ? RE(pin[h * QRS]) : mx;
+#pragma unroll
+  for (int q = 0; q < QRS; ++q) v[q] = MKR((R)0);
+  v[0] = MKR(mx);
+  QR_SUMS(v, 1)
+  const R big = RE(tot[0]);
+  v[0] = MKR((R)0);
+  if (j >= 0)
+    for (int h = lid; h < groups; h += GROUP) {
+      const R s = big > (R)0 ? RE(pin[h * QRS]) / big : (R)0;
+      v[1] = ADD(v[1], MKR(RE(pin[h * QRS + 1]) * s * s));
+#pragma unroll
+      for (int k = 0; k < COLS; ++k) v[2 + k] = ADD(v[2 + k], pin[h * QRS + 2 + k]);
+    }
+  QR_SUMS(v, 0)
+  if (j >= 0) {
+    const R xnorm = big > (R)0 ? big * SQRTR(RE(tot[1])) : (R)0;
+    GLOBAL const T* rj = rowbuf + (j & 1) * COLS;
+    T alpha = MKR((R)0);
+#pragma unroll
+    for (int k = 0; k < COLS; ++k)
+      if (k == j) alpha = rj[k];
+    R ar = RE(alpha), ai = IM(alpha);
+    T tk = MKR((R)0), scal = MKR((R)1);
+    R beta = ar;  // tau 0 (H = I) where there is nothing to annihilate and alpha is real
+    if (xnorm != (R)0 || ai != (R)0) {
+      const R hh = HYPOT3(ar, ai, xnorm);
+      beta = ar >= (R)0 ? -hh : hh;
+      tk = MKC((beta - ar) / beta, -ai / beta);
+      scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
+    }
+    const int nz = NONZERO(tk);
+    const T ct = CONJ(tk), cs = CONJ(scal);
+    if (in && i >= j) {
+      T vi = MKR((R)1);
+#pragma unroll
+      for (int k = 0; k < COLS; ++k)
+        if (k == j) {
+          if (i > j && nz) x[k] = MUL(scal, x[k]);
+          if (i > j) vi = x[k];
+          if (i == j) x[k] = MKR(beta);
+        }
+      if (nz)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k)
+          if (k > j && k < w) x[k] = SUB(x[k], MUL(MUL(ct, ADD(rj[k], MUL(cs, tot[2 + k]))), vi));
+#pragma unroll
+      for (int k = 0; k < COLS; ++k)
+        if (k >= j && k < w) p[i + (i64)k * lda] = x[k];
+      if (i == j) tau[tau_off + j] = tk;
+    }
+  }
+  // This work-group's parts of column jn over the rows below it, and row jn for the next launch.
+  T xn = MKR((R)0);
+#pragma unroll
+  for (int k = 0; k < COLS; ++k)
+    if (k == jn) xn = x[k];
+  if (jn < w && in && i == jn)
+#pragma unroll
+    for (int k = 0; k < COLS; ++k)
+      if (k >= jn && k < w) rowbuf[(jn & 1) * COLS + k] = x[k];
+  const int below = jn < w && in && i > jn;
+#pragma unroll
+  for (int q = 0; q < QRS; ++q) v[q] = MKR((R)0);
+  v[0] = MKR(below ? ABSV(xn) : (R)0);
+  QR_SUMS(v, 1)
+  const R gbig = RE(tot[0]);
+  const T y = below && gbig > (R)0 ? SCALE(xn, (R)1 / gbig) : MKR((R)0);
+  v[0] = MKR((R)0);
+  v[1] = MKR(RE(y) * RE(y) + IM(y) * IM(y));
+#pragma unroll
+  for (int k = 0; k < COLS; ++k) v[2 + k] = below && k > jn && k < w ? MUL(CONJ(xn), x[k]) : MKR((R)0);
+  QR_SUMS(v, 0)
+  if (jn < w) {
+    GLOBAL T* pout = parts + ((i64)(jn & 1) * groups + g) * QRS;
+    if (lid == 0) pout[0] = MKR(gbig);
+    if (lid > 0 && lid < QRS) pout[lid] = tot[lid];
+  }
+}
