@@ -362,9 +362,11 @@ void launch(DType t, Kind kind, std::int64_t small, const std::vector<const View
             std::int64_t groups, std::int64_t items, const std::function<void(std::vector<KernelArg>&)>& args) {
   const Device& device = writes[0]->buffer->device();
   const DeviceInfo& info = device.impl().info();
-  // The tournament's `small` is its rows a set (tournament_rows), in a work-group of the panels' size.
-  const std::int64_t order = kind == kTournament ? small : small ? order_for(t, info, kind, small) : 0;
-  const int group = small && kind != kTournament ? small_group(info, order) : group_of(info);
+  // The tournament's `small` is its rows a set (tournament_rows), trtri's the order of its blocks in
+  // local memory, in a work-group of the panels' size.
+  const bool as_is = kind == kTournament || kind == kTrtri;
+  const std::int64_t order = as_is ? small : small ? order_for(t, info, kind, small) : 0;
+  const int group = small && !as_is ? small_group(info, order) : group_of(info);
   const std::int64_t rhs = kind == kGesv ? fused_rhs(t, order, group, local_limit(info)) : 1;
   const auto& q = thread_queue_shared(device);
   for (std::size_t i = 2; i < writes.size(); ++i) writes[i]->buffer->before_write(q);
@@ -456,10 +458,14 @@ void subtract(DType t, const View& a, std::int64_t a_off, std::int64_t lda, std:
 // The inverses of nblk diagonal blocks of order jb (the last one min(jb, n - k jb)) from f_off (leading
 // dimension lda, matrices astride apart), of their lower or upper triangle (unit: ones on the
 // diagonal), into w (jb x jb each, matrix b's block k at (b nblk + k) jb jb), conjugate-transposed
-// where herm. A triangular solve by a block is then a product through GEMM.
+// where herm. A triangular solve by a block is then a product through GEMM. Blocks whose inverse
+// fits 32 KiB grow it in local memory, a barrier a row (64 x 64 of float32, float64, complex64);
+// larger ones (complex128's, getrs's blocks of 128) a work-item a column in global memory: on the
+// H100 through NVIDIA's OpenCL that took 61 us a 64 x 64 block (2026-12-07).
 void invert_blocks(DType t, const View& f, std::int64_t f_off, std::int64_t lda, std::int64_t astride, std::int64_t n, std::int64_t jb,
                    std::int64_t nblk, std::int64_t batch, bool upper, bool unit, bool herm, const View& w) {
-  launch(t, kTrtri, 0, {&f}, {&w}, batch * nblk, 0, [&](std::vector<KernelArg>& g) {
+  const std::int64_t local = jb > 1 && jb * jb * static_cast<std::int64_t>(itemsize(t)) <= 32768 ? jb : 0;
+  launch(t, kTrtri, local, {&f}, {&w}, batch * nblk, 0, [&](std::vector<KernelArg>& g) {
     g = {mem(f), mem(w), i64(f_off), i64(lda), i64(astride), i64(n), i32(jb), i32(nblk), i32(upper), i32(unit), i32(herm)};
   });
 }
@@ -1220,6 +1226,8 @@ std::vector<std::pair<std::string, std::string>> dense_kernel_sources(const Dial
                      common_prelude(d) + dense::dense_source(d, t, dense::kTournament, 256, t == DType::float32 ? 512 : 128));
     for (dense::Kind k : {dense::kCaluTrsm, dense::kTrtri, dense::kUnpack, dense::kQrColumn})
       out.emplace_back(cat("dense ", name(t), " kind ", static_cast<int>(k)), common_prelude(d) + dense::dense_source(d, t, k, 256, 0));
+    const int inverse = t == DType::float32 ? 64 : 32;  // trtri's blocks in local memory (32 KiB)
+    out.emplace_back(cat("dense ", name(t), " trtri ", inverse), common_prelude(d) + dense::dense_source(d, t, dense::kTrtri, 256, inverse));
   }
   // sytrd's and gebrd's steps (global memory): complex128's text and float32's.
   for (DType t : {DType::complex128, DType::float32})

@@ -1096,15 +1096,44 @@ KERNEL porta_k(GLOBAL T* a, i64 a_off, i64 lda, i64 astride, int m, int w, i64 b
 // Inverses of diagonal blocks (the blocked solves' and updates' triangular solves become products
 // through GEMM, as MAGMA's trsm): work-group (b, k) inverts the block of order min(jb, n - k jb) at
 // (k jb, k jb) from a_off of matrix b (astride apart, leading dimension lda), its lower or upper
-// triangle (unit: ones on the diagonal, not read), a work-item a column j of the inverse by
-// forward (lower) or backward (upper) substitution against e_j; written to w at (b nblk + k) jb jb
-// with leading dimension jb, as it is or (herm) conjugate-transposed, zeros outside the triangle.
+// triangle (unit: ones on the diagonal, not read), written to w at (b nblk + k) jb jb with leading
+// dimension jb, as it is or (herm) conjugate-transposed, zeros outside the triangle. SMALL > 1
+// (dense.cpp: jb = SMALL fits 32 KiB): the inverse grows in local memory by right-looking
+// substitution, X = I, then for each step k the rows past it (before it, upper) take
+// L(i, k) X(k, :) / L(k, k) off, every work-item a few elements, a barrier a step; the rows are
+// divided by their diagonal at the end. Else a work-item a column by forward (lower) or backward
+// (upper) substitution against e_j in global memory.
 KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, i64 n, int jb, int nblk, int upper, int unit, int herm) {
   const i64 b = GROUP_ID / nblk;
   const int k = (int)(GROUP_ID - b * nblk);
   const int o = (i64)jb < n - (i64)k * jb ? jb : (int)(n - (i64)k * jb);
   GLOBAL const T* l = a + a_off + b * astride + (i64)k * jb * (lda + 1);
   GLOBAL T* x = w + (b * nblk + k) * jb * jb;
+#if SMALL > 1
+  __local T xs[SMALL * SMALL];
+#define L_(i, j) l[(i) + (i64)(j) * lda]
+  for (int e = LID; e < o * o; e += GROUP) {
+    const int j = e / o, i = e - j * o;
+    xs[e] = MKR(i == j ? (R)1 : (R)0);
+  }
+  for (int s = 0; s + 1 < o; ++s) {
+    BARRIER
+    const int kk = upper ? o - 1 - s : s, rows = o - 1 - s, cols = s + 1;  // rows past kk, columns of X's row kk
+    const T d = unit ? MKR((R)1) : L_(kk, kk);
+    for (int e = LID; e < rows * cols; e += GROUP) {
+      const int c = e / rows, r = e - c * rows;
+      const int i = upper ? r : kk + 1 + r, j = upper ? kk + c : c;
+      xs[i + j * o] = SUB(xs[i + j * o], MUL(L_(i, kk), unit ? xs[kk + j * o] : DIV(xs[kk + j * o], d)));
+    }
+  }
+  BARRIER
+  for (int e = LID; e < o * o; e += GROUP) {
+    const int j = e / o, i = e - j * o;
+    const T v = unit ? xs[e] : DIV(xs[e], L_(i, i));
+    x[herm ? j + i * jb : i + j * jb] = herm ? CONJ(v) : v;
+  }
+#undef L_
+#else
 #define XI(i) x[herm ? j + (i) * jb : (i) + j * jb]
   for (int j = LID; j < o; j += GROUP) {
     for (int i = 0; i < o; ++i)
@@ -1121,6 +1150,7 @@ KERNEL porta_k(GLOBAL const T* a, GLOBAL T* w, i64 a_off, i64 lda, i64 astride, 
     }
   }
 #undef XI
+#endif
 }
 //@ k32
 // A block of a (rows x cols at a_off, leading dimension lda, matrices astride apart) = w, packed
