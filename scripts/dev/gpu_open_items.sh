@@ -27,9 +27,11 @@
 #        PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32.
 # ewtests: the elementwise, integer and complex suites on opencl:1 under PORTA_EW_UNROLL=2
 #        PORTA_EW_GROUPS=32 (issue 37's candidate default), then the phases at 8192 (QR's products).
+# dense3: QR over many work-groups (k33, split products, orgqr through GEMM) and trtri in local
+#        memory: phases, the 8192 rows beside cupy.linalg, the dense and linalg tests on the GPU.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2 or ewtests}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3 or ewtests}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -201,16 +203,38 @@ case $what in
       [ "$(left)" -gt 40 ] && DEVICES=opencl:1 REPS=2 BT=30 ROWS=14 bench "ew_${v/:/_}" '^(copy|add|saxpy|fused|add_u8|fused_u8|u8_to_f32)/' PORTA_EW_UNROLL=${v%:*} PORTA_EW_GROUPS=${v#*:}
     done
     ;;
+  dense3)
+    # Issue 40's QR (k33's panels over many work-groups, deep products split along k, orgqr through
+    # GEMM) and trtri in local memory: phases at 8192 against the old QR panel, the 8192 rows beside
+    # cupy.linalg, the dense tests on both devices (QR's GPU paths forced at the tests' sizes too),
+    # linalg_test's factorizations on opencl:1.
+    build porta-bench porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
+    ph f32 float32
+    ph f32_old_qr float32 PORTA_DENSE_QR_PANEL=one PORTA_DENSE_SPLIT=1
+    ph f64 float64
+    timeout 100 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
+      --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+    say "peers rc=$? at $(el) s"
+    DEVICES=opencl:1 REPS=1 BT=80 BENCH_ARGS=--linalg=8192 ROWS=20 bench la8192 '^linalg_(solve|cholesky|qr)_f'
+    rm -f "$OUT/peers.json"
+    [ "$(left)" -gt 150 ] && TT=90 gt dense_gpu $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
+    [ "$(left)" -gt 100 ] && TT=60 gt dense_qr_paths PORTA_DENSE_QR_PANEL=many PORTA_DENSE_SPLIT=3 $B/bin/porta_dense_test --gtest_filter='*Qr*cuda_0*:*Qr*opencl_1*'
+    [ "$(left)" -gt 60 ] && TT=$(( $(left) - 40 > 80 ? 80 : $(left) - 40 )) gt linalg_ocl $B/bin/porta_linalg_test --gtest_filter='*Solve*opencl_1*:*Cholesky*opencl_1*:*Inv*opencl_1*:*Qr*opencl_1*:*Lstsq*opencl_1*'
+    ;;
   ewtests)
     # Issue 37's default for OpenCL GPUs (PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32, docs/design/evaluation.md):
     # the elementwise, integer and complex suites on opencl:1 under it, then QR's phases with the
     # products told apart (gemm_deep: V^H V and V^H C) for issue 40.
     build porta_elementwise_ops_test porta_elementwise_fusion_test porta_elementwise_layout_test porta_integer_ops_test \
-      porta_complex_test porta_dense_timing porta_plugins
+      porta_complex_test porta_dense_timing porta_plugins porta-bench
     for suite in elementwise_ops elementwise_fusion elementwise_layout integer_ops complex; do
       [ "$(left)" -gt 60 ] && TT=120 gt "ew_$suite" PORTA_EW_UNROLL=2 PORTA_EW_GROUPS=32 $B/bin/porta_${suite}_test --gtest_filter='*opencl_1*'
     done
     [ "$(left)" -gt 40 ] && ph f32 float32
+    # issue 41: the sort's kernels as both compilers made them, one archive (few files come back)
+    mkdir -m 700 -p /tmp/sortcache
+    [ "$(left)" -gt 40 ] && REPS=1 bench sortcache '^sort_f32/' PORTA_CACHE_DIR=/tmp/sortcache
+    tar czf "$OUT/sortcache.tgz" -C /tmp sortcache && say "sortcache: $(ls /tmp/sortcache | wc -l) entries"
     ;;
   *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2 or ewtests, not $what" >&2; exit 2 ;;
 esac
