@@ -212,6 +212,7 @@ case $what in
     ph f32 float32
     ph f32_old_qr float32 PORTA_DENSE_QR_PANEL=one PORTA_DENSE_SPLIT=1
     ph f64 float64
+    ph f32_t256 float32 PORTA_DENSE_TOURNAMENT=256
     timeout 100 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
       --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
     say "peers rc=$? at $(el) s"

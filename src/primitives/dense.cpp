@@ -262,7 +262,9 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
                       static_cast<int>(kind), "\n#define LP ", d.cuda() ? "" : "__local", "\n#define RHS ", rhs, "\n");
   // The address space of the pivots and info and of getrs2's right-hand sides: global memory, or
   // local memory in the fused kernels.
-  s += cat("#define FLAT ", small ? 1 : 0, "\n");
+  // (The tournament's sets, up to 512 rows by 16 columns in local memory, take the rows-and-columns
+  // loop too: the flat one divided once an element.)
+  s += cat("#define FLAT ", small && kind != kTournament ? 1 : 0, "\n");
   const bool local_pivots = fused(kind) || kind == kTournament;
   s += cat("#define PS ", local_pivots ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n#define BS ", fused(kind) ? (d.cuda() ? "" : "__local") : "GLOBAL", "\n");
   s += cat("#define COLS ", kPanelColumns, "\n");
