@@ -363,19 +363,72 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, 
 //@ k6
 // laswp: rows k and ipiv[k] - 1 swapped for k in [j0, j0 + jb), in order, in the columns
 // [c_lo, c_lo + cols) of n rows outside [skip_lo, skip_hi) (getrf's panel swapped its own),
-// matrices astride apart.
+// matrices astride apart. One matrix: the swaps 16 at a time, the work-group first working out in
+// local memory where each row of those 16 and of their pivots' rows ends up (slots: the 16 rows,
+// then the pivots' rows below them by first appearance, at most 32), then each work-item moves
+// its column's rows at once, every load before any store, where swapping in order made a chain of
+// dependent loads and stores a column (a work-item a column either way). Several matrices (their
+// pivots differ): the swaps in order. No barrier under a branch (PoCL).
+#define LS 16
 KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 c_lo, i64 cols, i64 astride, i64 batch, int j0,
                int jb, i64 skip_lo, i64 skip_hi) {
-  for (i64 e = GID; e < batch * cols; e += GSIZE) {
-    i64 b = e / cols, c = c_lo + (e - b * cols);
-    if (c >= skip_lo && c < skip_hi) continue;
-    GLOBAL T* col = a + a_off + b * astride + c * n;
-    GLOBAL const int* piv = ipiv + ipiv_off + b * n;
-    for (int k = j0; k < j0 + jb; ++k) {
-      int p = piv[k] - 1;
-      if (p != k) { T t = col[k]; col[k] = col[p]; col[p] = t; }
+  __local int slot_of[LS];      // the slot that swap q exchanges with slot q
+  __local i64 row_of[2 * LS];   // the row a slot stands for (-1: none)
+  __local int from[2 * LS];     // the slot whose first value a slot ends with
+  for (int k0 = j0; k0 < j0 + jb; k0 += LS) {
+    const int kc = j0 + jb - k0 < LS ? j0 + jb - k0 : LS;
+    BARRIER  // the last chunk's slots read by every work-item
+    if (LID < LS) {
+      const int q = LID;
+      i64 r = -1;
+      int sl = q;
+      if (q < kc) {
+        const i64 p = ipiv[ipiv_off + k0 + q] - 1;
+        if (p < k0 + kc) {
+          sl = (int)(p - k0);
+        } else {
+          int first = q;
+          for (int q2 = 0; q2 < q; ++q2)
+            if (ipiv[ipiv_off + k0 + q2] - 1 == p) { first = q2; break; }
+          sl = LS + first;
+          if (first == q) r = p;
+        }
+      }
+      slot_of[q] = sl;
+      row_of[q] = q < kc ? k0 + q : -1;
+      row_of[LS + q] = r;
     }
+    BARRIER
+    if (LID == 0) {
+      for (int s2 = 0; s2 < 2 * LS; ++s2) from[s2] = s2;
+      for (int q = 0; q < kc; ++q) { const int o = slot_of[q], t = from[q]; from[q] = from[o]; from[o] = t; }
+    }
+    BARRIER
+    if (batch == 1)
+      for (i64 e = GID; e < cols; e += GSIZE) {
+        const i64 c = c_lo + e;
+        if (c >= skip_lo && c < skip_hi) continue;
+        GLOBAL T* col = a + a_off + c * n;
+        T v[2 * LS];
+#pragma unroll
+        for (int s2 = 0; s2 < 2 * LS; ++s2)
+          if (row_of[s2] >= 0 && from[s2] != s2) v[s2] = col[row_of[from[s2]]];
+#pragma unroll
+        for (int s2 = 0; s2 < 2 * LS; ++s2)
+          if (row_of[s2] >= 0 && from[s2] != s2) col[row_of[s2]] = v[s2];
+      }
   }
+  if (batch > 1)
+    for (i64 e = GID; e < batch * cols; e += GSIZE) {
+      i64 b = e / cols, c = c_lo + (e - b * cols);
+      if (c >= skip_lo && c < skip_hi) continue;
+      GLOBAL T* col = a + a_off + b * astride + c * n;
+      GLOBAL const int* piv = ipiv + ipiv_off + b * n;
+      for (int k = j0; k < j0 + jb; ++k) {
+        int p = piv[k] - 1;
+        if (p != k) { T t = col[k]; col[k] = col[p]; col[p] = t; }
+      }
+    }
 }
 //@ k7
 // trsm, left, lower, unit: A(j0:j0+jb, c) = L11^-1 A(j0:j0+jb, c) for the columns
