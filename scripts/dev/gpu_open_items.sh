@@ -207,20 +207,20 @@ case $what in
     # Issue 40's QR (k33's panels over many work-groups, deep products split along k, orgqr through
     # GEMM), trtri and potf2 in local memory: phases at 8192 against the old QR panel, the dense
     # tests on both devices (QR's GPU paths forced at the tests' sizes too), the 8192 rows beside
-    # cupy.linalg, linalg_test's factorizations on opencl:1. On an H200 first issue 41's sums and
-    # sorts beside CuPy and PyTorch (that card's figures were missing).
+    # cupy.linalg, linalg_test's factorizations on opencl:1. With SUMS=1 on an H200 issue 41's sums
+    # and sorts beside CuPy and PyTorch (that card's figures were missing).
     build porta-bench porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
     ph f32 float32
     TT=90 gt dense_gpu $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
     TT=60 gt dense_qr_paths PORTA_DENSE_QR_PANEL=many PORTA_DENSE_SPLIT=3 $B/bin/porta_dense_test --gtest_filter='*Qr*cuda_0*:*Qr*opencl_1*'
-    if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+    if [ -n "${SUMS:-}" ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
       PT=150 peers cupy_array_api,torch_array_api,cupy_bandwidth,torch_bandwidth
       REPS=3 ROWS=20 bench sums_sorts '^(copy|sum|sum_rows|sum_cols|sort_f32|sort_i32|sort_u32|argsort_f32)/'
       rm -f "$OUT/peers.json"
     fi
     ph f32_old_qr float32 PORTA_DENSE_QR_PANEL=one PORTA_DENSE_SPLIT=1
     ph f64 float64
-    ph f32_t256 float32 PORTA_DENSE_TOURNAMENT=256
+    [ "$(left)" -gt 200 ] && ph f32_t256 float32 PORTA_DENSE_TOURNAMENT=256
     timeout 100 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
       --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
     say "peers rc=$? at $(el) s"
