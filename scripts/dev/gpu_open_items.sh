@@ -211,21 +211,23 @@ case $what in
     # and sorts beside CuPy and PyTorch (that card's figures were missing).
     build porta-bench porta_dense_timing porta_plugins porta_dense_test porta_linalg_test
     ph f32 float32
-    TT=90 gt dense_gpu $B/bin/porta_dense_test --gtest_filter='*cuda_0*:*opencl_1*'
-    TT=60 gt dense_qr_paths PORTA_DENSE_QR_PANEL=many PORTA_DENSE_SPLIT=3 $B/bin/porta_dense_test --gtest_filter='*Qr*cuda_0*:*Qr*opencl_1*'
+    TT=${DT:-90} gt dense_gpu $B/bin/porta_dense_test --gtest_filter="${DF:-*cuda_0*:*opencl_1*}"
+    TT=40 gt dense_qr_paths PORTA_DENSE_QR_PANEL=many PORTA_DENSE_SPLIT=3 $B/bin/porta_dense_test --gtest_filter='*Qr*cuda_0*:*Qr*opencl_1*'
     if [ -n "${SUMS:-}" ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
       PT=150 peers cupy_array_api,torch_array_api,cupy_bandwidth,torch_bandwidth
       REPS=3 ROWS=20 bench sums_sorts '^(copy|sum|sum_rows|sum_cols|sort_f32|sort_i32|sort_u32|argsort_f32)/'
       rm -f "$OUT/peers.json"
     fi
     ph f32_old_qr float32 PORTA_DENSE_QR_PANEL=one PORTA_DENSE_SPLIT=1
-    ph f64 float64
+    if [ "$(left)" -gt 110 ]; then
+      timeout 60 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
+        --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+      say "peers rc=$? at $(el) s"
+      DEVICES=opencl:1 REPS=1 BT=60 BENCH_ARGS=--linalg=8192 ROWS=20 bench la8192 '^linalg_(solve|cholesky|qr)_f'
+      rm -f "$OUT/peers.json"
+    fi
+    [ "$(left)" -gt 30 ] && ph f64 float64
     [ "$(left)" -gt 200 ] && ph f32_t256 float32 PORTA_DENSE_TOURNAMENT=256
-    timeout 100 python3 bench/peers/peers.py --only=cupy_linalg --linalg-n=8192 --linalg-ops=solve,cholesky,qr --no-compile \
-      --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
-    say "peers rc=$? at $(el) s"
-    DEVICES=opencl:1 REPS=1 BT=80 BENCH_ARGS=--linalg=8192 ROWS=20 bench la8192 '^linalg_(solve|cholesky|qr)_f'
-    rm -f "$OUT/peers.json"
     [ "$(left)" -gt 60 ] && TT=$(( $(left) - 40 > 80 ? 80 : $(left) - 40 )) gt linalg_ocl $B/bin/porta_linalg_test --gtest_filter='*Solve*opencl_1*:*Cholesky*opencl_1*:*Inv*opencl_1*:*Qr*opencl_1*:*Lstsq*opencl_1*'
     ;;
   ewtests)
