@@ -372,24 +372,27 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL const T* tau, i64 a_off, i64 tau_off, int m, 
 #define LS 16
 KERNEL porta_k(GLOBAL T* a, GLOBAL const int* ipiv, i64 a_off, i64 ipiv_off, i64 n, i64 c_lo, i64 cols, i64 astride, i64 batch, int j0,
                int jb, i64 skip_lo, i64 skip_hi) {
+  __local int pv[LS];           // the chunk's pivot rows
   __local int slot_of[LS];      // the slot that swap q exchanges with slot q
   __local i64 row_of[2 * LS];   // the row a slot stands for (-1: none)
   __local int from[2 * LS];     // the slot whose first value a slot ends with
   for (int k0 = j0; k0 < j0 + jb; k0 += LS) {
     const int kc = j0 + jb - k0 < LS ? j0 + jb - k0 : LS;
     BARRIER  // the last chunk's slots read by every work-item
+    if (LID < kc) pv[LID] = ipiv[ipiv_off + k0 + LID] - 1;
+    BARRIER
     if (LID < LS) {
       const int q = LID;
       i64 r = -1;
       int sl = q;
       if (q < kc) {
-        const i64 p = ipiv[ipiv_off + k0 + q] - 1;
+        const i64 p = pv[q];
         if (p < k0 + kc) {
           sl = (int)(p - k0);
         } else {
           int first = q;
           for (int q2 = 0; q2 < q; ++q2)
-            if (ipiv[ipiv_off + k0 + q2] - 1 == p) { first = q2; break; }
+            if (pv[q2] == p) { first = q2; break; }
           sl = LS + first;
           if (first == q) r = p;
         }
