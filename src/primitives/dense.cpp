@@ -286,6 +286,8 @@ std::string dense_source(const DialectText& d, DType t, Kind kind, int group, st
   // The functions this kind calls (each section is compiled only into the kernels that need it),
   // then its kernel: one definition of porta_k a program (kernels/dense.cl's k0 says why).
   static constexpr const char* kSections[] = {"lu", "cholesky", "lu_solve", "cholesky_solve", "qr", "qr"};
+  if (kind == kGeqrf || kind == kOrgqr || kind == kSytrdStep || kind == kLarfgVec || kind == kQrColumn)
+    s += kernel_text(d, kDenseSource, "householder");
   if (kind <= kOrgqr) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, kSections[kind]));
   if (kind == kTournament) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"));
   if (kind == kGesv) s += cat(kernel_text(d, kDenseSource, "access"), kernel_text(d, kDenseSource, "lu"), kernel_text(d, kDenseSource, "lu_solve"));
@@ -504,10 +506,9 @@ class Scratch {
 
 // The parts along k of a deep product with few output tiles (split_gemm): PORTA_DENSE_SPLIT where
 // set (1: none; at least 16 of k a part), else on GPUs about two work-groups a compute unit
-// counting tiles of 128 x 128, in parts of at least 256 of k; one matrix only.
-std::int64_t k_parts(const DeviceInfo& info, std::int64_t batch, std::int64_t mc, std::int64_t nc, std::int64_t k) {
+// counting tiles of 128 x 128, in parts of at least 256 of k (one matrix: split_gemm's).
+std::int64_t k_parts(const DeviceInfo& info, std::int64_t mc, std::int64_t nc, std::int64_t k) {
   static const std::optional<int> forced = setting_int("PORTA_DENSE_SPLIT");
-  if (batch != 1) return 1;
   if (forced) return std::max<std::int64_t>(1, std::min<std::int64_t>(*forced, k / 16));
   if (info.kind != DeviceKind::gpu || k < 1024) return 1;
   const std::int64_t tiles = ((mc + 127) / 128) * ((nc + 127) / 128);
@@ -522,7 +523,7 @@ std::int64_t k_parts(const DeviceInfo& info, std::int64_t batch, std::int64_t mc
 // stepping along k), one more for the k left over, then a kernel that sums the parts (k27).
 void split_gemm(DType t, const Operand& x, const Operand& y, const View& c, std::int64_t mc, std::int64_t nc, std::int64_t k,
                 Scratch& parts_scratch) {
-  const std::int64_t parts = c.offset == 0 ? k_parts(c.buffer->device().impl().info(), 1, mc, nc, k) : 1;
+  const std::int64_t parts = c.offset == 0 ? k_parts(c.buffer->device().impl().info(), mc, nc, k) : 1;
   if (parts <= 1) return gemm(t, x, y, c, 1, mc, nc, k);
   const std::int64_t kc = k / parts, rest = k - kc * parts, slots = parts + (rest > 0), size = mc * nc;
   const View& p = parts_scratch.get(slots * size);

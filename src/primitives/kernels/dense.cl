@@ -208,6 +208,20 @@ FN void potrs2(AS T* a, i64 lda, GLOBAL T* b, i64 ldb, int n, int nrhs) {
   }
 }
 
+//@ householder  LAPACK's larfg from alpha and the norm of the rest (geqr2, larfg_vec, k33)
+// tau of H = I - tau v v^H with H^H (alpha, x) = (beta, 0), and in *scal the 1 / (alpha - beta)
+// that scales x into v; tau 0, beta alpha (H = I) where there is nothing to annihilate and alpha
+// is real (a NaN makes xnorm NaN and takes the other branch).
+FN T householder(T alpha, R xnorm, R* beta, T* scal) {
+  R ar = RE(alpha), ai = IM(alpha);  // not const: real T's ai is a constant 0, and clang warns of a constant || below
+  *beta = ar;
+  *scal = MKR((R)1);
+  if (xnorm == (R)0 && ai == (R)0) return MKR((R)0);
+  const R h = HYPOT3(ar, ai, xnorm);
+  *beta = ar >= (R)0 ? -h : h;
+  *scal = DIV(MKR((R)1), SUB(alpha, MKR(*beta)));
+  return MKC((*beta - ar) / *beta, -ai / *beta);
+}
 //@ qr  geqr2 and org2r over Householder reflectors
 // Applies H = I - tau v v^H (v = (1, A(k+1:m, k))) from the left to columns [j0, n) of rows
 // [k, m). Columns go cb at a time (all of them, or GROUP); each column's dot product v^H A(:, j)
@@ -275,15 +289,11 @@ FN void geqr2(AS T* a, i64 lda, int m, int n, GLOBAL T* tau, LP R* red_v, LP T* 
       BARRIER
     }
     R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
-    T alpha = A_(k, k);
-    R ar = RE(alpha), ai = IM(alpha);
-    T tk = MKR((R)0);
+    R beta;
+    T scal;
+    const T tk = householder(A_(k, k), xnorm, &beta, &scal);
     BARRIER
-    if (xnorm != (R)0 || ai != (R)0) {
-      R h = HYPOT3(ar, ai, xnorm);
-      R beta = ar >= (R)0 ? -h : h;
-      tk = MKC((beta - ar) / beta, -ai / beta);
-      T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
+    if (NONZERO(tk)) {
       for (int i = k + 1 + lid; i < m; i += GROUP) A_(i, k) = MUL(scal, A_(i, k));
       if (lid == 0) A_(k, k) = MKR(beta);
     }
@@ -864,17 +874,13 @@ FN T larfg_vec(GLOBAL T* x, i64 inc, int len, int conj, LP R* red_v) {
   }
   const R xnorm = mx > (R)0 ? mx * SQRTR(red_v[0]) : (R)0;
   const T alpha = len == 0 ? MKR((R)0) : conj ? CONJ(x[0]) : x[0];  // len 0: tau 0, beta 0, nothing read or written
-  R ar = RE(alpha), ai = IM(alpha);  // not const: real T's ai is a constant 0, and clang warns of a constant || below
+  R beta;
+  T scal;
+  const T tk = householder(alpha, xnorm, &beta, &scal);
   BARRIER  // every work-item has read alpha before work-item 0 writes v's 1 over it
-  T tk = MKR((R)0);
-  R beta = ar;  // tau 0 (H = I) where there is nothing to annihilate and alpha is real
-  if (xnorm != (R)0 || ai != (R)0) {
-    const R h = HYPOT3(ar, ai, xnorm);
-    beta = ar >= (R)0 ? -h : h;
-    tk = MKC((beta - ar) / beta, -ai / beta);
-    const T scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
+  if (NONZERO(tk))
     for (int i = 1 + lid; i < len; i += GROUP) x[i * inc] = MUL(scal, conj ? CONJ(x[i * inc]) : x[i * inc]);
-  }  // else x is 0 (a NaN makes xnorm NaN and takes the branch): nothing to scale or conjugate
+  // else x is 0: nothing to scale or conjugate
   if (lid == 0) {  // every work-item read red_v[0] (xnorm) before the barrier above
     if (len > 0) x[0] = MKR((R)1);
     red_v[0] = beta;
@@ -1308,15 +1314,9 @@ KERNEL porta_k(GLOBAL T* a, GLOBAL T* tau, GLOBAL T* work, i64 a_off, i64 lda, i
 #pragma unroll
     for (int k = 0; k < COLS; ++k)
       if (k == j) alpha = rj[k];
-    R ar = RE(alpha), ai = IM(alpha);
-    T tk = MKR((R)0), scal = MKR((R)1);
-    R beta = ar;  // tau 0 (H = I) where there is nothing to annihilate and alpha is real
-    if (xnorm != (R)0 || ai != (R)0) {
-      const R hh = HYPOT3(ar, ai, xnorm);
-      beta = ar >= (R)0 ? -hh : hh;
-      tk = MKC((beta - ar) / beta, -ai / beta);
-      scal = DIV(MKR((R)1), SUB(alpha, MKR(beta)));
-    }
+    R beta;
+    T scal;
+    const T tk = householder(alpha, xnorm, &beta, &scal);
     const int nz = NONZERO(tk);
     const T ct = CONJ(tk), cs = CONJ(scal);
     if (in && i >= j) {
