@@ -1,6 +1,7 @@
 // LAPACKE's column-major _work routines, one matrix of the batch at a time, with one workspace
 // sized by LAPACK's own query (C-order getrf, getrs and potrf through the transpose:
-// host/solver.hpp). The _work forms skip LAPACKE's NaN scan of the inputs, which would turn a NaN
+// host/solver.hpp); getrf, getrs and potrf up to 32 x 32 through host/small_solvers.hpp's loops,
+// no LAPACK call. The _work forms skip LAPACKE's NaN scan of the inputs, which would turn a NaN
 // into a bad-argument error where NumPy returns NaNs. gesvd runs as gesdd (divide and conquer,
 // what NumPy calls): the same results, several times faster with vectors.
 #include "host/solver.hpp"
@@ -18,6 +19,7 @@
 #define lapack_complex_double std::complex<double>
 #include <lapacke.h>
 
+#include "host/small_solvers.hpp"
 #include "porta_backend/strings.hpp"
 
 namespace porta::detail {
@@ -150,18 +152,17 @@ template <class T> class Runner {
       switch (g_.op) {
         case SolverOp::getrf:
           if (g_.src) copy_matrix(i, m * n, a);
-          status = L::getrf(lm, ln, a, lda, at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * mn));
+          status = getrf(lm, ln, a, lda, at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * mn));
           break;
         case SolverOp::getrs:
           if (g_.nrhs == 0 || n == 0) break;
           if (g_.src) copy_matrix(i, n * g_.nrhs, at<T>(g_.b, g_.b_offset + i * n * g_.nrhs));
-          status = rows ? getrs_rows(a, i) : L::getrs('N', ln, to_int(g_.nrhs), a, lda,
-                                                       at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n),
-                                                       at<T>(g_.b, g_.b_offset + i * n * g_.nrhs), std::max(1, ln));
+          status = rows ? getrs_rows(a, i) : getrs('N', ln, to_int(g_.nrhs), a, at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n),
+                                                   at<T>(g_.b, g_.b_offset + i * n * g_.nrhs));
           break;
         case SolverOp::potrf:
           if (g_.src) copy_triangle(at<const T>(g_.src, g_.src_offset + i * m * n), a);
-          status = L::potrf(rows == g_.lower ? 'U' : 'L', ln, a, lda);
+          status = potrf(rows == g_.lower ? 'U' : 'L', ln, a);
           break;
         case SolverOp::potrs:
           if (g_.nrhs == 0 || n == 0) break;
@@ -310,17 +311,31 @@ template <class T> class Runner {
   // order copy unless it is one column.
   lapack_int getrs_rows(const T* a, std::int64_t i) {
     const std::int64_t n = g_.n, nrhs = g_.nrhs;
-    const lapack_int ln = to_int(n), ld = std::max(1, ln);
+    const lapack_int ln = to_int(n);
     const lapack_int* ipiv = at<lapack_int>(g_.ipiv, g_.ipiv_offset + i * n);
     T* b = at<T>(g_.b, g_.b_offset + i * n * nrhs);
-    if (nrhs == 1) return L::getrs('T', ln, 1, a, ld, ipiv, b, ld);
+    if (nrhs == 1) return getrs('T', ln, 1, a, ipiv, b);
     work_.resize(static_cast<std::size_t>(n * nrhs));
     for (std::int64_t r = 0; r < n; ++r)
       for (std::int64_t c = 0; c < nrhs; ++c) work_[static_cast<std::size_t>(c * n + r)] = b[r * nrhs + c];
-    const lapack_int status = L::getrs('T', ln, to_int(nrhs), a, ld, ipiv, work_.data(), ld);
+    const lapack_int status = getrs('T', ln, to_int(nrhs), a, ipiv, work_.data());
     for (std::int64_t r = 0; r < n; ++r)
       for (std::int64_t c = 0; c < nrhs; ++c) b[r * nrhs + c] = work_[static_cast<std::size_t>(c * n + r)];
     return status;
+  }
+  // getrf, getrs and potrf of square n x n matrices (getrf: m x n) with lda and ldb n: porta's loops
+  // up to small::kMaxOrder (no LAPACK call, no lock), LAPACK's above.
+  static bool small_enough(lapack_int m, lapack_int n) { return m <= small::kMaxOrder && n <= small::kMaxOrder; }
+  static lapack_int getrf(lapack_int m, lapack_int n, T* a, lapack_int lda, lapack_int* ipiv) {
+    return small_enough(m, n) ? small::getrf(m, n, a, ipiv) : L::getrf(m, n, a, lda, ipiv);
+  }
+  static lapack_int getrs(char trans, lapack_int n, lapack_int nrhs, const T* a, const lapack_int* ipiv, T* b) {
+    if (!small_enough(n, n)) return L::getrs(trans, n, nrhs, a, std::max(1, n), ipiv, b, std::max(1, n));
+    small::getrs(trans, n, nrhs, a, ipiv, b);
+    return 0;
+  }
+  static lapack_int potrf(char uplo, lapack_int n, T* a) {
+    return small_enough(n, n) ? small::potrf(uplo, n, a) : L::potrf(uplo, n, a, std::max(1, n));
   }
   lapack_int to_int(std::int64_t v) const {
     if (v > std::numeric_limits<lapack_int>::max())
@@ -348,9 +363,6 @@ namespace {
 constexpr std::int64_t kThreadedOrder = 128, kThreadedWork = std::int64_t{1} << 19;
 int batch_threads(const SolverArgs& g, int threads) {
   if (threads <= 1 || g.batch < 2 || std::max(g.m, g.n) > kThreadedOrder) return 1;
-  // potrf of matrices up to 16 x 16: one thread. OpenBLAS takes a lock for its buffer at each call,
-  // and a second thread cost more than it saved (docs/design/linalg.md, "CPU devices").
-  if (g.op == SolverOp::potrf && g.n <= 16) return 1;
   if (g.batch * g.m * g.n * std::min(g.m, g.n) < kThreadedWork) return 1;
   return static_cast<int>(std::min<std::int64_t>(threads, g.batch));
 }
@@ -399,6 +411,6 @@ void host_solver(const SolverArgs& g, int threads) {
   }
 }
 
-const char* host_solver_name() { return "LAPACKE over OpenBLAS"; }
+const char* host_solver_name() { return "LAPACKE over OpenBLAS (LU and Cholesky up to 32 x 32: porta's loops)"; }
 
 }  // namespace porta::detail

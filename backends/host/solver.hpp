@@ -9,8 +9,9 @@ namespace porta::detail {
 
 // Runs `args` whose handles are host pointers to the start of each buffer (offsets as in args).
 // A batch of small matrices is spread over up to `threads` threads (the device's compute units),
-// each matrix one LAPACK call as before: OpenBLAS runs calls on small matrices in the calling
-// thread, and NumPy's batched linalg loops over them in one. Throws InvalidArgument for sizes
+// each matrix one LAPACK call (OpenBLAS runs calls on small matrices in the calling thread; NumPy's
+// batched linalg loops over them in one), or for LU and Cholesky up to small::kMaxOrder none
+// (host/small_solvers.hpp). Throws InvalidArgument for sizes
 // beyond LAPACK's 32-bit integers or a bad argument LAPACK reports, DTypeError for a dtype other
 // than float32, float64, complex64, complex128.
 void host_solver(const SolverArgs& args, int threads = 1);

@@ -647,13 +647,25 @@ LINALG_FLOPS = {"solve": lambda n: 2 / 3 * n**3 + 2 * n**2, "cholesky": lambda n
                 "qr": lambda n: 8 / 3 * n**3, "eigh": lambda n: 9 * n**3, "svd": lambda n: 22 * n**3}
 
 
-def linalg_inputs(xp, shape, dtype, seed=20261206):
-    """porta-bench's inputs: uniform on [-1, 1); the SPD one a + a^T + 2n I."""
-    rng = np.random.default_rng(seed)
-    a = (rng.random(shape) * 2 - 1).astype(dtype)
+def linalg_input(shape, dtype, slot):
+    """porta-bench's inputs (suite_linalg.cpp's hashed_input), the same numbers: entry e of the flat
+    C-order stack is a 32-bit integer hash of e and slot mapped onto [-1, 1) in float64, rounded to
+    dtype (eigh's and the SVD's time depends on the matrix by 10% from one random draw to the next)."""
+    h = np.arange(int(np.prod(shape)), dtype=np.uint32) * np.uint32(0x9E3779B1) + np.uint32(slot * 0x85EBCA77 & 0xFFFFFFFF)
+    h ^= h >> np.uint32(15)
+    h *= np.uint32(0x2C1B3C6D)
+    h ^= h >> np.uint32(12)
+    h *= np.uint32(0x297A2D39)
+    h ^= h >> np.uint32(15)
+    return (h.astype(np.float64) * (2.0 / 2**32) - 1.0).astype(dtype).reshape(shape)
+
+
+def linalg_inputs(xp, shape, dtype):
+    """a, the SPD a + a^T + 2n I (in dtype, as porta-bench adds them) and b, as porta-bench's."""
+    a = linalg_input(shape, dtype, 0)
     n = shape[-1]
-    spd = a + np.swapaxes(a, -1, -2) + 2 * n * np.eye(n, dtype=dtype)
-    return xp.asarray(a), xp.asarray(spd), xp.asarray((rng.random(shape[:-1] + (1,)) * 2 - 1).astype(dtype))
+    spd = a + np.swapaxes(a, -1, -2) + np.asarray(2 * n, dtype) * np.eye(n, dtype=dtype)
+    return xp.asarray(a), xp.asarray(spd), xp.asarray(linalg_input(shape[:-1] + (1,), dtype, 1))
 
 
 def linalg_rows(lib, la, xp, timer, n, batches):
