@@ -1,6 +1,6 @@
 // porta::linalg's decompositions (issue 40): solve, cholesky, qr, eigh and svd of one n x n matrix
-// (4096 on GPUs, 512 elsewhere; 64 with --porta_quick) in float32 and float64, and solve and
-// cholesky of batches of small matrices (10,000 of 16 x 16 and 64 x 64 on GPUs, 1,000 of 16 x 16
+// (4096 on GPUs, 512 elsewhere; 64 with --porta_quick) in float32 and float64, and the same five
+// of batches of small matrices (10,000 of 16 x 16 and 64 x 64 on GPUs, 1,000 of 16 x 16
 // elsewhere). GFLOP/s use LAPACK's operation counts (LAWN 41 / Golub and Van Loan): solve
 // 2/3 n^3 + 2 n^2, cholesky 1/3 n^3, qr (R and the reduced Q) 8/3 n^3, eigh (with vectors) 9 n^3,
 // svd (with vectors) 22 n^3; the peers' rows (bench/peers/peers.py: cupy.linalg, torch.linalg,
@@ -95,20 +95,31 @@ void register_linalg(const DeviceConfig& c) {
     for (std::int64_t k : c.gpu ? std::vector<std::int64_t>{16, 64} : std::vector<std::int64_t>{16}) {
       const double dk = static_cast<double>(k), b = static_cast<double>(batch);
       const std::string shape = std::to_string(batch) + "x" + std::to_string(k) + "x" + std::to_string(k);
-      report("linalg_solve_batched_" + s, "linalg.solve " + type + " " + shape, batch * k * k);
-      report("linalg_cholesky_batched_" + s, "linalg.cholesky " + type + " " + shape, batch * k * k);
-      add(c, nm("linalg_solve_batched_" + s, c, batch * k * k, shape),
-          [c, batch, k, dt, w = Work{0, b * (2.0 / 3 * dk * dk * dk + 2 * dk * dk)}](benchmark::State& st) {
-            Array a = spd_input(c, {batch, k, k}, dt), rhs = hashed_input(c, 1, {batch, k, 1}, dt);
-            time_on_device(st, c, w, [&] { return la::solve(a, rhs); });
-            to_tflops(st);
-          });
-      add(c, nm("linalg_cholesky_batched_" + s, c, batch * k * k, shape),
-          [c, batch, k, dt, w = Work{0, b * dk * dk * dk / 3}](benchmark::State& st) {
-            Array a = spd_input(c, {batch, k, k}, dt);
-            time_on_device(st, c, w, [&] { return la::cholesky(a); });
-            to_tflops(st);
-          });
+      // Each op's LAPACK count for one k x k matrix and its call on the stack: a (general), spd, rhs.
+      const struct {
+        const char* op;
+        double flops;
+        Array (*call)(const Array& a, const Array& spd, const Array& rhs);
+      } ops[] = {
+          {"solve", 2.0 / 3 * dk * dk * dk + 2 * dk * dk, [](const Array&, const Array& p, const Array& r) { return la::solve(p, r); }},
+          {"cholesky", dk * dk * dk / 3, [](const Array&, const Array& p, const Array&) { return la::cholesky(p); }},
+          {"qr", 8.0 / 3 * dk * dk * dk, [](const Array& a, const Array&, const Array&) { return la::qr(a).Q; }},
+          {"eigh", 9 * dk * dk * dk, [](const Array&, const Array& p, const Array&) { return la::eigh(p).eigenvectors; }},
+          {"svd", 22 * dk * dk * dk, [](const Array& a, const Array&, const Array&) { return la::svd(a, false).U; }},
+      };
+      for (const auto& o : ops) {
+        const std::string family = std::string("linalg_") + o.op + "_batched_" + s;
+        report(family, std::string("linalg.") + o.op + " " + type + " " + shape, batch * k * k);
+        add(c, nm(family, c, batch * k * k, shape), [c, batch, k, dt, op = o.op, call = o.call, w = Work{0, b * o.flops}](benchmark::State& st) {
+          const std::string name = op;
+          const bool general = name == "qr" || name == "svd";
+          Array a = general ? hashed_input(c, 0, {batch, k, k}, dt) : Array();
+          Array spd = general ? Array() : spd_input(c, {batch, k, k}, dt);
+          Array rhs = name == "solve" ? hashed_input(c, 1, {batch, k, 1}, dt) : Array();
+          time_on_device(st, c, w, [&] { return call(a, spd, rhs); });
+          to_tflops(st);
+        });
+      }
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #define lapack_complex_float std::complex<float>
@@ -26,6 +27,23 @@ using C64 = std::complex<float>;
 using C128 = std::complex<double>;
 
 template <class T> struct Lapacke;
+// LAPACKE's _work forms (the plain ones refuse a NaN), with the workspace LAPACK's query asks for.
+#define PORTA_ORGQR(T, name)                                                                        \
+  int orgqr_##name(int m, int n, int k, T* a, const T* tau) {                                      \
+    T q{};                                                                                          \
+    LAPACKE_##name##_work(LAPACK_COL_MAJOR, m, n, k, a, m > 1 ? m : 1, tau, &q, -1);                \
+    std::vector<T> w(static_cast<std::size_t>(std::max(1.0, static_cast<double>(std::real(q)))));   \
+    return LAPACKE_##name##_work(LAPACK_COL_MAJOR, m, n, k, a, m > 1 ? m : 1, tau, w.data(), static_cast<int>(w.size())); \
+  }
+PORTA_ORGQR(float, sorgqr)
+PORTA_ORGQR(double, dorgqr)
+PORTA_ORGQR(C64, cungqr)
+PORTA_ORGQR(C128, zungqr)
+#undef PORTA_ORGQR
+int orgqr_of(int m, int n, int k, float* a, const float* t) { return orgqr_sorgqr(m, n, k, a, t); }
+int orgqr_of(int m, int n, int k, double* a, const double* t) { return orgqr_dorgqr(m, n, k, a, t); }
+int orgqr_of(int m, int n, int k, C64* a, const C64* t) { return orgqr_cungqr(m, n, k, a, t); }
+int orgqr_of(int m, int n, int k, C128* a, const C128* t) { return orgqr_zungqr(m, n, k, a, t); }
 #define PORTA_LAPACKE(T, p)                                                                                     \
   template <> struct Lapacke<T> {                                                                             \
     static int getrf(int m, int n, T* a, int* ipiv) {                                                         \
@@ -35,6 +53,13 @@ template <class T> struct Lapacke;
       return LAPACKE_##p##getrs_work(LAPACK_COL_MAJOR, t, n, nrhs, a, n > 1 ? n : 1, ipiv, b, n > 1 ? n : 1); \
     }                                                                                                         \
     static int potrf(char uplo, int n, T* a) { return LAPACKE_##p##potrf_work(LAPACK_COL_MAJOR, uplo, n, a, n > 1 ? n : 1); } \
+    static int geqrf(int m, int n, T* a, T* tau) {                                                           \
+      T q{};                                                                                                  \
+      LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, m > 1 ? m : 1, tau, &q, -1);                         \
+      std::vector<T> w(static_cast<std::size_t>(std::max(1.0, static_cast<double>(std::real(q)))));            \
+      return LAPACKE_##p##geqrf_work(LAPACK_COL_MAJOR, m, n, a, m > 1 ? m : 1, tau, w.data(), static_cast<int>(w.size())); \
+    }                                                                                                         \
+    static int orgqr(int m, int n, int k, T* a, const T* tau) { return orgqr_of(m, n, k, a, tau); }                        \
   };
 PORTA_LAPACKE(float, s)
 PORTA_LAPACKE(double, d)
@@ -182,6 +207,58 @@ TYPED_TEST(SmallSolvers, CholeskyInfoAsLapack) {
           EXPECT_EQ(info, Lapacke<T>::potrf(uplo, n, want.data())) << uplo << ", n " << n << ", k " << k << ", NaN " << nan;
           EXPECT_EQ(info > 0, !nan);
         }
+}
+
+// geqrf's R, reflectors and taus, then orgqr's Q, against LAPACK's on square, tall and wide
+// matrices; a zero column (tau 0), a column of tiny numbers (larfg's rescaling below its safe
+// minimum) and a NaN (NaNs out, no hang) among them.
+TYPED_TEST(SmallSolvers, QrMatchesLapack) {
+  using T = TypeParam;
+  using R = RealOf<T>;
+  std::mt19937_64 g(19);
+  const int shapes[][2] = {{0, 0}, {1, 1}, {2, 2}, {7, 7}, {16, 16}, {32, 32}, {20, 9}, {9, 20}, {1, 5}, {5, 1}};
+  for (const auto& [m, n] : shapes)
+    for (int edge = 0; edge < 4; ++edge) {
+      if (edge > 0 && n < 2) continue;
+      std::vector<T> a = random_matrix<T>(std::int64_t{m} * n, g);
+      const int col = n / 2;
+      if (edge == 1)
+        for (int r = 0; r < m; ++r) a[static_cast<std::size_t>(r + col * m)] = T(0);
+      if (edge == 2)
+        for (int r = 0; r < m; ++r) a[static_cast<std::size_t>(r + col * m)] *= R(16) * std::numeric_limits<R>::min();
+      if (edge == 3) a[static_cast<std::size_t>(m * n / 2)] = T(std::numeric_limits<R>::quiet_NaN());
+      const int k = std::min(m, n);
+      std::vector<T> want = a, tau(static_cast<std::size_t>(k) + 1), wtau = tau;
+      small::geqrf(m, n, a.data(), tau.data());
+      ASSERT_EQ(Lapacke<T>::geqrf(m, n, want.data(), wtau.data()), 0);
+      // The tiny column's reflector is exact only relative to its own scale: compare it scaled up.
+      std::vector<T> sa = a, sw = want;
+      if (edge == 2)
+        for (int r = 0; r < std::min(m, col + 1); ++r) {
+          sa[static_cast<std::size_t>(r + col * m)] /= std::numeric_limits<R>::min();
+          sw[static_cast<std::size_t>(r + col * m)] /= std::numeric_limits<R>::min();
+        }
+      const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", edge " + std::to_string(edge);
+      if (edge == 3) {  // NaNs out as LAPACK's, not necessarily in the same entries (its nrm2 differs)
+        bool nan = false;
+        for (const T& x : a) nan = nan || std::isnan(std::abs(x));
+        EXPECT_TRUE(nan) << "the NaN vanished, " << what;
+        continue;
+      }
+      EXPECT_LT(distance(sa, sw), tolerance<T>(std::max(m, n))) << "geqrf " << what;
+      EXPECT_LT(distance(tau, wtau), tolerance<T>(std::max(m, n))) << "tau " << what;
+      if (edge == 1 && col < k && std::is_same_v<T, R>) {
+        EXPECT_EQ(tau[static_cast<std::size_t>(col)], T(0)) << what;
+      }
+      // Q of the first k columns (reduced) and, for tall matrices, of fewer reflectors than columns.
+      for (int kk : {k, k / 2}) {
+        if (kk > n) continue;
+        std::vector<T> q(want.begin(), want.begin() + std::int64_t{m} * k), wq = q;
+        small::orgqr(m, k, kk, q.data(), wtau.data());
+        ASSERT_EQ(Lapacke<T>::orgqr(m, k, kk, wq.data(), wtau.data()), 0);
+        EXPECT_LT(distance(q, wq), tolerance<T>(std::max(m, n))) << "orgqr k " << kk << ", " << what;
+      }
+    }
 }
 
 }  // namespace

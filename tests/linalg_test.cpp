@@ -315,6 +315,14 @@ TEST_P(Linalg, QrIsOrthogonalAndReconstructs) {
     }
     Array r_only = la::qr(a, la::QrMode::r).R;
     EXPECT_EQ(r_only.shape(), (Shape{2, std::min(m, n), n}));
+    // A transposed view (no copy-in: a copy first) factors the same matrix; neither input changes
+    // (the host solver reads a contiguous stack where it is).
+    const std::vector<C> before = to_host(a).v;
+    Array view = la::matrix_transpose(la::matrix_transpose(a).copy());
+    auto [qv, rv] = la::qr(view);
+    HostStack rec = product(to_host(qv), to_host(rv)), ha = to_host(a);
+    for (std::int64_t p = 0; p < 2; ++p) EXPECT_LT(distance(rec, ha, p) / norm(ha, p), tol(std::max(m, n))) << "view, " << m << " x " << n;
+    EXPECT_EQ(to_host(a).v, before) << "qr changed its input";
   }
 }
 

@@ -1,7 +1,7 @@
 // LAPACKE's column-major _work routines, one matrix of the batch at a time, with one workspace
 // sized by LAPACK's own query (C-order getrf, getrs and potrf through the transpose:
-// host/solver.hpp); getrf, getrs and potrf up to 32 x 32 through host/small_solvers.hpp's loops,
-// no LAPACK call. The _work forms skip LAPACKE's NaN scan of the inputs, which would turn a NaN
+// host/solver.hpp); getrf, getrs, potrf, geqrf and orgqr up to 32 x 32 through
+// host/small_solvers.hpp's loops, no LAPACK call. The _work forms skip LAPACKE's NaN scan of the inputs, which would turn a NaN
 // into a bad-argument error where NumPy returns NaNs. gesvd runs as gesdd (divide and conquer,
 // what NumPy calls): the same results, several times faster with vectors.
 #include "host/solver.hpp"
@@ -148,7 +148,7 @@ template <class T> class Runner {
       throw InvalidArgument(cat("host solver: ", to_string(g_.op), " of ", m, " x ", n,
                                 " takes C-order matrices only for square getrf, getrs and potrf (porta's bug)"));
     if (g_.src && !(kHostCopyInSolvers & solver_bit(g_.op)))
-      throw InvalidArgument(cat("host solver: ", to_string(g_.op), " takes no input copy (src): getrf, getrs and potrf only (porta's bug)"));
+      throw InvalidArgument(cat("host solver: ", to_string(g_.op), " takes no input copy (src): getrf, getrs, potrf, geqrf and orgqr only (porta's bug)"));
     for (std::int64_t i = b0; i < b1; ++i) {
       T* a = g_.a ? at<T>(g_.a, g_.a_offset + i * m * n) : nullptr;  // stedc has none
       lapack_int status = 0;
@@ -174,6 +174,11 @@ template <class T> class Runner {
           break;
         case SolverOp::geqrf: {
           T* tau = at<T>(g_.tau, g_.tau_offset + i * mn);
+          if (g_.src) copy_transposed(i, a);
+          if (small_enough(lm, ln)) {
+            small::geqrf(lm, ln, a, tau);
+            break;
+          }
           if (work_.empty()) {
             T q{};
             check(L::geqrf(lm, ln, a, lda, tau, &q, -1), "geqrf's workspace query");
@@ -185,6 +190,11 @@ template <class T> class Runner {
         case SolverOp::orgqr: {
           const lapack_int lk = to_int(g_.k);
           const T* tau = at<T>(g_.tau, g_.tau_offset + i * g_.k);
+          if (g_.src) copy_matrix(i, m * n, a);
+          if (small_enough(lm, ln)) {
+            small::orgqr(lm, ln, lk, a, tau);
+            break;
+          }
           if (work_.empty()) {
             T q{};
             check(L::orgqr(lm, ln, lk, a, lda, tau, &q, -1), "orgqr's workspace query");
@@ -243,10 +253,18 @@ template <class T> class Runner {
 
  private:
   char uplo() const { return g_.lower ? 'L' : 'U'; }
-  // getrf's and getrs' copy-in (SolverArgs::src): batch entry i of src, `count` elements, into `to`.
+  // getrf's, getrs' and orgqr's copy-in (SolverArgs::src): batch entry i of src, `count` elements, into `to`.
   void copy_matrix(std::int64_t i, std::int64_t count, T* to) const {
     const T* from = at<const T>(g_.src, g_.src_offset + i * count);
     std::copy(from, from + count, to);
+  }
+  // geqrf's copy-in (SolverArgs::src): the C-order m x n matrix i of src, transposed into the
+  // column-major a.
+  void copy_transposed(std::int64_t i, T* a) const {
+    const std::int64_t m = g_.m, n = g_.n;
+    const T* from = at<const T>(g_.src, g_.src_offset + i * m * n);
+    for (std::int64_t c = 0; c < n; ++c)
+      for (std::int64_t r = 0; r < m; ++r) a[c * m + r] = from[r * n + c];
   }
   // potrf's copy-in (SolverArgs::src): the n x n matrix at src into a, its `lower` triangle as a's
   // layout sees it (C order: row r's columns up to r; Fortran order: column c's rows from c) and
@@ -326,8 +344,8 @@ template <class T> class Runner {
       for (std::int64_t c = 0; c < nrhs; ++c) b[r * nrhs + c] = work_[static_cast<std::size_t>(c * n + r)];
     return status;
   }
-  // getrf, getrs and potrf of square n x n matrices (getrf: m x n) with lda and ldb n: porta's loops
-  // up to small::kMaxOrder (no LAPACK call, no lock), LAPACK's above.
+  // getrf, getrs and potrf of square n x n matrices (getrf, and geqrf and orgqr in run(): m x n)
+  // with lda and ldb n: porta's loops up to small::kMaxOrder (no LAPACK call, no lock), LAPACK's above.
   static bool small_enough(lapack_int m, lapack_int n) { return m <= small::kMaxOrder && n <= small::kMaxOrder; }
   static lapack_int getrf(lapack_int m, lapack_int n, T* a, lapack_int lda, lapack_int* ipiv) {
     return small_enough(m, n) ? small::getrf(m, n, a, ipiv) : L::getrf(m, n, a, lda, ipiv);
@@ -443,6 +461,6 @@ void host_solver(const SolverArgs& g, int threads) {
   }
 }
 
-const char* host_solver_name() { return "LAPACKE over OpenBLAS (LU and Cholesky up to 32 x 32: porta's loops)"; }
+const char* host_solver_name() { return "LAPACKE over OpenBLAS (LU, Cholesky and QR up to 32 x 32: porta's loops)"; }
 
 }  // namespace porta::detail

@@ -10,7 +10,7 @@ namespace porta::detail {
 // Runs `args` whose handles are host pointers to the start of each buffer (offsets as in args).
 // A batch of small matrices is spread over up to `threads` threads (the device's compute units),
 // each matrix one LAPACK call (OpenBLAS runs calls on small matrices in the calling thread; NumPy's
-// batched linalg loops over them in one), or for LU and Cholesky up to small::kMaxOrder none
+// batched linalg loops over them in one), or for LU, Cholesky and QR up to small::kMaxOrder none
 // (host/small_solvers.hpp). Throws InvalidArgument for sizes
 // beyond LAPACK's 32-bit integers or a bad argument LAPACK reports, DTypeError for a dtype other
 // than float32, float64, complex64, complex128.
@@ -31,7 +31,11 @@ inline constexpr std::uint32_t kHostRowMajorSolvers =
 // copy each matrix (potrf its triangle) into the workspace just before factoring it, getrs each
 // right-hand side into b before solving, in cache, where a copy of the whole stack first was a pass
 // over memory of its own (a kernel launch on PoCL).
-inline constexpr std::uint32_t kHostCopyInSolvers =
-    solver_bit(SolverOp::getrf) | solver_bit(SolverOp::getrs) | solver_bit(SolverOp::potrf);
+// geqrf copies each C-order matrix transposed into its column-major workspace, orgqr each matrix
+// of geqrf's output into Q's workspace: on PoCL each copy spared is a kernel launch and a pass over
+// the stack (the two took about as long as the QR of 1000 x 16 x 16 itself).
+inline constexpr std::uint32_t kHostCopyInSolvers = solver_bit(SolverOp::getrf) | solver_bit(SolverOp::getrs) |
+                                                    solver_bit(SolverOp::potrf) | solver_bit(SolverOp::geqrf) |
+                                                    solver_bit(SolverOp::orgqr);
 
 }  // namespace porta::detail

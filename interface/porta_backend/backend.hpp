@@ -42,8 +42,8 @@ namespace porta::detail {
 // FftDesc, FftPlanImpl, DeviceImpl::make_fft_plan; 14: dense solvers, Capabilities::solvers,
 // SolverOp, SolverArgs, DeviceImpl::solver; 15: Capabilities::row_major_solvers, SolverArgs::row_major;
 // 16: SolverOp::stedc and bdsdc; 17: Capabilities::copy_in_solvers, SolverArgs::src; 18:
-// MatmulArgs::subtract).
-inline constexpr int kBackendApiVersion = 18;
+// MatmulArgs::subtract; 19: geqrf and orgqr among copy_in_solvers).
+inline constexpr int kBackendApiVersion = 19;
 
 // The source language generated kernels are written in for a device.
 enum class Dialect : std::uint8_t { cuda, opencl, none };
@@ -109,7 +109,7 @@ struct Capabilities {
   // The ops of `solvers` that also take C-order (row-major) matrices (SolverArgs::row_major): the
   // core then hands a small matrix over as it is, without its transposing copies.
   std::uint32_t row_major_solvers = 0;
-  // The ops of `solvers` that take their input from SolverArgs::src (getrf, getrs, potrf): the core then hands
+  // The ops of `solvers` that take their input from SolverArgs::src (getrf, getrs, potrf, geqrf, orgqr): the core then hands
   // over the caller's matrices with an uninitialised workspace and info, where it would otherwise
   // fill the workspace with a copy first.
   std::uint32_t copy_in_solvers = 0;
@@ -355,8 +355,9 @@ struct SolverArgs {
   // The ops in Capabilities::copy_in_solvers with src: the input stack, never written, in the
   // layout and batch stride of the operand it is copied into just before the op works on matrix i:
   // potrf copies matrix i's `lower` triangle (as a's layout sees it) into a and zeros into the
-  // other, getrf the whole matrix into a, getrs the right-hand sides into b. potrf and getrf write
-  // info for every matrix.
+  // other, getrf the whole matrix into a, getrs the right-hand sides into b, orgqr the whole
+  // matrix into a. geqrf's src is the C-order stack (batch, m, n) itself, which it copies
+  // transposed into its column-major a. potrf and getrf write info for every matrix.
   Handle src = nullptr;
   std::int64_t src_offset = 0;  // elements
 };

@@ -313,12 +313,15 @@ struct Svd {
 };
 
 // Q from k reflectors in x (the column-major workspace of count rows x cols matrices, geqrf's
-// layout) and tau (count, k), in place of x: the device's orgqr or porta's.
+// layout) and tau (count, k), in place of x: the device's orgqr or porta's. With `from` (a stack of
+// x's shape, layout and batch stride) the solver copies each matrix of it into x first
+// (copy_in_solvers), x's contents left to it.
 void orgqr_in(const Device& d, DType t, std::int64_t count, const Array& x, const Array& tau, std::int64_t rows, std::int64_t cols,
-              std::int64_t k) {
+              std::int64_t k, const Array& from = Array()) {
   if (count * rows * cols == 0) return;
   Call c(SolverOp::orgqr, t, count, rows, cols);
   c.g.k = k;
+  if (from.valid()) c.read(&SolverArgs::src, &SolverArgs::src_offset, from);
   c.set(&SolverArgs::a, &SolverArgs::a_offset, x);
   c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);  // k reflectors a matrix: stride k
   c.run(d);
@@ -606,10 +609,18 @@ QrResult qr(const Array& a, QrMode mode) {
   check_solvers(d, SolverOp::geqrf, "qr");
   const Shape batch = leading(a.shape());
   const std::int64_t count = element_count(batch), m = a.dim(-2), n = a.dim(-1), k = std::min(m, n);
-  Array w = column_major(stack3(a), t);  // (count, n, m)
+  // Where the solver copies its input in (copy_in_solvers: the host solver's, matrix by matrix in
+  // cache), geqrf transposes the C-order stack into an uninitialised workspace and orgqr copies
+  // geqrf's output into Q's: no copy kernels first (on PoCL as long as the QR of 1000 x 16 x 16).
+  const bool copies = count * m * n > 0 && (d.impl().info().caps.copy_in_solvers & detail::solver_bit(SolverOp::geqrf)) &&
+                      !dense_runs(d, SolverOp::geqrf, t, count, std::max(m, n));
+  Array src = copies ? stack3(a).astype(t) : Array();
+  const bool copy_a = copies && src.eval().is_contiguous();
+  Array w = copy_a ? empty({count, n, m}, t, d) : column_major(stack3(a), t);  // (count, n, m)
   Array tau = empty({count, k}, t, d);
   {
     Call c(SolverOp::geqrf, t, count, m, n);
+    if (copy_a) c.read(&SolverArgs::src, &SolverArgs::src_offset, src);
     c.set(&SolverArgs::a, &SolverArgs::a_offset, w);
     c.set(&SolverArgs::tau, &SolverArgs::tau_offset, tau);
     c.run(d);
@@ -621,12 +632,16 @@ QrResult qr(const Array& a, QrMode mode) {
   if (mode == QrMode::r) return out;
   // Q's columns: k (reduced) or m (complete); their first k reflectors are w's first k columns.
   const std::int64_t qcols = complete ? m : k;
-  Array q;
-  if (qcols <= n)
+  Array q, from;
+  if (qcols == n && copies && (d.impl().info().caps.copy_in_solvers & detail::solver_bit(SolverOp::orgqr))) {
+    q = empty(w.shape(), t, d);  // orgqr copies w in
+    from = w;
+  } else if (qcols <= n) {
     q = w.slice({span, upto(qcols)}).copy();  // (count, qcols, m): column-major m x qcols
-  else
+  } else {
     q = concatenate({w, zeros({count, qcols - n, m}, t, d)}, 1);
-  orgqr_in(d, t, count, q, tau, m, qcols, k);
+  }
+  orgqr_in(d, t, count, q, tau, m, qcols, k, from);
   out.Q = row_major(q).reshape(with(batch, {m, qcols}));
   return out;
 }
