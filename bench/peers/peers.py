@@ -50,6 +50,10 @@ parser.add_argument("--linalg-n", type=int, default=0, help="order of the one-ma
                     "numpy_linalg 512; --quick 64), as porta-bench's --linalg")
 parser.add_argument("--linalg-ops", default="",
                     help="linalg sections: only these n x n operations, comma-separated (solve, cholesky, qr, eigh, svd)")
+parser.add_argument("--linalg-batched-ops", default="",
+                    help="linalg sections: the operations timed on batches of small matrices, comma-separated (default: "
+                    "all five for numpy_linalg; solve and cholesky for cupy_linalg and torch_linalg, whose qr, eigh and svd "
+                    "of 10,000 matrices may loop over them)")
 parser.add_argument("--no-compile", action="store_true", help="skip torch.compile (tens of seconds of compiling)")
 parser.add_argument("--only", default="", help="run only these sections, comma-separated (numpy_bandwidth, cupy_bandwidth, "
                     "torch_bandwidth, matmul, small_ops, cupy_threads, torch_threads, tasks, dlpack, graphs, numpy_array_api, "
@@ -668,7 +672,7 @@ def linalg_inputs(xp, shape, dtype):
     return xp.asarray(a), xp.asarray(spd), xp.asarray(linalg_input(shape[:-1] + (1,), dtype, 1))
 
 
-def linalg_rows(lib, la, xp, timer, n, batches):
+def linalg_rows(lib, la, xp, timer, n, batches, batched_ops="solve,cholesky,qr,eigh,svd"):
     calls = {"solve": lambda a, spd, b: la.solve(spd, b), "cholesky": lambda a, spd, b: la.cholesky(spd),
              "qr": lambda a, spd, b: la.qr(a), "eigh": lambda a, spd, b: la.eigh(spd),
              "svd": lambda a, spd, b: la.svd(a, full_matrices=False)}
@@ -681,7 +685,7 @@ def linalg_rows(lib, la, xp, timer, n, batches):
             res[f"{lib}_linalg_{op}_{suffix}_{n}_TFLOPs"] = LINALG_FLOPS[op](n) / t / 1e12
         for batch, k in batches:
             a, spd, b = linalg_inputs(xp, (batch, k, k), dtype)
-            for op in calls:
+            for op in (args.linalg_batched_ops or batched_ops).split(","):
                 try:
                     t = timer(lambda: calls[op](a, spd, b))
                 except Exception as e:  # a peer without this batched op: the row stays empty
@@ -693,7 +697,7 @@ def linalg_rows(lib, la, xp, timer, n, batches):
 def cupy_linalg():
     n = args.linalg_n or (64 if args.quick else 4096)
     batches = [(100, 16)] if args.quick else [(10000, 16), (10000, 64)]
-    linalg_rows("cupy", cp.linalg, cp, lambda fn: ev_time(fn, reps=3 if args.quick else 5), n, batches)
+    linalg_rows("cupy", cp.linalg, cp, lambda fn: ev_time(fn, reps=3 if args.quick else 5), n, batches, "solve,cholesky")
 
 
 def torch_linalg():
@@ -705,7 +709,7 @@ def torch_linalg():
         def asarray(x):
             return torch.as_tensor(x, device="cuda")
 
-    linalg_rows("torch", torch.linalg, TorchXp, lambda fn: tev_time(fn, reps=3 if args.quick else 5), n, batches)
+    linalg_rows("torch", torch.linalg, TorchXp, lambda fn: tev_time(fn, reps=3 if args.quick else 5), n, batches, "solve,cholesky")
 
 
 def numpy_linalg():
