@@ -29,9 +29,12 @@
 #        PORTA_EW_GROUPS=32 (issue 37's candidate default), then the phases at 8192 (QR's products).
 # dense3: QR over many work-groups (k33, split products, orgqr through GEMM) and trtri in local
 #        memory: phases, the 8192 rows beside cupy.linalg, the dense and linalg tests on the GPU.
+# batches: issue 40's batches (10,000 of 16 x 16 and 64 x 64) of all five ops on cuda:0 beside
+#        cupy.linalg (qr, eigh and svd of batches first timed 2026-12-07; porta's loop over cuSOLVER
+#        calls for qr and svd), then opencl:1's.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3 or ewtests}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests or batches}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -245,6 +248,14 @@ case $what in
     [ "$(left)" -gt 40 ] && REPS=1 bench sortcache '^sort_f32/' PORTA_CACHE_DIR=/tmp/sortcache
     tar czf "$OUT/sortcache.tgz" -C /tmp sortcache && say "sortcache: $(ls /tmp/sortcache | wc -l) entries"
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2 or ewtests, not $what" >&2; exit 2 ;;
+  batches)
+    build porta-bench porta_plugins
+    timeout "${PT:-200}" python3 bench/peers/peers.py --only=cupy_linalg --linalg-batched --linalg-batched-ops=solve,cholesky,qr,eigh,svd \
+      --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+    say "peers rc=$? at $(el) s"; grep -E 'batched|peers.py:' "$OUT/peers.txt" | head -24 >> "$V"
+    DEVICES=cuda:0 REPS=1 BT=200 ROWS=24 bench batches_cuda '^linalg_.*_batched'
+    [ "$(left)" -gt 90 ] && DEVICES=opencl:1 REPS=1 BT=$(( $(left) - 20 )) ROWS=24 bench batches_ocl '^linalg_.*_batched'
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests or batches, not $what" >&2; exit 2 ;;
 esac
 cat "$V"
