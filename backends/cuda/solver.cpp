@@ -3,7 +3,8 @@
 // matrix the batched routines CuPy calls too: cuBLAS's getrfBatched/getrsBatched, cuSOLVER's
 // potrfBatched (and potrsBatched for one right-hand side), and syevjBatched (Jacobi) for Hermitian
 // matrices up to 32 x 32. The SVD through gesvd, or through Jacobi sweeps (gesvdj, PyTorch's default;
-// gesvd where they did not converge) with PORTA_CUDA_SVD=gesvdj. The workspace (and the batched routines' arrays of matrix pointers) comes
+// gesvd where they did not converge) with PORTA_CUDA_SVD=gesvdj; stacks of SVDs up to 32 x 32
+// through gesvdjBatched (CuPy's path) unless PORTA_CUDA_SVD=gesvd. The workspace (and the batched routines' arrays of matrix pointers) comes
 // from the device's stream-ordered pool and goes back to it after the queued work.
 #include <algorithm>
 #include <limits>
@@ -117,6 +118,24 @@ template <class T> struct Cusolver;
                                    R* s, T* u, int ldu, T* v, int ldv, T* w, int lw, int* info, gesvdjInfo_t params) { \
       return cusolverDn##p##gesvdj(h, j, econ, m, n, a, lda, s, u, ldu, v, ldv, w, lw, info, params);                 \
     }                                                                                                                 \
+    static cusolverStatus_t gesvdj_batched_size(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, const T* a,  \
+                                                int lda, const R* s, const T* u, int ldu, const T* v, int ldv, int* lw,  \
+                                                gesvdjInfo_t params, int batch) {                                        \
+      return cusolverDn##p##gesvdjBatched_bufferSize(h, j, m, n, a, lda, s, u, ldu, v, ldv, lw, params, batch);       \
+    }                                                                                                                 \
+    static cusolverStatus_t gesvdj_batched(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, T* a, int lda,   \
+                                           R* s, T* u, int ldu, T* v, int ldv, T* w, int lw, int* info,              \
+                                           gesvdjInfo_t params, int batch) {                                          \
+      return cusolverDn##p##gesvdjBatched(h, j, m, n, a, lda, s, u, ldu, v, ldv, w, lw, info, params, batch);         \
+    }                                                                                                                 \
+    /* c_i := a_i^H eye for the batch's n x n matrices: every V into V^H in one launch (products by 1 and 0 only,  \
+       exact; the handle's default math mode, no TF32) */                                                             \
+    static cublasStatus_t adjoint_batched(cublasHandle_t h, int n, const T* a, const T* eye, T* c, int batch) {      \
+      const T one = one_of<T>(), zero = zero_of<T>();                                                                 \
+      const long long nn = static_cast<long long>(n) * n;                                                             \
+      return cublas##p##gemmStridedBatched(h, CUBLAS_OP_C, CUBLAS_OP_N, n, n, n, &one, a, n, nn, eye, n, 0, &zero, c, \
+                                           n, nn, batch);                                                             \
+    }                                                                                                                 \
     /* c := a^H (n x n, column-major): the Jacobi SVD's V into LAPACK's V^H */                                         \
     static cublasStatus_t adjoint(cublasHandle_t h, int n, const T* a, T* c) {                                        \
       const T one = one_of<T>(), zero = zero_of<T>();                                                                 \
@@ -164,6 +183,7 @@ template <class T> class Runner {
 
   void run() {
     if (g_.batch > 1 && run_batched()) return;
+    if (g_.op == SolverOp::gesvd && jacobi_batched_svd()) return svd_batched();
     const std::int64_t m = g_.m, n = g_.n, mn = std::min(m, n);
     const int im = to_int(m), in = to_int(n), lda = std::max(1, im), ldb = std::max(1, in);
     const cublasFillMode_t uplo = g_.lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
@@ -352,6 +372,71 @@ template <class T> class Runner {
   }
 
   bool jacobi_batched() const { return g_.batch > 1 && g_.n <= kJacobiBatchedMaxOrder; }
+  // A stack of SVDs up to 32 x 32 through gesvdjBatched (CuPy's path for them), unless
+  // PORTA_CUDA_SVD=gesvd.
+  bool jacobi_batched_svd() const {
+    return g_.batch > 1 && g_.m <= kJacobiBatchedMaxOrder && g_.n <= kJacobiBatchedMaxOrder &&
+           setting_choice("PORTA_CUDA_SVD") != "gesvd";
+  }
+  // gesvdjBatched over the stack: U (m x m a matrix) straight into u where that is its shape, else
+  // into scratch and its first n columns copied out; V into scratch and V^H into vt by one batched
+  // product with the identity. A matrix whose sweeps did not converge (info > 0) is factored again
+  // by gesvd from a copy of the stack (PyTorch's rule), except while a graph is recorded.
+  void svd_batched() {
+    const std::int64_t m = g_.m, n = g_.n, batch = g_.batch, mn = std::min(m, n);
+    if (m < n)
+      throw InvalidArgument(detail::cat(dev_.label(), ": gesvd of ", m, " x ", n, ": cuSOLVER needs m >= n (the core "
+                                        "passes the conjugate transpose of a wide matrix)"));
+    const int im = to_int(m), in = to_int(n), ib = to_int(batch);
+    const std::string& where = dev_.label();
+    const cusolverEigMode_t jobz = g_.vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+    const std::int64_t ucols = g_.full_matrices ? m : mn;
+    const bool u_direct = g_.vectors && ucols == m, retry = !capturing_ && g_.info;
+    const auto bytes = [&](std::int64_t elements) { return round256(static_cast<std::size_t>(elements) * sizeof(T)); };
+    const std::size_t u_bytes = u_direct ? 0 : bytes(batch * m * m), v_bytes = bytes(batch * n * n), eye_bytes = bytes(n * n);
+    const std::size_t keep_bytes = retry ? bytes(batch * m * n) : 0;
+    Scratch buf(dev_, q_, u_bytes + v_bytes + eye_bytes + keep_bytes + round256(static_cast<std::size_t>(batch) * sizeof(int)));
+    T* a0 = at<T>(g_.a, g_.a_offset);
+    R* s = at<R>(g_.w, g_.w_offset);
+    T* u = u_direct ? at<T>(g_.u, g_.u_offset) : buf.ptr<T>();
+    T* v = buf.ptr<T>(u_bytes);
+    T* eye = buf.ptr<T>(u_bytes + v_bytes);
+    T* keep = retry ? buf.ptr<T>(u_bytes + v_bytes + eye_bytes) : nullptr;
+    int* info = g_.info ? at<int>(g_.info, g_.info_offset) : buf.ptr<int>(u_bytes + v_bytes + eye_bytes + keep_bytes);
+    int lwork = 0, glwork = 0;
+    PORTA_CUSOLVER_AT(where, C::gesvdj_batched_size(h_, jobz, im, in, a0, im, s, u, im, v, in, &lwork, svd_params(), ib));
+    if (retry) PORTA_CUSOLVER_AT(where, C::gesvd_size(h_, im, in, &glwork));
+    Scratch scratch(dev_, q_, round256(static_cast<std::size_t>(std::max({lwork, glwork, 1})) * sizeof(T)));
+    T* work = scratch.ptr<T>();
+    if (retry)
+      PORTA_CU_AT(where, cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(keep), reinterpret_cast<CUdeviceptr>(a0),
+                                           static_cast<std::size_t>(batch * m * n) * sizeof(T), stream_));
+    PORTA_CUSOLVER_AT(where, C::gesvdj_batched(h_, jobz, im, in, a0, im, s, u, im, v, in, work, lwork, info, svd_params(), ib));
+    if (g_.vectors) {
+      if (!u_direct) {  // the reduced U: each full U's first n columns, contiguous in column-major order
+        CUDA_MEMCPY2D c{};
+        c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = reinterpret_cast<CUdeviceptr>(u);
+        c.srcPitch = static_cast<std::size_t>(m * m) * sizeof(T);
+        c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = reinterpret_cast<CUdeviceptr>(at<T>(g_.u, g_.u_offset));
+        c.dstPitch = static_cast<std::size_t>(m * ucols) * sizeof(T);
+        c.WidthInBytes = c.dstPitch;
+        c.Height = static_cast<std::size_t>(batch);
+        PORTA_CU_AT(where, cuMemcpy2DAsync(&c, stream_));
+      }
+      std::vector<T> host_eye(static_cast<std::size_t>(n * n), zero_of<T>());
+      for (std::int64_t d = 0; d < n; ++d) host_eye[static_cast<std::size_t>(d * n + d)] = one_of<T>();
+      dev_.write(q_, reinterpret_cast<detail::Handle>(eye), 0, host_eye.data(), host_eye.size() * sizeof(T));
+      PORTA_CUBLAS_AT(where, C::adjoint_batched(blas_, in, v, eye, at<T>(g_.vt, g_.vt_offset), ib));
+    }
+    if (!retry) return;
+    std::vector<int> infos(static_cast<std::size_t>(batch));
+    dev_.read(q_, g_.info, static_cast<std::size_t>(g_.info_offset) * sizeof(int), infos.data(), infos.size() * sizeof(int));
+    for (std::int64_t i = 0; i < batch; ++i)
+      if (infos[static_cast<std::size_t>(i)] > 0)
+        factor(i, true, a0, work, glwork, info + i, nullptr, nullptr, keep, g_.full_matrices ? 0 : 1, ucols);
+  }
   // The SVD through Jacobi sweeps (gesvdj, PyTorch's default driver) with PORTA_CUDA_SVD=gesvdj, not
   // while a graph is being recorded (the retry reads info on the host).
   bool jacobi_svd() const { return !capturing_ && setting_choice("PORTA_CUDA_SVD") == "gesvdj"; }

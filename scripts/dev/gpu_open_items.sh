@@ -29,9 +29,9 @@
 #        PORTA_EW_GROUPS=32 (issue 37's candidate default), then the phases at 8192 (QR's products).
 # dense3: QR over many work-groups (k33, split products, orgqr through GEMM) and trtri in local
 #        memory: phases, the 8192 rows beside cupy.linalg, the dense and linalg tests on the GPU.
-# batches: issue 40's batches (10,000 of 16 x 16 and 64 x 64) of all five ops on cuda:0 beside
-#        cupy.linalg (qr, eigh and svd of batches first timed 2026-12-07; porta's loop over cuSOLVER
-#        calls for qr and svd), then opencl:1's.
+# batches: linalg_test on cuda:0 (the SVD of stacks through gesvdjBatched, new and not yet run on a
+#        GPU), then issue 40's batches (10,000 of 16 x 16 and 64 x 64) of all five ops on cuda:0
+#        beside cupy.linalg (qr, eigh and svd of batches not timed before), then opencl:1's.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
 what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests or batches}
@@ -249,7 +249,8 @@ case $what in
     tar czf "$OUT/sortcache.tgz" -C /tmp sortcache && say "sortcache: $(ls /tmp/sortcache | wc -l) entries"
     ;;
   batches)
-    build porta-bench porta_plugins
+    build porta-bench porta_plugins porta_linalg_test
+    TT=90 gt linalg_cuda $B/bin/porta_linalg_test --gtest_filter='*cuda_0*'
     timeout "${PT:-200}" python3 bench/peers/peers.py --only=cupy_linalg --linalg-batched --linalg-batched-ops=solve,cholesky,qr,eigh,svd \
       --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
     say "peers rc=$? at $(el) s"; grep -E 'batched|peers.py:' "$OUT/peers.txt" | head -24 >> "$V"

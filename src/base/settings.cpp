@@ -95,8 +95,9 @@ constexpr Spec kTable[] = {
     {"PORTA_CUDA_SVD", Type::choice, "auto gesvdj gesvd", 0, 0, false, "auto", "", "at each SVD on a CUDA device",
      Audience::tuning, OnBad::warn, "",
      "cuSOLVER's routine for the SVD of a matrix: gesvdj takes the Jacobi sweeps (PyTorch's default driver), "
-     "retrying with gesvd where they did not converge; auto and gesvd take gesvd (bidiagonalization, CuPy's). "
-     "While a graph is being recorded, gesvd."},
+     "retrying with gesvd where they did not converge; auto takes gesvd (bidiagonalization, CuPy's) for one "
+     "matrix and gesvdjBatched for stacks of matrices up to 32 x 32 (CuPy's too), with the same retry; gesvd takes "
+     "gesvd always. While a graph is being recorded, no retry (gesvd for one matrix)."},
     {"PORTA_OPENCL_FFT", Type::choice, "auto vkfft", 0, 0, false, "auto", "", "when the OpenCL devices are made",
      Audience::user, OnBad::warn, "",
      "The FFT library of OpenCL devices: auto is porta's host FFT on CPU devices whose memory is the host's (PoCL), "
