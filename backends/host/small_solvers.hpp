@@ -3,7 +3,7 @@
 // A batch of 16 x 16 matrices spends most of each OpenBLAS call outside the arithmetic (the buffer
 // lock that every getrf and potrf takes, which two threads then contend for; geqr2's dozens of BLAS
 // calls a matrix); these loops take none, so a batch spreads over the device's cores. Same pivots as
-// LAPACK's (its i?amax: the first largest |re| + |im|, a NaN never chosen over a number), the same
+// LAPACK's (its i?amax: the first largest |re| + |im|, a NaN only where it comes first), the same
 // info (OpenBLAS's, where a NaN reaches potrf's diagonal), the same reflectors (larfg's beta and
 // tau), the same triangles written.
 #pragma once
@@ -185,6 +185,15 @@ template <class T> typename Real<T>::type norm2(const T* x, int count) {
   return big * std::sqrt(ssq);
 }
 
+// sqrt(x^2 + y^2 + z^2) without overflow or harmful underflow, as LAPACK's lapy3 (std::hypot is
+// several times slower: it rounds correctly).
+template <class R> R lapy3(R x, R y, R z) {
+  const R w = std::max({std::abs(x), std::abs(y), std::abs(z)});
+  if (w == R(0) || !(w <= std::numeric_limits<R>::max())) return std::abs(x) + std::abs(y) + std::abs(z);
+  const R a = x / w, b = y / w, c = z / w;
+  return w * std::sqrt(a * a + b * b + c * c);
+}
+
 // LAPACK's larfg: the reflector H = I - tau v v^H with H^H (alpha, x) = (beta, 0), v = (1, x / (alpha
 // - beta)) written over x and beta over alpha; beta real, of the sign opposite to alpha's real part.
 // Returns tau (0, H = I, where x is zero and alpha real).
@@ -194,7 +203,7 @@ template <class T> T larfg(int n, T& alpha, T* x) {
   if (n <= 0 || (n == 1 && std::is_same_v<T, R>)) return T(0);
   R xnorm = norm2(x, n - 1);
   if (xnorm == R(0) && imag_of(alpha) == R(0)) return T(0);
-  R beta = -std::copysign(std::hypot(real_of(alpha), std::hypot(imag_of(alpha), xnorm)), real_of(alpha));
+  R beta = -std::copysign(lapy3(real_of(alpha), imag_of(alpha), xnorm), real_of(alpha));
   // LAPACK's safmin = lamch('S') / lamch('E'): below it beta and x are scaled up until it is not.
   const R safmin = std::numeric_limits<R>::min() / (std::numeric_limits<R>::epsilon() / 2), rsafmn = R(1) / safmin;
   int knt = 0;
@@ -206,7 +215,7 @@ template <class T> T larfg(int n, T& alpha, T* x) {
       alpha *= rsafmn;
     } while (std::abs(beta) < safmin && knt < 20);
     xnorm = norm2(x, n - 1);
-    beta = -std::copysign(std::hypot(real_of(alpha), std::hypot(imag_of(alpha), xnorm)), real_of(alpha));
+    beta = -std::copysign(lapy3(real_of(alpha), imag_of(alpha), xnorm), real_of(alpha));
   }
   T tau;
   if constexpr (std::is_same_v<T, R>) {
