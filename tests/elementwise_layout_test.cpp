@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -220,6 +221,39 @@ TEST_P(Sizes, EmptyOneOddAndPast64KElements) {
     for (auto& v : x) v = v * v;
     EXPECT_TRUE(array_matches(porta::square(xd), DType::float64, s, x, tolerance(DType::float64, Accuracy::simple))) << shape_str(s);
   }
+}
+
+// Outputs of 32 MiB and more: CPU devices store whole vectors past the caches (PORTA_EW_STREAM),
+// with a plain store where the output is not aligned to the vector (a view one element in) and for
+// the tail; a result read right back, as the next kernel does.
+TEST_P(Sizes, LargeOutputsPastTheCaches) {
+  const std::int64_t n = (std::int64_t{1} << 23) + 13;  // float32: just over 32 MiB
+  std::vector<double> x, y;
+  Array xd = random_array({n}, DType::float32, -4, 4, &x), yd = random_array({n}, DType::float32, -4, 4, &y);
+  std::vector<double> r(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < r.size(); ++i) r[i] = x[i] * 2.5 + y[i];
+  const Array sum = (xd * 2.5f + yd).eval();
+  EXPECT_TRUE(array_matches(sum, DType::float32, {n}, r, {1e-6, 2e-6}));
+  // Into a view one element in: out + 1 is not aligned to any vector.
+  Array z = porta::zeros({n + 1}, DType::float32, dev());
+  z.slice({porta::Slice{1, std::nullopt}}).assign(xd * 2.5f + yd);
+  std::vector<double> rz(1, 0.0);
+  rz.insert(rz.end(), r.begin(), r.end());
+  EXPECT_TRUE(array_matches(z, DType::float32, {n + 1}, rz, {1e-6, 2e-6})) << "into a view at offset 1";
+  // complex64: 2^22 + 3 elements, 32 MiB and a little more.
+  const std::int64_t m = (std::int64_t{1} << 22) + 3;
+  std::vector<double> a, b;
+  Array ad = random_array({m}, DType::float32, -2, 2, &a), bd = random_array({m}, DType::float32, -2, 2, &b);
+  const std::complex<double> i1(0, 1);
+  const Array ac = ad.astype(DType::complex64), bc = bd.astype(DType::complex64);
+  const Array c = porta::add(porta::multiply(porta::add(ac, porta::multiply(bc, i1)), porta::add(bc, porta::multiply(ac, i1))), 1.0f).eval();
+  std::vector<double> re(static_cast<std::size_t>(m)), im(static_cast<std::size_t>(m));
+  for (std::size_t i = 0; i < re.size(); ++i) {  // (a + bi)(b + ai) + 1 = (ab - ab + 1) + (a^2 + b^2) i
+    re[i] = a[i] * b[i] - b[i] * a[i] + 1.0;
+    im[i] = a[i] * a[i] + b[i] * b[i];
+  }
+  EXPECT_TRUE(array_matches(porta::real(c), DType::float32, {m}, re, {1e-5, 1e-5})) << "complex64, real part";
+  EXPECT_TRUE(array_matches(porta::imag(c), DType::float32, {m}, im, {1e-6, 2e-6})) << "complex64, imaginary part";
 }
 
 PORTA_INSTANTIATE_DEVICES(Sizes);

@@ -254,6 +254,11 @@ constexpr Spec kTable[] = {
     {"PORTA_EW_UNROLL", Type::integer, "", 1, 8, false, "", "2 on OpenCL GPUs, 1 elsewhere", "once, at the first elementwise kernel", Audience::tuning,
      OnBad::error, kWrongKernel,
      "The vectors a work-item of a GPU elementwise kernel loads before it computes and stores them (loads in flight)."},
+    {"PORTA_EW_STREAM", Type::choice, "auto off", 0, 0, false, "auto", "", "once, at the first elementwise kernel",
+     Audience::tuning, OnBad::error, kWrongKernel,
+     "Non-temporal stores on CPU devices (PoCL): auto stores the output of a vector elementwise kernel (float32, "
+     "float64, complex) past the caches where it is 32 MiB or more (no read of the line before the write: x + y "
+     "1.4x on the build machine); off never."},
     {"PORTA_EW_VECTOR", Type::choice, "widest narrowest", 0, 0, false, "widest", "", "once, at the first elementwise kernel",
      Audience::tuning, OnBad::error, kWrongKernel,
      "The elements a GPU elementwise work-item moves at once: a 16-byte access of the widest operand (widest) or of the "

@@ -84,6 +84,20 @@ int ew_unroll(const DeviceInfo& info) {
 }
 // PORTA_EW_VECTOR=narrowest: the vector spans 16 bytes of the narrowest operand (at most 16
 // elements, 64 bytes of the widest); widest (the default): 16 bytes of the widest.
+// PORTA_EW_STREAM (auto: CPU devices' vector kernels whose output is at least kCpuStreamBytes
+// store it non-temporally, past the caches; off: never). The store that does not first read its
+// cache line back (the read-for-ownership) leaves one memory stream of three in x + y. PoCL on
+// the 2-core build machine (2026-12-07, porta-bench at 2^24 float32, alternating runs): x + y 34-38
+// -> 48-53 GB/s, saxpy 33 -> 53-56, the fused row 31-33 -> 43-48, complex64 x * y + z 30 -> 38,
+// copy 41-51 -> 54; at 2^27 x + y 29 -> 39. A kernel that reads the output back right after loses
+// where it would have stayed in cache: y = 2 x + 1 then sum(3 y) took 2.3-3.4 against 1.9-2.0 ms at
+// 2^22 float32 (16 MiB), 7.5-7.9 against 8.7-9.4 at 2^24 (64 MiB): hence the bound of 32 MiB.
+constexpr std::int64_t kCpuStreamBytes = std::int64_t{32} << 20;
+bool ew_stream() {
+  static const bool stream = setting_choice("PORTA_EW_STREAM") != "off";
+  return stream;
+}
+
 bool ew_vector_narrowest() {
   static const bool narrowest = setting_choice("PORTA_EW_VECTOR") == "narrowest";
   return narrowest;
@@ -139,6 +153,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     const int v = static_cast<int>((plan_uses_random(plan) ? kCpuRandomVectorBytes : kCpuVectorBytes) / widest);
     if (v == 2 || v == 4 || v == 8 || v == 16) l.vec = v;
     if (l.vec > 1 && plan_uses_random(plan)) l.sub = kCpuRandomSubVectors;
+    l.stream = l.vec > 1 && ew_stream() && n * static_cast<std::int64_t>(itemsize(plan.output.dtype)) >= kCpuStreamBytes;
     // Work-items run past n to the end of their group: e and e + V * sub must not overflow.
     if (n > kNarrow - v * l.sub * kCpuGroup) l.in.wide = true;
   }
@@ -167,7 +182,7 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     return l;
   }
   l.key.reserve(kKeyReserve + 18 * plan.code.size());  // one allocation for the whole key
-  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? (l.once ? 'o' : 'g') : 'p', l.vec, "x", l.sub, "u", l.unroll, l.bounded ? "b" : "", "|", plan.shape.size(), "|", l.in.key(),
+  append_all(l.key, "ew|", l.in.wide ? 'w' : 'n', l.grid_stride ? (l.once ? 'o' : 'g') : 'p', l.vec, "x", l.sub, "u", l.unroll, l.bounded ? "b" : "", l.stream ? "s" : "", "|", plan.shape.size(), "|", l.in.key(),
              "|", static_cast<char>(l.output), static_cast<int>(plan.output.dtype), "|");
   append_instruction_key(l.key, plan);
   return l;
@@ -282,6 +297,16 @@ std::string cpu_prefetch_macro() { return std::string(kernel_section(kPreludeOpe
 // reloaded its constants on every work-item (1.37x x + y instead of 1.07x).
 // `random_words`: the lanes' random values, computed for several vectors at once (the work-item's
 // Philox blocks, see generate()); null: this vector computes its own.
+// The store of a whole vector r of `lanes` components (`ptr`: their pointer type) at out + off_out
+// + e: vstoreN, or with l.stream a non-temporal store where the address is aligned to the vector
+// (PORTA_STORE_NT needs it; an output at an odd offset takes vstoreN).
+std::string whole_store(const Layout& l, const std::string& r, const std::string& ptr, int lanes) {
+  const std::string at = cat("(", ptr, "*)(out + off_out + e)");
+  if (!l.stream) return cat("    vstore", lanes, "(", r, ", 0, ", at, ");\n");
+  return cat("    if (((ulong)(out + off_out + e) & (sizeof(", r, ") - 1)) == 0) PORTA_STORE_NT(", r, ", (", ptr, lanes,
+             "*)(out + off_out + e));\n    else vstore", lanes, "(", r, ", 0, ", at, ");\n");
+}
+
 std::string vector_body(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tail,
                         const RandomWords* random_words = nullptr) {
   const int V = l.vec;
@@ -311,7 +336,7 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
     s += cat("    PORTA_PREFETCH(", at, " + ", kPrefetchBytes / static_cast<int>(itemsize(t)), ", 0);\n");
     reads.push_back(cx ? cat("vload", 2 * V, "(0, (__global const ", comp, "*)(", at, "))") : cat("vload", V, "(0, ", at, ")"));
   }
-  if (!tail)
+  if (!tail && !l.stream)
     s += cat("    PORTA_PREFETCH(out + off_out + e + ", kPrefetchBytes / static_cast<int>(itemsize(plan.output.dtype)), ", 1);\n");
   std::vector<std::vector<std::string>> words;
   if (random_words) words = *random_words;
@@ -321,13 +346,13 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
   if (is_complex(out_t)) {  // the pair of vectors interleaved back into storage order
     const std::string comp = d.compute_type(real_dtype(out_t)), r = cat("r", plan.result);
     s += cat("    ", comp, 2 * V, " ", r, ";\n    ", r, ".even = v", plan.result, "_re;\n    ", r, ".odd = v", plan.result, "_im;\n");
-    if (!tail) return s + cat("    vstore", 2 * V, "(", r, ", 0, (__global ", comp, "*)(out + off_out + e));\n");
+    if (!tail) return s + whole_store(l, r, cat("__global ", comp), 2 * V);
     for (int ln = 0; ln < V; ++ln)
       s += cat("    ", ln > 0 ? cat("if (e + ", ln, " < n) ") : "", "out[off_out + e + ", ln, "] = porta_c_", csuffix(out_t), "(", r, ".", lane_name(2 * ln), ", ", r, ".", lane_name(2 * ln + 1), ");\n");
     return s;
   }
   const std::string r = cat("v", plan.result);
-  if (!tail) return s + cat("    vstore", V, "(", r, ", 0, out + off_out + e);\n");
+  if (!tail) return s + whole_store(l, r, cat("__global ", d.compute_type(out_t)), V);
   s += cat("    out[off_out + e] = ", r, ".s0;\n");
   for (int ln = 1; ln < V; ++ln) s += cat("    if (e + ", ln, " < n) out[off_out + e + ", ln, "] = ", r, ".", lane_name(ln), ";\n");
   return s;

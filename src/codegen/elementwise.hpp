@@ -23,6 +23,9 @@ struct Layout {
   int sub = 1;
   int unroll = 1;  // grid-stride vector loops: vectors loaded before any is stored (PORTA_EW_UNROLL)
   bool bounded = false;  // __launch_bounds__(256, 8): random_launch_bounded
+  // CPU devices' vector kernels with a large output: whole vectors stored non-temporally
+  // (PORTA_EW_STREAM, kCpuStreamBytes in codegen/elementwise.cpp).
+  bool stream = false;
   // Grid-stride devices, where the launch has a work-item for every vector (or element): each
   // does its one without the grid-stride loops (see analyse()).
   bool once = false;

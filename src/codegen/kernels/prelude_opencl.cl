@@ -102,12 +102,18 @@ typedef struct __attribute__((aligned(16))) { double re, im; } porta_c128;
 #undef CX_MUL
 #undef CX_M
 #undef CX_OWN_HYPOT
-//@ prefetch  (CPU devices' vector kernels, before the prelude) PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing
+//@ prefetch  (CPU devices' vector kernels, before the prelude) PORTA_PREFETCH: __builtin_prefetch where the OpenCL compiler is clang (PoCL), else nothing; PORTA_STORE_NT(v, p): a non-temporal store of the vector v at p (aligned to v) where clang has one, else a plain one
 #if defined(__clang__) && defined(__has_builtin)
 #if __has_builtin(__builtin_prefetch)
 #define PORTA_PREFETCH(p, w) __builtin_prefetch((p), (w))
 #endif
+#if __has_builtin(__builtin_nontemporal_store)
+#define PORTA_STORE_NT(v, p) __builtin_nontemporal_store((v), (p))
+#endif
 #endif
 #ifndef PORTA_PREFETCH
 #define PORTA_PREFETCH(p, w)
+#endif
+#ifndef PORTA_STORE_NT
+#define PORTA_STORE_NT(v, p) (*(p) = (v))
 #endif
