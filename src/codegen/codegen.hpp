@@ -66,7 +66,8 @@ std::string emit_random_blocks(const ElementwisePlan& plan, const std::string& f
 // The same instructions on OpenCL vectors of `lanes` values (floatN, doubleN): `vK` are vectors,
 // scalars are broadcast, `input_exprs` give vector reads. Only for plans where
 // vector_instructions_supported() holds: float32/float64 arithmetic and math, whose OpenCL C
-// vector forms compute what the scalar forms compute in every lane.
+// vector forms compute what the scalar forms compute in every lane, and 8- and 16-bit integer loads
+// that only casts to float32/float64 read (convert_floatN, exact).
 // Random instructions (and the index, as their counter only) take their lanes from
 // `random_words` (emit_random_blocks).
 // The suffix of base/complex.h's names for complex dtype t: "c64" or "c128" (porta_c_c64(re, im)).

@@ -51,9 +51,11 @@ bool vector_plan(const ElementwisePlan& plan) {
   auto fp = [](DType t) {
     return t == DType::float32 || t == DType::float64 || t == DType::complex64 || t == DType::complex128;
   };
+  // 8- and 16-bit integer inputs where only casts to float read them (vector_instructions_supported).
+  auto narrow = [](DType t) { return t == DType::uint8 || t == DType::int8 || t == DType::uint16 || t == DType::int16; };
   if (!fp(plan.output.dtype)) return false;
   for (auto& in : plan.inputs)
-    if (!fp(in.dtype)) return false;
+    if (!fp(in.dtype) && !narrow(in.dtype)) return false;
   return vector_instructions_supported(plan);
 }
 

@@ -356,9 +356,24 @@ bool complex_vector_instruction(const ElementwisePlan& plan, const Instr& in) {
 
 }  // namespace
 
+// Whether instruction j loads a narrow integer (8 or 16 bits, exact in float32) that only casts to
+// float32 or float64 read: the image-loading pattern, uint8 -> float32, whose vector form is a
+// vloadN of the integers and convert_floatN.
+static bool integer_load_for_cast(const ElementwisePlan& plan, std::int32_t j) {
+  const Instr& in = plan.code[static_cast<std::size_t>(j)];
+  if (in.op != Op::load || !(in.dtype == DType::uint8 || in.dtype == DType::int8 || in.dtype == DType::uint16 || in.dtype == DType::int16))
+    return false;
+  for (const Instr& user : plan.code)
+    if ((user.a == j || user.b == j || user.c == j) && !(user.op == Op::cast && user.a == j && vector_dtype(user.dtype))) return false;
+  return true;
+}
+
 bool vector_instructions_supported(const ElementwisePlan& plan) {
   for (const Instr& in : plan.code) {
+    const auto self = static_cast<std::int32_t>(&in - plan.code.data());
     if (complex_vector_instruction(plan, in)) continue;
+    if (integer_load_for_cast(plan, self)) continue;
+    if (in.op == Op::cast && in.a >= 0 && vector_dtype(in.dtype) && integer_load_for_cast(plan, in.a)) continue;
     if (in.op == Op::uniform || in.op == Op::normal) {
       if (!vector_dtype(in.dtype)) return false;
       continue;
