@@ -32,9 +32,11 @@
 # batches: linalg_test on cuda:0 (the SVD of stacks through gesvdjBatched, new and not yet run on a
 #        GPU), then issue 40's batches (10,000 of 16 x 16 and 64 x 64) of all five ops on cuda:0
 #        beside cupy.linalg (qr, eigh and svd of batches not timed before), then opencl:1's.
+# qrbatch: stacks of QR on CUDA through porta's kernels: linalg_test and dense_test's QR on cuda:0,
+#        the batched qr and solve rows beside cupy.linalg's qr.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests or batches}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches or qrbatch}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -257,6 +259,17 @@ case $what in
     DEVICES=cuda:0 REPS=1 BT=200 ROWS=24 bench batches_cuda '^linalg_.*_batched'
     [ "$(left)" -gt 90 ] && DEVICES=opencl:1 REPS=1 BT=$(( $(left) - 20 )) ROWS=24 bench batches_ocl '^linalg_.*_batched'
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests or batches, not $what" >&2; exit 2 ;;
+  qrbatch)
+    # Stacks of QR on CUDA through porta's kernels (auto, cuSOLVER has none batched): the tests on
+    # cuda:0, then the batched qr and solve rows beside cupy.linalg's qr (a Python loop of cuSOLVER calls).
+    build porta-bench porta_plugins porta_linalg_test porta_dense_test
+    TT=90 gt linalg_cuda $B/bin/porta_linalg_test --gtest_filter='*cuda_0*'
+    TT=60 gt dense_qr_cuda $B/bin/porta_dense_test --gtest_filter='*Qr*cuda_0*'
+    timeout "${PT:-150}" python3 bench/peers/peers.py --only=cupy_linalg --linalg-batched --linalg-batched-ops=qr \
+      --no-compile --out="$OUT/peers.json" > "$OUT/peers.txt" 2>&1
+    say "peers rc=$? at $(el) s"; grep -E 'batched' "$OUT/peers.txt" | head -8 >> "$V"
+    DEVICES=cuda:0 REPS=2 BT=150 ROWS=12 bench qr_cuda '^linalg_(qr|solve)_batched'
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches or qrbatch, not $what" >&2; exit 2 ;;
 esac
 cat "$V"

@@ -68,6 +68,7 @@ bool dense_has(SolverOp op) {
 bool dense_runs(const Device& d, SolverOp op, DType t, std::int64_t batch, std::int64_t order, bool fused = false) {
   if (!dense_has(op) || !detail::dense::available(d)) return false;
   if (!(d.impl().info().caps.solvers & detail::solver_bit(op))) return true;
+  if ((op == SolverOp::geqrf || op == SolverOp::orgqr) && batch > 1) return detail::dense::chosen_for_batched_qr(d, batch, order);
   return detail::dense::chosen(d, t, batch, order, fused);
 }
 

@@ -645,6 +645,17 @@ bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t orde
          order <= kAutoFusedOrder;
 }
 
+bool chosen_for_batched_qr(const Device& device, std::int64_t batch, std::int64_t order) {
+  if (!available(device) || batch < 2) return false;
+  const std::string& how = setting_choice("PORTA_SOLVER");
+  if (how == "porta") return true;
+  if (how == "vendor") return false;
+  // auto: cuSOLVER has no batched geqrf/orgqr, and one call a matrix took 0.24 ms for 64 x 64
+  // float64 on an H100 (2026-12-07: 10,000 of them 2.4 s, 0.0029 TFLOP/s), where porta's kernels,
+  // a work-group a matrix, ran the same stack at 0.67 TFLOP/s on the same GPU through OpenCL.
+  return device.impl().info().dialect == Dialect::cuda && order <= kAutoBatchedQrOrder;
+}
+
 std::int64_t fused_order(DType t, const Device& device) { return fused_order_of(t, device.impl().info()); }
 
 namespace {

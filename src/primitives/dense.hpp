@@ -45,6 +45,12 @@ inline constexpr std::int64_t kAutoWarpOrder = 16;
 // PORTA_SOLVER=porta; auto: those one-launch kernels for float32/float64 up to kAutoFusedOrder on
 // CUDA, the vendor's elsewhere.
 bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order, bool fused);
+// auto's choice of porta's geqrf and orgqr for stacks on CUDA (cuSOLVER has no batched ones): up to
+// this order.
+inline constexpr std::int64_t kAutoBatchedQrOrder = 64;
+// Whether a device with a vendor solver takes porta's geqrf and orgqr for a stack of `batch`
+// matrices of `order`: PORTA_SOLVER=porta, or auto on CUDA for stacks up to kAutoBatchedQrOrder.
+bool chosen_for_batched_qr(const Device& device, std::int64_t batch, std::int64_t order);
 // The largest order gesv_small and potrf_small take for t on device (64, or 32 for complex128).
 std::int64_t fused_order(DType t, const Device& device);
 
