@@ -223,7 +223,8 @@ constexpr Spec kTable[] = {
      "at each linalg call that factors", Audience::tuning, OnBad::error, kWrongKernel,
      "Who factors and solves on a device that has both a vendor solver (cuSOLVER and cuBLAS on CUDA, LAPACK on "
      "PoCL) and porta's own kernels: auto (porta's one-launch solve and cholesky of float32/float64 matrices up to "
-     "16 x 16 on CUDA, which ran faster than cuSOLVER's batched routines there; the vendor's elsewhere), vendor, or "
+     "16 x 16 on CUDA, which ran faster than cuSOLVER's batched routines there, and porta's QR of stacks of matrices "
+     "up to 64 x 64 on CUDA, which cuSOLVER factors one at a time; the vendor's elsewhere), vendor, or "
      "porta (porta's own at every size; eigh and svd: porta's reductions to tridiagonal and bidiagonal form where the "
      "backend solves those small problems, OpenCL's, while CUDA keeps cuSOLVER's). Devices without a vendor solver "
      "always take porta's."},
