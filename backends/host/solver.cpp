@@ -1,9 +1,9 @@
 // LAPACKE's column-major _work routines, one matrix of the batch at a time, with one workspace
 // sized by LAPACK's own query (C-order getrf, getrs and potrf through the transpose:
 // host/solver.hpp); getrf, getrs, potrf, geqrf and orgqr up to 32 x 32 through
-// host/small_solvers.hpp's loops, no LAPACK call. The _work forms skip LAPACKE's NaN scan of the inputs, which would turn a NaN
-// into a bad-argument error where NumPy returns NaNs. gesvd runs as gesdd (divide and conquer,
-// what NumPy calls): the same results, several times faster with vectors.
+// host/small_solvers.hpp's loops, no LAPACK call. The _work forms skip LAPACKE's NaN scan of the
+// inputs, which would turn a NaN into a bad-argument error where NumPy returns NaNs. gesvd runs as
+// gesdd (divide and conquer, what NumPy calls): the same results, several times faster with vectors.
 #include "host/solver.hpp"
 
 #include <algorithm>
@@ -123,9 +123,6 @@ template <> struct Lapack<C128> {
 #undef PORTA_LAPACK_COMMON
 #undef PORTA_LAPACK_REAL
 
-template <class T> struct RealOf { using type = T; };
-template <class R> struct RealOf<std::complex<R>> { using type = R; };
-
 // A workspace length LAPACK's query wrote into `w` (real part for complex), at least 1.
 template <class T> lapack_int query_length(const T& w) {
   return std::max<lapack_int>(1, static_cast<lapack_int>(std::real(w)));
@@ -135,7 +132,7 @@ template <class T> T* at(Handle h, std::int64_t offset) { return static_cast<T*>
 
 template <class T> class Runner {
  public:
-  using R = typename RealOf<T>::type;
+  using R = typename small::Real<T>::type;
   using L = Lapack<T>;
   explicit Runner(const SolverArgs& g) : g_(g) {}
 
