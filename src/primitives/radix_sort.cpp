@@ -183,6 +183,13 @@ std::string map_select_text(DType t) {
   return cat(f.consts, "if (fk_) ", kFastFloatKey, " else { ", full_float_key(f), " }");
 }
 
+// The inverse of a bijective map (integers' map_text, map_fast_text): `u` holds a key, `k`
+// receives the element's bits.
+std::string unmap_text(DType t) {
+  if (!is_floating(t)) return map_text(t);  // the sign's XOR, or nothing
+  return cat(float_bits(t).consts, "k = u ^ ((u & sign) ? sign : mask);");
+}
+
 // SPECIAL(raw, sp): sp := 1 where a float's bits make map_text's key differ from map_fast_text's
 // (-0.0, a NaN other than the canonical one); nothing for every other dtype.
 std::string special_text(DType t) {
@@ -285,6 +292,14 @@ struct RadixPlan {
   int tile() const { return group() * items; }
 };
 
+// Whether the one-sweep passes hand the keys on in their mapped form (digit_form_define): the
+// late order's passes of every dtype whose map is a bijection, a float dtype's where the fast key
+// may apply (FloatKey::both's branch).
+bool stored_form(const RadixPlan& s) {
+  if (s.early || s.t == DType::boolean || is_complex(s.t)) return false;
+  return !is_floating(s.t) || s.float_key == FloatKey::both;
+}
+
 int tile_items(int bytes) { return std::min(16, 32000 / (kGroup * bytes)); }
 // The one-sweep pass's items a work-item (PORTA_SORT_ITEMS, read at each sort), at most what 32000
 // bytes of local memory hold of a tile's elements and indices: the tile's tables take the rest of
@@ -306,6 +321,26 @@ std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uin
 std::string digit_define(const std::string& map) {
   return cat("#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);",
              " else { KT u = (KT)(raw), k; { ", map, " } if (desc) k = ~k & KMASK; dst = (u32)((k >> shift) & 255u); } }\n");
+}
+
+// The one-sweep passes of a key whose map is a bijection (every integer dtype but bool; a float
+// dtype's fast key, where the histogram met no SPECIAL key) pass the keys on between them in
+// their mapped form, the descending order's complement included: the first pass maps the
+// elements' bits on the way out, the passes between take each key's digit as it stands, and the
+// last maps the keys back (CUB twiddles each key in and out of every pass instead). The pass's
+// `form` says which: bit 0, the keys come mapped; bit 1, they go out mapped.
+// DIGIT of such a pass (digit_define's, unless the keys come mapped).
+std::string digit_form_define(const std::string& map) {
+  return cat("#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);",
+             " else { KT u = (KT)(raw), k; if (form & 1) k = u; else { { ", map, " } if (desc) k = ~k & KMASK; }",
+             " dst = (u32)((k >> shift) & 255u); } }\n");
+}
+// FORM_OUT(v): the key v (RT) going out of the pass, in the form the next pass reads, where
+// `guard` holds (the fast key's branch: the histogram met no SPECIAL key).
+std::string form_out_define(DType t, const std::string& guard) {
+  return cat("#define FORM_OUT(v) if ((", guard, ") && (form & 1) != ((form >> 1) & 1)) { KT u = (KT)(v), k;"
+             " if (form & 2) { { ", is_floating(t) ? map_fast_text(t) : map_text(t), " } if (desc) k = ~k & KMASK; }"
+             " else { if (desc) u = ~u & KMASK; { ", unmap_text(t), " } } v = (RT)k; }\n");
 }
 
 // Types and macros every radix kernel starts with. DIGIT(raw, pay, dst): the pass's digit of an
@@ -563,7 +598,7 @@ std::string onesweep_early_source(const DialectText& d, const RadixPlan& s, bool
   auto part = [&](const char* name) { return kernel_text(d, kRadixSortSource, name); };
   const bool ballot = has_ballot(s.rank);
   return cat(defs(d, s, last_wide), kOnesweepOffsets, "#define STARTS ", starts_at(s.t), "\n#define EARLY_PAY(pos, v) ", s.pay ? "pbuf[pos] = (v);" : "", "\n",
-             part("onesweep"),
+             "#define FORM_OUT(v)\n", part("onesweep"),
              s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
              part("onesweep_digits"), "  incl = 0;\n  BARRIER\n", part("onesweep_tile"), part("onesweep_block"), part("early_count"),
@@ -591,14 +626,19 @@ std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_
           part("onesweep_lookback"), part("onesweep_offset"), part("downsweep_scatter"), s.pay ? part("downsweep_scatter_pay") : std::string(),
           part("downsweep_write"), part(s.pay ? "downsweep_read_pay" : "downsweep_read"), part("downsweep_end"));
   std::string tiles = block;
+  // FORM_OUT before the tile's copy (onesweep_tile), then in each block
+  std::string form = "#define FORM_OUT(v)\n";
   if (s.float_key == FloatKey::both) {
     const std::size_t end = block.rfind('}');  // the kernel's closing brace
-    tiles = cat("  if (hist[FLAG] == 0u)\n#undef DIGIT\n", digit_define(map_fast_text(s.t)), block.substr(0, end), "  else\n#undef DIGIT\n",
-                digit_define(map_text(s.t)), block);
+    form = form_out_define(s.t, "hist[FLAG] == 0u");
+    tiles = cat("  if (hist[FLAG] == 0u)\n#undef DIGIT\n#undef FORM_OUT\n", digit_form_define(map_fast_text(s.t)), form_out_define(s.t, "1"),
+                block.substr(0, end), "  else\n#undef DIGIT\n#undef FORM_OUT\n#define FORM_OUT(v)\n", digit_define(map_text(s.t)), block);
+  } else if (stored_form(s)) {
+    form = cat("#undef DIGIT\n", digit_form_define(map_text(s.t)), form_out_define(s.t, "1"));
   } else if (s.float_key == FloatKey::select) {
     tiles = cat("  const int fk_ = hist[FLAG] == 0u;\n#undef DIGIT\n", digit_define(map_select_text(s.t)), block);
   }
-  return cat(defs(d, s, last_wide), kOnesweepOffsets, "#define FLAG ", flag_at(s.t), "\n", part("onesweep"),
+  return cat(defs(d, s, last_wide), kOnesweepOffsets, "#define FLAG ", flag_at(s.t), "\n", form, part("onesweep"),
              s.pay ? part("downsweep_pay_buffer") : std::string(), part("downsweep_tables"),
              uses_pd(s.rank) ? part("downsweep_peer_digits") : std::string(), ballot ? part("downsweep_warp_totals") : std::string(),
              part("onesweep_digits"), group_scan("u64", "s64a", "s64b", "tot", "incl"), part("onesweep_tile"), tiles);
@@ -685,6 +725,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     const View* pin = s.pay && !first ? &ptmp[(pass - 1) & 1]->view() : nullptr;
     const bool last_wide = s.pay && last && index_out;
     const View* pout = !s.pay ? nullptr : last_wide ? index_out : &tmp(ptmp, pass & 1, DType::int32);
+    const int form = stored_form(s) ? (first ? 0 : 1) | (last ? 0 : 2) : 0;  // digit_form_define
     zero_fill(look->view(), 4, static_cast<std::size_t>(kDigits * tiles));  // every tile's word: nothing yet
     Work w;
     w.reads = {&kin, &hist->view(), &look->view(), &counter->view()};
@@ -704,7 +745,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
            mem(pout ? *pout : kout), i64(kin.offset), i64(kout.offset), i64(pout ? pout->offset : 0), i64(n),
            KernelArg::scalar<std::int32_t>(pass), KernelArg::scalar<std::int32_t>(shift),
            KernelArg::scalar<std::int32_t>(descending ? 1 : 0), KernelArg::scalar<std::int32_t>(by_row ? 1 : 0), i64(len),
-           KernelArg::scalar<std::int32_t>(first ? 1 : 0)};
+           KernelArg::scalar<std::int32_t>(first ? 1 : 0), KernelArg::scalar<std::int32_t>(form)};
     };
     run(w, DType::int64);
   }

@@ -239,12 +239,12 @@ KERNEL porta_k(GLOBAL const RT* keys, GLOBAL u32* hist, i64 k_off, i64 n, i64 cs
     if (c) GATOMIC_ADD(&hist[q], c);
   }
 }
-//@ onesweep  one pass of the one-sweep sort (radix_sort.cpp's onesweep_source): a work-group a tile, tiles taken in launch order from counter[pass] (a work-group only ever waits on tiles that running work-groups took before it); the tile is ranked as in the downsweep (the same sections), its digit counts published in look[tile * DIGITS + digit], each work-item looks back over the tiles before it for its digit's offset, and the tile goes out through local memory as in the downsweep
-KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u32* hist, __global volatile u32* look, __global volatile int* counter, GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, int pass, int shift, int desc, int by_row, i64 len, int iota) {
+//@ onesweep  one pass of the one-sweep sort (radix_sort.cpp's onesweep_source): a work-group a tile, tiles taken in launch order from counter[pass] (a work-group only ever waits on tiles that running work-groups took before it); the tile is ranked as in the downsweep (the same sections), its digit counts published in look[tile * DIGITS + digit], each work-item looks back over the tiles before it for its digit's offset, and the tile goes out through local memory as in the downsweep; FORM_OUT(v) turns a key going out into the form the next pass reads (form: radix_sort.cpp's stored_form)
+KERNEL BOUNDS porta_k(GLOBAL const RT* keys, GLOBAL const PT* pay_in, GLOBAL const u32* hist, __global volatile u32* look, __global volatile int* counter, GLOBAL RT* keys_out, GLOBAL PO* pay_out, i64 k_off, i64 ko_off, i64 po_off, i64 n, int pass, int shift, int desc, int by_row, i64 len, int iota, int form) {
 #define LOAD_PAY(e) (HAS_PAY ? (iota ? (PT)(e) : pay_in[e]) : (PT)0)
   GLOBAL RT* kout_ = keys_out + ko_off;  // positions are 32-bit (n < 2^30): the offsets added once
   GLOBAL PO* pout_ = pay_out + po_off;
-#define STORE(pos, raw, p) { kout_[pos] = (raw); if (HAS_PAY) pout_[pos] = (PO)(p); }
+#define STORE(pos, raw, p) { RT o_ = (raw); FORM_OUT(o_) kout_[pos] = o_; if (HAS_PAY) pout_[pos] = (PO)(p); }
   __local RT kbuf[TILE];
 //@ onesweep_digits  (after the downsweep's tables) the pass's digit totals from the histogram, the tile's index taken; then group_scan: incl, the inclusive scan of tot over digits
   __local int trivial[1];
