@@ -256,6 +256,41 @@ TEST_P(Sizes, LargeOutputsPastTheCaches) {
   EXPECT_TRUE(array_matches(porta::imag(c), DType::float32, {m}, im, {1e-6, 2e-6})) << "complex64, imaginary part";
 }
 
+// Integer plans as CPU devices' vector kernels (16 lanes of 1- and 2-byte integers, several
+// vectors a work-item, accessed through unaligned vector types): NumPy's wrapping arithmetic and
+// shifts, operands and outputs at offsets no vector is aligned to, lengths no multiple of a
+// vector, and an output past 32 MiB (stored past the caches where it is aligned).
+TEST_P(Sizes, IntegerVectorsAtAnyOffset) {
+  const auto wrap = [](long long v, DType t) {
+    const int bits = static_cast<int>(porta::itemsize(t)) * 8;
+    if (bits == 64) return static_cast<double>(v);
+    const long long m = 1LL << bits, r = ((v % m) + m) % m;
+    return static_cast<double>(porta::is_unsigned_integer(t) || r < m / 2 ? r : r - m);
+  };
+  for (DType t : {DType::uint8, DType::int8, DType::int16, DType::uint32, DType::int64}) {
+    const porta::IntInfo lim = porta::iinfo(t);
+    const double lo = std::max<double>(static_cast<double>(lim.min), -1e6), hi = std::min<double>(static_cast<double>(lim.max), 1e6);
+    for (std::int64_t n : {std::int64_t{1}, std::int64_t{4097}, t == DType::uint8 ? (std::int64_t{1} << 25) + 7 : std::int64_t{70001}}) {
+      std::vector<double> x, y;
+      Array xd = random_array({n + 1}, t, lo, hi, &x), yd = random_array({n + 3}, t, lo, hi, &y);
+      const Array xs = xd.slice({porta::Slice{1, std::nullopt}}), ys = yd.slice({porta::Slice{3, std::nullopt}});
+      std::vector<double> r(static_cast<std::size_t>(n) + 5, 0.0), c(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        const auto a = static_cast<long long>(x[i + 1]), b = static_cast<long long>(y[i + 3]);
+        r[i + 5] = wrap(wrap(wrap(a * 3, t) + b, t) - (a >> 1), t);
+        c[i] = static_cast<double>(static_cast<float>(a));
+      }
+      Array z = porta::zeros({n + 5}, t, dev());
+      z.slice({porta::Slice{5, std::nullopt}}).assign(xs * 3 + ys - (xs >> 1));
+      EXPECT_TRUE(array_matches(z, t, {n + 5}, r, tolerance(t, Accuracy::exact))) << porta::name(t) << ", n = " << n;
+      std::vector<double> whole(r.begin() + 5, r.end());
+      EXPECT_TRUE(array_matches(xs * 3 + ys - (xs >> 1), t, {n}, whole, tolerance(t, Accuracy::exact))) << porta::name(t) << ", n = " << n;
+      EXPECT_TRUE(array_matches(xs.astype(DType::float32), DType::float32, {n}, c, tolerance(DType::float32, Accuracy::exact)))
+          << porta::name(t) << " -> float32, n = " << n;
+    }
+  }
+}
+
 PORTA_INSTANTIATE_DEVICES(Sizes);
 
 // ---- 2-D plans: broadcast rows and columns, transposed and stepped views ---------------------

@@ -46,16 +46,14 @@ constexpr std::size_t kCpuVectorBytes = 64;
 constexpr int kPrefetchBytes = 2048;
 
 // Plans the vector-per-work-item kernels take: float32/float64 storage (complex64/complex128 as
-// interleaved pairs of them) and vector-safe code.
+// interleaved pairs of them), the integers, and vector-safe code (vector_instructions_supported).
 bool vector_plan(const ElementwisePlan& plan) {
-  auto fp = [](DType t) {
-    return t == DType::float32 || t == DType::float64 || t == DType::complex64 || t == DType::complex128;
+  auto vectors = [](DType t) {
+    return t == DType::float32 || t == DType::float64 || t == DType::complex64 || t == DType::complex128 || is_integral(t);
   };
-  // 8- and 16-bit integer inputs where only casts to float read them (vector_instructions_supported).
-  auto narrow = [](DType t) { return t == DType::uint8 || t == DType::int8 || t == DType::uint16 || t == DType::int16; };
-  if (!fp(plan.output.dtype)) return false;
+  if (!vectors(plan.output.dtype)) return false;
   for (auto& in : plan.inputs)
-    if (!fp(in.dtype) && !narrow(in.dtype)) return false;
+    if (!vectors(in.dtype)) return false;
   return vector_instructions_supported(plan);
 }
 
@@ -152,9 +150,15 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     // One OpenCL vector per work-item (vloadN: any element alignment); see generate().
     const std::size_t widest = std::max(itemsize(plan.output.dtype), widest_input(plan));
     // Random numbers: 64 bytes a work-item, so that several Philox blocks run as one vector.
-    const int v = static_cast<int>((plan_uses_random(plan) ? kCpuRandomVectorBytes : kCpuVectorBytes) / widest);
+    // (at most 16 lanes, OpenCL's widest vector: 16 bytes of uint8)
+    const int v = static_cast<int>(std::min<std::size_t>(16, (plan_uses_random(plan) ? kCpuRandomVectorBytes : kCpuVectorBytes) / widest));
     if (v == 2 || v == 4 || v == 8 || v == 16) l.vec = v;
     if (l.vec > 1 && plan_uses_random(plan)) l.sub = kCpuRandomSubVectors;
+    // Vectors narrower than kCpuVectorBytes (the 16 lanes of 1- and 2-byte integers): several a
+    // work-item. One uchar16 a work-item ran uint8 x + y at 21 GB/s where PoCL's own
+    // vectorisation of the one-element kernel reached 53 (2-core build machine, 2^24).
+    else if (l.vec > 1 && static_cast<std::size_t>(l.vec) * widest < kCpuVectorBytes)
+      l.sub = static_cast<int>(kCpuVectorBytes / (static_cast<std::size_t>(l.vec) * widest));
     l.stream = l.vec > 1 && ew_stream() && n * static_cast<std::int64_t>(itemsize(plan.output.dtype)) >= kCpuStreamBytes;
     // Work-items run past n to the end of their group: e and e + V * sub must not overflow.
     if (n > kNarrow - v * l.sub * kCpuGroup) l.in.wide = true;
@@ -299,14 +303,38 @@ std::string cpu_prefetch_macro() { return std::string(kernel_section(kPreludeOpe
 // reloaded its constants on every work-item (1.37x x + y instead of 1.07x).
 // `random_words`: the lanes' random values, computed for several vectors at once (the work-item's
 // Philox blocks, see generate()); null: this vector computes its own.
+// PoCL's vloadN and vstoreN of 1- and 2-byte integers move one element at a time (uint8 x + y
+// with uchar16 through them: 21 GB/s, through a plain vector access 55, copy 54; 2-core build
+// machine, 2^24): integer vectors are read and written through a typedef of the vector type
+// aligned to its element (clang then emits one unaligned vector access), declared before the
+// kernel (unaligned_types).
+std::string unaligned_type(const std::string& elem, int lanes) { return cat("porta_", elem, lanes, "_u"); }
+std::string unaligned_types(const ElementwisePlan& plan, const Layout& l, const DialectText& d) {
+  std::vector<DType> seen;
+  std::string s;
+  auto add = [&](DType t) {
+    if (!is_integral(t) || std::find(seen.begin(), seen.end(), t) != seen.end()) return;
+    seen.push_back(t);
+    const std::string ct = d.compute_type(t);
+    s += cat("typedef ", ct, l.vec, " __attribute__((aligned(sizeof(", ct, ")))) ", unaligned_type(ct, l.vec), ";\n");
+  };
+  for (std::size_t k = 0; k < plan.inputs.size(); ++k)
+    if (l.in.access[k] == Access::contiguous) add(plan.inputs[k].dtype);
+  add(plan.output.dtype);
+  return s;
+}
+
 // The store of a whole vector r of `lanes` components (`ptr`: their pointer type) at out + off_out
 // + e: vstoreN, or with l.stream a non-temporal store where the address is aligned to the vector
 // (PORTA_STORE_NT needs it; an output at an odd offset takes vstoreN).
-std::string whole_store(const Layout& l, const std::string& r, const std::string& ptr, int lanes) {
+// Integer vectors go through unaligned_types' types instead of vstoreN.
+std::string whole_store(const Layout& l, const std::string& r, const std::string& ptr, int lanes, const std::string& int_type = "") {
   const std::string at = cat("(", ptr, "*)(out + off_out + e)");
-  if (!l.stream) return cat("    vstore", lanes, "(", r, ", 0, ", at, ");\n");
+  const std::string plain = int_type.empty() ? cat("vstore", lanes, "(", r, ", 0, ", at, ");\n")
+                                             : cat("*(__global ", unaligned_type(int_type, lanes), "*)(out + off_out + e) = ", r, ";\n");
+  if (!l.stream) return cat("    ", plain);
   return cat("    if (((ulong)(out + off_out + e) & (sizeof(", r, ") - 1)) == 0) PORTA_STORE_NT(", r, ", (", ptr, lanes,
-             "*)(out + off_out + e));\n    else vstore", lanes, "(", r, ", 0, ", at, ");\n");
+             "*)(out + off_out + e));\n    else ", plain);
 }
 
 std::string vector_body(const ElementwisePlan& plan, const Layout& l, const DialectText& d, bool tail,
@@ -336,7 +364,9 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
       continue;
     }
     s += cat("    PORTA_PREFETCH(", at, " + ", kPrefetchBytes / static_cast<int>(itemsize(t)), ", 0);\n");
-    reads.push_back(cx ? cat("vload", 2 * V, "(0, (__global const ", comp, "*)(", at, "))") : cat("vload", V, "(0, ", at, ")"));
+    reads.push_back(cx              ? cat("vload", 2 * V, "(0, (__global const ", comp, "*)(", at, "))")
+                    : is_integral(t) ? cat("*(__global const ", unaligned_type(comp, V), "*)(", at, ")")
+                                     : cat("vload", V, "(0, ", at, ")"));
   }
   if (!tail && !l.stream)
     s += cat("    PORTA_PREFETCH(out + off_out + e + ", kPrefetchBytes / static_cast<int>(itemsize(plan.output.dtype)), ", 1);\n");
@@ -354,7 +384,7 @@ std::string vector_body(const ElementwisePlan& plan, const Layout& l, const Dial
     return s;
   }
   const std::string r = cat("v", plan.result);
-  if (!tail) return s + whole_store(l, r, cat("__global ", d.compute_type(out_t)), V);
+  if (!tail) return s + whole_store(l, r, cat("__global ", d.compute_type(out_t)), V, is_integral(out_t) ? d.compute_type(out_t) : "");
   s += cat("    out[off_out + e] = ", r, ".s0;\n");
   for (int ln = 1; ln < V; ++ln) s += cat("    if (e + ", ln, " < n) out[off_out + e + ", ln, "] = ", r, ".", lane_name(ln), ";\n");
   return s;
@@ -390,12 +420,12 @@ KernelSource generate(const ElementwisePlan& plan, const Layout& l, const Dialec
 
   src += cat(d.kernel_prefix(), l.bounded ? "__launch_bounds__(256, 8) " : "", "porta_elementwise(", join(params, ", "), ") {\n",
              ic.uniform_loads);
-  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {  // random plans: `sub` vectors a work-item
+  if (!l.grid_stride && l.vec > 1 && l.sub > 1) {  // `sub` vectors a work-item (random plans: their Philox blocks at once)
     auto body = [&](bool tail, const RandomWords* words) { return vector_body(plan, l, d, tail, words); };
-    return {cpu_prefetch_macro() + src + random_work_item(plan, d, idx, l.vec, l.sub, body), "porta_elementwise", {}};
+    return {cpu_prefetch_macro() + unaligned_types(plan, l, d) + src + random_work_item(plan, d, idx, l.vec, l.sub, body), "porta_elementwise", {}};
   }
   if (!l.grid_stride && l.vec > 1) {
-    src = cpu_prefetch_macro() + src;
+    src = cpu_prefetch_macro() + unaligned_types(plan, l, d) + src;
     src += cat("  const ", idx, " e = (", idx, ")", d.global_id(), " * ", l.vec, ";\n  if (e + ", l.vec, " <= n) {\n",
                vector_body(plan, l, d, false), "  } else if (e < n) {\n", vector_body(plan, l, d, true), "  }\n}\n");
     return {src, "porta_elementwise", {}};

@@ -329,6 +329,7 @@ std::string emit_instructions(const DialectText& d, const ElementwisePlan& plan,
 namespace {
 
 bool vector_dtype(DType t) { return t == DType::float32 || t == DType::float64; }
+bool int_vector_dtype(DType t) { return is_integral(t); }
 bool complex_vector_dtype(DType t) { return t == DType::complex64 || t == DType::complex128; }
 
 // Complex instructions with a vector form (emit_complex_vector): arithmetic without branches.
@@ -356,24 +357,34 @@ bool complex_vector_instruction(const ElementwisePlan& plan, const Instr& in) {
 
 }  // namespace
 
-// Whether instruction j loads a narrow integer (8 or 16 bits, exact in float32) that only casts to
-// float32 or float64 read: the image-loading pattern, uint8 -> float32, whose vector form is a
-// vloadN of the integers and convert_floatN.
-static bool integer_load_for_cast(const ElementwisePlan& plan, std::int32_t j) {
-  const Instr& in = plan.code[static_cast<std::size_t>(j)];
-  if (in.op != Op::load || !(in.dtype == DType::uint8 || in.dtype == DType::int8 || in.dtype == DType::uint16 || in.dtype == DType::int16))
-    return false;
-  for (const Instr& user : plan.code)
-    if ((user.a == j || user.b == j || user.c == j) && !(user.op == Op::cast && user.a == j && vector_dtype(user.dtype))) return false;
-  return true;
+// Integer instructions with a vector form (emit_int_vector): NumPy's wrapping arithmetic, the
+// bitwise ops, its shifts past the width, max/min, and casts between integers and to floats
+// (float -> integer keeps its saturating element-at-a-time rule). Division, modulo, powers and
+// comparisons keep the element-at-a-time kernel.
+static bool int_vector_instruction(const ElementwisePlan& plan, const Instr& in) {
+  if (!int_vector_dtype(in.dtype)) return false;
+  const auto dtype_of = [&](std::int32_t j) { return plan.code[static_cast<std::size_t>(j)].dtype; };
+  const auto same = [&] {
+    for (std::int32_t j : {in.a, in.b, in.c})
+      if (j >= 0 && dtype_of(j) != in.dtype) return false;
+    return true;
+  };
+  switch (in.op) {
+    case Op::load: case Op::scalar: return true;
+    case Op::cast: return in.a >= 0 && int_vector_dtype(dtype_of(in.a));
+    case Op::neg: case Op::abs: case Op::add: case Op::sub: case Op::mul: case Op::maximum: case Op::minimum:
+    case Op::bit_and: case Op::bit_or: case Op::bit_xor: case Op::bit_not: case Op::shl: case Op::shr:
+      return same();
+    default: return false;
+  }
 }
 
 bool vector_instructions_supported(const ElementwisePlan& plan) {
   for (const Instr& in : plan.code) {
-    const auto self = static_cast<std::int32_t>(&in - plan.code.data());
     if (complex_vector_instruction(plan, in)) continue;
-    if (integer_load_for_cast(plan, self)) continue;
-    if (in.op == Op::cast && in.a >= 0 && vector_dtype(in.dtype) && integer_load_for_cast(plan, in.a)) continue;
+    if (int_vector_instruction(plan, in)) continue;
+    // integer -> float (the image-loading pattern: uint8 -> float32)
+    if (in.op == Op::cast && in.a >= 0 && vector_dtype(in.dtype) && int_vector_dtype(plan.code[static_cast<std::size_t>(in.a)].dtype)) continue;
     if (in.op == Op::uniform || in.op == Op::normal) {
       if (!vector_dtype(in.dtype)) return false;
       continue;
@@ -460,6 +471,49 @@ std::string trig_lane_by_lane(const std::string& vt, const std::string& out, con
 
 }  // namespace
 
+// An integer instruction of `lanes` lanes (int_vector_instruction). Signed arithmetic and shifts
+// run on the unsigned vector of the same width, reinterpreted (as_), so that they wrap as NumPy's
+// and never overflow a signed type; a shift by the width or more (or by a negative count) gives
+// NumPy's 0 (left, unsigned right) or the sign's fill (signed right), where OpenCL's vector
+// shifts would take the count modulo the width.
+static std::string emit_int_vector(const DialectText& d, const ElementwisePlan& plan, const Instr& in, std::int32_t j,
+                            const std::vector<std::string>& input_exprs, int lanes) {
+  const DType t = in.dtype;
+  const bool sgn = !is_unsigned_integer(t);
+  const std::string vt = cat(d.compute_type(t), lanes), ut = cat(sgn ? "u" : "", vt), bits = cat(itemsize(t) * 8);
+  const std::string a = cat("v", in.a), b = cat("v", in.b);
+  auto u = [&](const std::string& x) { return sgn ? cat("as_", ut, "(", x, ")") : x; };        // as unsigned
+  auto back = [&](const std::string& x) { return sgn ? cat("as_", vt, "(", x, ")") : x; };     // and back
+  auto wrap = [&](const char* op) { return back(cat("(", u(a), " ", op, " ", u(b), ")")); };
+  const std::string in_range = cat("(", u(b), " < (", ut, ")(", bits, "))");
+  std::string rhs;
+  switch (in.op) {
+    case Op::load: rhs = input_exprs.at(static_cast<std::size_t>(in.arg)); break;
+    case Op::scalar: rhs = cat("(", vt, ")(s", in.arg, ")"); break;
+    case Op::cast:
+      rhs = plan.code[static_cast<std::size_t>(in.a)].dtype == t ? a : cat("convert_", vt, "(", a, ")");  // integers: the low bits
+      break;
+    case Op::neg: rhs = back(cat("(-", u(a), ")")); break;
+    case Op::abs: rhs = sgn ? cat("as_", vt, "(abs(", a, "))") : a; break;  // abs(-128) is 128 as uchar: -128 again
+    case Op::add: rhs = wrap("+"); break;
+    case Op::sub: rhs = wrap("-"); break;
+    case Op::mul: rhs = wrap("*"); break;
+    case Op::maximum: rhs = cat("max(", a, ", ", b, ")"); break;
+    case Op::minimum: rhs = cat("min(", a, ", ", b, ")"); break;
+    case Op::bit_and: rhs = cat("(", a, " & ", b, ")"); break;
+    case Op::bit_or: rhs = cat("(", a, " | ", b, ")"); break;
+    case Op::bit_xor: rhs = cat("(", a, " ^ ", b, ")"); break;
+    case Op::bit_not: rhs = cat("(~", a, ")"); break;
+    case Op::shl: rhs = cat("select((", vt, ")(0), ", wrap("<<"), ", ", in_range, ")"); break;
+    case Op::shr:
+      rhs = sgn ? cat("(", a, " >> select((", vt, ")(", itemsize(t) * 8 - 1, "), ", b, ", ", in_range, "))")
+                : cat("select((", vt, ")(0), (", a, " >> ", b, "), ", in_range, ")");
+      break;
+    default: throw std::logic_error("codegen: no integer vector form for this op");
+  }
+  return cat("    const ", vt, " v", j, " = ", rhs, ";\n");
+}
+
 std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan& plan,
                                      const std::vector<std::string>& input_exprs, int lanes,
                                      const std::vector<std::vector<std::string>>& random_words) {
@@ -470,6 +524,10 @@ std::string emit_vector_instructions(const DialectText& d, const ElementwisePlan
     if (in.op == Op::index) continue;  // read only through random_words
     if (complex_vector_instruction(plan, in)) {
       out += emit_complex_vector(d, plan, in, static_cast<std::int32_t>(j), input_exprs, lanes);
+      continue;
+    }
+    if (int_vector_instruction(plan, in)) {
+      out += emit_int_vector(d, plan, in, static_cast<std::int32_t>(j), input_exprs, lanes);
       continue;
     }
     if (in.op == Op::uniform || in.op == Op::normal) {
