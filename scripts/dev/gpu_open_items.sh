@@ -34,9 +34,12 @@
 #        beside cupy.linalg (qr, eigh and svd of batches not timed before), then opencl:1's.
 # qrbatch: stacks of QR on CUDA through porta's kernels: linalg_test and dense_test's QR on cuda:0,
 #        the batched qr and solve rows beside cupy.linalg's qr.
+# h200:  issue 41's sums and sorts beside CuPy and PyTorch (on an H200), qrbatch's tests and rows,
+#        ncu of the float32 and int32 sorts on cuda:0.
+# sortold: the sort tests on both GPU devices, the house rows by this tree and build-old-src/'s.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches or qrbatch}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200 or sortold}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -270,6 +273,52 @@ case $what in
     say "peers rc=$? at $(el) s"; grep -E 'batched' "$OUT/peers.txt" | head -8 >> "$V"
     DEVICES=cuda:0 REPS=2 BT=150 ROWS=12 bench qr_cuda '^linalg_(qr|solve)_batched'
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches or qrbatch, not $what" >&2; exit 2 ;;
+  h200)
+    # Issue 41 on an H200 (its sums and sorts beside CuPy and PyTorch had not been measured), issue
+    # 40's stacks of QR on CUDA (qrbatch's tests and rows), then where the float32 sort's time goes
+    # on cuda:0 against int32's (ncu, one launch of each kernel; every kernel is named porta_k).
+    build porta-bench porta_plugins porta_linalg_test porta_dense_test
+    TT=90 gt linalg_cuda $B/bin/porta_linalg_test --gtest_filter='*cuda_0*'
+    TT=60 gt dense_qr_cuda $B/bin/porta_dense_test --gtest_filter='*Qr*cuda_0*'
+    PT=150 peers cupy_array_api,torch_array_api,cupy_bandwidth,torch_bandwidth
+    REPS=3 ROWS=24 bench sums_sorts '^(copy|sum|sum_rows|sum_cols|sort_f32|sort_i32|sort_u32|argsort_f32)/'
+    rm -f "$OUT/peers.json" "$OUT/peers.txt" "$OUT/configure.txt" "$OUT/build.txt"
+    DEVICES=cuda:0 REPS=2 BT=100 ROWS=12 bench qr_cuda '^linalg_(qr|solve)_batched'
+    rm -f "$OUT/qr_cuda.json" "$OUT/qr_cuda.txt" "$OUT/sums_sorts.txt"
+    ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for t in f32 i32; do
+      [ "$(left)" -gt 70 ] || break
+      timeout 60 "$ncu" --clock-control none -k porta_k -c 24 --section SpeedOfLight --section Occupancy --section WarpStateStats \
+        $B/bin/porta-bench --devices=cuda:0 --filter="^sort_$t/" --repetitions=1 --no-ceilings > "$OUT/ncu_$t.txt" 2>&1
+      say "ncu $t rc=$? at $(el) s: $(grep -c 'Duration' "$OUT/ncu_$t.txt") launches"
+      grep -E '^  porta_k|^ +Duration' "$OUT/ncu_$t.txt" | paste - - | tr -s ' ' | cut -c1-160 | tail -8 >> "$V"
+    done
+    ;;
+  sortold)
+    # Issue 41: the sort's keys handed on in their mapped form (312a33d): the sort tests on both GPU
+    # devices, then the house rows (sorts included) by this tree and the old one (build-old-src/,
+    # as oldnew; built beside this one) beside CuPy and PyTorch, then the host-time rows alternating.
+    [ -f build-old-src/CMakeLists.txt ] || { say "no build-old-src/ (see oldnew)"; exit 1; }
+    ( cmake -S build-old-src -B build-old -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTA_PYTHON=OFF -DPORTA_BUILD_EXAMPLES=OFF &&
+      cmake --build build-old --target porta-bench ) > "$OUT/build-old.txt" 2>&1 &
+    oldpid=$!
+    build porta-bench porta_sort_test
+    TT=150 gt sort_gpu $B/bin/porta_sort_test \
+      --gtest_filter='*SortRules*cuda_0*:*SortRules*opencl_1*:*NewDType*cuda_0*:*Sorting*cuda_0_float32*:*Sorting*opencl_1_float32*:*Sorting*cuda_0_int32*'
+    wait $oldpid && say "old tree built at $(el) s" || say "old tree's build failed"
+    peers cupy_bandwidth,torch_bandwidth,cupy_array_api,torch_array_api,small_ops,graphs
+    rows='^(copy|add|saxpy|fused|sum|sum_rows|sum_cols|argmax|fill|uniform|cumsum_f32|sort_f32|sort_i32|sort_u32|argsort_f32|compress_f32|take_f32|small_add|small_graph)/'
+    for tree in new old; do
+      [ -x build-old/bin/porta-bench ] || [ $tree = new ] || break
+      BT=$(( $(left) > 300 ? 130 : $(left) / 3 )) B=$([ $tree = new ] && echo build-gpu || echo build-old) REPS=2 ROWS=40 bench "house_$tree" "$rows"
+    done
+    rm -f "$OUT/configure.txt" "$OUT/build.txt" "$OUT/peers.txt" "$OUT/house_new.txt" "$OUT/house_old.txt"
+    for tree in new old; do
+      [ "$(left)" -gt 45 ] && [ -x build-old/bin/porta-bench ] || break
+      BT=30 B=$([ $tree = new ] && echo build-gpu || echo build-old) REPS=3 ROWS=4 bench "host_$tree" '^(small_add|small_graph)/'
+      rm -f "$OUT/host_$tree.txt" "$OUT/host_$tree.json"
+    done
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200 or sortold, not $what" >&2; exit 2 ;;
 esac
 cat "$V"
