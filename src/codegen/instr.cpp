@@ -391,6 +391,7 @@ bool vector_instructions_supported(const ElementwisePlan& plan) {
     }
     if (in.op == Op::index) {  // only as the counter of random numbers (emit_random_blocks)
       const auto j = static_cast<std::int32_t>(&in - plan.code.data());
+      if (j == plan.result) return false;  // arange: no vector form
       for (const Instr& user : plan.code)
         if ((user.a == j && user.op != Op::uniform && user.op != Op::normal) || user.b == j || user.c == j) return false;
       continue;
