@@ -630,11 +630,19 @@ bool available(const Device& device) { return device.impl().info().dialect != Di
 
 void set_phase_hook(PhaseHook hook) { phase_hook.store(hook); }
 
-bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order, bool fused) {
-  if (!available(device)) return false;
+namespace {
+// PORTA_SOLVER's forced answer (porta: true, vendor: false), none under auto.
+std::optional<bool> forced_solver() {
   const std::string& how = setting_choice("PORTA_SOLVER");
   if (how == "porta") return true;
   if (how == "vendor") return false;
+  return std::nullopt;
+}
+}  // namespace
+
+bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t order, bool fused) {
+  if (!available(device)) return false;
+  if (const auto forced = forced_solver()) return *forced;
   // auto: porta's one-launch solve and Cholesky of small real matrices on CUDA, where a whole batch
   // is one launch (cuSOLVER's batched routines take several beside the core's copies and pointer
   // arrays). On an H100 (2026-12-06, 10,000 matrices) they ran 1.03x-1.09x cuSOLVER's solve and
@@ -647,9 +655,7 @@ bool chosen(const Device& device, DType t, std::int64_t batch, std::int64_t orde
 
 bool chosen_for_batched_qr(const Device& device, std::int64_t batch, std::int64_t order) {
   if (!available(device) || batch < 2) return false;
-  const std::string& how = setting_choice("PORTA_SOLVER");
-  if (how == "porta") return true;
-  if (how == "vendor") return false;
+  if (const auto forced = forced_solver()) return *forced;
   // auto: cuSOLVER has no batched geqrf/orgqr, and one call a matrix took 0.24 ms for 64 x 64
   // float64 on an H100 (2026-12-07: 10,000 of them 2.4 s, 0.0029 TFLOP/s), where porta's kernels,
   // a work-group a matrix, ran the same stack at 0.67 TFLOP/s on the same GPU through OpenCL.
