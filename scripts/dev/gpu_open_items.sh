@@ -37,9 +37,10 @@
 # h200:  issue 41's sums and sorts beside CuPy and PyTorch (on an H200), qrbatch's tests and rows,
 #        ncu of the float32 and int32 sorts on cuda:0.
 # sortold: the sort tests on both GPU devices, the house rows by this tree and build-old-src/'s.
+# sortnew: sortold without the old tree.
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
-what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200 or sortold}
+what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200, sortold or sortnew}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 left() { echo $(( ${BUDGET:-560} - $(el) )); }
 B=build-gpu; V=$OUT/verdicts.txt; : > "$V"
@@ -319,6 +320,14 @@ case $what in
       rm -f "$OUT/host_$tree.txt" "$OUT/host_$tree.json"
     done
     ;;
-  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200 or sortold, not $what" >&2; exit 2 ;;
+  sortnew)
+    # sortold without the old tree: the sort tests on both GPU devices, the sort rows beside CuPy and PyTorch.
+    build porta-bench porta_sort_test
+    TT=120 gt sort_gpu $B/bin/porta_sort_test \
+      --gtest_filter='*SortRules*cuda_0*:*SortRules*opencl_1*:*NewDType*cuda_0*:*Sorting*cuda_0_float32*:*Sorting*opencl_1_float32*:*Sorting*cuda_0_int32*'
+    peers cupy_array_api,torch_array_api
+    REPS=3 ROWS=8 bench sorts '^(sort_f32|sort_i32|sort_u32|argsort_f32)/'
+    ;;
+  *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200, sortold or sortnew, not $what" >&2; exit 2 ;;
 esac
 cat "$V"
