@@ -323,10 +323,10 @@ case $what in
   sortnew)
     # sortold without the old tree: the sort tests on both GPU devices, the sort rows beside CuPy and PyTorch.
     build porta-bench porta_sort_test
-    TT=120 gt sort_gpu $B/bin/porta_sort_test \
-      --gtest_filter='*SortRules*cuda_0*:*SortRules*opencl_1*:*NewDType*cuda_0*:*Sorting*cuda_0_float32*:*Sorting*opencl_1_float32*:*Sorting*cuda_0_int32*'
+    TT=${ST:-120} gt sort_gpu $B/bin/porta_sort_test \
+      --gtest_filter="${SF:-*SortRules*cuda_0*:*SortRules*opencl_1*:*NewDType*cuda_0*:*Sorting*cuda_0_float32*:*Sorting*opencl_1_float32*:*Sorting*cuda_0_int32*}"
     peers cupy_array_api,torch_array_api
-    REPS=3 ROWS=8 bench sorts '^(sort_f32|sort_i32|sort_u32|argsort_f32)/'
+    REPS=${REPS:-3} ROWS=8 bench sorts '^(sort_f32|sort_i32|sort_u32|argsort_f32)/'
     ;;
   *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200, sortold or sortnew, not $what" >&2; exit 2 ;;
 esac
