@@ -37,7 +37,8 @@
 # h200:  issue 41's sums and sorts beside CuPy and PyTorch (on an H200), qrbatch's tests and rows,
 #        ncu of the float32 and int32 sorts on cuda:0.
 # sortold: the sort tests on both GPU devices, the house rows by this tree and build-old-src/'s.
-# sortnew: sortold without the old tree.
+# sortnew: sortold without the old tree, and the sort rows again under PORTA_SORT_KEYS=own (the keys
+#        each pass maps again, as before 312a33d).
 # Verdicts go to $OUT/verdicts.txt and print last (only its tail comes back).
 set -u
 what=${1:?sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200, sortold or sortnew}
@@ -327,6 +328,7 @@ case $what in
       --gtest_filter="${SF:-*SortRules*cuda_0*:*SortRules*opencl_1*:*NewDType*cuda_0*:*Sorting*cuda_0_float32*:*Sorting*opencl_1_float32*:*Sorting*cuda_0_int32*}"
     peers cupy_array_api,torch_array_api
     REPS=${REPS:-3} ROWS=8 bench sorts '^(sort_f32|sort_i32|sort_u32|argsort_f32)/'
+    REPS=${REPS:-3} ROWS=8 bench sorts_own '^(sort_f32|sort_i32|sort_u32|argsort_f32)/' PORTA_SORT_KEYS=own
     ;;
   *) echo "gpu_open_items.sh: sort, house, dense, oldnew, peers8192, panels, sortptx, sweep, dense2, dense3, ewtests, batches, qrbatch, h200, sortold or sortnew, not $what" >&2; exit 2 ;;
 esac

@@ -169,6 +169,11 @@ constexpr Spec kTable[] = {
      "How a float sort's one-sweep pass on a GPU takes the plain sign-twiddle key where no key is -0.0 or a non-canonical "
      "NaN: both (the tile's work held twice under one branch), select (a branch in each key's map) or full (never); "
      "auto: both."},
+    {"PORTA_SORT_KEYS", Type::choice, "auto mapped own", 0, 0, false, "auto", "", "each sort", Audience::tuning,
+     OnBad::error, kWrongKernel,
+     "How the one-sweep passes hand the keys on between them: mapped (mapped to their ordered bits by the first pass and "
+     "back by the last, where the map is a bijection: integers, floats without -0.0 or a non-canonical NaN) or own (each "
+     "pass maps the elements' own bits again); auto: mapped."},
     {"PORTA_SORT_ITEMS", Type::integer, "", 4, 32, false, "",
      "24 for 4-byte keys alone, else 16 (15 with indices; fewer for 8-byte keys)", "each sort", Audience::tuning,
      OnBad::error, kWrongKernel,

@@ -288,6 +288,7 @@ struct RadixPlan {
   int blocks = 0;  // CUDA: work-groups an SM is to hold (the downsweep's __launch_bounds__; 0: no bound)
   bool early = false;  // the one-sweep pass in CUB's order (PORTA_ONESWEEP=early: onesweep_early_source)
   FloatKey float_key = FloatKey::full;  // float keys: how the one-sweep pass takes map_fast_text's key where it may
+  bool mapped = true;  // the one-sweep passes hand on mapped keys where they may (stored_form; PORTA_SORT_KEYS)
   int group() const { return rank == Rank::serial ? 1 : kGroup; }
   int tile() const { return group() * items; }
 };
@@ -296,7 +297,7 @@ struct RadixPlan {
 // late order's passes of every dtype whose map is a bijection, a float dtype's where the fast key
 // may apply (FloatKey::both's branch).
 bool stored_form(const RadixPlan& s) {
-  if (s.early || s.t == DType::boolean || is_complex(s.t)) return false;
+  if (!s.mapped || s.early || s.t == DType::boolean || is_complex(s.t)) return false;
   return !is_floating(s.t) || s.float_key == FloatKey::both;
 }
 
@@ -668,6 +669,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
   if (index_out || row_passes) s.pay = 4;  // n < 2^30
   s.items = onesweep_items(static_cast<int>(itemsize(t)) + s.pay);
   s.early = setting_choice("PORTA_ONESWEEP") == "early";
+  s.mapped = setting_choice("PORTA_SORT_KEYS") != "own";
   // The fast key on GPUs, and where CPU devices run the GPUs' ranking (tests): PoCL compiles the
   // doubled tile work slowly (its sort tests took about 100 s more with it under every ranking).
   s.float_key = float_key_for(t, info.kind == DeviceKind::gpu || rank == Rank::ballot_local);
@@ -736,7 +738,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     w.groups = static_cast<std::size_t>(tiles);
     w.group = static_cast<std::size_t>(s.group());
     w.key = cat("radix_onesweep|", rk, "|", static_cast<int>(t), "|", s.pay, "|", s.items, "|", last_wide, "|", s.blocks, "|", s.early, "|",
-                static_cast<int>(s.float_key));
+                static_cast<int>(s.float_key), "|", stored_form(s));
     w.source = [s, last_wide](const DialectText& d) { return onesweep_source(d, s, last_wide); };
     if (rank == Rank::ballot_ptx && s.blocks > 0)
       w.options = ptx_maxnreg_option(s.blocks * s.group());
