@@ -155,8 +155,8 @@ Layout analyse(const ElementwisePlan& plan, const DeviceInfo& info) {
     if (v == 2 || v == 4 || v == 8 || v == 16) l.vec = v;
     if (l.vec > 1 && plan_uses_random(plan)) l.sub = kCpuRandomSubVectors;
     // Vectors narrower than kCpuVectorBytes (the 16 lanes of 1- and 2-byte integers): several a
-    // work-item. One uchar16 a work-item ran uint8 x + y at 21 GB/s where PoCL's own
-    // vectorisation of the one-element kernel reached 53 (2-core build machine, 2^24).
+    // work-item, so that each moves 64 bytes of its widest operand as the float kernels do (not
+    // timed against one vector a work-item).
     else if (l.vec > 1 && static_cast<std::size_t>(l.vec) * widest < kCpuVectorBytes)
       l.sub = static_cast<int>(kCpuVectorBytes / (static_cast<std::size_t>(l.vec) * widest));
     l.stream = l.vec > 1 && ew_stream() && n * static_cast<std::int64_t>(itemsize(plan.output.dtype)) >= kCpuStreamBytes;

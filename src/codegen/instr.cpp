@@ -478,7 +478,7 @@ std::string trig_lane_by_lane(const std::string& vt, const std::string& out, con
 // NumPy's 0 (left, unsigned right) or the sign's fill (signed right), where OpenCL's vector
 // shifts would take the count modulo the width.
 static std::string emit_int_vector(const DialectText& d, const ElementwisePlan& plan, const Instr& in, std::int32_t j,
-                            const std::vector<std::string>& input_exprs, int lanes) {
+                                   const std::vector<std::string>& input_exprs, int lanes) {
   const DType t = in.dtype;
   const bool sgn = !is_unsigned_integer(t);
   const std::string vt = cat(d.compute_type(t), lanes), ut = cat(sgn ? "u" : "", vt), bits = cat(itemsize(t) * 8);
