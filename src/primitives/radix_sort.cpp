@@ -293,7 +293,7 @@ struct RadixPlan {
   int tile() const { return group() * items; }
 };
 
-// Whether the one-sweep passes hand the keys on in their mapped form (digit_form_define): the
+// Whether the one-sweep passes hand the keys on in their mapped form (digit_define's form): the
 // late order's passes of every dtype whose map is a bijection, a float dtype's where the fast key
 // may apply (FloatKey::both's branch).
 bool stored_form(const RadixPlan& s) {
@@ -318,10 +318,13 @@ int onesweep_items(int bytes) {
 
 std::string u32t(const DialectText& d) { return d.cuda() ? "unsigned int" : "uint"; }
 
-// DIGIT(raw, pay, dst) of a real dtype whose key `map` (map_text, map_fast_text) computes.
-std::string digit_define(const std::string& map) {
+// DIGIT(raw, pay, dst) of a real dtype whose key `map` (map_text, map_fast_text) computes; with
+// `form`, a one-sweep pass's, whose keys may come mapped (stored_form): then each digit as it stands.
+std::string digit_define(const std::string& map, bool form = false) {
+  const std::string key = cat("{ ", map, " } if (desc) k = ~k & KMASK;");
   return cat("#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);",
-             " else { KT u = (KT)(raw), k; { ", map, " } if (desc) k = ~k & KMASK; dst = (u32)((k >> shift) & 255u); } }\n");
+             " else { KT u = (KT)(raw), k; ", form ? cat("if (form & 1) k = u; else { ", key, " }") : key,
+             " dst = (u32)((k >> shift) & 255u); } }\n");
 }
 
 // The one-sweep passes of a key whose map is a bijection (every integer dtype but bool; a float
@@ -330,12 +333,6 @@ std::string digit_define(const std::string& map) {
 // elements' bits on the way out, the passes between take each key's digit as it stands, and the
 // last maps the keys back (CUB twiddles each key in and out of every pass instead). The pass's
 // `form` says which: bit 0, the keys come mapped; bit 1, they go out mapped.
-// DIGIT of such a pass (digit_define's, unless the keys come mapped).
-std::string digit_form_define(const std::string& map) {
-  return cat("#define DIGIT(raw, pay, dst) { if (by_row) dst = (u32)((((u64)(pay)) / (u64)len >> shift) & 255u);",
-             " else { KT u = (KT)(raw), k; if (form & 1) k = u; else { { ", map, " } if (desc) k = ~k & KMASK; }",
-             " dst = (u32)((k >> shift) & 255u); } }\n");
-}
 // FORM_OUT(v): the key v (RT) going out of the pass, in the form the next pass reads, where
 // `guard` holds (the fast key's branch: the histogram met no SPECIAL key).
 std::string form_out_define(DType t, const std::string& guard) {
@@ -632,10 +629,10 @@ std::string onesweep_source(const DialectText& d, const RadixPlan& s, bool last_
   if (s.float_key == FloatKey::both) {
     const std::size_t end = block.rfind('}');  // the kernel's closing brace
     form = form_out_define(s.t, "hist[FLAG] == 0u");
-    tiles = cat("  if (hist[FLAG] == 0u)\n#undef DIGIT\n#undef FORM_OUT\n", digit_form_define(map_fast_text(s.t)), form_out_define(s.t, "1"),
+    tiles = cat("  if (hist[FLAG] == 0u)\n#undef DIGIT\n#undef FORM_OUT\n", digit_define(map_fast_text(s.t), true), form_out_define(s.t, "1"),
                 block.substr(0, end), "  else\n#undef DIGIT\n#undef FORM_OUT\n#define FORM_OUT(v)\n", digit_define(map_text(s.t)), block);
   } else if (stored_form(s)) {
-    form = cat("#undef DIGIT\n", digit_form_define(map_text(s.t)), form_out_define(s.t, "1"));
+    form = cat("#undef DIGIT\n", digit_define(map_text(s.t), true), form_out_define(s.t, "1"));
   } else if (s.float_key == FloatKey::select) {
     tiles = cat("  const int fk_ = hist[FLAG] == 0u;\n#undef DIGIT\n", digit_define(map_select_text(s.t)), block);
   }
@@ -727,7 +724,7 @@ void sort_onesweep(Rank rank, DType t, const View& a, std::int64_t n, std::int64
     const View* pin = s.pay && !first ? &ptmp[(pass - 1) & 1]->view() : nullptr;
     const bool last_wide = s.pay && last && index_out;
     const View* pout = !s.pay ? nullptr : last_wide ? index_out : &tmp(ptmp, pass & 1, DType::int32);
-    const int form = stored_form(s) ? (first ? 0 : 1) | (last ? 0 : 2) : 0;  // digit_form_define
+    const int form = stored_form(s) ? (first ? 0 : 1) | (last ? 0 : 2) : 0;  // digit_define's form
     zero_fill(look->view(), 4, static_cast<std::size_t>(kDigits * tiles));  // every tile's word: nothing yet
     Work w;
     w.reads = {&kin, &hist->view(), &look->view(), &counter->view()};
