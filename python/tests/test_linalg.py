@@ -24,6 +24,15 @@ def test_batched_matmul_and_dot_match_numpy(device, rng):
     assert_sums_close(porta.dot(porta.asarray(v), porta.asarray(w)).item(), v @ w, np.abs(v) @ np.abs(w))
 
 
+def test_batched_matmul_of_views_read_backwards(device, rng):
+    # A batch reversed (a negative batch stride) is copied before the product, as NumPy answers it
+    # (test_differential found opencl:0 refusing matmul(a[::-1], b) of (2, 1, 1, 1) and (1, 1, 17)).
+    a, b = rng.standard_normal((2, 1, 1, 1)), rng.standard_normal((1, 1, 17))
+    assert_sums_close(porta.matmul(porta.asarray(a)[::-1], porta.asarray(b)).get(), a[::-1] @ b, np.abs(a[::-1]) @ np.abs(b))
+    c, d = rng.standard_normal((3, 4, 5)), rng.standard_normal((3, 5, 2))
+    assert_sums_close((porta.asarray(c)[::-1] @ porta.asarray(d)[::-1]).get(), c[::-1] @ d[::-1], np.abs(c[::-1]) @ np.abs(d[::-1]))
+
+
 def _needs(device, *names):
     """Skips unless the device computes every dtype named (and this porta knows them)."""
     for name in names:

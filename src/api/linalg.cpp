@@ -38,6 +38,7 @@ Operand3 prepare(Array x, std::int64_t batch, std::int64_t rows, std::int64_t co
   // x has shape (rows, cols) or (b, rows, cols) with b in {1, batch}.
   auto layout = [&](const detail::View& v, Operand3& o) {
     std::size_t r = v.strides.size() == 3 ? 1 : 0;
+    if (r == 1 && x.shape()[0] != 1 && v.strides[0] < 0) return false;  // a batch read backwards: copied
     std::int64_t sr = v.strides[r], sc = v.strides[r + 1];
     if ((sc == 1 || cols == 1) && sr >= std::max<std::int64_t>(cols, 1)) {
       o.trans = false;
